@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctfmeta.h - the CTF 1.8 writer's pieces: TSDL metadata text and packet
+ * headers, exactly as doc/trace-format.md describes them.
+ */
+#ifndef SHMTRACE_COMMON_CTFMETA_H
+#define SHMTRACE_COMMON_CTFMETA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "proto.h"
+
+#define CTF_MAGIC		0xC1FC1FC1u
+#define CTF_PACKET_HDR		84	/* packet header + context, bytes */
+
+struct ctf_trace_info {
+	uint8_t uuid[16];
+	char uuid_str[37];
+	char hostname[64];
+	char procname[PROTO_PROCNAME];
+	uint32_t pid;
+	uint64_t freq;			/* clock ticks per second */
+	int64_t offset_s;		/* Epoch offset of clock value 0 */
+	uint64_t offset;		/* ... plus this many ticks */
+};
+
+struct ctf_packet {
+	uint64_t stream_instance_id;
+	uint64_t ts_begin;
+	uint64_t ts_end;
+	uint64_t content_bytes;		/* header included */
+	uint64_t seq;
+	uint64_t discarded;
+	uint32_t tid;
+};
+
+/* Metadata preamble (types, trace, env, clock, stream). Bytes or -ENOSPC. */
+long ctfmeta_preamble(char *buf, size_t cap, const struct ctf_trace_info *t);
+/* One event block. Bytes or -ENOSPC / -EINVAL. */
+long ctfmeta_event(char *buf, size_t cap, const struct proto_event *ev);
+/* Serialise a packet header and context into CTF_PACKET_HDR bytes. */
+void ctf_packet_header(uint8_t out[CTF_PACKET_HDR], const struct ctf_trace_info *t,
+		       const struct ctf_packet *p);
+
+#endif

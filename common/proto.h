@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proto.h - the wire protocol between traced processes, tracectl, the
+ * session daemon and the consumer daemon. doc/protocol.md has the tables.
+ *
+ * All sockets are AF_UNIX SOCK_SEQPACKET, so one send is one message. A
+ * message is a 16-byte header then a body whose fixed part depends on the
+ * type; file descriptors travel with SCM_RIGHTS. Every integer has a fixed
+ * width, native byte order (peers are on the same machine). A receiver
+ * checks magic, version, that `size` equals the number of bytes received
+ * and is at least the fixed body of the type, and the number of
+ * descriptors, before it looks at the body.
+ */
+#ifndef SHMTRACE_COMMON_PROTO_H
+#define SHMTRACE_COMMON_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_MAGIC		0x544d4853u	/* "SHMT" */
+#define PROTO_VERSION		1
+#define PROTO_MAX_MSG		65536u
+#define PROTO_MAX_FDS		4
+#define PROTO_NAME_MAX		64		/* session and channel names */
+#define PROTO_PATH_MAX		4096
+#define PROTO_PROCNAME		16
+
+enum proto_type {
+	/* traced process -> session daemon, no reply */
+	MSG_APP_REGISTER = 1,		/* fds: control page, process page, eventfd */
+	MSG_APP_EVENTS = 2,
+	MSG_APP_SEGMENT = 3,		/* fd: segment */
+	/* tracectl -> session daemon; replies MSG_REPLY_TEXT..., MSG_REPLY */
+	MSG_CMD = 16,
+	/* session daemon -> consumer daemon; reply MSG_REPLY */
+	MSG_C_CHANNEL_ADD = 32,
+	MSG_C_CHANNEL_DEL = 33,
+	MSG_C_FLUSH = 34,
+	MSG_C_APP_ADD = 35,		/* fds: process page, eventfd */
+	MSG_C_APP_DEL = 36,
+	MSG_C_EVENTS = 37,
+	MSG_C_SEGMENT = 38,		/* fd: segment */
+	MSG_C_STATS = 39,		/* reply MSG_C_STATS_REPLY */
+	/* replies */
+	MSG_REPLY = 64,			/* status in the header; ends a reply */
+	MSG_REPLY_TEXT = 65,		/* body: text, more follows */
+	MSG_C_STATS_REPLY = 66,
+};
+
+struct proto_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t size;			/* header + body, bytes */
+	int32_t status;			/* replies: 0 or -errno */
+};
+_Static_assert(sizeof(struct proto_hdr) == 16, "proto hdr");
+
+struct msg_app_register {
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t uid;
+	uint32_t signo;			/* doorbell signal, 0 = none */
+	uint32_t abi;			/* SHMTRACE_ABI_VERSION */
+	uint32_t max_events;
+	uint32_t max_chan;
+	uint32_t reserved;
+	uint64_t starttime;		/* /proc/pid/stat field 22 */
+	char procname[PROTO_PROCNAME];
+};
+_Static_assert(sizeof(struct msg_app_register) == 56, "register");
+
+/*
+ * Event descriptions (MSG_APP_EVENTS, MSG_C_EVENTS): a count, then packed
+ * records, each
+ *   u32 id, s32 loglevel, u16 nfields, u16 namelen, name[namelen]
+ *   then nfields times: u32 type, u16 namelen, name[namelen]
+ * Names are not NUL-terminated on the wire; the event name is
+ * "provider:event".
+ */
+struct msg_events {
+	uint64_t app_id;		/* MSG_C_EVENTS only */
+	uint32_t count;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct msg_events) == 16, "events");
+
+#define PROTO_EVNAME_MAX	256
+#define PROTO_FIELDNAME_MAX	64
+#define PROTO_MAX_FIELDS	16
+
+struct proto_field {
+	uint32_t type;
+	char name[PROTO_FIELDNAME_MAX];
+};
+
+struct proto_event {
+	uint32_t id;
+	int32_t loglevel;
+	uint32_t nfields;
+	char name[PROTO_EVNAME_MAX];
+	struct proto_field fields[PROTO_MAX_FIELDS];
+};
+
+struct msg_segment {
+	uint64_t app_id;		/* MSG_C_SEGMENT only */
+	uint64_t chan_id;
+	uint64_t size;
+	uint32_t chan_slot;
+	uint32_t seg_index;
+	uint32_t first_slot;
+	uint32_t nslots;
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+};
+_Static_assert(sizeof(struct msg_segment) == 48, "segment");
+
+enum proto_verb {
+	VERB_CREATE = 1, VERB_DESTROY, VERB_ENABLE_EVENT, VERB_DISABLE_EVENT,
+	VERB_START, VERB_STOP, VERB_LIST, VERB_LIST_EVENTS, VERB_STATUS,
+	VERB_PING,
+	VERB_MAX
+};
+
+/* MSG_CMD: then argc NUL-terminated strings, packed. */
+struct msg_cmd {
+	uint32_t verb;
+	uint32_t argc;
+	char session[PROTO_NAME_MAX];	/* "" = the default session */
+};
+_Static_assert(sizeof(struct msg_cmd) == 72, "cmd");
+
+struct msg_c_channel {
+	uint64_t chan_id;
+	uint32_t chan_slot;
+	uint32_t flush_ms;		/* flush idle buffers this often, 0 = never */
+	uint32_t mode;
+	uint32_t reserved;
+	char name[PROTO_NAME_MAX];
+	char output[PROTO_PATH_MAX];	/* session output directory */
+};
+_Static_assert(sizeof(struct msg_c_channel) == 24 + PROTO_NAME_MAX + PROTO_PATH_MAX, "chan");
+
+struct msg_c_app {
+	uint64_t app_id;
+	uint32_t pid;
+	uint32_t reserved;
+	char procname[PROTO_PROCNAME];
+};
+_Static_assert(sizeof(struct msg_c_app) == 32, "app");
+
+struct msg_c_id {
+	uint64_t id;			/* channel or app id */
+};
+
+struct msg_c_stats {
+	uint64_t events;		/* events written to disk */
+	uint64_t pending;		/* committed, not yet on disk */
+	uint64_t discarded;
+	uint64_t bytes;
+	uint64_t streams;
+};
+
+/* Fixed body size of a type, or -1 for an unknown type. */
+long proto_body_min(unsigned int type);
+/* Descriptors a type must carry. */
+int proto_nfds(unsigned int type);
+
+int proto_send(int fd, unsigned int type, int status, const void *body, size_t len,
+	       const int *fds, int nfds);
+int proto_sendv(int fd, unsigned int type, int status, const void *b1, size_t l1,
+		const void *b2, size_t l2, const int *fds, int nfds);
+/*
+ * Receive one message into @buf (PROTO_MAX_MSG bytes). Returns the body
+ * length (>= 0) with *type set, 0 fds or the type's fds in @fds; -EAGAIN,
+ * -ECONNRESET on end of stream, -EPROTO on a malformed message (any
+ * descriptors received are closed).
+ */
+long proto_recv(int fd, void *buf, struct proto_hdr *hdr, int *fds, int flags);
+
+/* Event description encoding; returns bytes written or -ENOSPC. */
+long proto_event_encode(char *buf, size_t cap, uint32_t id, int32_t loglevel,
+			const char *provider, const char *name, uint32_t nfields,
+			const uint32_t *types, const char *const *fnames);
+/* Decode the record at *pos; returns 1 and advances, 0 at end, -EPROTO. */
+int proto_event_decode(const char *buf, size_t len, size_t *pos, struct proto_event *ev);
+int proto_type_valid(uint32_t type);
+
+/* MSG_CMD arguments: the i-th string, or NULL. Checks termination. */
+int proto_cmd_args(const char *body, size_t len, const char **argv, unsigned int max);
+
+#endif /* SHMTRACE_COMMON_PROTO_H */

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringbuf.c - the per-thread ring buffer protocol.
+ *
+ * A slot (one thread's buffer, see shm.h) holds num_subbuf sub-buffers used
+ * as a ring of packets numbered 0, 1, 2... Packet n lives in sub-buffer
+ * n % num_subbuf. There is exactly one writer at a time, the owning
+ * thread, so the writer needs no atomic read-modify-write: every field has
+ * a single writer and is published with a release store.
+ *
+ * Fields and who writes them:
+ *   slot.closed       writer; packets 0..closed-1 are complete (release)
+ *   slot.discarded    writer; events dropped, buffer full or event too big
+ *   slot.lost_nested  writer's signal handlers; atomic add
+ *   slot.consumed     consumer; packets 0..consumed-1 are on disk (release)
+ *   sb.pseq           writer; the packet number the sub-buffer holds (release,
+ *                     after commit and begin_ts were reset)
+ *   sb.commit.word    writer; events << 32 | bytes committed (release, one
+ *                     per event: this store is the commit)
+ *   sb.commit.last_ts writer; timestamp of the newest event, stored before
+ *                     that event's commit
+ *
+ * Writer: an event is written at the write position, then committed by a
+ * release store of the new commit word. When an event does not fit, the
+ * packet is closed (release store of closed + 1) and packet `closed` is
+ * opened in the next sub-buffer, if the consumer has consumed the packet
+ * that used it last (acquire load of consumed): in discard mode the event
+ * is otherwise dropped and counted, and the writer retries at its next
+ * event. A writer never waits.
+ *
+ * Consumer: packets below `closed` (acquire) are complete and are written
+ * out whole. The open packet (pseq == consumed, acquire) may be written out
+ * up to its commit word too, for flushes of idle threads and after the
+ * writer died; later the rest follows as another range. Each range becomes
+ * its own CTF packet, so a packet on disk never straddles a flush. The
+ * range's end timestamp is read between two reads of the same commit word:
+ * the writer stores last_ts before each commit, so a value read between two
+ * equal commit words is the last committed event's or the next (not yet
+ * committed) one's: never below the range's events, never above the next
+ * range's first event.
+ *
+ * Crash: whatever was committed (commit word release-stored) is read back
+ * after the writer died, whatever step it was at; a half-written event is
+ * past the commit word and ignored. A consumer that dies leaves `consumed`
+ * behind: the writer drops events once the ring is full, and a new consumer
+ * resumes from `consumed`.
+ *
+ * Nothing read here from shared memory is trusted: counters that would
+ * move backwards or beyond the ring, and commit words past the sub-buffer,
+ * make rb_next() return -EIO.
+ */
+#include <errno.h>
+#include <string.h>
+#include "ringbuf.h"
+
+static inline uint64_t ld_acq(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void st_rel(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+int rb_open(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t ts, int32_t tid)
+{
+	struct shm_slot *h = s->hdr;
+	uint64_t n = h->closed;
+	uint32_t idx;
+	struct shm_sbmeta *m;
+
+	if (n - ld_acq(&h->consumed) >= s->num_subbuf)
+		return -ENOBUFS;
+	idx = (uint32_t)(n % s->num_subbuf);
+	m = &h->sb[idx];
+	m->commit.word = 0;
+	m->commit.last_ts = ts;
+	m->begin_ts = ts;
+	m->tid = tid;
+	st_rel(&m->pseq, n);
+	w->data = s->data + (size_t)idx * s->subbuf_size;
+	w->pos = 0;
+	w->nev = 0;
+	w->end = s->subbuf_size;
+	w->commit = &m->commit;
+	return 0;
+}
+
+/* Returns 1 when a packet was published. */
+int rb_close(const struct rb_slot *s, struct shmtrace__wbuf *w)
+{
+	struct shm_slot *h = s->hdr;
+
+	w->end = 0;
+	w->pos = 0;
+	if (!w->commit)
+		return 0;
+	w->commit = NULL;
+	st_rel(&h->closed, h->closed + 1);
+	return 1;
+}
+
+/*
+ * Make room for @need bytes. Returns 1 when the event fits in a freshly
+ * opened sub-buffer, 0 when it was dropped and counted. *published is set
+ * when a packet was completed, so that the caller may wake the consumer.
+ */
+int rb_reserve_slow(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t need,
+		    uint64_t ts, int32_t tid, int *published)
+{
+	struct shm_slot *h = s->hdr;
+
+	*published = 0;
+	if (need > s->subbuf_size) {
+		h->discarded++;
+		return 0;
+	}
+	if (w->commit && (uint64_t)w->pos + need <= w->end)
+		return 1;
+	*published = rb_close(s, w);
+	if (rb_open(s, w, ts, tid) < 0) {
+		h->discarded++;
+		return 0;
+	}
+	return 1;
+}
+
+uint64_t rb_discarded(const struct rb_slot *s)
+{
+	return __atomic_load_n(&s->hdr->discarded, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&s->hdr->lost_nested, __ATOMIC_RELAXED);
+}
+
+/*
+ * Find the next range to write out. Returns 1 and fills @out, 0 when there
+ * is nothing (more) to write, -EIO when the slot's counters are corrupt.
+ * With @partial, the committed part of the open packet is returned too.
+ */
+int rb_next(const struct rb_slot *s, struct rb_reader *r, int partial, struct rb_range *out)
+{
+	struct shm_slot *h = s->hdr;
+	uint64_t closed = ld_acq(&h->closed);
+	uint32_t idx = (uint32_t)(r->rseq % s->num_subbuf);
+	struct shm_sbmeta *m = &h->sb[idx];
+	uint64_t w1, w2, last;
+	uint32_t bytes, nev;
+	int tries;
+
+	if (closed - r->rseq > s->num_subbuf)
+		return -EIO;
+	if (r->rseq < closed) {
+		if (ld_acq(&m->pseq) != r->rseq)
+			return -EIO;
+		w1 = ld_acq(&m->commit.word);
+		last = ld_acq(&m->commit.last_ts);
+		out->complete = 1;
+	} else {
+		if (!partial || ld_acq(&m->pseq) != r->rseq)
+			return 0;
+		for (tries = 0;; tries++) {
+			w1 = ld_acq(&m->commit.word);
+			last = ld_acq(&m->commit.last_ts);
+			w2 = ld_acq(&m->commit.word);
+			if (w1 == w2)
+				break;
+			if (tries == 8)
+				return 0;	/* a busy writer publishes soon */
+		}
+		out->complete = 0;
+	}
+	bytes = (uint32_t)w1;
+	nev = (uint32_t)(w1 >> 32);
+	if (bytes > s->subbuf_size || bytes < r->flushed || nev < r->nev_flushed)
+		return -EIO;
+	if (!out->complete && bytes == r->flushed)
+		return 0;
+	out->data = s->data + (size_t)idx * s->subbuf_size + r->flushed;
+	out->len = bytes - r->flushed;
+	out->nev = nev - r->nev_flushed;
+	out->begin_ts = m->begin_ts > r->last_end ? m->begin_ts : r->last_end;
+	out->end_ts = last > out->begin_ts ? last : out->begin_ts;
+	out->tid = m->tid;
+	return 1;
+}
+
+/* The range from rb_next() is on disk: move past it. */
+void rb_done(const struct rb_slot *s, struct rb_reader *r, const struct rb_range *rg)
+{
+	r->flushed += rg->len;
+	r->nev_flushed += rg->nev;
+	r->events += rg->nev;
+	if (rg->len)
+		r->last_end = rg->end_ts;
+	if (rg->complete) {
+		r->rseq++;
+		r->flushed = 0;
+		r->nev_flushed = 0;
+		st_rel(&s->hdr->consumed, r->rseq);
+	}
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringbuf.h - the per-thread ring buffer protocol, writer and consumer
+ * sides. See ringbuf.c for the invariants.
+ */
+#ifndef SHMTRACE_COMMON_RINGBUF_H
+#define SHMTRACE_COMMON_RINGBUF_H
+
+#include <stdint.h>
+#include "shm.h"
+
+/* A slot as seen by one process: where its header and data are mapped. */
+struct rb_slot {
+	struct shm_slot *hdr;
+	char *data;			/* first sub-buffer */
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+};
+
+/* Writer side: only the thread that owns the slot calls these. */
+int rb_open(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t ts, int32_t tid);
+int rb_close(const struct rb_slot *s, struct shmtrace__wbuf *w);
+int rb_reserve_slow(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t need,
+		    uint64_t ts, int32_t tid, int *published);
+
+/* Consumer side: the consumer's private position in one slot. */
+struct rb_reader {
+	uint64_t rseq;			/* packet being read */
+	uint32_t flushed;		/* bytes of it already written out */
+	uint32_t nev_flushed;		/* events of it already written out */
+	uint64_t last_end;		/* timestamp_end of the last range written */
+	uint64_t events;		/* events written out in all */
+};
+
+/* A contiguous run of committed events, ready to become one CTF packet. */
+struct rb_range {
+	const char *data;
+	uint32_t len;
+	uint32_t nev;
+	uint64_t begin_ts;
+	uint64_t end_ts;
+	int32_t tid;
+	int complete;			/* last range of a closed packet */
+};
+
+int rb_next(const struct rb_slot *s, struct rb_reader *r, int partial, struct rb_range *out);
+void rb_done(const struct rb_slot *s, struct rb_reader *r, const struct rb_range *rg);
+uint64_t rb_discarded(const struct rb_slot *s);
+
+#endif /* SHMTRACE_COMMON_RINGBUF_H */

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shm.h - the shared-memory layout between a traced process, the session
+ * daemon and the consumer daemon.
+ *
+ * Every object is a memfd created by the traced process, sized once with
+ * ftruncate and sealed (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) before
+ * its descriptor leaves the process, so that no peer can shrink it under a
+ * mapping and raise SIGBUS in another. The daemons check the seals and the
+ * size with fstat before mapping. Nothing in shared memory is a pointer:
+ * positions are offsets and indexes, and every one read by a process other
+ * than its writer is bounds-checked before use, because the other side may
+ * be buggy, malicious or dead half-way through an update.
+ *
+ * Three kinds of object exist per traced process:
+ *
+ * 1. The control page (struct shm_ctl_page, SHM_CTL_SIZE bytes). Mapped
+ *    read-only by the process, read-write by the session daemon, which is
+ *    its only writer. It says which channel slots exist and, per event id,
+ *    the mask of channel slots that record that event. Updates follow a
+ *    sequence counter: the daemon makes `generation` odd, writes, then makes
+ *    it even again (release); a reader that sees an odd value, or a
+ *    different value after reading, retries a bounded number of times.
+ *    A daemon killed mid-update leaves an odd generation: readers give up
+ *    and keep the state they had.
+ *
+ *      offset  size  field
+ *      0       4     magic SHM_CTL_MAGIC
+ *      4       2     version SHM_VERSION
+ *      6       2     header size (SHM_CTL_HDR)
+ *      8       4     total size (SHM_CTL_SIZE)
+ *      12      4     max_events (SHM_MAX_EVENTS)
+ *      16      8     generation (odd while being written)
+ *      24      40    reserved
+ *      64      512   chan[8], 64 bytes each (struct shm_ctl_chan)
+ *      4096    8192  enabled[event id]: mask of channel slots
+ *
+ * 2. The process page (struct shm_proc_page, 4096 bytes). Shared
+ *    read-write by the process and the consumer daemon. The consumer sets
+ *    `consumer_sleeping` before it waits; a writer that publishes a
+ *    sub-buffer reads it after a full barrier and, when set, writes to the
+ *    process's eventfd (Dekker: either the writer sees the flag or the
+ *    consumer sees the data on its last check before sleeping). The process
+ *    counts in `lost_nobuf` the events it dropped because no buffer could be
+ *    had at all.
+ *
+ * 3. Buffer segments (struct shm_seg_hdr then slots), one table of segments
+ *    per process and channel; a segment never moves nor shrinks. A slot is
+ *    one thread's buffer: a header page (struct shm_slot) then num_subbuf
+ *    sub-buffers of subbuf_size bytes. See ringbuf.h for the protocol on the
+ *    slot's fields.
+ */
+#ifndef SHMTRACE_COMMON_SHM_H
+#define SHMTRACE_COMMON_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <shmtrace/shmtrace.h>
+
+#define SHM_VERSION		1
+#define SHM_MAX_CHAN		SHMTRACE__MAX_CHAN
+#define SHM_MAX_EVENTS		8192
+#define SHM_PAGE		4096u
+#define SHM_CACHELINE		64
+
+#define SHM_CTL_MAGIC		0x4c544353u	/* "SCTL" */
+#define SHM_PROC_MAGIC		0x434f5253u	/* "SROC" */
+#define SHM_SEG_MAGIC		0x47455353u	/* "SSEG" */
+
+/* Channel modes. */
+#define SHM_MODE_DISCARD	0
+#define SHM_MODE_OVERWRITE	1
+
+/* Limits on channel geometry, checked by everyone who reads it. */
+#define SHM_MIN_SUBBUF		4096u
+#define SHM_MAX_SUBBUF		(64u << 20)
+#define SHM_MAX_NUM_SUBBUF	64u
+#define SHM_MAX_SLOTS		4096u
+#define SHM_MAX_SEGMENTS	16u
+
+struct shm_ctl_chan {
+	uint64_t chan_id;		/* 0: slot unused */
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	uint32_t pool_size;		/* buffers in the first segment */
+	uint32_t mode;			/* SHM_MODE_* */
+	uint8_t reserved[40];
+};
+
+#define SHM_CTL_HDR		4096u
+#define SHM_CTL_SIZE		(SHM_CTL_HDR + SHM_MAX_EVENTS)
+
+struct shm_ctl_page {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;
+	uint32_t size;
+	uint32_t max_events;
+	uint64_t generation;
+	uint8_t reserved[40];
+	struct shm_ctl_chan chan[SHM_MAX_CHAN];
+	uint8_t pad[SHM_CTL_HDR - 64 - SHM_MAX_CHAN * sizeof(struct shm_ctl_chan)];
+	uint8_t enabled[SHM_MAX_EVENTS];
+};
+
+_Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
+_Static_assert(offsetof(struct shm_ctl_page, generation) == 16, "ctl generation");
+_Static_assert(offsetof(struct shm_ctl_page, chan) == 64, "ctl chan offset");
+_Static_assert(offsetof(struct shm_ctl_page, enabled) == SHM_CTL_HDR, "ctl enabled");
+_Static_assert(sizeof(struct shm_ctl_page) == SHM_CTL_SIZE, "ctl size");
+
+#define SHM_PROC_SIZE		SHM_PAGE
+
+struct shm_proc_page {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;
+	uint32_t size;
+	uint32_t pid;
+	uint8_t reserved0[48];
+	/* cache line 1: written by the consumer */
+	uint32_t consumer_sleeping;
+	uint8_t reserved1[60];
+	/* cache line 2: written by the process (atomic adds) */
+	uint64_t lost_nobuf[SHM_MAX_CHAN];
+	uint8_t pad[SHM_PAGE - 192];
+};
+
+_Static_assert(offsetof(struct shm_proc_page, consumer_sleeping) == 64, "proc sleeping");
+_Static_assert(offsetof(struct shm_proc_page, lost_nobuf) == 128, "proc lost");
+_Static_assert(sizeof(struct shm_proc_page) == SHM_PROC_SIZE, "proc size");
+
+/* Buffer slot states (struct shm_slot.state). */
+#define SHM_SLOT_FREE		0	/* in the pool; the process may take it */
+#define SHM_SLOT_OWNED		1	/* a thread writes into it */
+#define SHM_SLOT_RELEASED	2	/* its thread is gone; the consumer drains it */
+
+/* One sub-buffer's descriptor; the first 16 bytes are the writer's commit. */
+struct shm_sbmeta {
+	struct shmtrace__commit commit;	/* events << 32 | bytes; last timestamp */
+	uint64_t pseq;			/* packet number it holds (release) */
+	uint64_t begin_ts;		/* timestamp when the packet was opened */
+	int32_t tid;			/* writing thread */
+	uint8_t reserved[28];
+};
+
+struct shm_slot {
+	/* cache line 0: ownership */
+	uint32_t state;			/* SHM_SLOT_* */
+	int32_t owner_tid;
+	uint8_t reserved0[56];
+	/* cache line 1: written by the owning thread only */
+	uint64_t closed;		/* packets closed so far (release) */
+	uint64_t discarded;		/* events dropped: full, too big */
+	uint64_t lost_nested;		/* events dropped: nested in a signal (atomic) */
+	uint8_t reserved1[40];
+	/* cache line 2: written by the consumer only */
+	uint64_t consumed;		/* packets consumed so far (release) */
+	uint8_t reserved2[56];
+	struct shm_sbmeta sb[];		/* num_subbuf entries */
+};
+
+_Static_assert(sizeof(struct shm_sbmeta) == 64, "sbmeta size");
+_Static_assert(offsetof(struct shm_sbmeta, commit) == 0, "sbmeta commit");
+_Static_assert(offsetof(struct shm_slot, closed) == 64, "slot writer line");
+_Static_assert(offsetof(struct shm_slot, consumed) == 128, "slot consumer line");
+_Static_assert(offsetof(struct shm_slot, sb) == 192, "slot sb");
+
+struct shm_seg_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;
+	uint32_t seg_index;
+	uint32_t chan_slot;
+	uint64_t size;			/* bytes of the whole segment */
+	uint64_t chan_id;
+	uint32_t first_slot;		/* number of this segment's first slot */
+	uint32_t nslots;
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	uint32_t slot_size;		/* bytes per slot, header included */
+	uint32_t slot_hdr;		/* bytes of the slot header */
+	uint8_t reserved[8];
+};
+
+_Static_assert(sizeof(struct shm_seg_hdr) == 64, "seg hdr size");
+
+/* Bytes of a slot header for a geometry: page-aligned so data is too. */
+static inline uint32_t shm_slot_hdr_size(uint32_t num_subbuf)
+{
+	uint32_t n = (uint32_t)sizeof(struct shm_slot) + num_subbuf * (uint32_t)sizeof(struct shm_sbmeta);
+
+	return (n + SHM_PAGE - 1) & ~(SHM_PAGE - 1);
+}
+
+static inline int shm_geometry_ok(uint32_t subbuf_size, uint32_t num_subbuf)
+{
+	return subbuf_size >= SHM_MIN_SUBBUF && subbuf_size <= SHM_MAX_SUBBUF &&
+	       (subbuf_size & (SHM_PAGE - 1)) == 0 &&
+	       num_subbuf >= 2 && num_subbuf <= SHM_MAX_NUM_SUBBUF;
+}
+
+#endif /* SHMTRACE_COMMON_SHM_H */

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.c - small helpers. Everything here that the traced process calls
+ * (mkdir_p, proc_starttime) uses only async-signal-safe system calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "util.h"
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != 0)
+			continue;
+		buf[i] = 0;
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+uint64_t now_ns(int clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+long read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while (got + 1 < cap && (n = read(fd, buf + got, cap - 1 - got)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = 0;
+	return (long)got;
+}
+
+static void fmt_pid(char *out, const char *pre, pid_t pid, const char *post)
+{
+	char num[16];
+	int n = 0;
+	unsigned int v = (unsigned int)pid;
+
+	do {
+		num[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (*pre)
+		*out++ = *pre++;
+	while (n)
+		*out++ = num[--n];
+	while (*post)
+		*out++ = *post++;
+	*out = 0;
+}
+
+int proc_starttime(pid_t pid, uint64_t *out)
+{
+	char path[48], buf[1024], *p;
+	long n;
+	int field;
+
+	fmt_pid(path, "/proc/", pid, "/stat");
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	p = strrchr(buf, ')');	/* the command name may hold anything */
+	if (!p)
+		return -EIO;
+	/* field 3 starts at p + 2; starttime is field 22 */
+	for (field = 2, p++; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (field != 22)
+		return -EIO;
+	*out = 0;
+	while (*p >= '0' && *p <= '9')
+		*out = *out * 10 + (uint64_t)(*p++ - '0');
+	return 0;
+}
+
+int proc_catches(pid_t pid, int signo)
+{
+	char path[48], buf[4096], *p;
+	unsigned long long mask = 0;
+	long n;
+
+	fmt_pid(path, "/proc/", pid, "/status");
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	p = strstr(buf, "\nSigCgt:");
+	if (!p || sscanf(p + 8, "%llx", &mask) != 1 || signo < 1 || signo > 64)
+		return -EIO;
+	return (mask >> (signo - 1)) & 1;
+}
+
+int memfd_check(int fd, uint64_t size)
+{
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals < 0)
+		return -errno;
+	if ((seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
+		return -EPERM;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return (uint64_t)st.st_size == size ? 0 : -EINVAL;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+void uuid_make(uint8_t raw[16], char out[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	int j = 0;
+
+	if (getrandom(raw, 16, 0) != 16) {
+		uint64_t t = now_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
+
+		for (int i = 0; i < 16; i++, t = t * 6364136223846793005ull + 1442695040888963407ull)
+			raw[i] = (uint8_t)(t >> 56);
+	}
+	raw[6] = (uint8_t)((raw[6] & 0x0f) | 0x40);
+	raw[8] = (uint8_t)((raw[8] & 0x3f) | 0x80);
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[j++] = '-';
+		out[j++] = hex[raw[i] >> 4];
+		out[j++] = hex[raw[i] & 15];
+	}
+	out[j] = 0;
+}

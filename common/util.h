@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* util.h - small helpers shared by every component. */
+#ifndef SHMTRACE_COMMON_UTIL_H
+#define SHMTRACE_COMMON_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
+
+/* mkdir -p; 0 or -errno. Async-signal-safe. */
+int mkdir_p(const char *path, mode_t mode);
+/* Nanoseconds of @clk. */
+uint64_t now_ns(int clk);
+/* Start time of a process in clock ticks since boot (/proc/PID/stat); 0 or -errno. */
+int proc_starttime(pid_t pid, uint64_t *out);
+/* Does process @pid catch signal @signo (SigCgt in /proc/PID/status)? 1, 0 or -errno. */
+int proc_catches(pid_t pid, int signo);
+/* Check that a memfd is sealed against resizing and has @size bytes. */
+int memfd_check(int fd, uint64_t size);
+/* Write everything, retrying on EINTR and short writes; 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+int writev_all(int fd, struct iovec *iov, int n);
+/* Read a whole small file into @buf (NUL-terminated); bytes or -errno. */
+long read_small(const char *path, char *buf, size_t cap);
+/* Format a random version-4 UUID, 36 characters + NUL. */
+void uuid_make(uint8_t raw[16], char out[37]);
+
+#endif

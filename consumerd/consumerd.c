@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace-consumerd - the consumer daemon.
+ *
+ * Started by the session daemon with one end of a socket pair (--fd). It
+ * receives channels, traced processes (their process page and eventfd),
+ * event descriptions and buffer segments, maps the segments and writes
+ * every committed packet to CTF stream files (stream.c).
+ *
+ * Waiting: the daemon never spins. Before it sleeps it sets every
+ * process's consumer_sleeping flag, issues a full barrier and checks all
+ * streams once more; writers that publish a packet after that barrier see
+ * the flag and write to their process's eventfd (see shm.h). A timer wakes
+ * the daemon for each channel's flush interval, when the committed part of
+ * open packets is written too, so idle threads' events reach the disk.
+ *
+ * Requests are served in order and each is answered once done: a FLUSH
+ * reply means everything committed before it is in the files. When the
+ * session daemon goes away, everything is drained and the daemon exits.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "stream.h"
+#include "home.h"
+#include "log.h"
+#include "util.h"
+
+static int cd_fd = -1;
+static int cd_epfd = -1;
+static int cd_quit;
+
+#define EP_CTL		((uint64_t)-1)
+
+static void ep_add(int fd, uint64_t key)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = key };
+
+	epoll_ctl(cd_epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void drain_all(int partial_due)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	for (struct c_chan *ch = c_chans; ch; ch = ch->next) {
+		int partial = partial_due && ch->flush_ms && now >= ch->next_flush;
+
+		if (partial)
+			ch->next_flush = now + (uint64_t)ch->flush_ms * 1000000u;
+		for (struct c_app *a = c_apps; a; a = a->next)
+			for (struct c_seg *s = a->segs; s; s = s->next)
+				if (s->chan == ch)
+					seg_drain(s, partial, 0);
+	}
+}
+
+static void drain_chan(uint64_t id, int final)
+{
+	for (struct c_app *a = c_apps; a; a = a->next)
+		for (struct c_seg *s = a->segs; s; s = s->next)
+			if (s->chan->id == id)
+				seg_drain(s, 1, final);
+}
+
+static int handle_app_add(const struct msg_c_app *m, const int *fds)
+{
+	struct c_app *a;
+	void *proc;
+
+	if (capp_find(m->app_id) || memfd_check(fds[0], SHM_PROC_SIZE) < 0)
+		goto bad;
+	proc = mmap(NULL, SHM_PROC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+	if (proc == MAP_FAILED)
+		goto bad;
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		munmap(proc, SHM_PROC_SIZE);
+		goto bad;
+	}
+	close(fds[0]);
+	a->id = m->app_id;
+	a->pid = m->pid;
+	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
+	a->proc = proc;
+	a->efd = fds[1];
+	ep_add(a->efd, a->id);
+	a->next = c_apps;
+	c_apps = a;
+	return 0;
+bad:
+	close(fds[0]);
+	close(fds[1]);
+	return -EINVAL;
+}
+
+static void handle_app_del(uint64_t id)
+{
+	for (struct c_app **pp = &c_apps; *pp; pp = &(*pp)->next) {
+		struct c_app *a = *pp;
+
+		if (a->id != id)
+			continue;
+		*pp = a->next;
+		epoll_ctl(cd_epfd, EPOLL_CTL_DEL, a->efd, NULL);
+		capp_free(a);
+		return;
+	}
+}
+
+static int handle_chan_add(const struct msg_c_channel *m)
+{
+	struct c_chan *ch;
+
+	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN ||
+	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||
+	    m->output[0] != '/' || !m->name[0] || strchr(m->name, '/'))
+		return -EINVAL;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	ch->id = m->chan_id;
+	ch->slot = m->chan_slot;
+	ch->flush_ms = m->flush_ms;
+	ch->mode = m->mode;
+	memcpy(ch->name, m->name, sizeof(ch->name));
+	memcpy(ch->output, m->output, sizeof(ch->output));
+	ch->next = c_chans;
+	c_chans = ch;
+	return 0;
+}
+
+static void handle_chan_del(uint64_t id)
+{
+	for (struct c_chan **pp = &c_chans; *pp; pp = &(*pp)->next) {
+		struct c_chan *ch = *pp;
+
+		if (ch->id != id)
+			continue;
+		chan_drop(ch);
+		*pp = ch->next;
+		free(ch);
+		return;
+	}
+}
+
+static void handle_request(void)
+{
+	static uint64_t buf[PROTO_MAX_MSG / 8];
+	struct proto_hdr h;
+	int fds[PROTO_MAX_FDS];
+	long n = proto_recv(cd_fd, buf, &h, fds, MSG_DONTWAIT);
+	const struct msg_c_id *id = (const void *)buf;
+	struct msg_c_stats st;
+	struct c_app *a;
+	int ret = 0;
+
+	if (n == -EAGAIN)
+		return;
+	if (n < 0) {
+		if (n != -ECONNRESET)
+			log_err("malformed request from the session daemon");
+		cd_quit = 1;
+		return;
+	}
+	switch (h.type) {
+	case MSG_C_CHANNEL_ADD:
+		ret = handle_chan_add((const void *)buf);
+		break;
+	case MSG_C_CHANNEL_DEL:
+		handle_chan_del(id->id);
+		break;
+	case MSG_C_FLUSH:
+		drain_chan(id->id, 1);
+		break;
+	case MSG_C_APP_ADD:
+		ret = handle_app_add((const void *)buf, fds);
+		break;
+	case MSG_C_APP_DEL:
+		handle_app_del(id->id);
+		break;
+	case MSG_C_EVENTS:
+		a = capp_find(((const struct msg_events *)(const void *)buf)->app_id);
+		ret = a ? capp_add_events(a, (const char *)buf, (size_t)n) : -ENOENT;
+		break;
+	case MSG_C_SEGMENT:
+		a = capp_find(((const struct msg_segment *)(const void *)buf)->app_id);
+		ret = a ? seg_add(a, (const void *)buf, fds[0]) : -ENOENT;
+		close(fds[0]);
+		break;
+	case MSG_C_STATS:
+		drain_all(0);
+		stats_chan(id->id, &st);
+		proto_send(cd_fd, MSG_C_STATS_REPLY, 0, &st, sizeof(st), NULL, 0);
+		return;
+	default:
+		for (int i = 0; i < proto_nfds(h.type); i++)
+			close(fds[i]);
+		ret = -EINVAL;
+		break;
+	}
+	if (ret < 0)
+		log_warn("request %u failed: %s", h.type, strerror(-ret));
+	proto_send(cd_fd, MSG_REPLY, ret, NULL, 0, NULL, 0);
+}
+
+static void set_sleeping(uint32_t v)
+{
+	for (struct c_app *a = c_apps; a; a = a->next)
+		__atomic_store_n(&a->proc->consumer_sleeping, v, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static int anything_pending(void)
+{
+	for (struct c_app *a = c_apps; a; a = a->next)
+		for (struct c_seg *s = a->segs; s; s = s->next)
+			if (seg_pending(s))
+				return 1;
+	return 0;
+}
+
+/* Milliseconds until the next channel flush is due (at most 1000). */
+static int next_timeout(void)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC), t = 1000;
+
+	for (struct c_chan *ch = c_chans; ch; ch = ch->next) {
+		uint64_t ms;
+
+		if (!ch->flush_ms)
+			continue;
+		ms = ch->next_flush > now ? (ch->next_flush - now) / 1000000u + 1 : 0;
+		if (ms < t)
+			t = ms;
+	}
+	return (int)t;
+}
+
+static void loop(void)
+{
+	struct epoll_event evs[64];
+
+	while (!cd_quit) {
+		int n;
+
+		drain_all(1);
+		set_sleeping(1);
+		if (anything_pending()) {
+			set_sleeping(0);
+			continue;
+		}
+		n = epoll_wait(cd_epfd, evs, 64, next_timeout());
+		set_sleeping(0);
+		for (int i = 0; i < n; i++) {
+			uint64_t key = evs[i].data.u64;
+
+			if (key == EP_CTL) {
+				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
+					cd_quit = 1;
+				else
+					handle_request();
+			} else {
+				struct c_app *a = capp_find(key);
+				uint64_t v;
+
+				if (a)
+					(void)!read(a->efd, &v, sizeof(v));
+			}
+		}
+	}
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: trace-consumerd --fd FD [--home DIR]\n"
+		"The shmtrace consumer daemon; trace-sessiond starts it.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fd", required_argument, NULL, 'f' },
+		{ "home", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char home[1024] = "", logpath[1100];
+	uint64_t off;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "f:H:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': cd_fd = atoi(optarg); break;
+		case 'H': snprintf(home, sizeof(home), "%s", optarg); break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("trace-consumerd %s\n", PACKAGE_VERSION); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (cd_fd < 0 || optind != argc) {
+		usage(stderr);
+		return 1;
+	}
+	if (home[0] && home_path(logpath, sizeof(logpath), home, HOME_CLOG) == 0)
+		log_init("trace-consumerd", logpath);
+	else
+		log_init("trace-consumerd", NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	/* one Epoch offset for every trace, so that traces merge exactly */
+	off = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
+	c_offset_s = (int64_t)(off / 1000000000u);
+	c_offset_ns = off % 1000000000u;
+	cd_epfd = epoll_create1(EPOLL_CLOEXEC);
+	ep_add(cd_fd, EP_CTL);
+	log_info("started");
+	loop();
+	while (c_apps) {
+		struct c_app *a = c_apps;
+
+		c_apps = a->next;
+		capp_free(a);
+	}
+	while (c_chans) {
+		struct c_chan *ch = c_chans;
+
+		c_chans = ch->next;
+		free(ch);
+	}
+	log_info("exiting");
+	return 0;
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream.c - turning a traced process's buffers into CTF traces.
+ *
+ * Each buffer slot of a segment is one CTF stream, written to
+ * `<output>/<procname>-<pid>/<channel>_<slot>`. Every range that
+ * rb_next() returns becomes one packet: an 84-byte header and context built
+ * here, then the events copied as they are. A stream's events_discarded is
+ * kept monotonic and includes, for the channel's first stream, the events
+ * the process could not give any buffer to (lost_nobuf), so that events
+ * emitted == events in the trace + events reported discarded.
+ *
+ * Shared memory is never trusted: geometry comes from the validated
+ * segment message and the memfd's checked size; every index and length
+ * read from the slots is checked by rb_next(); a slot with corrupt
+ * counters is marked broken and skipped.
+ *
+ * The metadata file is append-only: the preamble and all known events when
+ * the trace directory is created, and each event learnt later is appended
+ * before any data that uses it can be drained (the session daemon enables
+ * events only after the consumer acknowledged their description).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include "stream.h"
+#include "log.h"
+#include "util.h"
+
+struct c_chan *c_chans;
+struct c_app *c_apps;
+int64_t c_offset_s;
+uint64_t c_offset_ns;
+
+struct c_chan *chan_find(uint64_t id)
+{
+	for (struct c_chan *c = c_chans; c; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+struct c_app *capp_find(uint64_t id)
+{
+	for (struct c_app *a = c_apps; a; a = a->next)
+		if (a->id == id)
+			return a;
+	return NULL;
+}
+
+static int trace_append_events(struct c_app *a, struct c_trace *t)
+{
+	static char buf[16384];
+
+	for (; t->nev_written < a->nev; t->nev_written++) {
+		const struct proto_event *e = &a->ev[t->nev_written];
+		long n;
+
+		if (!e->name[0])
+			continue;
+		n = ctfmeta_event(buf, sizeof(buf), e);
+		if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+int capp_add_events(struct c_app *a, const char *body, size_t len)
+{
+	struct proto_event ev;
+	size_t pos = sizeof(struct msg_events);
+	int ret;
+
+	while ((ret = proto_event_decode(body, len, &pos, &ev)) == 1) {
+		if (ev.id >= SHM_MAX_EVENTS)
+			return -EPROTO;
+		if (ev.id >= a->nev) {
+			struct proto_event *nv = realloc(a->ev, (ev.id + 1) * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			memset(nv + a->nev, 0, (ev.id + 1 - a->nev) * sizeof(*nv));
+			a->ev = nv;
+			a->nev = ev.id + 1;
+		}
+		if (a->ev[ev.id].name[0])
+			continue;	/* replayed after a restart */
+		a->ev[ev.id] = ev;
+	}
+	if (ret < 0)
+		return ret;
+	for (struct c_trace *t = a->traces; t; t = t->next)
+		if (trace_append_events(a, t) < 0)
+			log_err("cannot append to %s/metadata", t->dir);
+	return 0;
+}
+
+static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
+{
+	static char buf[8192];
+	struct c_trace *t;
+	long n;
+	char path[PROTO_PATH_MAX + 128];
+
+	for (t = a->traces; t; t = t->next)
+		if (!strcmp(t->chan->output, ch->output))
+			return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->chan = ch;
+	if (mkdir_p(ch->output, 0750) < 0)
+		goto fail;
+	for (int i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", ch->output, a->procname, a->pid);
+		else
+			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u-%d", ch->output, a->procname,
+				 a->pid, i);
+		if (mkdir(t->dir, 0750) == 0)
+			break;
+		if (errno != EEXIST)
+			goto fail;
+	}
+	snprintf(path, sizeof(path), "%s/metadata", t->dir);
+	t->meta_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0640);
+	if (t->meta_fd < 0)
+		goto fail;
+	uuid_make(t->info.uuid, t->info.uuid_str);
+	if (gethostname(t->info.hostname, sizeof(t->info.hostname) - 1) < 0)
+		strcpy(t->info.hostname, "localhost");
+	for (char *p = t->info.hostname; *p; p++)
+		if (*p == '"' || *p == '\\' || (unsigned char)*p < 32)
+			*p = '_';
+	memcpy(t->info.procname, a->procname, sizeof(t->info.procname));
+	for (char *p = t->info.procname; *p; p++)
+		if (*p == '"' || *p == '\\')
+			*p = '_';
+	t->info.pid = a->pid;
+	t->info.freq = 1000000000u;
+	t->info.offset_s = c_offset_s;
+	t->info.offset = c_offset_ns;
+	n = ctfmeta_preamble(buf, sizeof(buf), &t->info);
+	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 || trace_append_events(a, t) < 0) {
+		close(t->meta_fd);
+		goto fail;
+	}
+	t->next = a->traces;
+	a->traces = t;
+	log_dbg("trace %s", t->dir);
+	return t;
+fail:
+	log_err("cannot create a trace in %s: %s", ch->output, strerror(errno));
+	free(t);
+	return NULL;
+}
+
+int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
+{
+	struct c_chan *ch = chan_find(m->chan_id);
+	uint32_t slot_hdr, slot_size;
+	struct c_seg *s;
+	void *base;
+
+	if (!ch || m->chan_slot != ch->slot || !shm_geometry_ok(m->subbuf_size, m->num_subbuf) ||
+	    m->nslots == 0 || m->nslots > SHM_MAX_SLOTS || m->first_slot > SHM_MAX_SLOTS)
+		return -EINVAL;
+	slot_hdr = shm_slot_hdr_size(m->num_subbuf);
+	slot_size = slot_hdr + m->subbuf_size * m->num_subbuf;
+	if (m->size != SHM_PAGE + (uint64_t)slot_size * m->nslots || memfd_check(fd, m->size) < 0)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->streams = calloc(m->nslots, sizeof(*s->streams));
+	s->trace = trace_get(a, ch);
+	base = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!s->streams || !s->trace || base == MAP_FAILED) {
+		if (base != MAP_FAILED)
+			munmap(base, m->size);
+		free(s->streams);
+		free(s);
+		return -ENOMEM;
+	}
+	s->chan = ch;
+	s->base = base;
+	s->size = m->size;
+	s->nslots = m->nslots;
+	for (uint32_t i = 0; i < m->nslots; i++) {
+		struct c_stream *st = &s->streams[i];
+		char *sl = s->base + SHM_PAGE + (size_t)i * slot_size;
+
+		st->rb.hdr = (struct shm_slot *)(void *)sl;
+		st->rb.data = sl + slot_hdr;
+		st->rb.subbuf_size = m->subbuf_size;
+		st->rb.num_subbuf = m->num_subbuf;
+		st->number = m->first_slot + i;
+		st->fd = -1;
+		/* resume where a previous consumer stopped */
+		st->rd.rseq = __atomic_load_n(&st->rb.hdr->consumed, __ATOMIC_ACQUIRE);
+	}
+	s->next = a->segs;
+	a->segs = s;
+	return 0;
+}
+
+static uint64_t stream_discarded(const struct c_seg *s, const struct c_stream *st)
+{
+	uint64_t d = rb_discarded(&st->rb);
+	const struct c_app *a;
+
+	if (st->number != 0)
+		return d;
+	for (a = c_apps; a; a = a->next) {
+		for (const struct c_seg *x = a->segs; x; x = x->next)
+			if (x == s && a->proc)
+				return d + __atomic_load_n(&a->proc->lost_nobuf[s->chan->slot],
+							   __ATOMIC_RELAXED);
+	}
+	return d;
+}
+
+static int stream_open(struct c_seg *s, struct c_stream *st)
+{
+	char path[PROTO_PATH_MAX + 256];
+
+	snprintf(path, sizeof(path), "%s/%s_%u", s->trace->dir, s->chan->name, st->number);
+	st->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (st->fd < 0) {
+		log_err("cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_range *rg)
+{
+	uint8_t hdr[CTF_PACKET_HDR];
+	struct ctf_packet p;
+	struct iovec iov[2];
+	uint64_t disc = stream_discarded(s, st);
+
+	if (st->fd < 0 && stream_open(s, st) < 0)
+		return -EIO;
+	if (disc < st->discarded)
+		disc = st->discarded;
+	p.stream_instance_id = st->number;
+	p.ts_begin = rg->begin_ts;
+	p.ts_end = rg->end_ts;
+	p.content_bytes = CTF_PACKET_HDR + rg->len;
+	p.seq = st->seq;
+	p.discarded = disc;
+	p.tid = (uint32_t)rg->tid;
+	ctf_packet_header(hdr, &s->trace->info, &p);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = sizeof(hdr);
+	iov[1].iov_base = (void *)rg->data;
+	iov[1].iov_len = rg->len;
+	if (writev_all(st->fd, iov, rg->len ? 2 : 1) < 0) {
+		log_err("write to %s failed: %s", s->trace->dir, strerror(errno));
+		return -EIO;
+	}
+	st->seq++;
+	st->discarded = disc;
+	st->bytes += p.content_bytes;
+	return 0;
+}
+
+static void stream_drain(struct c_seg *s, struct c_stream *st, int partial, int final)
+{
+	struct rb_range rg;
+	int ret;
+
+	if (st->broken)
+		return;
+	while ((ret = rb_next(&st->rb, &st->rd, partial, &rg)) == 1) {
+		if (rg.len && stream_packet(s, st, &rg) < 0)
+			return;
+		rb_done(&st->rb, &st->rd, &rg);
+	}
+	if (ret < 0) {
+		log_err("%s: stream %u has corrupt counters; no longer read", s->trace->dir,
+			st->number);
+		st->broken = 1;
+		return;
+	}
+	/* report discards that no packet carried yet */
+	if (final && stream_discarded(s, st) > st->discarded && (st->fd >= 0 || st->number == 0)) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		rg.data = NULL;
+		rg.len = 0;
+		rg.nev = 0;
+		rg.begin_ts = st->rd.last_end > now ? st->rd.last_end : now;
+		rg.end_ts = rg.begin_ts;
+		rg.tid = 0;
+		if (stream_packet(s, st, &rg) == 0)
+			st->rd.last_end = rg.end_ts;
+	}
+	/* a buffer whose thread is gone goes back to the pool once drained */
+	if (__atomic_load_n(&st->rb.hdr->state, __ATOMIC_ACQUIRE) == SHM_SLOT_RELEASED &&
+	    __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE) == st->rd.rseq) {
+		uint32_t expect = SHM_SLOT_RELEASED;
+
+		__atomic_compare_exchange_n(&st->rb.hdr->state, &expect, SHM_SLOT_FREE, 0,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
+}
+
+int seg_drain(struct c_seg *s, int partial, int final)
+{
+	for (uint32_t i = 0; i < s->nslots; i++)
+		stream_drain(s, &s->streams[i], partial, final);
+	return 0;
+}
+
+/* Is a complete packet waiting in this segment? */
+int seg_pending(const struct c_seg *s)
+{
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		const struct c_stream *st = &s->streams[i];
+
+		if (!st->broken &&
+		    __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE) != st->rd.rseq)
+			return 1;
+	}
+	return 0;
+}
+
+void seg_free(struct c_seg *s)
+{
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		if (s->streams[i].fd >= 0) {
+			fsync(s->streams[i].fd);
+			close(s->streams[i].fd);
+		}
+	}
+	munmap(s->base, s->size);
+	free(s->streams);
+	free(s);
+}
+
+static void trace_free(struct c_trace *t)
+{
+	fsync(t->meta_fd);
+	close(t->meta_fd);
+	free(t);
+}
+
+void capp_free(struct c_app *a)
+{
+	while (a->segs) {
+		struct c_seg *s = a->segs;
+
+		a->segs = s->next;
+		seg_drain(s, 1, 1);
+		seg_free(s);
+	}
+	while (a->traces) {
+		struct c_trace *t = a->traces;
+
+		a->traces = t->next;
+		trace_free(t);
+	}
+	if (a->proc)
+		munmap(a->proc, SHM_PROC_SIZE);
+	if (a->efd >= 0)
+		close(a->efd);
+	free(a->ev);
+	free(a);
+}
+
+/* Final drain of a channel being destroyed, then forget it. */
+void chan_drop(struct c_chan *ch)
+{
+	for (struct c_app *a = c_apps; a; a = a->next) {
+		struct c_seg **pp = &a->segs;
+		struct c_trace **tp = &a->traces;
+
+		while (*pp) {
+			struct c_seg *s = *pp;
+
+			if (s->chan != ch) {
+				pp = &s->next;
+				continue;
+			}
+			*pp = s->next;
+			seg_drain(s, 1, 1);
+			seg_free(s);
+		}
+		while (*tp) {
+			struct c_trace *t = *tp;
+
+			if (t->chan != ch) {
+				tp = &t->next;
+				continue;
+			}
+			*tp = t->next;
+			trace_free(t);
+		}
+	}
+}
+
+void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (struct c_app *a = c_apps; a; a = a->next) {
+		for (struct c_seg *s = a->segs; s; s = s->next) {
+			if (s->chan->id != chan_id)
+				continue;
+			for (uint32_t i = 0; i < s->nslots; i++) {
+				struct c_stream *x = &s->streams[i];
+
+				st->events += x->rd.events;
+				st->discarded += stream_discarded(s, x);
+				st->bytes += x->bytes;
+				st->streams += x->fd >= 0;
+			}
+		}
+	}
+}

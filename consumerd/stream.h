@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream.h - the consumer's view of traced processes, their traces and
+ * buffer streams.
+ */
+#ifndef SHMTRACE_CONSUMERD_STREAM_H
+#define SHMTRACE_CONSUMERD_STREAM_H
+
+#include <stdint.h>
+#include "ctfmeta.h"
+#include "proto.h"
+#include "ringbuf.h"
+#include "shm.h"
+
+struct c_chan {
+	uint64_t id;
+	unsigned int slot;
+	uint32_t flush_ms;
+	uint32_t mode;
+	uint64_t next_flush;		/* monotonic ns */
+	char name[PROTO_NAME_MAX];
+	char output[PROTO_PATH_MAX];
+	struct c_chan *next;
+};
+
+/* One CTF trace: a process's output in one session. */
+struct c_trace {
+	struct c_chan *chan;		/* the session's channel */
+	char dir[PROTO_PATH_MAX + 64];
+	int meta_fd;
+	uint32_t nev_written;		/* event ids described in the metadata */
+	struct ctf_trace_info info;
+	struct c_trace *next;
+};
+
+struct c_stream {
+	struct rb_slot rb;
+	struct rb_reader rd;
+	uint32_t number;		/* stream_instance_id */
+	int fd;				/* -1 until the first packet */
+	int broken;			/* corrupt counters: no longer read */
+	uint64_t seq;			/* next packet_seq_num */
+	uint64_t discarded;		/* last events_discarded written */
+	uint64_t bytes;
+};
+
+struct c_seg {
+	struct c_chan *chan;
+	struct c_trace *trace;
+	char *base;
+	size_t size;
+	uint32_t nslots;
+	struct c_stream *streams;
+	struct c_seg *next;
+};
+
+struct c_app {
+	uint64_t id;
+	uint32_t pid;
+	char procname[PROTO_PROCNAME];
+	struct shm_proc_page *proc;
+	int efd;
+	struct proto_event *ev;		/* by id; name[0] == 0: unknown */
+	uint32_t nev;
+	struct c_trace *traces;
+	struct c_seg *segs;
+	struct c_app *next;
+};
+
+extern struct c_chan *c_chans;
+extern struct c_app *c_apps;
+
+struct c_chan *chan_find(uint64_t id);
+struct c_app *capp_find(uint64_t id);
+int capp_add_events(struct c_app *a, const char *body, size_t len);
+int seg_add(struct c_app *a, const struct msg_segment *m, int fd);
+/* Drain a segment; @partial: the open packets too; @final: also flush discards. */
+int seg_drain(struct c_seg *s, int partial, int final);
+void seg_free(struct c_seg *s);
+void capp_free(struct c_app *a);
+void chan_drop(struct c_chan *ch);
+void stats_chan(uint64_t chan_id, struct msg_c_stats *st);
+int seg_pending(const struct c_seg *s);
+
+extern int64_t c_offset_s;
+extern uint64_t c_offset_ns;
+
+#endif

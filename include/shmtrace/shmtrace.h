@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shmtrace.h - instrument a program with shmtrace events.
+ *
+ * Introduction
+ * ------------
+ * An event has a provider name, an event name, a log level and a list of
+ * typed fields. Define it once in a header that every user includes:
+ *
+ *	#include <shmtrace/shmtrace.h>
+ *
+ *	SHMTRACE_EVENT(myapp, request_begin, SHMTRACE_INFO,
+ *		SHMTRACE_U64(id),
+ *		SHMTRACE_STRING(path),
+ *		SHMTRACE_SEQ(u8, body))
+ *
+ * and emit it in one line wherever it happens:
+ *
+ *	shmtrace(myapp, request_begin, req->id, req->path, req->body, req->len);
+ *
+ * A sequence field takes two arguments: a pointer to the elements and their
+ * count (uint32_t). The compiler checks every argument against the declared
+ * field types, because the call goes through a typed inline function.
+ *
+ * No further code is needed: every module (the program and each shared
+ * library, including those loaded later with dlopen) registers its events
+ * with libshmtrace from a constructor that this header provides, and
+ * libshmtrace makes them known to the session daemon by name.
+ *
+ * Cost
+ * ----
+ * While the event is not enabled in any active session, shmtrace() costs one
+ * load of a byte in the module's own data and one predicted branch: no call,
+ * no clock read. When enabled, the event is written into the calling
+ * thread's own buffer in shared memory with plain stores; no lock, no
+ * system call and no atomic read-modify-write happen in the common case.
+ *
+ * Safety
+ * ------
+ * shmtrace() may be called from any thread and from signal handlers. It
+ * never blocks and never fails visibly: when an event cannot be recorded
+ * (buffer full, an event emitted by a signal handler that interrupted
+ * another event of the same thread, no memory for a buffer), it is dropped
+ * and counted, and the count appears in the trace as discarded events.
+ * A program runs untraced at full speed when no session daemon is running,
+ * and is picked up when one starts.
+ *
+ * Environment
+ * -----------
+ * SHMTRACE_HOME    directory of the session daemon's socket (default
+ *                  $XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace).
+ * SHMTRACE_SIGNAL  real-time signal offset used as the doorbell (default 3,
+ *                  meaning SIGRTMIN+3); 0 disables the doorbell.
+ * SHMTRACE_DEBUG   print diagnostics on standard error when set.
+ *
+ * Everything named shmtrace__* below is the inline fast path's internal
+ * interface: it is part of the ABI but not meant to be used directly.
+ */
+#ifndef SHMTRACE_SHMTRACE_H
+#define SHMTRACE_SHMTRACE_H
+
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(SHMTRACE_BUILDING_LIB)
+#define SHMTRACE_API __attribute__((visibility("default")))
+#else
+#define SHMTRACE_API
+#endif
+
+/* Version of the ABI between instrumented modules and libshmtrace. */
+#define SHMTRACE_ABI_VERSION 1
+
+/* Log levels, most severe first (the syslog order). */
+enum shmtrace_loglevel {
+	SHMTRACE_EMERG = 0,
+	SHMTRACE_ALERT = 1,
+	SHMTRACE_CRIT = 2,
+	SHMTRACE_ERR = 3,
+	SHMTRACE_WARNING = 4,
+	SHMTRACE_NOTICE = 5,
+	SHMTRACE_INFO = 6,
+	SHMTRACE_DEBUG = 7,
+};
+
+/* Field types, as registered with the session daemon. */
+enum shmtrace_type {
+	SHMTRACE_TYPE_U8 = 1,
+	SHMTRACE_TYPE_U16 = 2,
+	SHMTRACE_TYPE_U32 = 3,
+	SHMTRACE_TYPE_U64 = 4,
+	SHMTRACE_TYPE_S8 = 5,
+	SHMTRACE_TYPE_S16 = 6,
+	SHMTRACE_TYPE_S32 = 7,
+	SHMTRACE_TYPE_S64 = 8,
+	SHMTRACE_TYPE_HEX64 = 9,	/* an address, shown in hexadecimal */
+	SHMTRACE_TYPE_DOUBLE = 10,
+	SHMTRACE_TYPE_STRING = 11,
+	/* sequence of integers: SHMTRACE_TYPE_SEQ | element type (U8..S64) */
+	SHMTRACE_TYPE_SEQ = 0x100,
+};
+
+/* Longest string field recorded; longer strings are truncated. */
+#define SHMTRACE_STRING_MAX 65535u
+
+struct shmtrace_field_desc {
+	const char *name;
+	uint32_t type;			/* enum shmtrace_type */
+	uint32_t reserved;
+};
+
+/*
+ * An event descriptor, one per event and module. `enabled` is the mask of
+ * the process's channel slots that record the event; it is the only field
+ * the disabled fast path reads.
+ */
+struct shmtrace_event {
+	volatile uint8_t enabled;
+	uint8_t registered;		/* set by libshmtrace */
+	uint16_t abi_version;
+	uint32_t id;			/* assigned by libshmtrace */
+	const char *provider;
+	const char *name;
+	int32_t loglevel;
+	uint32_t nfields;
+	const struct shmtrace_field_desc *fields;
+};
+
+/*
+ * shmtrace_register_events - make a module's events known.
+ * @begin, @end: the module's array of event pointers (the shmtrace_events
+ *               section). Calling it again with the same @begin is a no-op.
+ *
+ * Called by the constructor that this header adds to every module; programs
+ * need not call it. Returns the number of events newly registered, or
+ * -ENOSPC when the process's event table is full (the events that did not
+ * fit stay disabled). Not async-signal-safe; thread-safe.
+ */
+SHMTRACE_API int shmtrace_register_events(struct shmtrace_event *const *begin,
+					  struct shmtrace_event *const *end);
+
+/*
+ * shmtrace_unregister_events - forget a module's events before it unloads.
+ * Waits until no signal handler or thread still reads the descriptors.
+ * Not async-signal-safe; thread-safe.
+ */
+SHMTRACE_API void shmtrace_unregister_events(struct shmtrace_event *const *begin);
+
+/* shmtrace_version - the library's version string, e.g. "0.1.0". */
+SHMTRACE_API const char *shmtrace_version(void);
+
+/* ---- Inline fast path (internal ABI) ---------------------------------- */
+
+#define SHMTRACE__MAX_CHAN 8
+
+/* The head of each sub-buffer's shared descriptor, written by its writer. */
+struct shmtrace__commit {
+	uint64_t word;			/* events << 32 | bytes committed */
+	uint64_t last_ts;		/* timestamp of the last event */
+};
+
+/* A thread's write position in one channel (thread-private). */
+struct shmtrace__wbuf {
+	char *data;			/* current sub-buffer's first byte */
+	uint32_t pos;			/* bytes written in it */
+	uint32_t end;			/* its size; 0 = none, take the slow path */
+	uint64_t last_ts;		/* timestamp of the previous event */
+	struct shmtrace__commit *commit;
+	uint32_t nev;			/* events in the current sub-buffer */
+	uint32_t reserved;
+};
+
+struct shmtrace__tls {
+	uint64_t gen;			/* control generation applied */
+	uint32_t nesting;		/* >0 while inside shmtrace code */
+	int32_t tid;
+	struct shmtrace__wbuf w[SHMTRACE__MAX_CHAN];
+};
+
+extern SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
+	__attribute__((tls_model("initial-exec")));
+/* Points at the control page's generation counter (never NULL). */
+extern SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen;
+
+SHMTRACE_API int shmtrace__reserve_slow(unsigned int chan, uint64_t need, uint64_t ts);
+SHMTRACE_API void shmtrace__resync(void);
+SHMTRACE_API void shmtrace__nested_drop(unsigned int mask);
+
+static inline uint64_t shmtrace__clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Bytes a string field takes: its length, at most SHMTRACE_STRING_MAX, + 1. */
+static inline uint64_t shmtrace__strsize(const char *s)
+{
+	const char *e = (const char *)memchr(s, 0, SHMTRACE_STRING_MAX);
+
+	return (e ? (uint64_t)(e - s) : SHMTRACE_STRING_MAX) + 1;
+}
+
+/* Compact header: id < 255 and less than 2^24 ticks since the last event. */
+#define SHMTRACE__TS_BITS 24
+#define SHMTRACE__ID_EXTENDED 255u
+
+static inline uint32_t shmtrace__hdr_size(uint32_t id, uint64_t ts, uint64_t last)
+{
+	return (id < SHMTRACE__ID_EXTENDED &&
+		((ts - last) >> SHMTRACE__TS_BITS) == 0) ? 4 : 13;
+}
+
+static inline char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id, uint64_t ts)
+{
+	if (__builtin_expect(hsize == 4, 1)) {
+		uint32_t word = id | (uint32_t)(ts << 8);
+
+		memcpy(p, &word, 4);
+		return p + 4;
+	}
+	p[0] = (char)SHMTRACE__ID_EXTENDED;
+	memcpy(p + 1, &id, 4);
+	memcpy(p + 5, &ts, 8);
+	return p + 13;
+}
+
+/* Publish the event just written: the release store is the commit. */
+static inline void shmtrace__commit(struct shmtrace__wbuf *w, uint32_t size, uint64_t ts)
+{
+	w->pos += size;
+	w->nev++;
+	w->last_ts = ts;
+	w->commit->last_ts = ts;
+	__atomic_store_n(&w->commit->word, ((uint64_t)w->nev << 32) | w->pos,
+			 __ATOMIC_RELEASE);
+}
+
+/* ---- Event definition macros ------------------------------------------ */
+
+/*
+ * Module registration: each event adds a constructor and a destructor that
+ * hand the module's whole shmtrace_events section to libshmtrace, which
+ * ignores all but the first call of each module.
+ */
+extern struct shmtrace_event *const __start_shmtrace_events[]
+	__attribute__((weak, visibility("hidden")));
+extern struct shmtrace_event *const __stop_shmtrace_events[]
+	__attribute__((weak, visibility("hidden")));
+
+static inline void shmtrace__module_init(void)
+{
+	if ((const void *)__start_shmtrace_events != (const void *)__stop_shmtrace_events)
+		shmtrace_register_events(__start_shmtrace_events, __stop_shmtrace_events);
+}
+
+static inline void shmtrace__module_fini(void)
+{
+	if ((const void *)__start_shmtrace_events != (const void *)__stop_shmtrace_events)
+		shmtrace_unregister_events(__start_shmtrace_events);
+}
+
+#define SHMTRACE_U8(n)		(FIX, n, uint8_t, SHMTRACE_TYPE_U8)
+#define SHMTRACE_U16(n)		(FIX, n, uint16_t, SHMTRACE_TYPE_U16)
+#define SHMTRACE_U32(n)		(FIX, n, uint32_t, SHMTRACE_TYPE_U32)
+#define SHMTRACE_U64(n)		(FIX, n, uint64_t, SHMTRACE_TYPE_U64)
+#define SHMTRACE_S8(n)		(FIX, n, int8_t, SHMTRACE_TYPE_S8)
+#define SHMTRACE_S16(n)		(FIX, n, int16_t, SHMTRACE_TYPE_S16)
+#define SHMTRACE_S32(n)		(FIX, n, int32_t, SHMTRACE_TYPE_S32)
+#define SHMTRACE_S64(n)		(FIX, n, int64_t, SHMTRACE_TYPE_S64)
+#define SHMTRACE_DOUBLE(n)	(FIX, n, double, SHMTRACE_TYPE_DOUBLE)
+#define SHMTRACE_PTR(n)		(PTR, n, const void *, SHMTRACE_TYPE_HEX64)
+#define SHMTRACE_STRING(n)	(STR, n, const char *, SHMTRACE_TYPE_STRING)
+/* T is one of u8 u16 u32 u64 s8 s16 s32 s64 */
+#define SHMTRACE_SEQ(T, n)	(SEQ, n, SHMTRACE__CT_##T, (SHMTRACE_TYPE_SEQ | SHMTRACE__TY_##T))
+
+#define SHMTRACE__CT_u8 uint8_t
+#define SHMTRACE__CT_u16 uint16_t
+#define SHMTRACE__CT_u32 uint32_t
+#define SHMTRACE__CT_u64 uint64_t
+#define SHMTRACE__CT_s8 int8_t
+#define SHMTRACE__CT_s16 int16_t
+#define SHMTRACE__CT_s32 int32_t
+#define SHMTRACE__CT_s64 int64_t
+#define SHMTRACE__TY_u8 SHMTRACE_TYPE_U8
+#define SHMTRACE__TY_u16 SHMTRACE_TYPE_U16
+#define SHMTRACE__TY_u32 SHMTRACE_TYPE_U32
+#define SHMTRACE__TY_u64 SHMTRACE_TYPE_U64
+#define SHMTRACE__TY_s8 SHMTRACE_TYPE_S8
+#define SHMTRACE__TY_s16 SHMTRACE_TYPE_S16
+#define SHMTRACE__TY_s32 SHMTRACE_TYPE_S32
+#define SHMTRACE__TY_s64 SHMTRACE_TYPE_S64
+
+/* Preprocessor iteration over up to 16 fields. */
+#define SHMTRACE__CAT_(a, b) a##b
+#define SHMTRACE__CAT(a, b) SHMTRACE__CAT_(a, b)
+#define SHMTRACE__NARG(...) SHMTRACE__NARG_(_, ##__VA_ARGS__, 16, 15, 14, 13, \
+	12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SHMTRACE__NARG_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, \
+	a13, a14, a15, a16, N, ...) N
+#define SHMTRACE__MAP(op, ...) \
+	SHMTRACE__CAT(SHMTRACE__MAP_, SHMTRACE__NARG(__VA_ARGS__))(op, ##__VA_ARGS__)
+#define SHMTRACE__MAP_0(op)
+#define SHMTRACE__MAP_1(op, a) op a
+#define SHMTRACE__MAP_2(op, a, ...) op a SHMTRACE__MAP_1(op, __VA_ARGS__)
+#define SHMTRACE__MAP_3(op, a, ...) op a SHMTRACE__MAP_2(op, __VA_ARGS__)
+#define SHMTRACE__MAP_4(op, a, ...) op a SHMTRACE__MAP_3(op, __VA_ARGS__)
+#define SHMTRACE__MAP_5(op, a, ...) op a SHMTRACE__MAP_4(op, __VA_ARGS__)
+#define SHMTRACE__MAP_6(op, a, ...) op a SHMTRACE__MAP_5(op, __VA_ARGS__)
+#define SHMTRACE__MAP_7(op, a, ...) op a SHMTRACE__MAP_6(op, __VA_ARGS__)
+#define SHMTRACE__MAP_8(op, a, ...) op a SHMTRACE__MAP_7(op, __VA_ARGS__)
+#define SHMTRACE__MAP_9(op, a, ...) op a SHMTRACE__MAP_8(op, __VA_ARGS__)
+#define SHMTRACE__MAP_10(op, a, ...) op a SHMTRACE__MAP_9(op, __VA_ARGS__)
+#define SHMTRACE__MAP_11(op, a, ...) op a SHMTRACE__MAP_10(op, __VA_ARGS__)
+#define SHMTRACE__MAP_12(op, a, ...) op a SHMTRACE__MAP_11(op, __VA_ARGS__)
+#define SHMTRACE__MAP_13(op, a, ...) op a SHMTRACE__MAP_12(op, __VA_ARGS__)
+#define SHMTRACE__MAP_14(op, a, ...) op a SHMTRACE__MAP_13(op, __VA_ARGS__)
+#define SHMTRACE__MAP_15(op, a, ...) op a SHMTRACE__MAP_14(op, __VA_ARGS__)
+#define SHMTRACE__MAP_16(op, a, ...) op a SHMTRACE__MAP_15(op, __VA_ARGS__)
+
+/* Parameter list: every parameter is preceded by a comma. */
+#define SHMTRACE__PARAM(k, n, T, ty) SHMTRACE__PARAM_##k(n, T)
+#define SHMTRACE__PARAM_FIX(n, T) , T n
+#define SHMTRACE__PARAM_PTR(n, T) , T n
+#define SHMTRACE__PARAM_STR(n, T) , T n
+#define SHMTRACE__PARAM_SEQ(n, T) , const T *n, uint32_t n##_len
+
+/* Field descriptors. */
+#define SHMTRACE__DESC(k, n, T, ty) { #n, (uint32_t)(ty), 0 },
+
+/* Payload size: declares the locals the writer uses. */
+#define SHMTRACE__LEN(k, n, T, ty) SHMTRACE__LEN_##k(n, T)
+#define SHMTRACE__LEN_FIX(n, T) const uint64_t shmtrace__l_##n = sizeof(T);
+#define SHMTRACE__LEN_PTR(n, T) const uint64_t shmtrace__l_##n = 8;
+#define SHMTRACE__LEN_STR(n, T) \
+	const char *const shmtrace__s_##n = (n) ? (n) : "(null)"; \
+	const uint64_t shmtrace__l_##n = shmtrace__strsize(shmtrace__s_##n);
+#define SHMTRACE__LEN_SEQ(n, T) \
+	const uint64_t shmtrace__l_##n = 4 + (uint64_t)n##_len * sizeof(T);
+#define SHMTRACE__SUM(k, n, T, ty) + shmtrace__l_##n
+
+/* Field writers. */
+#define SHMTRACE__PUT(k, n, T, ty) SHMTRACE__PUT_##k(n, T)
+#define SHMTRACE__PUT_FIX(n, T) { T shmtrace__v = (n); \
+	memcpy(shmtrace__p, &shmtrace__v, sizeof(T)); shmtrace__p += sizeof(T); }
+#define SHMTRACE__PUT_PTR(n, T) { uint64_t shmtrace__v = (uint64_t)(uintptr_t)(n); \
+	memcpy(shmtrace__p, &shmtrace__v, 8); shmtrace__p += 8; }
+#define SHMTRACE__PUT_STR(n, T) { memcpy(shmtrace__p, shmtrace__s_##n, shmtrace__l_##n - 1); \
+	shmtrace__p[shmtrace__l_##n - 1] = 0; shmtrace__p += shmtrace__l_##n; }
+#define SHMTRACE__PUT_SEQ(n, T) { memcpy(shmtrace__p, &n##_len, 4); \
+	if (n##_len) memcpy(shmtrace__p + 4, n, shmtrace__l_##n - 4); \
+	shmtrace__p += shmtrace__l_##n; }
+
+#define SHMTRACE__EV(p, n) shmtrace__ev_##p##__##n
+#define SHMTRACE__EMIT(p, n) shmtrace__emit_##p##__##n
+
+/*
+ * SHMTRACE_EVENT(provider, name, loglevel, fields...) - define an event.
+ * Put it in a header; it may be included by any number of files of any
+ * number of modules. At most 16 fields.
+ */
+#define SHMTRACE_EVENT(prov, ev, level, ...) \
+static const struct shmtrace_field_desc shmtrace__fields_##prov##__##ev[] = { \
+	SHMTRACE__MAP(SHMTRACE__DESC, ##__VA_ARGS__) { 0, 0, 0 } }; \
+__attribute__((weak, visibility("hidden"))) struct shmtrace_event SHMTRACE__EV(prov, ev) = { \
+	0, 0, SHMTRACE_ABI_VERSION, 0, #prov, #ev, (level), \
+	(uint32_t)SHMTRACE__NARG(__VA_ARGS__), shmtrace__fields_##prov##__##ev }; \
+static struct shmtrace_event *const shmtrace__evp_##prov##__##ev \
+	__attribute__((used, section("shmtrace_events"), aligned(sizeof(void *)))) = \
+	&SHMTRACE__EV(prov, ev); \
+static void __attribute__((constructor)) shmtrace__init_##prov##__##ev(void) \
+{ \
+	shmtrace__module_init(); \
+} \
+static void __attribute__((destructor)) shmtrace__fini_##prov##__##ev(void) \
+{ \
+	shmtrace__module_fini(); \
+} \
+static inline void SHMTRACE__EMIT(prov, ev)(unsigned int shmtrace__mask \
+					    SHMTRACE__MAP(SHMTRACE__PARAM, ##__VA_ARGS__)) \
+{ \
+	struct shmtrace__tls *shmtrace__t = &shmtrace__tls; \
+	uint64_t shmtrace__ts; \
+	SHMTRACE__MAP(SHMTRACE__LEN, ##__VA_ARGS__) \
+	const uint64_t shmtrace__size = 0 SHMTRACE__MAP(SHMTRACE__SUM, ##__VA_ARGS__); \
+	if (__builtin_expect(shmtrace__t->nesting++ != 0, 0)) { \
+		shmtrace__nested_drop(shmtrace__mask); \
+		goto out; \
+	} \
+	shmtrace__ts = shmtrace__clock(); \
+	if (__builtin_expect(shmtrace__t->gen != *shmtrace__ctl_gen, 0)) { \
+		shmtrace__resync(); \
+		shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
+	} \
+	while (shmtrace__mask) { \
+		const unsigned int shmtrace__c = (unsigned int)__builtin_ctz(shmtrace__mask); \
+		struct shmtrace__wbuf *const shmtrace__w = &shmtrace__t->w[shmtrace__c]; \
+		const uint32_t shmtrace__id = SHMTRACE__EV(prov, ev).id; \
+		const uint32_t shmtrace__h = shmtrace__hdr_size(shmtrace__id, shmtrace__ts, \
+								shmtrace__w->last_ts); \
+		char *shmtrace__p; \
+		shmtrace__mask &= shmtrace__mask - 1; \
+		if (__builtin_expect((uint64_t)shmtrace__w->pos + shmtrace__h + shmtrace__size > \
+				     shmtrace__w->end, 0) && \
+		    !shmtrace__reserve_slow(shmtrace__c, shmtrace__h + shmtrace__size, shmtrace__ts)) \
+			continue; \
+		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + shmtrace__w->pos, \
+						shmtrace__h, shmtrace__id, shmtrace__ts); \
+		SHMTRACE__MAP(SHMTRACE__PUT, ##__VA_ARGS__) \
+		(void)shmtrace__p; \
+		shmtrace__commit(shmtrace__w, (uint32_t)(shmtrace__h + shmtrace__size), shmtrace__ts); \
+	} \
+out: \
+	shmtrace__t->nesting--; \
+}
+
+/*
+ * shmtrace(provider, name, args...) - emit an event defined with
+ * SHMTRACE_EVENT. Async-signal-safe, thread-safe, never blocks.
+ */
+#define shmtrace(prov, ev, ...) do { \
+	const unsigned int shmtrace__m = SHMTRACE__EV(prov, ev).enabled; \
+	if (__builtin_expect(shmtrace__m != 0, 0)) \
+		SHMTRACE__EMIT(prov, ev)(shmtrace__m, ##__VA_ARGS__); \
+} while (0)
+
+/* shmtrace_enabled(provider, name) - nonzero when the event is recorded. */
+#define shmtrace_enabled(prov, ev) (SHMTRACE__EV(prov, ev).enabled != 0)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHMTRACE_SHMTRACE_H */

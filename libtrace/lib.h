@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib.h - libshmtrace's internal state, shared by its modules.
+ *
+ * The library runs inside arbitrary programs: it never blocks on a daemon,
+ * never crashes the program, and everything reachable from a signal
+ * handler uses initial-exec TLS and async-signal-safe calls only.
+ *
+ * Locking: one process-wide spin flag (lib_lock) serialises the slow
+ * paths that touch the socket or the pools: registration, event
+ * registration, pool creation and growth. Its holder always has
+ * shmtrace__tls.nesting > 0, so that a signal handler that interrupts it
+ * on the same thread never tries to take it (nested events are dropped and
+ * counted; the doorbell handler leaves work in `pending` for the holder).
+ */
+#ifndef SHMTRACE_LIBTRACE_LIB_H
+#define SHMTRACE_LIBTRACE_LIB_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <shmtrace/shmtrace.h>
+#include "shm.h"
+#include "ringbuf.h"
+
+#define LIB_PENDING_REGISTER	1u
+
+struct lib_seg {
+	char *base;
+	size_t size;
+	uint32_t first;
+	uint32_t nslots;
+};
+
+struct lib_pool {
+	uint64_t chan_id;		/* 0: none */
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	uint32_t slot_size;
+	uint32_t slot_hdr;
+	uint32_t pool_size;
+	uint32_t nseg;
+	uint32_t nslots;
+	struct lib_seg seg[SHM_MAX_SEGMENTS];
+};
+
+struct lib_state {
+	char home[1024];
+	int signo;			/* doorbell, 0 = none */
+	pid_t pid;
+	uint64_t starttime;
+	int sock;			/* to the session daemon, -1 = none */
+	int ctl_fd;
+	int proc_fd;
+	int efd;
+	struct shm_ctl_page *ctl;	/* read-only mapping */
+	struct shm_proc_page *proc;
+	int lock;
+	unsigned int pending;
+	uint32_t next_id;
+	struct lib_pool pool[SHM_MAX_CHAN];
+};
+
+extern struct lib_state lib;
+
+/* A thread's private view of its buffer in one channel (initial-exec TLS). */
+struct lib_wslot {
+	uint64_t chan_id;
+	struct rb_slot rb;		/* rb.hdr == NULL: none */
+};
+
+extern __thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initial-exec")));
+
+/* control.c */
+void lib_init(void);
+int lib_trylock(void);
+void lib_lock(void);
+void lib_unlock(void);
+int lib_register_locked(void);
+void lib_wake_consumer(void);
+void lib_dbg(const char *msg, long val);
+
+/* registry.c */
+void reg_apply(void);
+void reg_disable_all(void);
+int reg_send_events(uint32_t from, uint32_t to);
+
+/* pool.c */
+int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out);
+void pool_release(struct rb_slot *s);
+void pool_reset_after_fork(void);
+
+/* writer.c */
+void writer_drop_all(void);
+void writer_thread_init(void);
+
+#endif

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool.c - the per-channel buffer pool of a traced process.
+ *
+ * A pool is a table of segments (memfds, see shm.h); each segment holds a
+ * run of slots, and a slot is one thread's buffer. Segments are created
+ * under lib_lock, never move and are never unmapped while the process
+ * lives, so a slot pointer stays valid. The first segment has the
+ * channel's pool_size slots; each further one doubles the total, up to
+ * SHM_MAX_SEGMENTS segments.
+ *
+ * Slot ownership (struct shm_slot.state):
+ *   FREE -> OWNED       a thread, compare-and-swap (the only RMW, once per
+ *                       thread and channel)
+ *   OWNED -> RELEASED   the owning thread at exit, after publishing its
+ *                       last packet (release store)
+ *   RELEASED -> FREE    the consumer, once everything is on disk
+ * The packet and discard counters of a slot keep running across owners.
+ *
+ * A segment is described to the session daemon (and through it to the
+ * consumer) right after it is created; if that fails, the segment is still
+ * used and its events are counted as lost by nobody: the consumer never
+ * sees them, which only happens when the daemons are gone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "lib.h"
+#include "proto.h"
+
+static struct shm_slot *pool_slot(const struct lib_pool *p, const struct lib_seg *s, uint32_t i)
+{
+	return (struct shm_slot *)(void *)(s->base + SHM_PAGE + (size_t)i * p->slot_size);
+}
+
+static int pool_add_segment(unsigned int chan, struct lib_pool *p, uint32_t nslots)
+{
+	struct lib_seg *s = &p->seg[p->nseg];
+	struct shm_seg_hdr *h;
+	struct msg_segment m;
+	size_t size = SHM_PAGE + (size_t)nslots * p->slot_size;
+	void *base;
+	int fd;
+
+	if (p->nseg >= SHM_MAX_SEGMENTS || p->nslots + nslots > SHM_MAX_SLOTS)
+		return -ENOSPC;
+	fd = memfd_create("shmtrace-buf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		goto fail_fd;
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		goto fail_fd;
+	madvise(base, size, MADV_DONTFORK);
+	h = base;
+	h->magic = SHM_SEG_MAGIC;
+	h->version = SHM_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->seg_index = p->nseg;
+	h->chan_slot = chan;
+	h->size = size;
+	h->chan_id = p->chan_id;
+	h->first_slot = p->nslots;
+	h->nslots = nslots;
+	h->subbuf_size = p->subbuf_size;
+	h->num_subbuf = p->num_subbuf;
+	h->slot_size = p->slot_size;
+	h->slot_hdr = p->slot_hdr;
+	s->base = base;
+	s->size = size;
+	s->first = p->nslots;
+	s->nslots = nslots;
+	for (uint32_t i = 0; i < nslots; i++) {
+		struct shm_slot *sl = pool_slot(p, s, i);
+
+		for (uint32_t j = 0; j < p->num_subbuf; j++)
+			sl->sb[j].pseq = UINT64_MAX;
+	}
+	memset(&m, 0, sizeof(m));
+	m.chan_id = p->chan_id;
+	m.size = size;
+	m.chan_slot = chan;
+	m.seg_index = p->nseg;
+	m.first_slot = p->nslots;
+	m.nslots = nslots;
+	m.subbuf_size = p->subbuf_size;
+	m.num_subbuf = p->num_subbuf;
+	/* publish the segment to our own threads before anyone can scan it */
+	__atomic_store_n(&p->nseg, p->nseg + 1, __ATOMIC_RELEASE);
+	p->nslots += nslots;
+	if (lib.sock >= 0 && proto_send(lib.sock, MSG_APP_SEGMENT, 0, &m, sizeof(m), &fd, 1) < 0)
+		lib_dbg("cannot describe segment", errno);
+	close(fd);	/* the mapping keeps the memory */
+	return 0;
+fail_fd:
+	close(fd);
+	return -ENOMEM;
+}
+
+/* (Re)initialise the pool of channel slot @chan for channel @chan_id. */
+static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
+{
+	const struct shm_ctl_chan *c = &lib.ctl->chan[chan];
+	uint32_t subbuf = __atomic_load_n(&c->subbuf_size, __ATOMIC_RELAXED);
+	uint32_t num = __atomic_load_n(&c->num_subbuf, __ATOMIC_RELAXED);
+	uint32_t size = __atomic_load_n(&c->pool_size, __ATOMIC_RELAXED);
+
+	if (!shm_geometry_ok(subbuf, num) || size == 0 || size > SHM_MAX_SLOTS)
+		return -EINVAL;
+	/* an old channel's segments stay mapped: its threads may still write */
+	memset(p, 0, sizeof(*p));
+	p->chan_id = chan_id;
+	p->subbuf_size = subbuf;
+	p->num_subbuf = num;
+	p->slot_hdr = shm_slot_hdr_size(num);
+	p->slot_size = p->slot_hdr + subbuf * num;
+	p->pool_size = size;
+	return pool_add_segment(chan, p, size);
+}
+
+static int pool_try_take(struct lib_pool *p, struct rb_slot *out)
+{
+	uint32_t nseg = __atomic_load_n(&p->nseg, __ATOMIC_ACQUIRE);
+
+	for (uint32_t k = 0; k < nseg; k++) {
+		struct lib_seg *s = &p->seg[k];
+
+		for (uint32_t i = 0; i < s->nslots; i++) {
+			struct shm_slot *sl = pool_slot(p, s, i);
+			uint32_t expect = SHM_SLOT_FREE;
+
+			if (__atomic_load_n(&sl->state, __ATOMIC_RELAXED) != SHM_SLOT_FREE ||
+			    !__atomic_compare_exchange_n(&sl->state, &expect, SHM_SLOT_OWNED, 0,
+							 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				continue;
+			out->hdr = sl;
+			out->data = (char *)sl + p->slot_hdr;
+			out->subbuf_size = p->subbuf_size;
+			out->num_subbuf = p->num_subbuf;
+			return 0;
+		}
+	}
+	return -ENOBUFS;
+}
+
+/* Take a buffer of channel slot @chan for the calling thread. */
+int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
+{
+	struct lib_pool *p = &lib.pool[chan];
+	int ret;
+
+	if (!lib.ctl || !chan_id)
+		return -ENOENT;
+	lib_lock();
+	if (p->chan_id != chan_id) {
+		ret = pool_setup(chan, p, chan_id);
+		if (ret < 0)
+			goto out;
+	}
+	ret = pool_try_take(p, out);
+	if (ret < 0) {
+		ret = pool_add_segment(chan, p, p->nslots);
+		if (ret == 0)
+			ret = pool_try_take(p, out);
+	}
+out:
+	lib_unlock();
+	return ret;
+}
+
+void pool_release(struct rb_slot *s)
+{
+	s->hdr->owner_tid = 0;
+	__atomic_store_n(&s->hdr->state, SHM_SLOT_RELEASED, __ATOMIC_RELEASE);
+	s->hdr = NULL;
+}
+
+void pool_reset_after_fork(void)
+{
+	memset(lib.pool, 0, sizeof(lib.pool));
+}

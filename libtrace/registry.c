@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry.c - the process's table of events.
+ *
+ * Each module (the program, each shared library) hands its array of event
+ * descriptors to shmtrace_register_events() from a constructor. Every
+ * descriptor gets the next free id; ids are never reused, so an id names
+ * one event for the life of the process (and of its CTF trace).
+ *
+ * reg_events[id] points into the module's data. Readers (reg_apply(), from
+ * threads and from the doorbell signal handler) run under urcu-bp read-side
+ * critical sections, which are signal-safe and need no registration;
+ * shmtrace_unregister_events() clears the pointers then waits for a grace
+ * period before the module is unmapped by dlclose.
+ *
+ * reg_apply() copies the control page's per-id channel masks into the
+ * descriptors' `enabled` bytes. It is idempotent and lock-free: it reads
+ * the page between two equal even generations, so a concurrent apply with
+ * older data is corrected by whichever apply finishes last reading the
+ * newest generation.
+ */
+#define _LGPL_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <urcu-bp.h>
+#include "lib.h"
+#include "proto.h"
+
+static struct shmtrace_event *reg_events[SHM_MAX_EVENTS];
+
+#define REG_MAX_MODULES 256
+static struct shmtrace_event *const *reg_modules[REG_MAX_MODULES];
+static uint32_t reg_module_first[REG_MAX_MODULES];
+static uint32_t reg_module_last[REG_MAX_MODULES];
+static unsigned int reg_nmodules;
+
+static unsigned int reg_chan_mask(const struct shm_ctl_page *ctl)
+{
+	unsigned int m = 0;
+
+	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
+		if (__atomic_load_n(&ctl->chan[i].chan_id, __ATOMIC_RELAXED))
+			m |= 1u << i;
+	return m;
+}
+
+void reg_apply(void)
+{
+	const struct shm_ctl_page *ctl = lib.ctl;
+	uint32_t n = __atomic_load_n(&lib.next_id, __ATOMIC_ACQUIRE);
+
+	if (!ctl)
+		return;
+	for (int tries = 0; tries < 16; tries++) {
+		uint64_t g1 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE), g2;
+		unsigned int mask;
+
+		if (g1 & 1)
+			continue;
+		mask = reg_chan_mask(ctl);
+		urcu_bp_read_lock();
+		for (uint32_t id = 0; id < n; id++) {
+			struct shmtrace_event *ev = rcu_dereference(reg_events[id]);
+
+			if (ev)
+				ev->enabled = (uint8_t)(__atomic_load_n(&ctl->enabled[id],
+									__ATOMIC_RELAXED) & mask);
+		}
+		urcu_bp_read_unlock();
+		g2 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+		if (g1 == g2)
+			return;
+	}
+}
+
+/* After fork: nothing is enabled until the child's own registration. */
+void reg_disable_all(void)
+{
+	for (uint32_t id = 0; id < lib.next_id; id++)
+		if (reg_events[id])
+			reg_events[id]->enabled = 0;
+}
+
+/* Send the descriptions of events [from, to) to the session daemon. */
+int reg_send_events(uint32_t from, uint32_t to)
+{
+	static char buf[PROTO_MAX_MSG - 64];
+	struct msg_events *h = (struct msg_events *)(void *)buf;
+	size_t pos = sizeof(*h);
+	int ret = 0;
+
+	if (lib.sock < 0)
+		return 0;
+	memset(h, 0, sizeof(*h));
+	for (uint32_t id = from; id < to; id++) {
+		const struct shmtrace_event *ev = reg_events[id];
+		uint32_t types[PROTO_MAX_FIELDS];
+		const char *names[PROTO_MAX_FIELDS];
+		long n;
+
+		if (!ev || ev->nfields > PROTO_MAX_FIELDS)
+			continue;
+		for (uint32_t i = 0; i < ev->nfields; i++) {
+			types[i] = ev->fields[i].type;
+			names[i] = ev->fields[i].name;
+		}
+		n = proto_event_encode(buf + pos, sizeof(buf) - pos, id, ev->loglevel,
+				       ev->provider, ev->name, ev->nfields, types, names);
+		if (n == -ENOSPC && h->count) {
+			ret = proto_send(lib.sock, MSG_APP_EVENTS, 0, buf, pos, NULL, 0);
+			if (ret < 0)
+				return ret;
+			h->count = 0;
+			pos = sizeof(*h);
+			id--;
+			continue;
+		}
+		if (n < 0)
+			continue;	/* names too long: never traceable */
+		pos += (size_t)n;
+		h->count++;
+	}
+	if (h->count)
+		ret = proto_send(lib.sock, MSG_APP_EVENTS, 0, buf, pos, NULL, 0);
+	return ret;
+}
+
+SHMTRACE_API int shmtrace_register_events(struct shmtrace_event *const *begin,
+					  struct shmtrace_event *const *end)
+{
+	uint32_t first;
+	int added = 0, full = 0;
+
+	lib_init();
+	lib_lock();
+	for (unsigned int i = 0; i < reg_nmodules; i++) {
+		if (reg_modules[i] == begin) {
+			lib_unlock();
+			return 0;
+		}
+	}
+	first = lib.next_id;
+	for (struct shmtrace_event *const *p = begin; p < end; p++) {
+		struct shmtrace_event *ev = *p;
+
+		if (!ev || ev->registered || ev->abi_version != SHMTRACE_ABI_VERSION)
+			continue;
+		if (lib.next_id >= SHM_MAX_EVENTS) {
+			full = 1;
+			break;
+		}
+		ev->id = lib.next_id;
+		ev->registered = 1;
+		rcu_assign_pointer(reg_events[lib.next_id], ev);
+		__atomic_store_n(&lib.next_id, lib.next_id + 1, __ATOMIC_RELEASE);
+		added++;
+	}
+	if (reg_nmodules < REG_MAX_MODULES) {
+		reg_modules[reg_nmodules] = begin;
+		reg_module_first[reg_nmodules] = first;
+		reg_module_last[reg_nmodules] = lib.next_id;
+		reg_nmodules++;
+	}
+	if (added && reg_send_events(first, lib.next_id) < 0)
+		lib_dbg("sending events failed", 0);
+	lib_unlock();
+	reg_apply();
+	return full ? -ENOSPC : added;
+}
+
+SHMTRACE_API void shmtrace_unregister_events(struct shmtrace_event *const *begin)
+{
+	int found = 0;
+
+	lib_lock();
+	for (unsigned int i = 0; i < reg_nmodules; i++) {
+		if (reg_modules[i] != begin)
+			continue;
+		for (uint32_t id = reg_module_first[i]; id < reg_module_last[i]; id++) {
+			struct shmtrace_event *ev = reg_events[id];
+
+			if (ev) {
+				ev->enabled = 0;
+				ev->registered = 0;
+			}
+			rcu_assign_pointer(reg_events[id], NULL);
+		}
+		reg_modules[i] = reg_modules[--reg_nmodules];
+		reg_module_first[i] = reg_module_first[reg_nmodules];
+		reg_module_last[i] = reg_module_last[reg_nmodules];
+		found = 1;
+		break;
+	}
+	lib_unlock();
+	if (found)
+		urcu_bp_synchronize_rcu();
+}

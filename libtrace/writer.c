@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - the out-of-line parts of the event writer: taking a buffer,
+ * switching sub-buffers, following control changes, thread exit.
+ *
+ * All state is the calling thread's own (shmtrace__tls for the inline fast
+ * path, lib_tls for the rest, both initial-exec TLS), so nothing here takes
+ * a lock except pool_take() when the thread has no buffer yet. The caller
+ * of every function here is inside an event (nesting == 1), which is what
+ * keeps a signal handler on the same thread out.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+#include "lib.h"
+
+SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
+	__attribute__((tls_model("initial-exec")));
+__thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t writer_key;
+static __thread int writer_key_set __attribute__((tls_model("initial-exec")));
+
+static int32_t writer_tid(void)
+{
+	if (!shmtrace__tls.tid)
+		shmtrace__tls.tid = (int32_t)gettid();
+	return shmtrace__tls.tid;
+}
+
+/* Publish what the thread wrote in channel slot @c and give the buffer back. */
+static void writer_put(unsigned int c)
+{
+	struct lib_wslot *ws = &lib_tls[c];
+	struct shmtrace__wbuf *w = &shmtrace__tls.w[c];
+
+	if (ws->rb.hdr) {
+		if (rb_close(&ws->rb, w))
+			lib_wake_consumer();
+		pool_release(&ws->rb);
+	}
+	memset(w, 0, sizeof(*w));
+	ws->chan_id = 0;
+}
+
+static void writer_thread_exit(void *arg)
+{
+	shmtrace__tls.nesting++;
+	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
+		writer_put(c);
+	shmtrace__tls.nesting--;
+}
+
+void writer_thread_init(void)
+{
+	pthread_key_create(&writer_key, writer_thread_exit);
+}
+
+/* After fork: the parent's buffers are not mapped here; forget them. */
+void writer_drop_all(void)
+{
+	memset(shmtrace__tls.w, 0, sizeof(shmtrace__tls.w));
+	memset(lib_tls, 0, sizeof(lib_tls));
+}
+
+SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t ts)
+{
+	struct lib_wslot *ws = &lib_tls[c];
+	struct shmtrace__wbuf *w = &shmtrace__tls.w[c];
+	int published, ret;
+
+	if (c >= SHM_MAX_CHAN)
+		return 0;
+	if (!ws->rb.hdr) {
+		const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
+		uint64_t id = ctl ? __atomic_load_n(&ctl->chan[c].chan_id, __ATOMIC_RELAXED) : 0;
+
+		if (pool_take(c, id, &ws->rb) < 0) {
+			if (lib.proc)
+				__atomic_fetch_add(&lib.proc->lost_nobuf[c], 1, __ATOMIC_RELAXED);
+			return 0;
+		}
+		ws->chan_id = id;
+		ws->rb.hdr->owner_tid = writer_tid();
+		memset(w, 0, sizeof(*w));
+		w->last_ts = ts;
+		if (!writer_key_set) {
+			writer_key_set = 1;
+			pthread_setspecific(writer_key, (void *)1);
+		}
+	}
+	ret = rb_reserve_slow(&ws->rb, w, need, ts, writer_tid(), &published);
+	if (published)
+		lib_wake_consumer();
+	return ret;
+}
+
+SHMTRACE_API void shmtrace__resync(void)
+{
+	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
+	uint64_t gen = *shmtrace__ctl_gen;
+
+	if (gen & 1)
+		return;	/* being written: keep the old state until the next event */
+	reg_apply();
+	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++) {
+		uint64_t id = ctl ? __atomic_load_n(&ctl->chan[c].chan_id, __ATOMIC_RELAXED) : 0;
+
+		if (lib_tls[c].rb.hdr && lib_tls[c].chan_id != id)
+			writer_put(c);
+	}
+	shmtrace__tls.gen = gen;
+}
+
+SHMTRACE_API void shmtrace__nested_drop(unsigned int mask)
+{
+	while (mask) {
+		unsigned int c = (unsigned int)__builtin_ctz(mask);
+
+		mask &= mask - 1;
+		if (c >= SHM_MAX_CHAN)
+			break;
+		if (lib_tls[c].rb.hdr)
+			__atomic_fetch_add(&lib_tls[c].rb.hdr->lost_nested, 1, __ATOMIC_RELAXED);
+		else if (lib.proc)
+			__atomic_fetch_add(&lib.proc->lost_nobuf[c], 1, __ATOMIC_RELAXED);
+	}
+}

@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace-sessiond - the session daemon.
+ *
+ * Owns sessions, channels and enabled-event patterns; keeps the registry of
+ * traced processes and writes their control pages; starts the consumer
+ * daemon and restarts it if it dies, replaying channels, processes, events
+ * and buffer segments to the new one.
+ *
+ * Trust: the listening socket lives in SHMTRACE_HOME (0700) and every
+ * connection's peer credentials must carry our uid. Everything a client
+ * sends is checked by proto_recv() and the handlers; a malformed message
+ * gets an error reply (or the connection closed, for traced processes),
+ * is logged, and the daemon goes on serving. A traced process that dies
+ * only closes its socket: the daemon tells the consumer to drain it.
+ *
+ * On SIGTERM or SIGINT, active sessions are stopped and flushed and every
+ * session is destroyed (closing its trace files) before the daemon exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "sessiond.h"
+#include "home.h"
+#include "log.h"
+#include "util.h"
+
+struct sessiond sd = { .listen_fd = -1, .sig_fd = -1, .consumer_fd = -1, .epfd = -1 };
+
+static char sd_consumerd[PATH_MAX];
+static uint64_t sd_consumer_started;
+
+static void self_dir_prog(char *out, size_t cap, const char *prog)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	out[0] = 0;
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	if (strlen(exe) + 1 + strlen(prog) < cap)
+		sprintf(out, "%s/%s", exe, prog);
+}
+
+static void find_consumerd(void)
+{
+	const char *e = getenv("SHMTRACE_CONSUMERD");
+
+	if (e && *e) {
+		snprintf(sd_consumerd, sizeof(sd_consumerd), "%s", e);
+		return;
+	}
+	self_dir_prog(sd_consumerd, sizeof(sd_consumerd), "trace-consumerd");
+	if (!sd_consumerd[0] || access(sd_consumerd, X_OK) < 0)
+		snprintf(sd_consumerd, sizeof(sd_consumerd), "%s/trace-consumerd", BINDIR);
+}
+
+static int consumer_start(void)
+{
+	int sv[2];
+	pid_t pid;
+	char fdarg[16];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		sigset_t all;
+
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		dup2(sv[1], 3);
+		snprintf(fdarg, sizeof(fdarg), "%d", 3);
+		execl(sd_consumerd, "trace-consumerd", "--fd", fdarg, "--home", sd.home, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	sd.consumer_fd = sv[0];
+	sd.consumer_pid = pid;
+	sd_consumer_started = now_ns(CLOCK_MONOTONIC);
+	log_info("consumer daemon started, pid %d", (int)pid);
+	return 0;
+}
+
+static void consumer_lost(void)
+{
+	if (sd.consumer_fd >= 0)
+		close(sd.consumer_fd);
+	sd.consumer_fd = -1;
+}
+
+/*
+ * Send a request to the consumer and wait for its reply (10 s at most).
+ * Returns the reply's status, or -EPIPE when the consumer is gone.
+ */
+int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2, size_t l2,
+		   const int *fds, int nfds, void *reply, size_t reply_len)
+{
+	static uint64_t buf[PROTO_MAX_MSG / 8];
+	struct pollfd pfd;
+	struct proto_hdr h;
+	int rfds[PROTO_MAX_FDS];
+	long n;
+	int ret;
+
+	if (sd.consumer_fd < 0)
+		return -EPIPE;
+	ret = proto_sendv(sd.consumer_fd, type, 0, b1, l1, b2, l2, fds, nfds);
+	if (ret < 0) {
+		log_err("consumer request %u: %s", type, strerror(-ret));
+		consumer_lost();
+		return -EPIPE;
+	}
+	pfd.fd = sd.consumer_fd;
+	pfd.events = POLLIN;
+	for (;;) {
+		ret = poll(&pfd, 1, 10000);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret <= 0) {
+			log_err("consumer does not answer request %u", type);
+			consumer_lost();
+			return -EPIPE;
+		}
+		n = proto_recv(sd.consumer_fd, buf, &h, rfds, 0);
+		if (n < 0 || (h.type != MSG_REPLY && h.type != MSG_C_STATS_REPLY)) {
+			log_err("bad reply from the consumer");
+			consumer_lost();
+			return -EPIPE;
+		}
+		if (reply && h.type == MSG_C_STATS_REPLY && (size_t)n >= reply_len)
+			memcpy(reply, buf, reply_len);
+		return h.status;
+	}
+}
+
+int consumer_call(unsigned int type, const void *body, size_t len, const int *fds, int nfds,
+		  void *reply, size_t reply_len)
+{
+	return consumer_callv(type, body, len, NULL, 0, fds, nfds, reply, reply_len);
+}
+
+static void consumer_check(void)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != sd.consumer_pid)
+			continue;
+		log_err("consumer daemon %d exited (status 0x%x)", (int)pid, status);
+		sd.consumer_pid = 0;
+		consumer_lost();
+	}
+	if (sd.consumer_pid == 0 && !sd.quit &&
+	    now_ns(CLOCK_MONOTONIC) - sd_consumer_started > 1000000000ull) {
+		if (consumer_start() == 0)
+			apps_replay();
+	}
+}
+
+static void vreply(int fd, unsigned int type, int status, const char *fmt, va_list ap)
+{
+	char text[8192];
+	int n = 0;
+
+	if (fmt)
+		n = vsnprintf(text, sizeof(text), fmt, ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(text))
+		n = sizeof(text) - 1;
+	for (int tries = 0; tries < 100; tries++) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+		if (proto_send(fd, type, status, text, (size_t)n + 1, NULL, 0) != -EAGAIN)
+			return;
+		poll(&pfd, 1, 10);
+	}
+}
+
+int reply_text(int fd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreply(fd, MSG_REPLY_TEXT, 0, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+int reply_end(int fd, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreply(fd, MSG_REPLY, status, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+static int peer_ok(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		return 0;
+	return cr.uid == geteuid();
+}
+
+static void ep_add(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	epoll_ctl(sd.epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* A new connection's first message says what it is. */
+static void client_first(int fd)
+{
+	static uint64_t buf[PROTO_MAX_MSG / 8];
+	struct proto_hdr h;
+	int fds[PROTO_MAX_FDS];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	long n;
+
+	if (poll(&pfd, 1, 500) <= 0) {
+		log_warn("client sent nothing");
+		close(fd);
+		return;
+	}
+	n = proto_recv(fd, buf, &h, fds, 0);
+	if (n < 0) {
+		log_warn("malformed first message (%s)", strerror((int)-n));
+		if (n == -EPROTO)
+			reply_end(fd, -EPROTO, "malformed message");
+		close(fd);
+		return;
+	}
+	switch (h.type) {
+	case MSG_APP_REGISTER:
+		if (app_accept(fd, buf, (size_t)n, fds) == 0) {
+			ep_add(fd);
+			return;
+		}
+		break;
+	case MSG_CMD:
+		session_command(fd, (const char *)buf, (size_t)n);
+		break;
+	default:
+		log_warn("unexpected first message type %u", h.type);
+		reply_end(fd, -EPROTO, "unexpected message type %u", h.type);
+		for (int i = 0; i < proto_nfds(h.type); i++)
+			close(fds[i]);
+		break;
+	}
+	close(fd);
+}
+
+static void on_listen(void)
+{
+	int fd = accept4(sd.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (!peer_ok(fd)) {
+		log_warn("connection from another user refused");
+		close(fd);
+		return;
+	}
+	client_first(fd);
+}
+
+static void on_signal(void)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sd.sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			consumer_check();
+		else
+			sd.quit = 1;
+	}
+}
+
+static int listen_socket(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, probe;
+
+	if (home_path(sa.sun_path, sizeof(sa.sun_path), sd.home, HOME_SOCK) < 0)
+		return -ENAMETOOLONG;
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(probe);
+		return -EADDRINUSE;
+	}
+	if (probe >= 0)
+		close(probe);
+	unlink(sa.sun_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(sa.sun_path, 0600) < 0 ||
+	    listen(fd, 128) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	sd.listen_fd = fd;
+	return 0;
+}
+
+static void write_pidfile(void)
+{
+	char path[1100], num[32];
+	int fd, n;
+
+	if (home_path(path, sizeof(path), sd.home, HOME_PID) < 0)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	n = snprintf(num, sizeof(num), "%d\n", (int)getpid());
+	write_all(fd, num, (size_t)n);
+	close(fd);
+}
+
+static void remove_runtime_files(void)
+{
+	char path[1100];
+
+	if (home_path(path, sizeof(path), sd.home, HOME_SOCK) == 0)
+		unlink(path);
+	if (home_path(path, sizeof(path), sd.home, HOME_PID) == 0)
+		unlink(path);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: trace-sessiond [--daemonize] [--help] [--version]\n"
+		"\n"
+		"The shmtrace session daemon. It listens in $SHMTRACE_HOME (default\n"
+		"$XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace), writes its pid to\n"
+		"sessiond.pid and its log to sessiond.log there, and starts\n"
+		"trace-consumerd ($SHMTRACE_CONSUMERD overrides its path).\n"
+		"\n"
+		"  -d, --daemonize  detach and run in the background; the command\n"
+		"                   returns once the daemon accepts connections\n");
+}
+
+static void loop(void)
+{
+	struct epoll_event evs[64];
+
+	while (!sd.quit) {
+		int n = epoll_wait(sd.epfd, evs, 64, 1000);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < n && !sd.quit; i++) {
+			int fd = evs[i].data.fd;
+			struct app *a;
+
+			if (fd == sd.listen_fd)
+				on_listen();
+			else if (fd == sd.sig_fd)
+				on_signal();
+			else if ((a = app_by_sock(fd)) != NULL && app_message(a) < 0)
+				app_remove(a);
+		}
+		if (sd.consumer_pid == 0 && !sd.quit)
+			consumer_check();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "daemonize", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int daemonize = 0, c, ready[2] = { -1, -1 }, ret = -ENOENT;
+	char logpath[1100];
+	sigset_t mask;
+
+	while ((c = getopt_long(argc, argv, "dhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': daemonize = 1; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("trace-sessiond %s\n", PACKAGE_VERSION); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 1;
+	}
+	log_init("trace-sessiond", NULL);
+	if (home_resolve(sd.home, sizeof(sd.home)) < 0 || (ret = home_prepare(sd.home)) < 0) {
+		log_err("cannot use SHMTRACE_HOME %s: %s", sd.home,
+			strerror(sd.home[0] ? -ret : ENOENT));
+		return 1;
+	}
+	if (daemonize) {
+		pid_t pid;
+		char b;
+
+		if (pipe2(ready, O_CLOEXEC) < 0)
+			return 1;
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid > 0) {
+			close(ready[1]);
+			return read(ready[0], &b, 1) == 1 && b == 'k' ? 0 : 1;
+		}
+		close(ready[0]);
+		setsid();
+		if (fork() > 0)
+			_exit(0);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			close(null);
+		}
+	}
+	if (home_path(logpath, sizeof(logpath), sd.home, HOME_LOG) == 0)
+		log_init("trace-sessiond", daemonize ? logpath : NULL);
+	ret = listen_socket();
+	if (ret < 0) {
+		log_err("cannot listen in %s: %s", sd.home,
+			ret == -EADDRINUSE ? "a session daemon already runs there" : strerror(-ret));
+		if (ready[1] >= 0)
+			(void)!write(ready[1], "e", 1);
+		return 1;
+	}
+	write_pidfile();
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sd.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	sd.epfd = epoll_create1(EPOLL_CLOEXEC);
+	ep_add(sd.listen_fd);
+	ep_add(sd.sig_fd);
+	sd.next_chan_id = now_ns(CLOCK_REALTIME);
+	find_consumerd();
+	if (consumer_start() < 0)
+		log_err("cannot start the consumer daemon %s", sd_consumerd);
+	log_info("listening in %s", sd.home);
+	if (ready[1] >= 0) {
+		(void)!write(ready[1], "k", 1);
+		close(ready[1]);
+	}
+	apps_ring_markers();
+	loop();
+	log_info("shutting down");
+	sessions_shutdown();
+	while (sd.apps)
+		app_remove(sd.apps);
+	if (sd.consumer_fd >= 0) {
+		close(sd.consumer_fd);
+		if (sd.consumer_pid > 0)
+			waitpid(sd.consumer_pid, NULL, 0);
+	}
+	remove_runtime_files();
+	return 0;
+}

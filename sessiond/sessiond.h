@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sessiond.h - the session daemon's state.
+ *
+ * The daemon is single-threaded: one epoll loop serves the listening
+ * socket, the traced processes' sockets, tracectl connections and signals.
+ * It talks to the consumer daemon synchronously (request, then reply), so
+ * that an event's description is in the consumer's metadata before any
+ * control page enables the event.
+ */
+#ifndef SHMTRACE_SESSIOND_H
+#define SHMTRACE_SESSIOND_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "proto.h"
+#include "shm.h"
+
+struct session;
+
+struct channel {
+	uint64_t id;			/* unique across daemon restarts */
+	unsigned int slot;		/* channel slot in every control page */
+	char name[PROTO_NAME_MAX];
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	uint32_t pool_size;
+	uint32_t mode;
+	uint32_t flush_ms;
+	struct session *session;
+};
+
+struct enabler {
+	char pattern[PROTO_EVNAME_MAX];
+	struct enabler *next;
+};
+
+struct session {
+	char name[PROTO_NAME_MAX];
+	char output[PROTO_PATH_MAX];
+	int active;
+	struct channel *chan;
+	struct enabler *enablers;
+	struct session *next;
+};
+
+struct app_event {
+	struct proto_event desc;
+	int known;
+};
+
+struct app_seg {
+	struct msg_segment msg;
+	int fd;
+};
+
+struct app {
+	uint64_t id;
+	pid_t pid;
+	uid_t uid;
+	int sock;
+	int signo;
+	uint64_t starttime;
+	char procname[PROTO_PROCNAME];
+	int ctl_fd;
+	int proc_fd;
+	int efd;
+	struct shm_ctl_page *ctl;	/* read-write mapping */
+	struct app_event *ev;		/* indexed by event id */
+	uint32_t nev;
+	struct app_seg *segs;
+	uint32_t nsegs;
+	struct app *next;
+};
+
+struct sessiond {
+	char home[1024];
+	int epfd;
+	int listen_fd;
+	int sig_fd;
+	int consumer_fd;		/* -1 when the consumer is down */
+	pid_t consumer_pid;
+	uint64_t next_app_id;
+	uint64_t next_chan_id;
+	struct session *sessions;
+	struct channel *chan[SHM_MAX_CHAN];
+	struct app *apps;
+	int quit;
+};
+
+extern struct sessiond sd;
+
+/* sessiond.c */
+int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2, size_t l2,
+		   const int *fds, int nfds, void *reply, size_t reply_len);
+int consumer_call(unsigned int type, const void *body, size_t len, const int *fds, int nfds,
+		  void *reply, size_t reply_len);
+
+/* app.c */
+int app_accept(int fd, const void *body, size_t len, const int *fds);
+int app_message(struct app *a);
+void app_remove(struct app *a);
+void app_update(struct app *a, int ring);
+void apps_update_all(void);
+void apps_replay(void);
+void apps_ring_markers(void);
+void apps_forget_channel(uint64_t chan_id);
+struct app *app_by_sock(int fd);
+
+/* session.c */
+int session_command(int fd, const char *body, size_t len);
+unsigned int session_mask(const char *event_name);
+void sessions_shutdown(void);
+int channel_to_consumer(const struct channel *ch);
+
+/* reply helpers */
+int reply_text(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int reply_end(int fd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

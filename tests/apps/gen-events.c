@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen-events - emit a known sequence of events for tests.
+ *
+ * Each of THREADS threads emits COUNT shmtrace_test:event events with
+ * seq = 0..COUNT-1, thread = its index and a payload of STRLEN characters.
+ * With -w the program first waits for a line on standard input (so that a
+ * test can act once the process is registered). With -T it also emits one
+ * shmtrace_test:types event carrying every field type, and one
+ * shmtrace_test:mark with no field.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "test-events.h"
+
+static unsigned long count = 1000;
+static unsigned int strlen_opt = 16;
+
+static void *worker(void *arg)
+{
+	uint32_t t = (uint32_t)(uintptr_t)arg;
+	char *payload = malloc(strlen_opt + 1);
+
+	if (!payload)
+		return NULL;
+	for (unsigned int i = 0; i < strlen_opt; i++)
+		payload[i] = (char)('a' + (i + t) % 26);
+	payload[strlen_opt] = 0;
+	for (uint64_t i = 0; i < count; i++)
+		shmtrace(shmtrace_test, event, i, t, payload);
+	free(payload);
+	return NULL;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-w] [-T]\n");
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int threads = 1;
+	int wait = 0, types = 0, c;
+	pthread_t *tids;
+
+	while ((c = getopt(argc, argv, "n:t:s:wTh")) != -1) {
+		switch (c) {
+		case 'n': count = strtoul(optarg, NULL, 0); break;
+		case 't': threads = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 's': strlen_opt = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'w': wait = 1; break;
+		case 'T': types = 1; break;
+		default: usage();
+		}
+	}
+	if (threads == 0 || threads > 4096 || strlen_opt > 65535)
+		usage();
+	if (wait) {
+		char line[64];
+
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	}
+	if (types) {
+		static const uint8_t bytes[] = { 1, 2, 255 };
+		static const int32_t ints[] = { -1, 0, 2147483647 };
+
+		shmtrace(shmtrace_test, types, 255, 65535, 4294967295u, UINT64_MAX,
+			 -128, -32768, INT32_MIN, INT64_MIN, 3.25, (const void *)0xdeadbeef,
+			 "quote\" back\\slash", bytes, 3, ints, 3);
+		shmtrace(shmtrace_test, mark);
+	}
+	tids = calloc(threads, sizeof(*tids));
+	if (!tids)
+		return 1;
+	for (unsigned int i = 0; i < threads; i++)
+		if (pthread_create(&tids[i], NULL, worker, (void *)(uintptr_t)i))
+			return 1;
+	for (unsigned int i = 0; i < threads; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+	return 0;
+}

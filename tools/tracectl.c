@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracectl - control shmtrace tracing sessions.
+ *
+ * Each command is one request to the session daemon of $SHMTRACE_HOME,
+ * which is started (trace-sessiond --daemonize) when none runs. Exit
+ * status: 0 on success, 1 when the daemon refused the command or cannot
+ * be reached, 2 on bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "home.h"
+#include "proto.h"
+
+struct verb {
+	const char *name;
+	enum proto_verb verb;
+	const char *usage;
+	const char *help;
+	int min_args, max_args;		/* positional arguments */
+	int session_arg;		/* first positional argument names the session */
+};
+
+static const struct verb verbs[] = {
+	{ "create", VERB_CREATE, "create [NAME] [--output DIR]",
+	  "Create a session. Its traces go to DIR (default\n"
+	  "$SHMTRACE_HOME/traces/NAME-DATE). NAME defaults to auto-DATE.", 0, 1, 1 },
+	{ "destroy", VERB_DESTROY, "destroy [NAME]",
+	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
+	{ "enable-event", VERB_ENABLE_EVENT, "enable-event [-s NAME] PATTERN...",
+	  "Record the events whose \"provider:event\" name matches a PATTERN\n"
+	  "('*' matches any characters; '\\' escapes).", 1, 255, 0 },
+	{ "disable-event", VERB_DISABLE_EVENT, "disable-event [-s NAME] PATTERN...",
+	  "Remove PATTERNs previously enabled with enable-event.", 1, 255, 0 },
+	{ "start", VERB_START, "start [NAME]", "Start recording.", 0, 1, 1 },
+	{ "stop", VERB_STOP, "stop [NAME]",
+	  "Stop recording; when it returns, every event recorded is in the trace files.", 0, 1, 1 },
+	{ "list", VERB_LIST, "list", "List the sessions.", 0, 0, 0 },
+	{ "list-events", VERB_LIST_EVENTS, "list-events",
+	  "List the events of every registered process, with their fields.", 0, 0, 0 },
+	{ "status", VERB_STATUS, "status [NAME]",
+	  "Show sessions: state, output, channel, events enabled, processes,\n"
+	  "events recorded and discarded.", 0, 1, 1 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: tracectl [--help] [--version] COMMAND [ARGS]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(out, "  %s\n", verbs[i].usage);
+	fprintf(out, "\n'tracectl COMMAND --help' describes a command. The session daemon of\n"
+		"$SHMTRACE_HOME (default $XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace) is\n"
+		"started when none runs.\n");
+}
+
+static int connect_daemon(const char *home)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (home_path(sa.sun_path, sizeof(sa.sun_path), home, HOME_SOCK) < 0)
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+static void find_sessiond(char *out, size_t cap)
+{
+	const char *e = getenv("SHMTRACE_SESSIOND");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (e && *e) {
+		snprintf(out, cap, "%s", e);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash && (size_t)(slash - exe) + sizeof("/trace-sessiond") <= cap) {
+			*slash = 0;
+			if (snprintf(out, cap, "%s/trace-sessiond", exe) < (int)cap &&
+			    access(out, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(out, cap, "%s/trace-sessiond", BINDIR);
+}
+
+static int start_daemon(void)
+{
+	char path[PATH_MAX];
+	int status;
+	pid_t pid;
+
+	find_sessiond(path, sizeof(path));
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execl(path, "trace-sessiond", "--daemonize", (char *)NULL);
+		fprintf(stderr, "tracectl: cannot run %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -ECHILD;
+	return 0;
+}
+
+static int send_command(const char *home, const struct verb *v, const char *session,
+			int argc, char **argv)
+{
+	static char body[PROTO_MAX_MSG];
+	static uint64_t buf[PROTO_MAX_MSG / 8];
+	struct msg_cmd *c = (struct msg_cmd *)(void *)body;
+	size_t pos = sizeof(*c);
+	struct proto_hdr h;
+	int fds[PROTO_MAX_FDS];
+	int fd, ret;
+	long n;
+
+	memset(c, 0, sizeof(*c));
+	c->verb = v->verb;
+	c->argc = (uint32_t)argc;
+	if (strlen(session) >= sizeof(c->session)) {
+		fprintf(stderr, "tracectl: session name too long\n");
+		return 2;
+	}
+	strcpy(c->session, session);
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]) + 1;
+
+		if (pos + l > sizeof(body) - 64) {
+			fprintf(stderr, "tracectl: arguments too long\n");
+			return 2;
+		}
+		memcpy(body + pos, argv[i], l);
+		pos += l;
+	}
+	fd = connect_daemon(home);
+	if (fd == -ENOENT || fd == -ECONNREFUSED) {
+		ret = start_daemon();
+		if (ret < 0) {
+			fprintf(stderr, "tracectl: cannot start the session daemon (see %s/%s)\n",
+				home, HOME_LOG);
+			return 1;
+		}
+		fd = connect_daemon(home);
+	}
+	if (fd < 0) {
+		fprintf(stderr, "tracectl: cannot reach the session daemon in %s: %s\n", home,
+			strerror(-fd));
+		return 1;
+	}
+	ret = proto_send(fd, MSG_CMD, 0, body, pos, NULL, 0);
+	if (ret < 0) {
+		fprintf(stderr, "tracectl: cannot send the command: %s\n", strerror(-ret));
+		close(fd);
+		return 1;
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 60000) <= 0) {
+			fprintf(stderr, "tracectl: the session daemon does not answer\n");
+			break;
+		}
+		n = proto_recv(fd, buf, &h, fds, 0);
+		if (n < 0) {
+			fprintf(stderr, "tracectl: no reply from the session daemon\n");
+			break;
+		}
+		if (h.type == MSG_REPLY_TEXT && n > 0) {
+			((char *)buf)[n - 1] = 0;
+			fputs((char *)buf, stdout);
+			continue;
+		}
+		if (h.type == MSG_REPLY) {
+			close(fd);
+			if (h.status == 0)
+				return 0;
+			if (n > 0) {
+				((char *)buf)[n - 1] = 0;
+				fprintf(stderr, "tracectl: %s: %s\n", v->name, (char *)buf);
+			} else {
+				fprintf(stderr, "tracectl: %s: %s\n", v->name, strerror(-h.status));
+			}
+			return 1;
+		}
+	}
+	close(fd);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct verb *v = NULL;
+	char home[1024], output[PATH_MAX + 1] = "";
+	const char *session = "";
+	char *args[260];
+	int c, nargs = 0;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tracectl %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			v = &verbs[i];
+	if (!v) {
+		fprintf(stderr, "tracectl: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	argc--;
+	argv++;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			session = optarg;
+			break;
+		case 'o':
+			if (v->verb != VERB_CREATE)
+				goto bad;
+			if (optarg[0] == '/') {
+				snprintf(output, sizeof(output), "%s", optarg);
+			} else {
+				char cwd[PATH_MAX];
+
+				if (!getcwd(cwd, sizeof(cwd)) ||
+				    snprintf(output, sizeof(output), "%s/%s", cwd, optarg) >=
+				    (int)sizeof(output)) {
+					fprintf(stderr, "tracectl: output path too long\n");
+					return 2;
+				}
+			}
+			break;
+		case 'h':
+			printf("usage: tracectl %s\n\n%s\n", v->usage, v->help);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (v->session_arg && i == optind) {
+			if (session[0]) {
+				fprintf(stderr, "tracectl: %s: the session is named twice\n", v->name);
+				goto bad;
+			}
+			session = argv[i];
+			continue;
+		}
+		if (nargs >= 255)
+			goto bad;
+		args[nargs++] = argv[i];
+	}
+	if (nargs < v->min_args || (v->session_arg ? 0 : nargs) > v->max_args ||
+	    (v->session_arg && nargs > 0) || (v->max_args == 0 && !v->session_arg && session[0])) {
+		fprintf(stderr, "tracectl: %s: wrong number of arguments\n", v->name);
+		goto bad;
+	}
+	if (v->verb == VERB_CREATE) {
+		args[0] = output;
+		nargs = 1;
+	}
+	if (home_resolve(home, sizeof(home)) < 0) {
+		fprintf(stderr, "tracectl: set SHMTRACE_HOME (no XDG_RUNTIME_DIR nor HOME)\n");
+		return 1;
+	}
+	if (home_prepare(home) < 0) {
+		fprintf(stderr, "tracectl: %s must be a directory of ours, closed to others\n", home);
+		return 1;
+	}
+	return send_command(home, v, session, nargs, args);
+bad:
+	fprintf(stderr, "usage: tracectl %s\n", v->usage);
+	return 2;
+}
