@@ -73,7 +73,7 @@ long ctfmeta_preamble(char *buf, size_t cap, const struct ctf_trace_info *t)
 		  "clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
 		  "\tdescription = \"CLOCK_MONOTONIC\";\n\tfreq = %" PRIu64 ";\n\tprecision = 1;\n"
 		  "\toffset_s = %" PRId64 ";\n\toffset = %" PRIu64 ";\n\tabsolute = false;\n};\n\n",
-		  t->uuid_str, t->freq, t->offset_s, t->offset);
+		  t->clock_uuid, t->freq, t->offset_s, t->offset);
 	sb_printf(&b,
 		  "typealias integer { size = 24; align = 1; signed = false; map = clock.monotonic.value; } := uint24_clock_t;\n"
 		  "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;\n\n"

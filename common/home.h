@@ -12,6 +12,7 @@
 #define HOME_PID	"sessiond.pid"
 #define HOME_LOG	"sessiond.log"
 #define HOME_CLOG	"consumerd.log"
+#define HOME_CPID	"consumerd.pid"
 #define HOME_APPS	"apps"
 #define HOME_TRACES	"traces"
 

@@ -23,6 +23,7 @@ long proto_body_min(unsigned int type)
 	case MSG_APP_REGISTER:	return sizeof(struct msg_app_register);
 	case MSG_APP_EVENTS:	return sizeof(struct msg_events);
 	case MSG_APP_SEGMENT:	return sizeof(struct msg_segment);
+	case MSG_APP_SYNC:	return sizeof(struct msg_sync);
 	case MSG_CMD:		return sizeof(struct msg_cmd);
 	case MSG_C_CHANNEL_ADD:	return sizeof(struct msg_c_channel);
 	case MSG_C_CHANNEL_DEL:
@@ -125,8 +126,6 @@ long proto_recv(int fd, void *buf, struct proto_hdr *hdr, int *fds, int flags)
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if (n == 0)
-		return -ECONNRESET;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
@@ -142,6 +141,8 @@ long proto_recv(int fd, void *buf, struct proto_hdr *hdr, int *fds, int flags)
 				close(f);
 		}
 	}
+	if (n == 0 && ngot == 0)
+		return -ECONNRESET;
 	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n < sizeof(*hdr))
 		goto bad;
 	memcpy(hdr, buf, sizeof(*hdr));
@@ -254,6 +255,18 @@ int proto_event_decode(const char *buf, size_t len, size_t *pos, struct proto_ev
 			return -EPROTO;
 		for (uint32_t j = 0; j < i; j++)
 			if (!strcmp(ev->fields[j].name, f->name))
+				return -EPROTO;
+	}
+	/* a sequence x declares x_length too: no other field may use it */
+	for (uint32_t i = 0; i < nf; i++) {
+		const struct proto_field *f = &ev->fields[i];
+		size_t l = strlen(f->name);
+
+		if (!(f->type & SHMTRACE_TYPE_SEQ))
+			continue;
+		for (uint32_t j = 0; j < nf; j++)
+			if (!strncmp(ev->fields[j].name, f->name, l) &&
+			    !strcmp(ev->fields[j].name + l, "_length"))
 				return -EPROTO;
 	}
 	return 1;

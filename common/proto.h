@@ -30,6 +30,7 @@ enum proto_type {
 	MSG_APP_REGISTER = 1,		/* fds: control page, process page, eventfd */
 	MSG_APP_EVENTS = 2,
 	MSG_APP_SEGMENT = 3,		/* fd: segment */
+	MSG_APP_SYNC = 4,		/* reply MSG_REPLY, same body, once all before it is done */
 	/* tracectl -> session daemon; replies MSG_REPLY_TEXT..., MSG_REPLY */
 	MSG_CMD = 16,
 	/* session daemon -> consumer daemon; reply MSG_REPLY */
@@ -100,6 +101,10 @@ struct proto_event {
 	uint32_t nfields;
 	char name[PROTO_EVNAME_MAX];
 	struct proto_field fields[PROTO_MAX_FIELDS];
+};
+
+struct msg_sync {
+	uint64_t seq;
 };
 
 struct msg_segment {

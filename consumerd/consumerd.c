@@ -19,6 +19,7 @@
  * session daemon goes away, everything is drained and the daemon exits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,7 +37,12 @@
 
 static int cd_fd = -1;
 static int cd_epfd = -1;
-static int cd_quit;
+static volatile sig_atomic_t cd_quit;
+
+static void on_term(int sig)
+{
+	cd_quit = 1;
+}
 
 #define EP_CTL		((uint64_t)-1)
 
@@ -294,7 +300,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char home[1024] = "", logpath[1100];
+	char home[1024] = "", logpath[1100], pidpath[1100] = "";
 	uint64_t off;
 	int c;
 
@@ -317,10 +323,29 @@ int main(int argc, char **argv)
 		log_init("trace-consumerd", NULL);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, on_term);
 	/* one Epoch offset for every trace, so that traces merge exactly */
 	off = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
 	c_offset_s = (int64_t)(off / 1000000000u);
 	c_offset_ns = off % 1000000000u;
+	/* CLOCK_MONOTONIC is per boot: name it by the boot id, as readers merge
+	 * traces only when their clocks have the same uuid */
+	if (read_small("/proc/sys/kernel/random/boot_id", logpath, sizeof(logpath)) >= 36) {
+		memcpy(c_clock_uuid, logpath, 36);
+	} else {
+		uint8_t raw[16];
+
+		uuid_make(raw, c_clock_uuid);
+	}
+	if (home[0] && home_path(pidpath, sizeof(pidpath), home, HOME_CPID) == 0) {
+		char num[32];
+		int pfd = open(pidpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (pfd >= 0) {
+			write_all(pfd, num, (size_t)snprintf(num, sizeof(num), "%d\n", (int)getpid()));
+			close(pfd);
+		}
+	}
 	cd_epfd = epoll_create1(EPOLL_CLOEXEC);
 	ep_add(cd_fd, EP_CTL);
 	log_info("started");
@@ -337,6 +362,8 @@ int main(int argc, char **argv)
 		c_chans = ch->next;
 		free(ch);
 	}
+	if (pidpath[0])
+		unlink(pidpath);
 	log_info("exiting");
 	return 0;
 }

@@ -36,6 +36,7 @@
 
 struct c_chan *c_chans;
 struct c_app *c_apps;
+char c_clock_uuid[37];
 int64_t c_offset_s;
 uint64_t c_offset_ns;
 
@@ -144,6 +145,7 @@ static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 		if (*p == '"' || *p == '\\')
 			*p = '_';
 	t->info.pid = a->pid;
+	memcpy(t->info.clock_uuid, c_clock_uuid, sizeof(t->info.clock_uuid));
 	t->info.freq = 1000000000u;
 	t->info.offset_s = c_offset_s;
 	t->info.offset = c_offset_ns;
@@ -334,8 +336,18 @@ int seg_pending(const struct c_seg *s)
 	return 0;
 }
 
+static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struct c_stream *x)
+{
+	st->events += x->rd.events;
+	st->discarded += stream_discarded(s, x);
+	st->bytes += x->bytes;
+	st->streams += x->fd >= 0;
+}
+
 void seg_free(struct c_seg *s)
 {
+	for (uint32_t i = 0; i < s->nslots; i++)
+		stats_add(&s->chan->gone, s, &s->streams[i]);
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		if (s->streams[i].fd >= 0) {
 			fsync(s->streams[i].fd);
@@ -410,19 +422,15 @@ void chan_drop(struct c_chan *ch)
 
 void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 {
-	memset(st, 0, sizeof(*st));
-	for (struct c_app *a = c_apps; a; a = a->next) {
-		for (struct c_seg *s = a->segs; s; s = s->next) {
-			if (s->chan->id != chan_id)
-				continue;
-			for (uint32_t i = 0; i < s->nslots; i++) {
-				struct c_stream *x = &s->streams[i];
+	const struct c_chan *ch = chan_find(chan_id);
 
-				st->events += x->rd.events;
-				st->discarded += stream_discarded(s, x);
-				st->bytes += x->bytes;
-				st->streams += x->fd >= 0;
-			}
-		}
-	}
+	memset(st, 0, sizeof(*st));
+	if (!ch)
+		return;
+	*st = ch->gone;
+	for (struct c_app *a = c_apps; a; a = a->next)
+		for (struct c_seg *s = a->segs; s; s = s->next)
+			if (s->chan == ch)
+				for (uint32_t i = 0; i < s->nslots; i++)
+					stats_add(st, s, &s->streams[i]);
 }

@@ -18,6 +18,7 @@ struct c_chan {
 	uint32_t flush_ms;
 	uint32_t mode;
 	uint64_t next_flush;		/* monotonic ns */
+	struct msg_c_stats gone;	/* streams already closed */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
 	struct c_chan *next;
@@ -82,6 +83,7 @@ void chan_drop(struct c_chan *ch);
 void stats_chan(uint64_t chan_id, struct msg_c_stats *st);
 int seg_pending(const struct c_seg *s);
 
+extern char c_clock_uuid[37];
 extern int64_t c_offset_s;
 extern uint64_t c_offset_ns;
 

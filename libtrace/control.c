@@ -82,7 +82,7 @@ void lib_lock(void)
 void lib_unlock(void)
 {
 	if (__atomic_exchange_n(&lib.pending, 0, __ATOMIC_ACQ_REL) & LIB_PENDING_REGISTER)
-		lib_register_locked();
+		lib_register_locked(0);
 	__atomic_store_n(&lib.lock, 0, __ATOMIC_RELEASE);
 	shmtrace__tls.nesting--;
 }
@@ -165,17 +165,58 @@ fail:
 /* Is our socket to the daemon still connected? */
 static int lib_sock_alive(void)
 {
-	struct pollfd pfd = { .fd = lib.sock, .events = POLLIN };
+	struct pollfd pfd = { .fd = lib.sock, .events = 0 };
 
 	if (lib.sock < 0)
 		return 0;
-	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLIN)))
-		return 0;	/* the daemon never writes: input means end of stream */
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+		return 0;
 	return 1;
 }
 
-/* Register with the session daemon if one runs. Lock held. Async-signal-safe. */
-int lib_register_locked(void)
+/*
+ * Wait, at most lib.sync_ms, until the session daemon has handled every
+ * message sent so far (its control page then enables our events), so that
+ * the first events of a program, or of a library just loaded, are not
+ * missed. A daemon that does not answer in time costs that delay once;
+ * with no daemon there is no socket and no wait. Lock held.
+ */
+void lib_sync_locked(void)
+{
+	static uint64_t seq;
+	struct msg_sync m = { .seq = ++seq };
+	uint64_t deadline;
+	union {
+		uint64_t align;
+		char buf[64];
+	} r;
+
+	if (lib.sock < 0 || lib.sync_ms <= 0 ||
+	    proto_send(lib.sock, MSG_APP_SYNC, 0, &m, sizeof(m), NULL, 0) < 0)
+		return;
+	deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)lib.sync_ms * 1000000u;
+	for (;;) {
+		struct pollfd pfd = { .fd = lib.sock, .events = POLLIN };
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		struct proto_hdr h;
+		ssize_t n;
+
+		if (now >= deadline || poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1) <= 0)
+			break;
+		n = recv(lib.sock, r.buf, sizeof(r.buf), MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		memcpy(&h, r.buf, sizeof(h));
+		if ((size_t)n == sizeof(h) + sizeof(m) && h.magic == PROTO_MAGIC &&
+		    h.type == MSG_REPLY && !memcmp(r.buf + sizeof(h), &m, sizeof(m)))
+			break;
+	}
+	reg_apply();
+}
+
+/* Register with the session daemon if one runs. Lock held. Async-signal-safe
+ * when !@may_wait. */
+int lib_register_locked(int may_wait)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct msg_app_register m;
@@ -226,6 +267,8 @@ int lib_register_locked(void)
 		return ret;
 	}
 	lib_dbg("registered", lib.pid);
+	if (may_wait)
+		lib_sync_locked();
 	return 0;
 }
 
@@ -236,7 +279,7 @@ static void lib_doorbell(int sig, siginfo_t *si, void *uc)
 	reg_apply();
 	if (!lib_sock_alive()) {
 		if (shmtrace__tls.nesting == 0 && lib_trylock()) {
-			lib_register_locked();
+			lib_register_locked(0);
 			lib_unlock();
 		} else {
 			__atomic_or_fetch(&lib.pending, LIB_PENDING_REGISTER, __ATOMIC_RELEASE);
@@ -335,12 +378,15 @@ static void lib_after_fork_child(void)
 	if (lib.signo)
 		lib_write_marker();
 	lib_lock();
-	lib_register_locked();
+	lib_register_locked(1);
 	lib_unlock();
 }
 
 static void lib_do_init(void)
 {
+	const char *e = getenv("SHMTRACE_REGISTER_TIMEOUT");
+
+	lib.sync_ms = e && *e ? atoi(e) : 200;
 	lib_debug = getenv("SHMTRACE_DEBUG") != NULL;
 	lib.pid = getpid();
 	proc_starttime(lib.pid, &lib.starttime);
@@ -353,7 +399,7 @@ static void lib_do_init(void)
 		lib_write_marker();
 	atexit(lib_remove_marker);
 	lib_lock();
-	lib_register_locked();
+	lib_register_locked(1);
 	lib_unlock();
 }
 

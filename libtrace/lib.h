@@ -55,6 +55,7 @@ struct lib_state {
 	struct shm_ctl_page *ctl;	/* read-only mapping */
 	struct shm_proc_page *proc;
 	int lock;
+	int sync_ms;			/* SHMTRACE_REGISTER_TIMEOUT */
 	unsigned int pending;
 	uint32_t next_id;
 	struct lib_pool pool[SHM_MAX_CHAN];
@@ -75,7 +76,8 @@ void lib_init(void);
 int lib_trylock(void);
 void lib_lock(void);
 void lib_unlock(void);
-int lib_register_locked(void);
+int lib_register_locked(int may_wait);
+void lib_sync_locked(void);
 void lib_wake_consumer(void);
 void lib_dbg(const char *msg, long val);
 

@@ -81,6 +81,19 @@ void reg_disable_all(void)
 			reg_events[id]->enabled = 0;
 }
 
+/* Would the session daemon accept this description? (the same decoder) */
+static int reg_event_valid(const char *rec, size_t len)
+{
+	static struct proto_event ev;	/* lock held */
+	size_t pos = 0;
+
+	if (proto_event_decode(rec, len, &pos, &ev) != 1 || pos != len) {
+		lib_dbg("event refused (names or fields)", 0);
+		return 0;
+	}
+	return 1;
+}
+
 /* Send the descriptions of events [from, to) to the session daemon. */
 int reg_send_events(uint32_t from, uint32_t to)
 {
@@ -115,8 +128,8 @@ int reg_send_events(uint32_t from, uint32_t to)
 			id--;
 			continue;
 		}
-		if (n < 0)
-			continue;	/* names too long: never traceable */
+		if (n < 0 || !reg_event_valid(buf + pos, (size_t)n))
+			continue;	/* the daemon would refuse it: never traceable */
 		pos += (size_t)n;
 		h->count++;
 	}
@@ -163,6 +176,8 @@ SHMTRACE_API int shmtrace_register_events(struct shmtrace_event *const *begin,
 	}
 	if (added && reg_send_events(first, lib.next_id) < 0)
 		lib_dbg("sending events failed", 0);
+	else if (added)
+		lib_sync_locked();
 	lib_unlock();
 	reg_apply();
 	return full ? -ENOSPC : added;

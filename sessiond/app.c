@@ -230,7 +230,7 @@ bad:
 	return -EPROTO;
 }
 
-/* A message from a traced process; < 0: drop the process. */
+/* A message from a traced process: 1 one handled, 0 none, < 0 drop the process. */
 int app_message(struct app *a)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
@@ -248,11 +248,15 @@ int app_message(struct app *a)
 	switch (h.type) {
 	case MSG_APP_EVENTS:
 		if (app_events(a, (const char *)buf, (size_t)n) == 0)
-			return 0;
+			return 1;
 		break;
+	case MSG_APP_SYNC:
+		/* everything sent before it is done: the process may go on */
+		proto_send(a->sock, MSG_REPLY, 0, buf, sizeof(struct msg_sync), NULL, 0);
+		return 1;
 	case MSG_APP_SEGMENT:
 		return app_segment(a, (const struct msg_segment *)(void *)buf, fds[0]) == -EPROTO ?
-		       -EPROTO : 0;
+		       -EPROTO : 1;
 	default:
 		for (int i = 0; i < proto_nfds(h.type); i++)
 			close(fds[i]);
@@ -260,6 +264,25 @@ int app_message(struct app *a)
 	}
 	log_warn("%s[%d]: bad message type %u, closing", a->procname, (int)a->pid, h.type);
 	return -EPROTO;
+}
+
+/*
+ * Take in everything processes sent so far, so that a command acts on
+ * every buffer segment created before it arrived.
+ */
+void apps_poll_all(void)
+{
+	struct app *a = sd.apps, *next;
+
+	for (; a; a = next) {
+		int ret;
+
+		next = a->next;
+		while ((ret = app_message(a)) > 0)
+			;
+		if (ret < 0)
+			app_remove(a);
+	}
 }
 
 void app_remove(struct app *a)

@@ -26,7 +26,7 @@
 #include "log.h"
 #include "util.h"
 
-#define DEFAULT_SUBBUF		(256u << 10)
+#define DEFAULT_SUBBUF		(512u << 10)
 #define DEFAULT_NUM_SUBBUF	8u
 #define DEFAULT_POOL		10u
 #define DEFAULT_FLUSH_MS	1000u

@@ -272,6 +272,7 @@ static void client_first(int fd)
 		}
 		break;
 	case MSG_CMD:
+		apps_poll_all();
 		session_command(fd, (const char *)buf, (size_t)n);
 		break;
 	default:

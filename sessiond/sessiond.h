@@ -102,6 +102,7 @@ int app_message(struct app *a);
 void app_remove(struct app *a);
 void app_update(struct app *a, int ring);
 void apps_update_all(void);
+void apps_poll_all(void);
 void apps_replay(void);
 void apps_ring_markers(void);
 void apps_forget_channel(uint64_t chan_id);

@@ -7,7 +7,9 @@
  * With -w the program first waits for a line on standard input (so that a
  * test can act once the process is registered). With -T it also emits one
  * shmtrace_test:types event carrying every field type, and one
- * shmtrace_test:mark with no field.
+ * shmtrace_test:mark with no field. With -W it prints "done" once every
+ * event was emitted and waits for a line on standard input before its
+ * threads exit (so that a test can act while they are alive and idle).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +20,11 @@
 
 static unsigned long count = 1000;
 static unsigned int strlen_opt = 16;
+static int wait_after;
+static unsigned int finished;
+static int released;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 
 static void *worker(void *arg)
 {
@@ -32,12 +39,21 @@ static void *worker(void *arg)
 	for (uint64_t i = 0; i < count; i++)
 		shmtrace(shmtrace_test, event, i, t, payload);
 	free(payload);
+	if (wait_after) {
+		/* stay alive, idle, until released */
+		pthread_mutex_lock(&lock);
+		finished++;
+		pthread_cond_broadcast(&cond);
+		while (!released)
+			pthread_cond_wait(&cond, &lock);
+		pthread_mutex_unlock(&lock);
+	}
 	return NULL;
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-w] [-T]\n");
+	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-w] [-W] [-T]\n");
 	exit(1);
 }
 
@@ -47,12 +63,13 @@ int main(int argc, char **argv)
 	int wait = 0, types = 0, c;
 	pthread_t *tids;
 
-	while ((c = getopt(argc, argv, "n:t:s:wTh")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:s:wWTh")) != -1) {
 		switch (c) {
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 't': threads = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 's': strlen_opt = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'w': wait = 1; break;
+		case 'W': wait_after = 1; break;
 		case 'T': types = 1; break;
 		default: usage();
 		}
@@ -80,6 +97,22 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < threads; i++)
 		if (pthread_create(&tids[i], NULL, worker, (void *)(uintptr_t)i))
 			return 1;
+	if (wait_after) {
+		char line[64];
+
+		pthread_mutex_lock(&lock);
+		while (finished < threads)
+			pthread_cond_wait(&cond, &lock);
+		pthread_mutex_unlock(&lock);
+		printf("done\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			line[0] = 0;
+		pthread_mutex_lock(&lock);
+		released = 1;
+		pthread_cond_broadcast(&cond);
+		pthread_mutex_unlock(&lock);
+	}
 	for (unsigned int i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
 	free(tids);

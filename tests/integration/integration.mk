@@ -1,1 +1,13 @@
 # SPDX-License-Identifier: MIT
+
+AM_TESTS_ENVIRONMENT = top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) \
+	BABELTRACE2=$(BABELTRACE2); export top_builddir top_srcdir BABELTRACE2;
+
+INTEGRATION_TESTS = \
+	tests/integration/basic.sh \
+	tests/integration/late-daemon.sh \
+	tests/integration/stop-flush.sh \
+	tests/integration/kill-daemons.sh
+TESTS += $(INTEGRATION_TESTS)
+dist_check_SCRIPTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += tests/integration/lib.sh

@@ -1,1 +1,29 @@
 # SPDX-License-Identifier: MIT
+# ---- unit tests of common/ (libcheck) ---------------------------------------
+if HAVE_CHECK
+unit_tests = \
+	tests/unit/ringbuf/test-ringbuf \
+	tests/unit/ctfmeta/test-ctfmeta \
+	tests/unit/glob/test-glob \
+	tests/unit/proto/test-proto
+check_PROGRAMS += $(unit_tests)
+TESTS += $(unit_tests)
+
+tests_unit_ringbuf_test_ringbuf_SOURCES = tests/unit/ringbuf/test-ringbuf.c
+tests_unit_ringbuf_test_ringbuf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_ringbuf_test_ringbuf_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_ctfmeta_test_ctfmeta_SOURCES = tests/unit/ctfmeta/test-ctfmeta.c
+tests_unit_ctfmeta_test_ctfmeta_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_ctfmeta_test_ctfmeta_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
+tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_glob_test_glob_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_proto_test_proto_SOURCES = tests/unit/proto/test-proto.c
+tests_unit_proto_test_proto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_proto_test_proto_LDADD = libcommon.la $(CHECK_LIBS)
+endif
+
+include $(srcdir)/tests/fuzz/fuzz.mk

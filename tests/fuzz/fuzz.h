@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz.h - the libFuzzer entry point, implemented by each fuzz target and
+ * called either by libFuzzer (make fuzz) or by driver.c (make check).
+ */
+#ifndef SHMTRACE_TESTS_FUZZ_H
+#define SHMTRACE_TESTS_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#endif /* SHMTRACE_TESTS_FUZZ_H */

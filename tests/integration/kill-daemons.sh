@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SIGKILL of trace-consumerd, then of trace-sessiond, while a traced program
+# runs: the program neither crashes nor hangs, and exits 0.
+. "$(dirname "$0")/lib.sh"
+start_daemons
+"$TRACECTL" create s --output "$WORK/out" >/dev/null
+"$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
+"$TRACECTL" start s >/dev/null
+
+timeout 120 "$GEN" -n 3000000 -t 2 &
+GEN_PID=$!
+sleep 0.2
+kill -KILL "$CONSUMERD_PID"
+wait "$GEN_PID" || fail "gen-events exited with $? after the consumer was killed"
+
+timeout 120 "$GEN" -n 3000000 -t 2 &
+GEN_PID=$!
+sleep 0.2
+kill -KILL "$SESSIOND_PID"
+wait "$GEN_PID" || fail "gen-events exited with $? after the session daemon was killed"
+# the consumer started again follows its session daemon out
+c=$(pid_of consumerd)
+[ -z "$c" ] || wait_gone "$c" || fail "the consumer outlived its session daemon"
+echo "ok"

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: MIT
+# Common set-up of the integration tests: a private SHMTRACE_HOME, the
+# daemons of the build tree started and stopped by pid, helpers.
+set -euo pipefail
+
+: "${top_builddir:?run through make check}"
+B=$top_builddir
+TRACECTL=$B/tracectl
+TRACE_READ=$B/trace-read
+GEN=$B/tests/apps/gen-events
+BT=${BABELTRACE2:-babeltrace2}
+export SHMTRACE_SESSIOND=$B/trace-sessiond
+export SHMTRACE_CONSUMERD=$B/trace-consumerd
+SHMTRACE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-test.XXXXXX")
+export SHMTRACE_HOME
+WORK=$SHMTRACE_HOME/work
+mkdir -p "$WORK"
+unset SHMTRACE_SIGNAL
+
+fail() {
+	echo "FAIL: $*" >&2
+	for f in "$SHMTRACE_HOME"/*.log; do
+		[ -f "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
+	done
+	exit 1
+}
+
+pid_of() {
+	local f=$SHMTRACE_HOME/$1.pid
+	[ -f "$f" ] && cat "$f" || true
+}
+
+wait_gone() {
+	local pid=$1 i
+	for i in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+start_daemons() {
+	"$B/trace-sessiond" --daemonize || fail "trace-sessiond did not start"
+	SESSIOND_PID=$(pid_of sessiond)
+	local i
+	for i in $(seq 50); do
+		CONSUMERD_PID=$(pid_of consumerd)
+		[ -n "$CONSUMERD_PID" ] && return 0
+		sleep 0.1
+	done
+	fail "trace-consumerd did not start"
+}
+
+stop_daemons() {
+	local s c
+	s=$(pid_of sessiond)
+	c=$(pid_of consumerd)
+	if [ -n "$s" ]; then
+		kill -TERM "$s" 2>/dev/null || true
+		wait_gone "$s" || kill -KILL "$s" 2>/dev/null || true
+	fi
+	if [ -n "$c" ]; then
+		wait_gone "$c" || kill -KILL "$c" 2>/dev/null || true
+	fi
+}
+
+cleanup() {
+	local rc=$?
+	stop_daemons
+	rm -rf "$SHMTRACE_HOME"
+	exit $rc
+}
+trap cleanup EXIT
+
+need_babeltrace() {
+	command -v "$BT" >/dev/null 2>&1 || { echo "babeltrace2 not installed: skipped"; exit 77; }
+}
+
+# count_events DIR NAME: events named NAME that babeltrace2 reads, with no
+# warning or error on its standard error.
+bt_count() {
+	"$BT" "$1" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -5 "$WORK/bt.err")"
+	[ ! -s "$WORK/bt.err" ] || fail "babeltrace2 complained: $(head -5 "$WORK/bt.err")"
+	grep -c " $2: " "$WORK/bt.out" || true
+}
+
+# thread/seq pairs of shmtrace_test:event lines in a text file
+seq_pairs() {
+	sed -n 's/.*shmtrace_test:event: .*seq = \([0-9]*\), thread = \([0-9]*\),.*/\2 \1/p' "$1"
+}
+
+# check_seqs FILE THREADS COUNT: every thread's seq 0..COUNT-1 exactly once
+check_seqs() {
+	local n
+	n=$(seq_pairs "$1" | sort -u | wc -l)
+	[ "$n" -eq $(($2 * $3)) ] || fail "$1: $n distinct (thread, seq), expected $(($2 * $3))"
+	n=$(seq_pairs "$1" | wc -l)
+	[ "$n" -eq $(($2 * $3)) ] || fail "$1: $n events, expected $(($2 * $3))"
+	seq_pairs "$1" | awk -v T="$2" -v C="$3" '
+		$1 >= T || $2 >= C { bad = 1 }
+		END { exit bad }' || fail "$1: thread or seq out of range"
+}

@@ -1,0 +1,1197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-reader.c - unit tests of the trace reader core (tools/reader).
+ *
+ * Traces are built byte by byte in a temporary directory following
+ * doc/trace-format.md: the metadata text the writer emits, then packets
+ * (84-byte header, compact and extended event headers, packed payloads).
+ * The tests check decoding, the 24-bit timestamp wrap, the merge order of
+ * several streams and traces, discarded events, and that corrupt input
+ * (truncated or damaged packets, bad metadata) yields errors, never a crash.
+ *
+ * "test-reader --write-samples DIR [N]" writes the sample traces (and a
+ * random trace of N events) without running the tests, to compare the
+ * output of trace-read with babeltrace2 by hand.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* asprintf, nftw */
+#endif
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../../tools/reader/reader.h"
+#include "../../../tools/reader/tsdl.h"
+
+/*
+ * Builders are also used outside tests (--write-samples), where ck_assert
+ * must not be called: REQUIRE() aborts there instead.
+ */
+static bool outside_tests;
+
+#define REQUIRE(cond) do {						\
+	if (outside_tests) {						\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__,	\
+				__LINE__, #cond);			\
+			exit(1);					\
+		}							\
+	} else {							\
+		ck_assert(cond);					\
+	}								\
+} while (0)
+
+/* ---- byte buffers --------------------------------------------------------- */
+
+struct tbuf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void tb_put(struct tbuf *b, const void *d, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		b->p = realloc(b->p, cap);
+		REQUIRE(b->p);
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, d, n);
+	b->len += n;
+}
+
+/* little-endian integer of n bytes */
+static void tb_int(struct tbuf *b, uint64_t v, unsigned n)
+{
+	unsigned char x[8];
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		x[i] = v >> (8 * i);
+	tb_put(b, x, n);
+}
+
+static void tb_u8(struct tbuf *b, uint64_t v) { tb_int(b, v, 1); }
+static void tb_u16(struct tbuf *b, uint64_t v) { tb_int(b, v, 2); }
+static void tb_u32(struct tbuf *b, uint64_t v) { tb_int(b, v, 4); }
+static void tb_u64(struct tbuf *b, uint64_t v) { tb_int(b, v, 8); }
+
+static void tb_str(struct tbuf *b, const char *s)
+{
+	tb_put(b, s, strlen(s) + 1);
+}
+
+static void tb_dbl(struct tbuf *b, double d)
+{
+	uint64_t x;
+
+	memcpy(&x, &d, sizeof(x));
+	tb_u64(b, x);
+}
+
+static void tb_free(struct tbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- trace building ------------------------------------------------------- */
+
+#define UUID_A "2a6422d0-6cee-11e0-8c08-cb07d7b3a564"
+#define UUID_B "7b1f1a52-0d2c-4d8e-9a61-3f0e2c9b5d11"
+/* clock uuid: the same for all traces of a host (babeltrace2 requires it) */
+#define UUID_CLOCK "0c5f2ab4-1d3e-4f60-8a7b-9c8d7e6f5a4b"
+
+static const char *events_tsdl =
+	"event {\n\tname = \"prov:ev_a\";\n\tid = 0;\n\tstream_id = 0;\n"
+	"\tloglevel = 13;\n\tfields := struct {\n\t\tint32_t _num;\n"
+	"\t\txint64_t _ptr;\n\t\tstring _msg;\n\t\tdouble _val;\n\t};\n};\n\n"
+	"event {\n\tname = \"prov:ev_seq\";\n\tid = 1;\n\tstream_id = 0;\n"
+	"\tloglevel = 14;\n\tfields := struct {\n\t\tuint32_t _arr_length;\n"
+	"\t\tint16_t _arr[_arr_length];\n\t};\n};\n\n"
+	"event {\n\tname = \"prov:empty\";\n\tid = 2;\n\tstream_id = 0;\n"
+	"\tloglevel = 6;\n\tfields := struct {\n\t};\n};\n\n"
+	"event {\n\tname = \"prov:ints\";\n\tid = 3;\n\tstream_id = 0;\n"
+	"\tloglevel = 6;\n\tfields := struct {\n\t\tuint8_t _a;\n"
+	"\t\tuint16_t _b;\n\t\tuint32_t _c;\n\t\tuint64_t _d;\n"
+	"\t\tint8_t _e;\n\t\tint16_t _f;\n\t\tint64_t _g;\n\t};\n};\n\n"
+	"event {\n\tname = \"other:big_id\";\n\tid = 300;\n\tstream_id = 0;\n"
+	"\tloglevel = 6;\n\tfields := struct {\n\t\tuint64_t _x;\n\t};\n};\n\n";
+
+enum { EV_A = 0, EV_SEQ = 1, EV_EMPTY = 2, EV_INTS = 3, EV_BIG = 300 };
+
+static char *metadata_text(const char *uuid, const char *procname, int vpid,
+			   int64_t offset_s, int64_t offset, uint64_t freq,
+			   const char *events)
+{
+	static const char fmt[] =
+	"/* CTF 1.8 */\n\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	"typealias integer { size = 8; align = 8; signed = true; } := int8_t;\n"
+	"typealias integer { size = 16; align = 8; signed = true; } := int16_t;\n"
+	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; base = 16; } := xint64_t;\n"
+	"typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double;\n\n"
+	"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n\tbyte_order = le;\n"
+	"\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
+	"\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n"
+	"env {\n\thostname = \"testhost\";\n\tdomain = \"ust\";\n"
+	"\ttracer_name = \"shmtrace\";\n\ttracer_major = 0;\n\ttracer_minor = 1;\n"
+	"\tvpid = %d;\n\tprocname = \"%s\";\n};\n\n"
+	"clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
+	"\tdescription = \"Monotonic Clock\";\n\tfreq = %" PRIu64 ";\n"
+	"\tprecision = 1;\n\toffset_s = %" PRId64 ";\n\toffset = %" PRId64 ";\n"
+	"\tabsolute = false;\n};\n\n"
+	"typealias integer { size = 24; align = 1; signed = false; map = clock.monotonic.value; } := uint24_clock_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;\n\n"
+	"stream {\n\tid = 0;\n\tpacket.context := struct {\n"
+	"\t\tuint64_clock_t timestamp_begin;\n\t\tuint64_clock_t timestamp_end;\n"
+	"\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
+	"\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
+	"\t\tuint32_t tid;\n\t};\n"
+	"\tevent.header := struct {\n"
+	"\t\tenum : uint8_t { compact = 0 ... 254, extended = 255 } id;\n"
+	"\t\tvariant <id> {\n"
+	"\t\t\tstruct { uint24_clock_t timestamp; } compact;\n"
+	"\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
+	"\t\t} v;\n\t} align(8);\n};\n\n%s";
+	char *s;
+
+	REQUIRE(asprintf(&s, fmt, uuid, vpid, procname, UUID_CLOCK, freq,
+			 offset_s, offset, events) >= 0);
+	return s;
+}
+
+static void write_file(const char *dir, const char *name, const void *d,
+		       size_t n)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, d, n) == (ssize_t)n);
+	close(fd);
+}
+
+static void write_meta(const char *dir, const char *uuid, const char *proc,
+		       int vpid, int64_t offset_s, int64_t offset)
+{
+	char *m = metadata_text(uuid, proc, vpid, offset_s, offset,
+				1000000000, events_tsdl);
+
+	write_file(dir, "metadata", m, strlen(m));
+	free(m);
+}
+
+static void parse_uuid(const char *s, unsigned char out[16])
+{
+	int i, n = 0;
+
+	for (i = 0; s[i] && n < 16; i++) {
+		unsigned x;
+
+		if (s[i] == '-')
+			continue;
+		sscanf(s + i, "%2x", &x);
+		out[n++] = x;
+		i++;
+	}
+}
+
+/* A stream being built: packets of events, compact headers when possible. */
+struct sbuild {
+	struct tbuf file;
+	struct tbuf ev;		/* events of the open packet */
+	unsigned char uuid[16];
+	uint64_t tsb, prev, seq, disc, instance;
+	uint32_t tid;
+	bool open;
+};
+
+static void sb_init(struct sbuild *s, const char *uuid, uint64_t instance)
+{
+	memset(s, 0, sizeof(*s));
+	parse_uuid(uuid, s->uuid);
+	s->instance = instance;
+}
+
+static void sb_begin(struct sbuild *s, uint64_t tsb, uint32_t tid)
+{
+	s->tsb = tsb;
+	s->prev = tsb;
+	s->tid = tid;
+	s->ev.len = 0;
+	s->open = true;
+}
+
+static void sb_packet(struct tbuf *f, const unsigned char uuid[16],
+		      uint64_t instance, uint64_t tsb, uint64_t tse, uint64_t seq, uint64_t disc,
+		      uint32_t tid, const struct tbuf *ev)
+{
+	uint64_t bits = (84 + ev->len) * 8;
+
+	tb_u32(f, 0xC1FC1FC1);
+	tb_put(f, uuid, 16);
+	tb_u32(f, 0);
+	tb_u64(f, instance);
+	tb_u64(f, tsb);
+	tb_u64(f, tse);
+	tb_u64(f, bits);
+	tb_u64(f, bits);
+	tb_u64(f, seq);
+	tb_u64(f, disc);
+	tb_u32(f, tid);
+	if (ev->len)
+		tb_put(f, ev->p, ev->len);
+}
+
+static void sb_end(struct sbuild *s, uint64_t tse)
+{
+	sb_packet(&s->file, s->uuid, s->instance, s->tsb, tse, s->seq++,
+		  s->disc, s->tid,
+		  &s->ev);
+	s->open = false;
+}
+
+/* Event header: compact when allowed, extended otherwise (or if forced). */
+static void sb_hdr(struct sbuild *s, uint32_t id, uint64_t ts, bool ext)
+{
+	REQUIRE(ts >= s->prev);
+	if (!ext && id < 255 && ts - s->prev < (1U << 24)) {
+		tb_u32(&s->ev, id | (uint32_t)(ts & 0xffffff) << 8);
+	} else {
+		tb_u8(&s->ev, 255);
+		tb_u32(&s->ev, id);
+		tb_u64(&s->ev, ts);
+	}
+	s->prev = ts;
+}
+
+static void sb_ev_a(struct sbuild *s, uint64_t ts, int32_t num, uint64_t ptr,
+		    const char *msg, double val)
+{
+	sb_hdr(s, EV_A, ts, false);
+	tb_u32(&s->ev, (uint32_t)num);
+	tb_u64(&s->ev, ptr);
+	tb_str(&s->ev, msg);
+	tb_dbl(&s->ev, val);
+}
+
+static void sb_ev_seq(struct sbuild *s, uint64_t ts, const int16_t *v,
+		      uint32_t n)
+{
+	uint32_t i;
+
+	sb_hdr(s, EV_SEQ, ts, false);
+	tb_u32(&s->ev, n);
+	for (i = 0; i < n; i++)
+		tb_u16(&s->ev, (uint16_t)v[i]);
+}
+
+static void sb_ev_empty(struct sbuild *s, uint64_t ts, bool ext)
+{
+	sb_hdr(s, EV_EMPTY, ts, ext);
+}
+
+static void sb_ev_ints(struct sbuild *s, uint64_t ts, uint64_t x)
+{
+	sb_hdr(s, EV_INTS, ts, false);
+	tb_u8(&s->ev, x);
+	tb_u16(&s->ev, x);
+	tb_u32(&s->ev, x);
+	tb_u64(&s->ev, x);
+	tb_u8(&s->ev, x);
+	tb_u16(&s->ev, x);
+	tb_u64(&s->ev, x);
+}
+
+static void sb_ev_big(struct sbuild *s, uint64_t ts, uint64_t x)
+{
+	sb_hdr(s, EV_BIG, ts, true);
+	tb_u64(&s->ev, x);
+}
+
+static void sb_write(struct sbuild *s, const char *dir, const char *name)
+{
+	write_file(dir, name, s->file.p, s->file.len);
+	tb_free(&s->file);
+	tb_free(&s->ev);
+}
+
+/* ---- temporary directories ------------------------------------------------ */
+
+static char tmpdir[256];
+
+static int rm_cb(const char *path, const struct stat *sb, int flag,
+		 struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-reader.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+	nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *subdir(const char *parent, const char *name)
+{
+	char *p;
+
+	REQUIRE(asprintf(&p, "%s/%s", parent, name) >= 0);
+	mkdir(p, 0755);
+	return p;
+}
+
+static struct rd_reader *open_one(const char *path)
+{
+	struct rd_reader *r = NULL;
+	char err[RD_ERRLEN];
+	int rc = rd_open(&r, &path, 1, err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "rd_open: %s", err);
+	return r;
+}
+
+/* ---- the basic sample trace ----------------------------------------------- */
+
+static const int16_t seq_vals[] = { 1, -2, 300, -32768, 32767 };
+
+static void build_basic(const char *dir)
+{
+	struct sbuild s;
+
+	write_meta(dir, UUID_A, "myproc", 1234, 1700000000, 123456789);
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 1000, 42);
+	sb_ev_a(&s, 1000, -5, 0xdeadbeef, "he\"l\\lo\n\t\x01 w\xc3\xb6rld", 3.5);
+	sb_ev_seq(&s, 2000, seq_vals, 5);
+	sb_ev_seq(&s, 3000, NULL, 0);
+	sb_ev_empty(&s, 0x2000000, false);	/* extended: delta >= 2^24 */
+	sb_ev_ints(&s, 0x2000005, UINT64_MAX);
+	sb_ev_ints(&s, 0x2000006, 0x80);
+	sb_ev_big(&s, 0x2000006, 77);		/* same timestamp */
+	sb_end(&s, 0x3000000);
+	s.disc = 3;
+	sb_begin(&s, 0x3000000, 43);
+	sb_ev_a(&s, 0x3000001, 7, 0, "", 0.1);
+	sb_ev_empty(&s, 0x3000002, true);
+	sb_end(&s, 0x3000002);
+	sb_write(&s, dir, "chan_0");
+}
+
+START_TEST(test_basic)
+{
+	const struct rd_event *ev;
+	struct rd_reader *r;
+	struct rd_value v;
+	int64_t ll;
+
+	build_basic(tmpdir);
+	r = open_one(tmpdir);
+	ck_assert_int_eq(rd_trace_count(r), 1);
+	ck_assert_int_eq(rd_stream_count(r), 1);
+	ck_assert_str_eq(rd_trace_procname(rd_trace_at(r, 0)), "myproc");
+	ck_assert_str_eq(rd_trace_hostname(rd_trace_at(r, 0)), "testhost");
+	ck_assert_int_eq(rd_trace_vpid(rd_trace_at(r, 0)), 1234);
+	ck_assert_str_eq(rd_trace_uuid(rd_trace_at(r, 0)), UUID_A);
+
+	/* ev_a */
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_str_eq(rd_event_name(ev), "prov:ev_a");
+	ck_assert_uint_eq(rd_event_clock(ev), 1000);
+	ck_assert_int_eq(rd_event_time_ns(ev),
+			 1700000000LL * 1000000000 + 123456789 + 1000);
+	ck_assert_uint_eq(rd_event_tid(ev), 42);
+	ck_assert_int_eq(rd_event_loglevel(ev, &ll), 1);
+	ck_assert_int_eq(ll, 13);
+	ck_assert_uint_eq(rd_event_field_count(ev), 4);
+	ck_assert_str_eq(rd_event_field_name(ev, 0), "num");
+	ck_assert_int_eq(rd_event_field(ev, 0, &v), 0);
+	ck_assert_int_eq(v.kind, RD_INT);
+	ck_assert(v.is_signed);
+	ck_assert_int_eq(v.s, -5);
+	ck_assert_int_eq(rd_event_field(ev, 1, &v), 0);
+	ck_assert_int_eq(v.base, 16);
+	ck_assert_uint_eq(v.u, 0xdeadbeef);
+	ck_assert_int_eq(rd_event_field(ev, 2, &v), 0);
+	ck_assert_int_eq(v.kind, RD_STRING);
+	ck_assert_str_eq(v.str, "he\"l\\lo\n\t\x01 w\xc3\xb6rld");
+	ck_assert_uint_eq(v.len, strlen(v.str));
+	ck_assert_int_eq(rd_event_field(ev, 3, &v), 0);
+	ck_assert_int_eq(v.kind, RD_FLOAT);
+	ck_assert(v.d == 3.5);
+	ck_assert_int_eq(rd_event_field(ev, 4, &v), -EINVAL);
+
+	/* ev_seq with 5 elements */
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_str_eq(rd_event_name(ev), "prov:ev_seq");
+	ck_assert_uint_eq(rd_event_clock(ev), 2000);
+	ck_assert_str_eq(rd_event_field_name(ev, 0), "arr_length");
+	ck_assert_str_eq(rd_event_field_name(ev, 1), "arr");
+	ck_assert_int_eq(rd_event_field(ev, 0, &v), 0);
+	ck_assert_uint_eq(v.u, 5);
+	ck_assert_int_eq(rd_event_field(ev, 1, &v), 0);
+	ck_assert_int_eq(v.kind, RD_SEQUENCE);
+	ck_assert_uint_eq(v.count, 5);
+	ck_assert_int_eq(rd_value_elem_s(&v, 0), 1);
+	ck_assert_int_eq(rd_value_elem_s(&v, 1), -2);
+	ck_assert_int_eq(rd_value_elem_s(&v, 2), 300);
+	ck_assert_int_eq(rd_value_elem_s(&v, 3), -32768);
+	ck_assert_int_eq(rd_value_elem_s(&v, 4), 32767);
+
+	/* empty sequence */
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_int_eq(rd_event_field(ev, 1, &v), 0);
+	ck_assert_uint_eq(v.count, 0);
+
+	/* empty event, extended header */
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_str_eq(rd_event_name(ev), "prov:empty");
+	ck_assert_uint_eq(rd_event_clock(ev), 0x2000000);
+	ck_assert_uint_eq(rd_event_field_count(ev), 0);
+
+	/* all integer sizes, all bits set */
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_str_eq(rd_event_name(ev), "prov:ints");
+	ck_assert_uint_eq(rd_event_clock(ev), 0x2000005);
+	rd_event_field(ev, 0, &v);
+	ck_assert_uint_eq(v.u, 0xff);
+	rd_event_field(ev, 1, &v);
+	ck_assert_uint_eq(v.u, 0xffff);
+	rd_event_field(ev, 2, &v);
+	ck_assert_uint_eq(v.u, 0xffffffff);
+	rd_event_field(ev, 3, &v);
+	ck_assert_uint_eq(v.u, UINT64_MAX);
+	rd_event_field(ev, 4, &v);
+	ck_assert_int_eq(v.s, -1);
+	rd_event_field(ev, 5, &v);
+	ck_assert_int_eq(v.s, -1);
+	rd_event_field(ev, 6, &v);
+	ck_assert_int_eq(v.s, -1);
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	rd_event_field(ev, 4, &v);
+	ck_assert_int_eq(v.s, -128);
+	rd_event_field(ev, 5, &v);
+	ck_assert_int_eq(v.s, 128);
+
+	/* id 300, extended */
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_str_eq(rd_event_name(ev), "other:big_id");
+	ck_assert_uint_eq(rd_event_id(ev), 300);
+	rd_event_field(ev, 0, &v);
+	ck_assert_uint_eq(v.u, 77);
+
+	/* second packet */
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_str_eq(rd_event_name(ev), "prov:ev_a");
+	ck_assert_uint_eq(rd_event_clock(ev), 0x3000001);
+	ck_assert_uint_eq(rd_event_tid(ev), 43);
+	ck_assert_uint_eq(rd_stream_discarded(rd_event_stream(ev)), 3);
+	rd_event_field(ev, 2, &v);
+	ck_assert_str_eq(v.str, "");
+	ck_assert_uint_eq(v.len, 0);
+	rd_event_field(ev, 3, &v);
+	ck_assert(v.d == 0.1);
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_str_eq(rd_event_name(ev), "prov:empty");
+	ck_assert_int_eq(rd_next(r, &ev), 0);
+	ck_assert_int_eq(rd_next(r, &ev), 0);
+	ck_assert_uint_eq(rd_stream_event_count(rd_stream_at(r, 0)), 9);
+	rd_close(r);
+}
+END_TEST
+
+START_TEST(test_wrap)
+{
+	static const uint64_t ts[] = {
+		0xfffff0, 0x1000010, 0x1ffffff, 0x2000000, 0x2fffffe,
+		0x3000001, 0x3000001, 0x12345678,
+	};
+	const struct rd_event *ev;
+	struct rd_reader *r;
+	struct sbuild s;
+	size_t i;
+
+	write_meta(tmpdir, UUID_A, "p", 1, 0, 0);
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 0xffff00, 1);
+	for (i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
+		sb_ev_empty(&s, ts[i], false);
+	sb_end(&s, 0x12345678);
+	/* the compact headers above all wrapped or not as expected */
+	sb_write(&s, tmpdir, "s");
+	r = open_one(tmpdir);
+	for (i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		ck_assert_int_eq(rd_next(r, &ev), 1);
+		ck_assert_uint_eq(rd_event_clock(ev), ts[i]);
+		ck_assert_int_eq(rd_event_time_ns(ev), (int64_t)ts[i]);
+	}
+	ck_assert_int_eq(rd_next(r, &ev), 0);
+	rd_close(r);
+}
+END_TEST
+
+/*
+ * Two traces with different clock offsets, two streams each, plus an empty
+ * stream file, a hidden file and an index directory. Event x field = the
+ * expected rank in the merged output.
+ */
+static void build_session(const char *dir)
+{
+	struct { const char *name; int64_t off_s, off; const char *uuid; } tr[] = {
+		{ "procb-20", 99, 500000000, UUID_B },
+		{ "proca-10", 100, 0, UUID_A },
+	};
+	/* global ns (relative to 100 s) of the events, per trace and stream */
+	static const uint64_t at[2][2][4] = {
+		{ { 0, 30, 60, 90 }, { 10, 40, 70, 100 } },
+		{ { 20, 50, 80, 100 }, { 5, 55, 85, 200 } },
+	};
+	int t, st, i;
+
+	for (t = 0; t < 2; t++) {
+		char *td = subdir(dir, tr[t].name);
+		char *idx = subdir(td, "index");
+		int64_t base = (tr[t].off_s - 100) * 1000000000 + tr[t].off;
+
+		write_meta(td, tr[t].uuid, tr[t].name, 10 + 10 * t, tr[t].off_s,
+			   tr[t].off);
+		for (st = 0; st < 2; st++) {
+			struct sbuild s;
+			char name[24];
+
+			sb_init(&s, tr[t].uuid, st);
+			/* clock value = global ns - trace base */
+			sb_begin(&s, at[t][st][0] - base, 100 + st);
+			for (i = 0; i < 4; i++)
+				sb_ev_big(&s, at[t][st][i] - base,
+					  t * 100 + st * 10 + i);
+			sb_end(&s, at[t][st][3] - base);
+			snprintf(name, sizeof(name), "chan_%d", st);
+			sb_write(&s, td, name);
+		}
+		write_file(td, "chan_empty", "", 0);
+		write_file(td, ".hidden", "junk", 4);
+		write_file(idx, "chan_0.idx", "junk", 4);
+		free(idx);
+		free(td);
+	}
+}
+
+START_TEST(test_merge)
+{
+	/*
+	 * expected x values in merged order (x = 100 * builder trace + 10 *
+	 * stream + i; builder trace 0 is procb-20, sorted after proca-10, so
+	 * at the tie at 100 ns proca's event (103) comes before procb's (13))
+	 */
+	static const uint64_t order[] = {
+		0, 110, 10, 100, 1, 11, 101, 111, 2, 12, 102, 112,
+		3, 103, 13, 113,
+	};
+	const struct rd_event *ev;
+	struct rd_reader *r;
+	struct rd_value v;
+	char *sess = subdir(tmpdir, "session");
+	char *deep = subdir(sess, "deeper");
+	size_t i;
+	int64_t prev = INT64_MIN;
+
+	build_session(deep);
+	r = open_one(sess);
+	ck_assert_int_eq(rd_trace_count(r), 2);
+	/* 3 stream files per trace, hidden file and index/ ignored */
+	ck_assert_int_eq(rd_stream_count(r), 6);
+	/* traces sorted by path: proca-10 first */
+	ck_assert_str_eq(rd_trace_procname(rd_trace_at(r, 0)), "proca-10");
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		uint64_t x;
+
+		ck_assert_int_eq(rd_next(r, &ev), 1);
+		rd_event_field(ev, 0, &v);
+		x = v.u;
+		ck_assert_msg(x == order[i], "event %zu: got %" PRIu64
+			      " expected %" PRIu64, i, x, order[i]);
+		ck_assert_int_ge(rd_event_time_ns(ev), prev);
+		prev = rd_event_time_ns(ev);
+	}
+	ck_assert_int_eq(rd_next(r, &ev), 0);
+	rd_close(r);
+	free(deep);
+	free(sess);
+}
+END_TEST
+
+START_TEST(test_discarded)
+{
+	const struct rd_event *ev;
+	struct rd_reader *r;
+	struct sbuild s;
+	int n = 0;
+
+	write_meta(tmpdir, UUID_A, "p", 1, 0, 0);
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 10, 1);
+	sb_ev_empty(&s, 10, false);
+	sb_end(&s, 10);
+	s.disc = 2;
+	sb_begin(&s, 20, 1);
+	sb_ev_empty(&s, 20, false);
+	sb_end(&s, 20);
+	s.disc = 7;
+	s.seq++;		/* one lost packet */
+	sb_begin(&s, 30, 1);
+	sb_end(&s, 30);		/* empty packet */
+	sb_write(&s, tmpdir, "s");
+	write_file(tmpdir, "empty", "", 0);
+	r = open_one(tmpdir);
+	while (rd_next(r, &ev) > 0)
+		n++;
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(rd_stream_discarded(rd_stream_at(r, 1)), 7);
+	ck_assert_uint_eq(rd_stream_lost_packets(rd_stream_at(r, 1)), 1);
+	ck_assert_uint_eq(rd_stream_discarded(rd_stream_at(r, 0)), 0);
+	rd_close(r);
+}
+END_TEST
+
+START_TEST(test_tsdl)
+{
+	struct tsdl_metadata *m;
+	const struct tsdl_event_class *ec;
+	char *text = metadata_text(UUID_A, "pr", 5, -3, 1500, 1000000,
+				   events_tsdl);
+	char err[256];
+
+	ck_assert_int_eq(tsdl_parse(text, strlen(text), "x/metadata", &m, err,
+				    sizeof(err)), 0);
+	ck_assert_str_eq(m->clock.name, "monotonic");
+	ck_assert_uint_eq(m->clock.freq, 1000000);
+	ck_assert_int_eq(m->clock.offset_s, -3);
+	ck_assert_int_eq(m->clock.offset, 1500);
+	ck_assert_str_eq(m->procname, "pr");
+	ck_assert_str_eq(m->hostname, "testhost");
+	ck_assert_int_eq(m->vpid, 5);
+	ck_assert_str_eq(m->uuid_str, UUID_A);
+	ck_assert_uint_eq(m->nevents, 5);
+	ec = tsdl_find_event(m, 1);
+	ck_assert_ptr_nonnull(ec);
+	ck_assert_str_eq(ec->name, "prov:ev_seq");
+	ck_assert_int_eq(ec->loglevel, 14);
+	ck_assert_uint_eq(ec->nfields, 2);
+	ck_assert_int_eq(ec->fields[1].kind, TSDL_F_SEQUENCE);
+	ck_assert_uint_eq(ec->fields[1].len_field, 0);
+	ck_assert_uint_eq(ec->fields[1].bytes, 2);
+	ck_assert(ec->fields[1].is_signed);
+	ec = tsdl_find_event(m, 300);
+	ck_assert_ptr_nonnull(ec);
+	ck_assert_str_eq(ec->name, "other:big_id");
+	ck_assert_ptr_null(tsdl_find_event(m, 4));
+	ck_assert_ptr_null(tsdl_find_event(m, 100000));
+	tsdl_free(m);
+	free(text);
+}
+END_TEST
+
+/* Non-1 GHz clock: conversion like babeltrace2. */
+START_TEST(test_freq)
+{
+	const struct rd_event *ev;
+	struct rd_reader *r;
+	struct sbuild s;
+	char *m = metadata_text(UUID_A, "p", 1, 10, 2500, 1000, events_tsdl);
+
+	write_file(tmpdir, "metadata", m, strlen(m));
+	free(m);
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 7, 1);
+	sb_ev_empty(&s, 7, false);
+	sb_end(&s, 7);
+	sb_write(&s, tmpdir, "s");
+	r = open_one(tmpdir);
+	ck_assert_int_eq(rd_next(r, &ev), 1);
+	/* 10 s + 2500 ms + 7 ms */
+	ck_assert_int_eq(rd_event_time_ns(ev), 12507000000LL);
+	rd_close(r);
+}
+END_TEST
+
+/* ---- corrupt input ---------------------------------------------------------- */
+
+/* Iterate to the end; return the error (or 0) and the message. */
+static int drain(const char *dir, char *msg, size_t len, int *nev)
+{
+	const struct rd_event *ev;
+	struct rd_reader *r = NULL;
+	int rc, n = 0;
+
+	rc = rd_open(&r, &dir, 1, msg, len);
+	if (rc)
+		return rc;
+	while ((rc = rd_next(r, &ev)) > 0) {
+		unsigned i;
+
+		for (i = 0; i < rd_event_field_count(ev); i++) {
+			struct rd_value v;
+
+			ck_assert_int_eq(rd_event_field(ev, i, &v), 0);
+			if (v.kind == RD_STRING)
+				ck_assert_uint_eq(strlen(v.str), v.len);
+			if (v.kind == RD_SEQUENCE && v.count)
+				(void)rd_value_elem_u(&v, v.count - 1);
+		}
+		n++;
+	}
+	if (rc)
+		snprintf(msg, len, "%s", rd_errmsg(r));
+	if (nev)
+		*nev = n;
+	rd_close(r);
+	return rc;
+}
+
+/* One packet with an ev_a, an ev_seq; returns the file image. */
+static struct tbuf one_packet(void)
+{
+	struct sbuild s;
+	struct tbuf f;
+
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 100, 1);
+	sb_ev_a(&s, 100, 1, 2, "abc", 1.0);
+	sb_ev_seq(&s, 200, seq_vals, 3);
+	sb_end(&s, 200);
+	f = s.file;
+	tb_free(&s.ev);
+	return f;
+}
+
+static void expect_corrupt(struct tbuf *f, const char *what)
+{
+	char msg[RD_ERRLEN];
+	int rc;
+
+	write_meta(tmpdir, UUID_A, "p", 1, 0, 0);
+	write_file(tmpdir, "s", f->p, f->len);
+	rc = drain(tmpdir, msg, sizeof(msg), NULL);
+	ck_assert_int_lt(rc, 0);
+	ck_assert_msg(strstr(msg, what) != NULL, "message '%s' lacks '%s'",
+		      msg, what);
+	ck_assert_msg(strstr(msg, "/s: offset ") != NULL,
+		      "message '%s' lacks file and offset", msg);
+}
+
+START_TEST(test_truncated)
+{
+	struct tbuf f = one_packet();
+
+	f.len -= 3;
+	expect_corrupt(&f, "runs past the end of the file");
+	f.len = 50;
+	expect_corrupt(&f, "truncated packet header");
+	tb_free(&f);
+}
+END_TEST
+
+START_TEST(test_bad_magic)
+{
+	struct tbuf f = one_packet();
+
+	f.p[0] ^= 1;
+	expect_corrupt(&f, "bad packet magic");
+	tb_free(&f);
+}
+END_TEST
+
+START_TEST(test_content_size)
+{
+	struct tbuf f = one_packet();
+	uint64_t big = (f.len + 8) * 8;
+
+	memcpy(f.p + 48, &big, 8);	/* content_size > packet_size */
+	expect_corrupt(&f, "invalid content_size");
+	memcpy(f.p + 56, &big, 8);	/* both beyond the file */
+	expect_corrupt(&f, "runs past the end of the file");
+	big = 16;
+	memcpy(f.p + 48, &big, 8);	/* smaller than the header */
+	expect_corrupt(&f, "invalid content_size");
+	tb_free(&f);
+}
+END_TEST
+
+START_TEST(test_unknown_id)
+{
+	struct tbuf f = one_packet();
+
+	f.p[84] = 17;		/* first event header id */
+	expect_corrupt(&f, "unknown event id 17");
+	tb_free(&f);
+}
+END_TEST
+
+START_TEST(test_unterminated)
+{
+	struct sbuild s;
+
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 100, 1);
+	sb_hdr(&s, EV_A, 100, false);
+	tb_u32(&s.ev, 1);
+	tb_u64(&s.ev, 2);
+	tb_put(&s.ev, "abc", 3);	/* no NUL up to the content end */
+	sb_end(&s, 100);
+	expect_corrupt(&s.file, "unterminated string");
+	tb_free(&s.file);
+	tb_free(&s.ev);
+}
+END_TEST
+
+START_TEST(test_seq_past_end)
+{
+	struct sbuild s;
+
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 100, 1);
+	sb_hdr(&s, EV_SEQ, 100, false);
+	tb_u32(&s.ev, 0x7fffffff);
+	tb_u16(&s.ev, 1);
+	sb_end(&s, 100);
+	expect_corrupt(&s.file, "runs past the end of the packet");
+	tb_free(&s.file);
+	tb_free(&s.ev);
+}
+END_TEST
+
+START_TEST(test_bad_timestamps)
+{
+	struct sbuild s;
+
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 100, 1);
+	sb_ev_empty(&s, 500, false);
+	sb_end(&s, 200);	/* event after timestamp_end */
+	expect_corrupt(&s.file, "after the packet's timestamp_end");
+	tb_free(&s.file);
+	tb_free(&s.ev);
+}
+END_TEST
+
+static void expect_bad_meta(const char *text, const char *what)
+{
+	char msg[RD_ERRLEN];
+	const char *dir = tmpdir;
+	struct rd_reader *r = NULL;
+	int rc;
+
+	write_file(tmpdir, "metadata", text, strlen(text));
+	rc = rd_open(&r, &dir, 1, msg, sizeof(msg));
+	ck_assert_int_lt(rc, 0);
+	ck_assert_ptr_null(r);
+	ck_assert_msg(strstr(msg, what) != NULL, "message '%s' lacks '%s'",
+		      msg, what);
+	ck_assert_msg(strstr(msg, "/metadata:") != NULL,
+		      "message '%s' lacks the file name", msg);
+}
+
+static char *meta_replace(const char *from, const char *to)
+{
+	char *m = metadata_text(UUID_A, "p", 1, 0, 0, 1000000000, events_tsdl);
+	char *pos = strstr(m, from), *out;
+
+	ck_assert_ptr_nonnull(pos);
+	ck_assert_int_ge(asprintf(&out, "%.*s%s%s", (int)(pos - m), m, to,
+				  pos + strlen(from)), 0);
+	free(m);
+	return out;
+}
+
+START_TEST(test_bad_metadata)
+{
+	static const struct { const char *from, *to, *what; } cases[] = {
+		{ "int32_t _num;", "int32_t _num", ":78: expected ';'" },
+		{ "int32_t _num;", "int31_t _num;", ":77: unknown type 'int31_t'" },
+		{ "_arr[_arr_length]", "_arr[_nope]", "length field '_nope'" },
+		{ "id = 3;", "id = 1;", "duplicate event id 1" },
+		{ "uint32_t tid;", "uint16_t tid;", "unsupported packet.context" },
+		{ "uint32_t magic;", "uint64_t magic;", "unsupported packet.header" },
+		{ "size = 24;", "size = 16;", "unsupported event.header" },
+		{ "byte_order = le;", "byte_order = be;", "unsupported byte_order" },
+		{ "freq = 1000000000;", "freq = 0;", "freq must not be 0" },
+		{ "/* CTF 1.8 */", "/* CTF", "signature" },
+		{ "major = 1;", "major = \"x;", "malformed integer literal" },
+		{ "\"other:big_id\"", "\"other:big_id", "unterminated string" },
+		{ "uuid = \"2a", "uuid = \"zz", "malformed uuid" },
+		{ "stream {", "/* stream {", "unterminated comment" },
+		{ "double _val;", "double _val[4];", "unsupported element type" },
+		{ "clock {", "clock2 {", "unexpected 'clock2'" },
+		{ "size = 8; align = 8; signed = false; } := uint8_t;",
+		  "size = 8; align = 8; signed = false; := uint8_t;",
+		  "expected" },
+		{ "offset_s = 0;", "offset_s = 99999999999999999999999;",
+		  "out of range" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *m = meta_replace(cases[i].from, cases[i].to);
+
+		expect_bad_meta(m, cases[i].what);
+		free(m);
+	}
+	expect_bad_meta("", "signature");
+	expect_bad_meta("/* CTF 1.8 */\n", "missing trace block");
+}
+END_TEST
+
+/* Every truncation and every single-byte flip: errors only, no crash. */
+START_TEST(test_fuzz_stream)
+{
+	struct sbuild s;
+	struct tbuf img;
+	char msg[RD_ERRLEN];
+	size_t i, len;
+	int n;
+
+	build_basic(tmpdir);	/* metadata */
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 1000, 42);
+	sb_ev_a(&s, 1000, -5, 0xdeadbeef, "hello", 3.5);
+	sb_ev_seq(&s, 2000, seq_vals, 5);
+	sb_ev_empty(&s, 0x2000000, false);
+	sb_ev_big(&s, 0x2000001, 1);
+	sb_end(&s, 0x3000000);
+	sb_begin(&s, 0x3000000, 43);
+	sb_ev_ints(&s, 0x3000001, 9);
+	sb_end(&s, 0x3000002);
+	img = s.file;
+	len = img.len;
+	tb_free(&s.ev);
+	for (i = 0; i < len; i++) {
+		write_file(tmpdir, "chan_0", img.p, i);
+		ck_assert_int_lt(drain(tmpdir, msg, sizeof(msg), &n), 1);
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char save = img.p[i];
+
+		img.p[i] ^= 0xa5;
+		write_file(tmpdir, "chan_0", img.p, len);
+		ck_assert_int_lt(drain(tmpdir, msg, sizeof(msg), &n), 1);
+		img.p[i] = save;
+	}
+	write_file(tmpdir, "chan_0", img.p, len);
+	ck_assert_int_eq(drain(tmpdir, msg, sizeof(msg), &n), 0);
+	ck_assert_int_eq(n, 5);
+	tb_free(&img);
+}
+END_TEST
+
+START_TEST(test_fuzz_metadata)
+{
+	char *m = metadata_text(UUID_A, "p", 1, 0, 0, 1000000000, events_tsdl);
+	size_t i, len = strlen(m);
+	struct tsdl_metadata *md;
+	char err[256];
+	int ok = 0;
+
+	for (i = 0; i <= len; i++) {
+		if (!tsdl_parse(m, i, "metadata", &md, err, sizeof(err))) {
+			tsdl_free(md);
+			ok++;
+		}
+	}
+	/* cuts right after an event block's "};" still parse */
+	ck_assert_int_ge(ok, 3);
+	ck_assert_int_le(ok, 3 * 6);
+	for (i = 0; i < len; i++) {
+		char save = m[i];
+
+		m[i] = (char)(save ^ 0x21);
+		if (!tsdl_parse(m, len, "metadata", &md, err, sizeof(err)))
+			tsdl_free(md);
+		m[i] = save;
+	}
+	free(m);
+}
+END_TEST
+
+START_TEST(test_no_trace)
+{
+	char msg[RD_ERRLEN];
+	struct rd_reader *r = NULL;
+	const char *p = tmpdir, *missing = "/nonexistent/trace";
+
+	ck_assert_int_eq(rd_open(&r, &p, 1, msg, sizeof(msg)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(msg, "no CTF trace"));
+	ck_assert_int_eq(rd_open(&r, &missing, 1, msg, sizeof(msg)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(msg, "/nonexistent/trace"));
+}
+END_TEST
+
+/* ---- samples for babeltrace2 comparison ------------------------------------ */
+
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* N random events over 2 traces x 3 streams, packets of ~64 KiB. */
+static void build_random(const char *dir, long n)
+{
+	static const char *const words[] = {
+		"", "a", "hello world", "tab\there", "quote\"back\\slash",
+		"nl\nesc\x1b", "utf8 \xc3\xa9t\xc3\xa9",
+	};
+	int t, st;
+
+	for (t = 0; t < 2; t++) {
+		char name[32], *td;
+
+		snprintf(name, sizeof(name), "rnd%d-%d", t, 4000 + t);
+		td = subdir(dir, name);
+		write_meta(td, t ? UUID_B : UUID_A, name, 4000 + t,
+			   1700000000 + t, 250000000 * t);
+		for (st = 0; st < 3; st++) {
+			struct sbuild s;
+			uint64_t ts = 1000000 + rnd() % 1000;
+			long i, per = n / 6;
+
+			sb_init(&s, t ? UUID_B : UUID_A, st);
+			sb_begin(&s, ts, 500 + st);
+			for (i = 0; i < per; i++) {
+				int16_t sv[8];
+				uint32_t k, cnt;
+
+				ts += rnd() % 64 == 0 ? rnd() % (1ULL << 26) :
+					rnd() % 2000;
+				switch (rnd() % 5) {
+				case 0:
+					sb_ev_a(&s, ts, (int32_t)rnd(), rnd() >> (rnd() % 64),
+						words[rnd() % 7],
+						(double)(int64_t)(rnd() % 20000 - 10000) / 4);
+					break;
+				case 1:
+					cnt = rnd() % 8;
+					for (k = 0; k < cnt; k++)
+						sv[k] = (int16_t)rnd();
+					sb_ev_seq(&s, ts, sv, cnt);
+					break;
+				case 2:
+					sb_ev_empty(&s, ts, rnd() % 4 == 0);
+					break;
+				case 3:
+					sb_ev_ints(&s, ts, rnd() >> (rnd() % 64));
+					break;
+				default:
+					sb_ev_big(&s, ts, rnd());
+					break;
+				}
+				if (s.ev.len > 65000) {
+					sb_end(&s, ts);
+					if (rnd() % 4 == 0)
+						s.disc += rnd() % 10;
+					sb_begin(&s, ts, 500 + st);
+				}
+			}
+			sb_end(&s, ts);
+			snprintf(name, sizeof(name), "chan_%d", st);
+			sb_write(&s, td, name);
+		}
+		free(td);
+	}
+}
+
+static int write_samples(const char *dir, long n)
+{
+	char *d;
+
+	mkdir(dir, 0755);
+	d = subdir(dir, "basic");
+	build_basic(d);
+	free(d);
+	d = subdir(dir, "session");
+	build_session(d);
+	free(d);
+	d = subdir(dir, "random");
+	build_random(d, n);
+	free(d);
+	return 0;
+}
+
+static Suite *reader_suite(void)
+{
+	Suite *s = suite_create("reader");
+	TCase *tc = tcase_create("decode");
+	TCase *tcc = tcase_create("corrupt");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_basic);
+	tcase_add_test(tc, test_wrap);
+	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_discarded);
+	tcase_add_test(tc, test_tsdl);
+	tcase_add_test(tc, test_freq);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(tcc, setup, teardown);
+	tcase_set_timeout(tcc, 60);
+	tcase_add_test(tcc, test_truncated);
+	tcase_add_test(tcc, test_bad_magic);
+	tcase_add_test(tcc, test_content_size);
+	tcase_add_test(tcc, test_unknown_id);
+	tcase_add_test(tcc, test_unterminated);
+	tcase_add_test(tcc, test_seq_past_end);
+	tcase_add_test(tcc, test_bad_timestamps);
+	tcase_add_test(tcc, test_bad_metadata);
+	tcase_add_test(tcc, test_fuzz_stream);
+	tcase_add_test(tcc, test_fuzz_metadata);
+	tcase_add_test(tcc, test_no_trace);
+	suite_add_tcase(s, tcc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	SRunner *sr;
+	int failed;
+
+	if (argc >= 3 && !strcmp(argv[1], "--write-samples")) {
+		outside_tests = true;
+		return write_samples(argv[2], argc >= 4 ? atol(argv[3]) : 60000);
+	}
+	sr = srunner_create(reader_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,1117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.c - reader core: finds traces, decodes packets and events, and
+ * merges the events of all streams of all traces in time order.
+ *
+ * Each data stream file is read one packet at a time with pread() into a
+ * buffer owned by the stream (never the whole file), so memory is bounded by
+ * (number of streams) x (largest packet), independent of the trace size.
+ * Streams positioned on their next event sit in a binary min-heap keyed by
+ * (wall-clock ns of that event, global stream index); rd_next() advances the
+ * stream whose event it returned last, restores the heap and returns the new
+ * root.
+ *
+ * Invariants:
+ *  - every offset and length read from a file is checked against the packet
+ *    content (for events) or the file size (for packets) before use; the
+ *    packet buffer holds exactly content_size/8 bytes of the current packet;
+ *  - s->ev describes the stream's current event; its field offsets
+ *    (s->foff[0..nfields]) are absolute positions in s->buf, foff[nfields]
+ *    is the end of the event; they stay valid until the stream advances;
+ *  - s->last_ts is the clock value of the previous event of the stream
+ *    (timestamp_begin at a packet start); timestamps never decrease;
+ *  - errors are sticky: once rd_next() failed it keeps returning the error.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reader.h"
+#include "tsdl.h"
+
+#define RD_MAX_DEPTH 8
+#define RD_MAX_METADATA (64U << 20)
+#define RD_MAX_PACKET (256U << 20)
+#define RD_NS_PER_S 1000000000LL
+
+struct rd_trace {
+	char *path;
+	char *meta_path;
+	struct tsdl_metadata *meta;
+	size_t index;
+	int64_t base_ns;	/* clock offset in ns since the Epoch */
+	uint64_t freq;
+};
+
+struct rd_event {
+	struct rd_stream *stream;
+	const struct tsdl_event_class *cls;
+	uint64_t ts;		/* raw clock value */
+	int64_t ns;		/* ns since the Epoch */
+	size_t pos;		/* header position in the packet */
+};
+
+struct rd_stream {
+	struct rd_event ev;
+	struct rd_trace *trace;
+	char *path;
+	int fd;
+	size_t index;
+	uint64_t file_size;
+	unsigned char *buf;
+	size_t cap;
+	size_t pos;		/* next event position in buf */
+	size_t content;		/* bytes of content in buf */
+	uint64_t pkt_off;	/* file offset of the current packet */
+	uint64_t next_off;	/* file offset of the next packet */
+	uint64_t ts_begin, ts_end, last_ts;
+	uint64_t seq, discarded, instance_id, lost, nevents;
+	uint32_t tid;
+	bool have_packet;
+	uint32_t *foff;
+};
+
+struct rd_reader {
+	struct rd_trace **traces;
+	size_t ntraces, traces_cap;
+	struct rd_stream **streams;
+	size_t nstreams, streams_cap;
+	struct rd_stream **heap;
+	size_t nheap;
+	struct rd_stream *cur;
+	bool started;
+	int error;
+	char err[RD_ERRLEN];
+};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static inline uint32_t rd_le32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline uint64_t rd_le64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline uint64_t rd_read_uint(const unsigned char *p, unsigned bytes)
+{
+	uint16_t v16;
+
+	switch (bytes) {
+	case 1:
+		return p[0];
+	case 2:
+		memcpy(&v16, p, 2);
+		return le16toh(v16);
+	case 4:
+		return rd_le32(p);
+	default:
+		return rd_le64(p);
+	}
+}
+
+static inline int64_t rd_sext(uint64_t v, unsigned bytes)
+{
+	unsigned sh = 64 - 8 * bytes;
+
+	if (!sh)
+		return (int64_t)v;
+	return (int64_t)(v << sh) >> sh;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int rd_msg(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* Record a sticky error on a stream: "file: offset N: what". */
+__attribute__((format(printf, 5, 6)))
+static int rd_fail(struct rd_reader *r, const struct rd_stream *s,
+		   uint64_t off, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->err, sizeof(r->err), "%s: offset %" PRIu64 ": ",
+		     s->path, off);
+	if (n >= 0 && (size_t)n < sizeof(r->err)) {
+		va_start(ap, fmt);
+		vsnprintf(r->err + n, sizeof(r->err) - n, fmt, ap);
+		va_end(ap);
+	}
+	r->error = rc;
+	return rc;
+}
+
+static char *rd_join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+
+	if (!p)
+		return NULL;
+	memcpy(p, dir, a);
+	p[a] = '/';
+	memcpy(p + a + 1, name, b + 1);
+	return p;
+}
+
+static int rd_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENODATA;	/* file shrank */
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+static uint64_t rd_cycles_to_ns(uint64_t freq, uint64_t v)
+{
+	double d;
+
+	if (freq == 1000000000)
+		return v;
+	/* same conversion as babeltrace2, so timestamps agree */
+	d = 1e9 * (double)v / (double)freq;
+	if (d >= 18446744073709551615.0)
+		return UINT64_MAX;
+	return (uint64_t)d;
+}
+
+/* ---- clock ------------------------------------------------------------- */
+
+static void rd_trace_init_clock(struct rd_trace *t)
+{
+	const struct tsdl_clock *c = &t->meta->clock;
+	int64_t off_s = c->offset_s, cyc = c->offset;
+	int64_t f = c->freq > INT64_MAX ? INT64_MAX : (int64_t)c->freq;
+
+	/* normalise offset into [0, freq) cycles plus seconds */
+	off_s += cyc / f;
+	cyc %= f;
+	if (cyc < 0) {
+		cyc += f;
+		off_s--;
+	}
+	t->freq = c->freq;
+	t->base_ns = off_s * RD_NS_PER_S +
+		(int64_t)rd_cycles_to_ns(c->freq, (uint64_t)cyc);
+}
+
+static inline int64_t rd_ns(const struct rd_trace *t, uint64_t v)
+{
+	return t->base_ns + (int64_t)rd_cycles_to_ns(t->freq, v);
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+static int rd_read_metadata(struct rd_trace *t, char *err, size_t errlen)
+{
+	struct stat st;
+	char *text = NULL;
+	int fd, rc;
+
+	fd = open(t->meta_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		rd_msg(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
+		return rc;
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		rd_msg(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
+		goto out;
+	}
+	if (st.st_size > RD_MAX_METADATA) {
+		rc = -EFBIG;
+		rd_msg(err, errlen, "%s: metadata too large", t->meta_path);
+		goto out;
+	}
+	text = malloc(st.st_size + 1);
+	if (!text) {
+		rc = -ENOMEM;
+		rd_msg(err, errlen, "%s: out of memory", t->meta_path);
+		goto out;
+	}
+	rc = rd_pread_full(fd, text, st.st_size, 0);
+	if (rc) {
+		rd_msg(err, errlen, "%s: read error: %s", t->meta_path,
+		       strerror(-rc));
+		goto out;
+	}
+	if (st.st_size >= 4 && rd_le32((const unsigned char *)text) ==
+	    0x75D11D57U) {
+		rc = -ENOTSUP;
+		rd_msg(err, errlen,
+		       "%s:1: packetized metadata is not supported",
+		       t->meta_path);
+		goto out;
+	}
+	if (st.st_size < 9 || memcmp(text, "/* CTF 1.", 9)) {
+		rc = -EINVAL;
+		rd_msg(err, errlen,
+		       "%s:1: not CTF metadata (missing \"/* CTF 1.8 */\" signature)",
+		       t->meta_path);
+		goto out;
+	}
+	if (memchr(text, '\0', st.st_size)) {
+		rc = -EINVAL;
+		rd_msg(err, errlen, "%s: NUL byte in metadata text",
+		       t->meta_path);
+		goto out;
+	}
+	rc = tsdl_parse(text, st.st_size, t->meta_path, &t->meta, err, errlen);
+	if (!rc)
+		rd_trace_init_clock(t);
+out:
+	free(text);
+	close(fd);
+	return rc;
+}
+
+static int rd_add_stream(struct rd_reader *r, struct rd_trace *t,
+			 const char *name, char *err, size_t errlen)
+{
+	struct rd_stream *s;
+	struct stat st;
+	int rc;
+
+	if (r->nstreams == r->streams_cap) {
+		size_t cap = r->streams_cap ? r->streams_cap * 2 : 16;
+		struct rd_stream **n = realloc(r->streams, cap * sizeof(*n));
+
+		if (!n)
+			goto nomem;
+		r->streams = n;
+		r->streams_cap = cap;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto nomem;
+	s->fd = -1;
+	s->trace = t;
+	s->ev.stream = s;
+	s->path = rd_join(t->path, name);
+	s->foff = calloc(t->meta->max_fields + 1, sizeof(*s->foff));
+	if (!s->path || !s->foff) {
+		free(s->path);
+		free(s->foff);
+		free(s);
+		goto nomem;
+	}
+	s->index = r->nstreams;
+	r->streams[r->nstreams++] = s;	/* freed by rd_close from now on */
+	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0 || fstat(s->fd, &st) < 0) {
+		rc = -errno;
+		rd_msg(err, errlen, "%s: %s", s->path, strerror(-rc));
+		return rc;
+	}
+	s->file_size = st.st_size;
+	return 0;
+nomem:
+	rd_msg(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+static int rd_filter_streams(const struct dirent *d)
+{
+	return d->d_name[0] != '.' && strcmp(d->d_name, "metadata");
+}
+
+static int rd_add_trace(struct rd_reader *r, const char *dir, char *err,
+			size_t errlen)
+{
+	struct dirent **names = NULL;
+	struct rd_trace *t;
+	int i, n, rc = 0;
+
+	if (r->ntraces == r->traces_cap) {
+		size_t cap = r->traces_cap ? r->traces_cap * 2 : 8;
+		struct rd_trace **nt = realloc(r->traces, cap * sizeof(*nt));
+
+		if (!nt)
+			goto nomem;
+		r->traces = nt;
+		r->traces_cap = cap;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		goto nomem;
+	t->path = strdup(dir);
+	t->meta_path = rd_join(dir, "metadata");
+	if (!t->path || !t->meta_path) {
+		free(t->path);
+		free(t->meta_path);
+		free(t);
+		goto nomem;
+	}
+	t->index = r->ntraces;
+	r->traces[r->ntraces++] = t;
+	rc = rd_read_metadata(t, err, errlen);
+	if (rc)
+		return rc;
+
+	n = scandir(dir, &names, rd_filter_streams, alphasort);
+	if (n < 0) {
+		rc = -errno;
+		rd_msg(err, errlen, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		struct stat st;
+		char *p = rd_join(dir, names[i]->d_name);
+
+		if (!p) {
+			rc = -ENOMEM;
+			rd_msg(err, errlen, "out of memory");
+			break;
+		}
+		if (stat(p, &st) < 0) {
+			rc = -errno;
+			rd_msg(err, errlen, "%s: %s", p, strerror(-rc));
+			free(p);
+			break;
+		}
+		free(p);
+		if (!S_ISREG(st.st_mode))
+			continue;	/* index/ and other directories */
+		rc = rd_add_stream(r, t, names[i]->d_name, err, errlen);
+		if (rc)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+nomem:
+	rd_msg(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+static int rd_scan(struct rd_reader *r, const char *dir, int depth, char *err,
+		   size_t errlen)
+{
+	struct dirent **names = NULL;
+	struct stat st;
+	char *meta;
+	int i, n, rc = 0;
+
+	meta = rd_join(dir, "metadata");
+	if (!meta) {
+		rd_msg(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = stat(meta, &st);
+	free(meta);
+	if (!rc && S_ISREG(st.st_mode))
+		return rd_add_trace(r, dir, err, errlen);
+	if (depth >= RD_MAX_DEPTH)
+		return 0;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0) {
+		rc = -errno;
+		rd_msg(err, errlen, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	rc = 0;
+	for (i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		char *p;
+
+		if (rc || !strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		p = rd_join(dir, name);
+		if (!p) {
+			rc = -ENOMEM;
+			rd_msg(err, errlen, "out of memory");
+			continue;
+		}
+		/* lstat: do not follow symlinks, so no loops */
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			rc = rd_scan(r, p, depth + 1, err, errlen);
+		free(p);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+int rd_open(struct rd_reader **out, const char *const *paths, size_t npaths,
+	    char *err, size_t errlen)
+{
+	struct rd_reader *r;
+	struct stat st;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	rd_msg(err, errlen, "no error");
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		rd_msg(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < npaths; i++) {
+		size_t before = r->ntraces;
+
+		if (stat(paths[i], &st) < 0) {
+			rc = -errno;
+			rd_msg(err, errlen, "%s: %s", paths[i], strerror(-rc));
+			goto fail;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			rc = -ENOTDIR;
+			rd_msg(err, errlen, "%s: not a directory", paths[i]);
+			goto fail;
+		}
+		rc = rd_scan(r, paths[i], 0, err, errlen);
+		if (rc)
+			goto fail;
+		if (r->ntraces == before) {
+			rc = -ENOENT;
+			rd_msg(err, errlen, "%s: no CTF trace found (no metadata file)",
+			       paths[i]);
+			goto fail;
+		}
+	}
+	r->heap = calloc(r->nstreams + 1, sizeof(*r->heap));
+	if (!r->heap) {
+		rc = -ENOMEM;
+		rd_msg(err, errlen, "out of memory");
+		goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	rd_close(r);
+	return rc;
+}
+
+void rd_close(struct rd_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nstreams; i++) {
+		struct rd_stream *s = r->streams[i];
+
+		if (s->fd >= 0)
+			close(s->fd);
+		free(s->buf);
+		free(s->foff);
+		free(s->path);
+		free(s);
+	}
+	for (i = 0; i < r->ntraces; i++) {
+		struct rd_trace *t = r->traces[i];
+
+		tsdl_free(t->meta);
+		free(t->path);
+		free(t->meta_path);
+		free(t);
+	}
+	free(r->streams);
+	free(r->traces);
+	free(r->heap);
+	free(r);
+}
+
+/* ---- packets and events ------------------------------------------------- */
+
+static int rd_load_packet(struct rd_reader *r, struct rd_stream *s)
+{
+	const struct tsdl_metadata *m = s->trace->meta;
+	unsigned char h[TSDL_PACKET_HEADER_SIZE];
+	uint64_t off = s->next_off, left = s->file_size - off;
+	uint64_t content, psize, tsb, tse, seq, disc;
+	uint32_t magic;
+	int rc;
+
+	if (left < TSDL_PACKET_HEADER_SIZE)
+		return rd_fail(r, s, off, -EBADMSG,
+			       "truncated packet header (%" PRIu64 " bytes left)",
+			       left);
+	rc = rd_pread_full(s->fd, h, sizeof(h), off);
+	if (rc)
+		return rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
+			       "read error: %s", strerror(-rc));
+	magic = rd_le32(h);
+	if (magic != TSDL_PACKET_MAGIC)
+		return rd_fail(r, s, off, -EBADMSG,
+			       "bad packet magic 0x%08" PRIx32, magic);
+	if (m->has_uuid && memcmp(h + 4, m->uuid, 16))
+		return rd_fail(r, s, off + 4, -EBADMSG,
+			       "packet uuid does not match the metadata uuid");
+	if (rd_le32(h + 20) != m->stream_id)
+		return rd_fail(r, s, off + 20, -EBADMSG,
+			       "unknown stream id %" PRIu32, rd_le32(h + 20));
+	tsb = rd_le64(h + 32);
+	tse = rd_le64(h + 40);
+	content = rd_le64(h + 48);
+	psize = rd_le64(h + 56);
+	seq = rd_le64(h + 64);
+	disc = rd_le64(h + 72);
+	if (content % 8 || psize % 8 || content < 8 * TSDL_PACKET_HEADER_SIZE ||
+	    content > psize)
+		return rd_fail(r, s, off + 48, -EBADMSG,
+			       "invalid content_size %" PRIu64 " / packet_size %" PRIu64 " (bits)",
+			       content, psize);
+	if (psize / 8 > left)
+		return rd_fail(r, s, off + 56, -EBADMSG,
+			       "packet_size %" PRIu64 " bytes runs past the end of the file (%" PRIu64 " bytes left)",
+			       psize / 8, left);
+	if (psize / 8 > RD_MAX_PACKET)
+		return rd_fail(r, s, off + 56, -EFBIG,
+			       "packet too large (%" PRIu64 " bytes)", psize / 8);
+	if (tsb > tse)
+		return rd_fail(r, s, off + 32, -EBADMSG,
+			       "timestamp_begin %" PRIu64 " > timestamp_end %" PRIu64,
+			       tsb, tse);
+	if (s->have_packet) {
+		if (tsb < s->last_ts)
+			return rd_fail(r, s, off + 32, -EBADMSG,
+				       "timestamp_begin %" PRIu64 " goes back before the previous event (%" PRIu64 ")",
+				       tsb, s->last_ts);
+		if (seq <= s->seq)
+			return rd_fail(r, s, off + 64, -EBADMSG,
+				       "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
+				       seq, s->seq);
+		s->lost += seq - s->seq - 1;
+		if (disc < s->discarded)
+			return rd_fail(r, s, off + 72, -EBADMSG,
+				       "events_discarded decreases (%" PRIu64 " < %" PRIu64 ")",
+				       disc, s->discarded);
+	}
+	content /= 8;
+	if (content > s->cap) {
+		size_t cap = s->cap ? s->cap : 4096;
+		unsigned char *nb;
+
+		while (cap < content)
+			cap *= 2;
+		nb = malloc(cap);
+		if (!nb)
+			return rd_fail(r, s, off, -ENOMEM, "out of memory");
+		free(s->buf);
+		s->buf = nb;
+		s->cap = cap;
+	}
+	rc = rd_pread_full(s->fd, s->buf, content, off);
+	if (rc)
+		return rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
+			       "read error: %s", strerror(-rc));
+	s->have_packet = true;
+	s->pkt_off = off;
+	s->next_off = off + psize / 8;
+	s->pos = TSDL_PACKET_HEADER_SIZE;
+	s->content = content;
+	s->ts_begin = tsb;
+	s->ts_end = tse;
+	s->last_ts = tsb;
+	s->seq = seq;
+	s->discarded = disc;
+	s->instance_id = rd_le64(h + 24);
+	s->tid = rd_le32(h + 80);
+	return 0;
+}
+
+static int rd_decode_event(struct rd_reader *r, struct rd_stream *s)
+{
+	const unsigned char *buf = s->buf;
+	const struct tsdl_event_class *cls;
+	size_t start = s->pos, pos = start, end = s->content;
+	uint32_t id, i, *foff = s->foff;
+	uint64_t ts;
+
+	if (buf[pos] != 255) {
+		uint32_t w, low, prev_low;
+
+		if (end - pos < 4)
+			return rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+				       "truncated event header");
+		w = rd_le32(buf + pos);
+		id = w & 0xff;
+		low = w >> 8;
+		prev_low = s->last_ts & 0xffffff;
+		ts = (s->last_ts & ~(uint64_t)0xffffff) | low;
+		if (low < prev_low)
+			ts += 1 << 24;
+		pos += 4;
+	} else {
+		if (end - pos < 13)
+			return rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+				       "truncated extended event header");
+		id = rd_le32(buf + pos + 1);
+		ts = rd_le64(buf + pos + 5);
+		if (ts < s->last_ts)
+			return rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+				       "event timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
+				       ts, s->last_ts);
+		pos += 13;
+	}
+	if (ts > s->ts_end)
+		return rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+			       "event timestamp %" PRIu64 " is after the packet's timestamp_end %" PRIu64,
+			       ts, s->ts_end);
+	cls = tsdl_find_event(s->trace->meta, id);
+	if (!cls)
+		return rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+			       "unknown event id %" PRIu32, id);
+
+	for (i = 0; i < cls->nfields; i++) {
+		const struct tsdl_field *f = &cls->fields[i];
+		const unsigned char *z;
+		uint64_t n;
+
+		foff[i] = pos;
+		switch (f->kind) {
+		case TSDL_F_INT:
+		case TSDL_F_FLOAT:
+			if (end - pos < f->bytes)
+				goto past_end;
+			pos += f->bytes;
+			break;
+		case TSDL_F_STRING:
+			z = memchr(buf + pos, 0, end - pos);
+			if (!z)
+				return rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+					       "event %s: unterminated string in field %s",
+					       cls->name, f->name);
+			pos = z - buf + 1;
+			break;
+		case TSDL_F_SEQUENCE:
+		case TSDL_F_ARRAY:
+			if (f->kind == TSDL_F_ARRAY) {
+				n = f->length;
+			} else {
+				const struct tsdl_field *lf =
+					&cls->fields[f->len_field];
+
+				n = rd_read_uint(buf + foff[f->len_field],
+						 lf->bytes);
+				if (lf->is_signed && rd_sext(n, lf->bytes) < 0)
+					return rd_fail(r, s, s->pkt_off + foff[f->len_field],
+						       -EBADMSG,
+						       "event %s: negative length for field %s",
+						       cls->name, f->name);
+				if (n > UINT32_MAX)
+					goto past_end;
+			}
+			if (n * f->bytes > end - pos)
+				goto past_end;
+			pos += n * f->bytes;
+			break;
+		}
+	}
+	foff[i] = pos;
+	s->ev.cls = cls;
+	s->ev.ts = ts;
+	s->ev.ns = rd_ns(s->trace, ts);
+	s->ev.pos = start;
+	s->last_ts = ts;
+	s->pos = pos;
+	s->nevents++;
+	return 1;
+past_end:
+	return rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+		       "event %s: field %s runs past the end of the packet content",
+		       cls->name, cls->fields[i].name);
+}
+
+/* Position s on its next event: 1 if there is one, 0 at end, < 0 error. */
+static int rd_advance(struct rd_reader *r, struct rd_stream *s)
+{
+	int rc;
+
+	while (s->pos >= s->content) {
+		if (s->next_off >= s->file_size)
+			return 0;
+		rc = rd_load_packet(r, s);
+		if (rc)
+			return rc;
+	}
+	return rd_decode_event(r, s);
+}
+
+/* ---- merge -------------------------------------------------------------- */
+
+static inline bool rd_before(const struct rd_stream *a,
+			     const struct rd_stream *b)
+{
+	if (a->ev.ns != b->ev.ns)
+		return a->ev.ns < b->ev.ns;
+	return a->index < b->index;
+}
+
+static void rd_sift_down(struct rd_reader *r, size_t i)
+{
+	struct rd_stream **h = r->heap, *x = h[i];
+	size_t n = r->nheap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && rd_before(h[c + 1], h[c]))
+			c++;
+		if (!rd_before(h[c], x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void rd_sift_up(struct rd_reader *r, size_t i)
+{
+	struct rd_stream **h = r->heap, *x = h[i];
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (!rd_before(x, h[p]))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = x;
+}
+
+int rd_next(struct rd_reader *r, const struct rd_event **ev)
+{
+	size_t i;
+	int rc;
+
+	if (r->error)
+		return r->error;
+	if (!r->started) {
+		r->started = true;
+		for (i = 0; i < r->nstreams; i++) {
+			rc = rd_advance(r, r->streams[i]);
+			if (rc < 0)
+				return rc;
+			if (rc) {
+				r->heap[r->nheap] = r->streams[i];
+				rd_sift_up(r, r->nheap++);
+			}
+		}
+	} else if (r->cur) {
+		rc = rd_advance(r, r->cur);
+		if (rc < 0)
+			return rc;
+		if (!rc) {
+			r->heap[0] = r->heap[--r->nheap];
+			r->cur = NULL;
+		}
+		if (r->nheap)
+			rd_sift_down(r, 0);
+	}
+	if (!r->nheap) {
+		r->cur = NULL;
+		return 0;
+	}
+	r->cur = r->heap[0];
+	*ev = &r->cur->ev;
+	return 1;
+}
+
+const char *rd_errmsg(const struct rd_reader *r)
+{
+	return r->error ? r->err : "no error";
+}
+
+/* ---- accessors ---------------------------------------------------------- */
+
+size_t rd_trace_count(const struct rd_reader *r)
+{
+	return r->ntraces;
+}
+
+const struct rd_trace *rd_trace_at(const struct rd_reader *r, size_t i)
+{
+	return i < r->ntraces ? r->traces[i] : NULL;
+}
+
+size_t rd_stream_count(const struct rd_reader *r)
+{
+	return r->nstreams;
+}
+
+const struct rd_stream *rd_stream_at(const struct rd_reader *r, size_t i)
+{
+	return i < r->nstreams ? r->streams[i] : NULL;
+}
+
+const char *rd_trace_path(const struct rd_trace *t)
+{
+	return t->path;
+}
+
+size_t rd_trace_index(const struct rd_trace *t)
+{
+	return t->index;
+}
+
+const char *rd_trace_procname(const struct rd_trace *t)
+{
+	return t->meta->procname ? t->meta->procname : "";
+}
+
+const char *rd_trace_hostname(const struct rd_trace *t)
+{
+	return t->meta->hostname ? t->meta->hostname : "";
+}
+
+int64_t rd_trace_vpid(const struct rd_trace *t)
+{
+	return t->meta->has_vpid ? t->meta->vpid : -1;
+}
+
+const char *rd_trace_uuid(const struct rd_trace *t)
+{
+	return t->meta->has_uuid ? t->meta->uuid_str : "";
+}
+
+int rd_trace_env(const struct rd_trace *t, const char *key,
+		 const char **sval, int64_t *ival)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->meta->nenv; i++) {
+		const struct tsdl_env_entry *e = &t->meta->env[i];
+
+		if (strcmp(e->key, key))
+			continue;
+		if (sval)
+			*sval = e->sval;
+		if (ival)
+			*ival = e->ival;
+		return 1;
+	}
+	return 0;
+}
+
+const char *rd_trace_clock_name(const struct rd_trace *t)
+{
+	return t->meta->clock.name;
+}
+
+uint64_t rd_trace_clock_freq(const struct rd_trace *t)
+{
+	return t->freq;
+}
+
+size_t rd_trace_event_class_count(const struct rd_trace *t)
+{
+	return t->meta->nevents;
+}
+
+const char *rd_trace_event_class_name(const struct rd_trace *t, size_t i)
+{
+	return i < t->meta->nevents ? t->meta->events[i].name : NULL;
+}
+
+int64_t rd_trace_clock_to_ns(const struct rd_trace *t, uint64_t value)
+{
+	return rd_ns(t, value);
+}
+
+const char *rd_stream_path(const struct rd_stream *s)
+{
+	return s->path;
+}
+
+const struct rd_trace *rd_stream_trace(const struct rd_stream *s)
+{
+	return s->trace;
+}
+
+uint64_t rd_stream_instance_id(const struct rd_stream *s)
+{
+	return s->instance_id;
+}
+
+uint32_t rd_stream_tid(const struct rd_stream *s)
+{
+	return s->tid;
+}
+
+uint64_t rd_stream_packet_seq(const struct rd_stream *s)
+{
+	return s->seq;
+}
+
+uint64_t rd_stream_packet_offset(const struct rd_stream *s)
+{
+	return s->pkt_off;
+}
+
+uint64_t rd_stream_discarded(const struct rd_stream *s)
+{
+	return s->discarded;
+}
+
+uint64_t rd_stream_lost_packets(const struct rd_stream *s)
+{
+	return s->lost;
+}
+
+uint64_t rd_stream_event_count(const struct rd_stream *s)
+{
+	return s->nevents;
+}
+
+const struct rd_stream *rd_event_stream(const struct rd_event *ev)
+{
+	return ev->stream;
+}
+
+const struct rd_trace *rd_event_trace(const struct rd_event *ev)
+{
+	return ev->stream->trace;
+}
+
+uint64_t rd_event_clock(const struct rd_event *ev)
+{
+	return ev->ts;
+}
+
+int64_t rd_event_time_ns(const struct rd_event *ev)
+{
+	return ev->ns;
+}
+
+uint32_t rd_event_id(const struct rd_event *ev)
+{
+	return ev->cls->id;
+}
+
+const char *rd_event_name(const struct rd_event *ev)
+{
+	return ev->cls->name;
+}
+
+size_t rd_event_class_index(const struct rd_event *ev)
+{
+	return ev->cls->index;
+}
+
+int rd_event_loglevel(const struct rd_event *ev, int64_t *level)
+{
+	if (!ev->cls->has_loglevel)
+		return 0;
+	*level = ev->cls->loglevel;
+	return 1;
+}
+
+uint32_t rd_event_tid(const struct rd_event *ev)
+{
+	return ev->stream->tid;
+}
+
+uint64_t rd_event_offset(const struct rd_event *ev)
+{
+	return ev->stream->pkt_off + ev->pos;
+}
+
+unsigned rd_event_field_count(const struct rd_event *ev)
+{
+	return ev->cls->nfields;
+}
+
+const char *rd_event_field_name(const struct rd_event *ev, unsigned i)
+{
+	return i < ev->cls->nfields ? ev->cls->fields[i].name : NULL;
+}
+
+int rd_event_field(const struct rd_event *ev, unsigned i, struct rd_value *v)
+{
+	const struct rd_stream *s = ev->stream;
+	const struct tsdl_event_class *cls = ev->cls;
+	const struct tsdl_field *f;
+	const unsigned char *p;
+
+	if (i >= cls->nfields)
+		return -EINVAL;
+	f = &cls->fields[i];
+	p = s->buf + s->foff[i];
+	v->bytes = f->bytes;
+	v->is_signed = f->is_signed;
+	v->base = f->base;
+	switch (f->kind) {
+	case TSDL_F_INT:
+		v->kind = RD_INT;
+		v->u = rd_read_uint(p, f->bytes);
+		if (f->is_signed)
+			v->s = rd_sext(v->u, f->bytes);
+		break;
+	case TSDL_F_FLOAT:
+		v->kind = RD_FLOAT;
+		if (f->bytes == 8) {
+			uint64_t x = rd_le64(p);
+
+			memcpy(&v->d, &x, sizeof(x));
+		} else {
+			uint32_t x = rd_le32(p);
+			float fl;
+
+			memcpy(&fl, &x, sizeof(x));
+			v->d = fl;
+		}
+		break;
+	case TSDL_F_STRING:
+		v->kind = RD_STRING;
+		v->str = (const char *)p;
+		v->len = s->foff[i + 1] - s->foff[i] - 1;
+		break;
+	case TSDL_F_SEQUENCE:
+	case TSDL_F_ARRAY:
+		v->kind = f->kind == TSDL_F_ARRAY ? RD_ARRAY : RD_SEQUENCE;
+		v->data = p;
+		v->count = (s->foff[i + 1] - s->foff[i]) / f->bytes;
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,1610 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tsdl.c - parser for the TSDL metadata dialect written by shmtrace.
+ *
+ * The text is tokenised lazily (one token of look-ahead) and parsed by a
+ * recursive descent parser into a small generic type tree (integer,
+ * floating point, string, struct, enum, variant, array, sequence). The tree
+ * is then checked against the fixed packet header, packet context and event
+ * header layout of doc/trace-format.md, and every event's payload struct is
+ * lowered to a flat array of struct tsdl_field that the reader decodes.
+ *
+ * Invariants:
+ *  - every allocation (tokens' strings, types, the result) comes from one
+ *    arena owned by the returned struct tsdl_metadata; nothing is freed
+ *    before tsdl_free(), so pointers in the tree never dangle;
+ *  - the first error wins: once P->failed is set the parser unwinds and
+ *    later messages are dropped, so the message names the first bad line;
+ *  - the lexer never reads past P->end (the text need not be NUL-terminated).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsdl.h"
+
+#define TSDL_MAX_DEPTH 32
+#define TSDL_MAX_ARRAY (1U << 20)
+#define TSDL_DENSE_MAX 65536U
+
+/* ---- arena ------------------------------------------------------------- */
+
+struct tsdl_chunk {
+	struct tsdl_chunk *next;
+	size_t used;
+	size_t cap;
+	max_align_t data[];
+};
+
+static void *tsdl_alloc(struct tsdl_chunk **arena, size_t size)
+{
+	struct tsdl_chunk *c = *arena;
+	size_t a = sizeof(max_align_t);
+	void *ret;
+
+	size = (size + a - 1) / a * a;
+	if (!size)
+		size = a;
+	if (!c || c->cap - c->used < size) {
+		size_t cap = size > 32768 ? size : 32768;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = *arena;
+		c->used = 0;
+		c->cap = cap;
+		*arena = c;
+	}
+	ret = (unsigned char *)c->data + c->used;
+	c->used += size;
+	memset(ret, 0, size);
+	return ret;
+}
+
+static void tsdl_arena_free(struct tsdl_chunk *c)
+{
+	while (c) {
+		struct tsdl_chunk *next = c->next;
+
+		free(c);
+		c = next;
+	}
+}
+
+/* ---- type tree --------------------------------------------------------- */
+
+enum tsdl_tkind {
+	TK_INT_T,
+	TK_FLOAT_T,
+	TK_STRING_T,
+	TK_STRUCT_T,
+	TK_ENUM_T,
+	TK_VARIANT_T,
+	TK_ARRAY_T,
+	TK_SEQ_T,
+};
+
+struct tsdl_member;
+
+struct tsdl_type {
+	enum tsdl_tkind kind;
+	int line;
+	unsigned size, align, base;
+	bool is_signed;
+	const char *map;		/* integer mapped to a clock */
+	unsigned exp_dig, mant_dig;
+	struct tsdl_type *elem;		/* array, sequence, enum container */
+	uint32_t length;		/* array */
+	const char *length_name;	/* sequence */
+	const char *tag;		/* variant */
+	struct tsdl_member *members;	/* struct, variant */
+	unsigned nmembers;
+};
+
+struct tsdl_member {
+	const char *name;
+	int line;
+	struct tsdl_type *type;
+	struct tsdl_member *next;
+};
+
+struct tsdl_alias {
+	const char *name;
+	struct tsdl_type *type;
+	struct tsdl_alias *next;
+};
+
+struct tsdl_ev {
+	struct tsdl_event_class cls;
+	int line;
+	bool has_id, has_name, has_stream_id;
+	uint64_t stream_id;
+	struct tsdl_ev *next;
+};
+
+/* ---- lexer ------------------------------------------------------------- */
+
+enum tsdl_tok {
+	T_EOF,
+	T_IDENT,
+	T_INT,
+	T_STR,
+	T_PUNCT,
+};
+
+#define P_TYPEASSIGN 'A'	/* ":=" */
+#define P_ELLIPSIS 'E'		/* "..." */
+
+struct tsdl_token {
+	enum tsdl_tok kind;
+	int line;
+	const char *s;		/* identifier (arena copy, NUL-terminated) */
+	uint64_t ival;
+	int punct;
+};
+
+struct tsdl_parser {
+	const char *path;
+	const char *p, *end;
+	int line;
+	int depth;
+	bool failed;
+	char *err;
+	size_t errlen;
+	struct tsdl_chunk *arena;
+	struct tsdl_token tok;
+	struct tsdl_alias *aliases;
+	struct tsdl_metadata *m;
+	struct tsdl_env_entry *env_list;	/* grown by copy */
+	uint32_t env_cap;
+	struct tsdl_ev *evs;
+	uint32_t nevs;
+	bool seen_trace, seen_stream, seen_clock;
+	int stream_line, trace_line;
+	struct tsdl_type *packet_header, *packet_context, *event_header;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int tsdl_err(struct tsdl_parser *P, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (P->failed)
+		return -EINVAL;
+	P->failed = true;
+	if (!P->err || !P->errlen)
+		return -EINVAL;
+	n = snprintf(P->err, P->errlen, "%s:%d: ", P->path, line);
+	if (n < 0 || (size_t)n >= P->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(P->err + n, P->errlen - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int tsdl_nomem(struct tsdl_parser *P)
+{
+	tsdl_err(P, P->line, "out of memory");
+	return -ENOMEM;
+}
+
+static char *tsdl_strndup(struct tsdl_parser *P, const char *s, size_t n)
+{
+	char *d = tsdl_alloc(&P->arena, n + 1);
+
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static bool tsdl_is_ident_start(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool tsdl_is_ident(int c)
+{
+	return tsdl_is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static int tsdl_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+static void tsdl_lex_fail(struct tsdl_parser *P, const char *what)
+{
+	tsdl_err(P, P->line, "%s", what);
+	P->tok.kind = T_EOF;
+	P->p = P->end;
+}
+
+/* Skip blanks and comments; returns false on an unterminated comment. */
+static bool tsdl_skip_space(struct tsdl_parser *P)
+{
+	while (P->p < P->end) {
+		char c = *P->p;
+
+		if (c == '\n') {
+			P->line++;
+			P->p++;
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
+			   c == '\v') {
+			P->p++;
+		} else if (c == '/' && P->end - P->p >= 2 && P->p[1] == '*') {
+			P->p += 2;
+			for (;;) {
+				if (P->end - P->p < 2) {
+					P->p = P->end;
+					return false;
+				}
+				if (P->p[0] == '*' && P->p[1] == '/') {
+					P->p += 2;
+					break;
+				}
+				if (*P->p == '\n')
+					P->line++;
+				P->p++;
+			}
+		} else if (c == '/' && P->end - P->p >= 2 && P->p[1] == '/') {
+			while (P->p < P->end && *P->p != '\n')
+				P->p++;
+		} else {
+			break;
+		}
+	}
+	return true;
+}
+
+static void tsdl_lex_string(struct tsdl_parser *P)
+{
+	const char *start = ++P->p;	/* after the opening quote */
+	char *out, *o;
+
+	while (P->p < P->end && *P->p != '"') {
+		if (*P->p == '\\' && P->end - P->p >= 2)
+			P->p++;
+		if (*P->p == '\n')
+			P->line++;
+		P->p++;
+	}
+	if (P->p >= P->end) {
+		tsdl_lex_fail(P, "unterminated string literal");
+		return;
+	}
+	out = tsdl_alloc(&P->arena, P->p - start + 1);
+	if (!out) {
+		tsdl_lex_fail(P, "out of memory");
+		return;
+	}
+	for (o = out; start < P->p; start++) {
+		char c = *start;
+
+		if (c == '\\') {
+			c = *++start;
+			switch (c) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case 'a': c = '\a'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'v': c = '\v'; break;
+			case '0': c = '\0'; break;
+			default: break;	/* \" \\ \' and unknown: literal */
+			}
+			if (!c) {
+				tsdl_lex_fail(P, "NUL character in string literal");
+				return;
+			}
+		}
+		*o++ = c;
+	}
+	*o = '\0';
+	P->p++;			/* closing quote */
+	P->tok.kind = T_STR;
+	P->tok.s = out;
+}
+
+static void tsdl_lex_number(struct tsdl_parser *P)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+	int ndig = 0;
+
+	if (P->p[0] == '0' && P->end - P->p >= 2 &&
+	    (P->p[1] == 'x' || P->p[1] == 'X')) {
+		base = 16;
+		P->p += 2;
+	} else if (P->p[0] == '0' && P->end - P->p >= 2 &&
+		   P->p[1] >= '0' && P->p[1] <= '9') {
+		base = 8;
+		P->p++;
+	}
+	while (P->p < P->end) {
+		unsigned d = tsdl_digit(*P->p);
+
+		if (d >= base)
+			break;
+		if (v > (UINT64_MAX - d) / base) {
+			tsdl_lex_fail(P, "integer literal out of range");
+			return;
+		}
+		v = v * base + d;
+		ndig++;
+		P->p++;
+	}
+	if (!ndig) {
+		tsdl_lex_fail(P, "malformed integer literal");
+		return;
+	}
+	while (P->p < P->end && (*P->p == 'u' || *P->p == 'U' ||
+				 *P->p == 'l' || *P->p == 'L'))
+		P->p++;
+	if (P->p < P->end && tsdl_is_ident(*P->p)) {
+		tsdl_lex_fail(P, "malformed integer literal");
+		return;
+	}
+	P->tok.kind = T_INT;
+	P->tok.ival = v;
+}
+
+/* Advance to the next token. On a lexical error the token becomes T_EOF. */
+static void tsdl_next(struct tsdl_parser *P)
+{
+	const char *s;
+	char c;
+
+	if (P->failed) {
+		P->tok.kind = T_EOF;
+		return;
+	}
+	if (!tsdl_skip_space(P)) {
+		tsdl_lex_fail(P, "unterminated comment");
+		return;
+	}
+	P->tok.line = P->line;
+	if (P->p >= P->end) {
+		P->tok.kind = T_EOF;
+		return;
+	}
+	c = *P->p;
+	if (tsdl_is_ident_start(c)) {
+		/* identifiers may be dotted: packet.header, clock.x.value */
+		s = P->p;
+		for (;;) {
+			while (P->p < P->end && tsdl_is_ident(*P->p))
+				P->p++;
+			if (P->end - P->p >= 2 && P->p[0] == '.' &&
+			    tsdl_is_ident_start(P->p[1]))
+				P->p++;
+			else
+				break;
+		}
+		P->tok.kind = T_IDENT;
+		P->tok.s = tsdl_strndup(P, s, P->p - s);
+		if (!P->tok.s)
+			tsdl_lex_fail(P, "out of memory");
+		return;
+	}
+	if (c >= '0' && c <= '9') {
+		tsdl_lex_number(P);
+		return;
+	}
+	if (c == '"') {
+		tsdl_lex_string(P);
+		return;
+	}
+	P->tok.kind = T_PUNCT;
+	if (c == ':' && P->end - P->p >= 2 && P->p[1] == '=') {
+		P->tok.punct = P_TYPEASSIGN;
+		P->p += 2;
+		return;
+	}
+	if (c == '.' && P->end - P->p >= 3 && P->p[1] == '.' && P->p[2] == '.') {
+		P->tok.punct = P_ELLIPSIS;
+		P->p += 3;
+		return;
+	}
+	if (c && strchr("{}[]()<>;=:,-+", c)) {
+		P->tok.punct = c;
+		P->p++;
+		return;
+	}
+	if (c >= 0x20 && c < 0x7f)
+		tsdl_err(P, P->line, "unexpected character '%c'", c);
+	else
+		tsdl_err(P, P->line, "unexpected byte 0x%02x",
+			 (unsigned char)c);
+	P->tok.kind = T_EOF;
+	P->p = P->end;
+}
+
+static bool tsdl_is_punct(struct tsdl_parser *P, int c)
+{
+	return P->tok.kind == T_PUNCT && P->tok.punct == c;
+}
+
+static bool tsdl_accept(struct tsdl_parser *P, int c)
+{
+	if (!tsdl_is_punct(P, c))
+		return false;
+	tsdl_next(P);
+	return true;
+}
+
+static bool tsdl_is_kw(struct tsdl_parser *P, const char *kw)
+{
+	return P->tok.kind == T_IDENT && !strcmp(P->tok.s, kw);
+}
+
+static const char *tsdl_describe(struct tsdl_parser *P, char *buf, size_t n)
+{
+	switch (P->tok.kind) {
+	case T_EOF:
+		return "end of file";
+	case T_IDENT:
+		snprintf(buf, n, "'%s'", P->tok.s);
+		return buf;
+	case T_INT:
+		snprintf(buf, n, "integer %" PRIu64, P->tok.ival);
+		return buf;
+	case T_STR:
+		return "string literal";
+	case T_PUNCT:
+		if (P->tok.punct == P_TYPEASSIGN)
+			return "':='";
+		if (P->tok.punct == P_ELLIPSIS)
+			return "'...'";
+		snprintf(buf, n, "'%c'", P->tok.punct);
+		return buf;
+	}
+	return "?";
+}
+
+static int tsdl_expect(struct tsdl_parser *P, int c)
+{
+	char buf[96];
+
+	if (tsdl_accept(P, c))
+		return 0;
+	if (c == P_TYPEASSIGN)
+		return tsdl_err(P, P->tok.line, "expected ':=' before %s",
+				tsdl_describe(P, buf, sizeof(buf)));
+	return tsdl_err(P, P->tok.line, "expected '%c' before %s", c,
+			tsdl_describe(P, buf, sizeof(buf)));
+}
+
+static int tsdl_expect_ident(struct tsdl_parser *P, const char **out)
+{
+	char buf[96];
+
+	if (P->tok.kind != T_IDENT)
+		return tsdl_err(P, P->tok.line, "expected an identifier, got %s",
+				tsdl_describe(P, buf, sizeof(buf)));
+	*out = P->tok.s;
+	tsdl_next(P);
+	return 0;
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+enum tsdl_vkind { V_INT, V_IDENT, V_STR };
+
+struct tsdl_value {
+	enum tsdl_vkind kind;
+	int line;
+	bool neg;
+	uint64_t u;
+	const char *s;
+};
+
+static int tsdl_parse_value(struct tsdl_parser *P, struct tsdl_value *v)
+{
+	char buf[96];
+
+	memset(v, 0, sizeof(*v));
+	v->line = P->tok.line;
+	if (tsdl_accept(P, '-'))
+		v->neg = true;
+	else
+		tsdl_accept(P, '+');
+	switch (P->tok.kind) {
+	case T_INT:
+		v->kind = V_INT;
+		v->u = P->tok.ival;
+		if (v->neg && v->u > (uint64_t)INT64_MAX + 1)
+			return tsdl_err(P, v->line, "integer out of range");
+		break;
+	case T_IDENT:
+	case T_STR:
+		if (v->neg)
+			return tsdl_err(P, v->line, "expected an integer after '-'");
+		v->kind = P->tok.kind == T_IDENT ? V_IDENT : V_STR;
+		v->s = P->tok.s;
+		break;
+	default:
+		return tsdl_err(P, P->tok.line, "expected a value, got %s",
+				tsdl_describe(P, buf, sizeof(buf)));
+	}
+	tsdl_next(P);
+	return 0;
+}
+
+static int tsdl_val_u64(struct tsdl_parser *P, const struct tsdl_value *v,
+			const char *key, uint64_t *out)
+{
+	if (v->kind != V_INT || v->neg)
+		return tsdl_err(P, v->line, "'%s' must be a non-negative integer",
+				key);
+	*out = v->u;
+	return 0;
+}
+
+static int tsdl_val_s64(struct tsdl_parser *P, const struct tsdl_value *v,
+			const char *key, int64_t *out)
+{
+	if (v->kind != V_INT)
+		return tsdl_err(P, v->line, "'%s' must be an integer", key);
+	if (v->neg) {
+		*out = v->u == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
+			-(int64_t)v->u;
+		return 0;
+	}
+	if (v->u > INT64_MAX)
+		return tsdl_err(P, v->line, "'%s' is out of range", key);
+	*out = (int64_t)v->u;
+	return 0;
+}
+
+static int tsdl_val_bool(struct tsdl_parser *P, const struct tsdl_value *v,
+			 const char *key, bool *out)
+{
+	if (v->kind == V_INT && !v->neg && v->u <= 1) {
+		*out = v->u;
+		return 0;
+	}
+	if (v->kind == V_IDENT) {
+		if (!strcmp(v->s, "true") || !strcmp(v->s, "TRUE")) {
+			*out = true;
+			return 0;
+		}
+		if (!strcmp(v->s, "false") || !strcmp(v->s, "FALSE")) {
+			*out = false;
+			return 0;
+		}
+	}
+	return tsdl_err(P, v->line, "'%s' must be a boolean", key);
+}
+
+static int tsdl_val_str(struct tsdl_parser *P, const struct tsdl_value *v,
+			const char *key, const char **out)
+{
+	if (v->kind != V_STR && v->kind != V_IDENT)
+		return tsdl_err(P, v->line, "'%s' must be a string", key);
+	*out = v->s;
+	return 0;
+}
+
+static int tsdl_parse_uuid(struct tsdl_parser *P, const struct tsdl_value *v,
+			   uint8_t uuid[16])
+{
+	const char *s = v->s;
+	int i, n = 0;
+
+	if (v->kind != V_STR || strlen(s) != 36)
+		goto bad;
+	for (i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				goto bad;
+			continue;
+		}
+		if (tsdl_digit(s[i]) > 15 || tsdl_digit(s[i + 1]) > 15)
+			goto bad;
+		uuid[n++] = tsdl_digit(s[i]) << 4 | tsdl_digit(s[i + 1]);
+		i++;
+	}
+	return 0;
+bad:
+	return tsdl_err(P, v->line, "malformed uuid");
+}
+
+/* ---- types ------------------------------------------------------------- */
+
+static int tsdl_parse_type(struct tsdl_parser *P, struct tsdl_type **out);
+
+static struct tsdl_type *tsdl_new_type(struct tsdl_parser *P,
+				       enum tsdl_tkind kind, int line)
+{
+	struct tsdl_type *t = tsdl_alloc(&P->arena, sizeof(*t));
+
+	if (!t) {
+		tsdl_nomem(P);
+		return NULL;
+	}
+	t->kind = kind;
+	t->line = line;
+	return t;
+}
+
+static int tsdl_parse_base(struct tsdl_parser *P, const struct tsdl_value *v,
+			   unsigned *base)
+{
+	static const struct {
+		const char *name;
+		unsigned base;
+	} names[] = {
+		{ "decimal", 10 }, { "dec", 10 }, { "d", 10 }, { "i", 10 },
+		{ "u", 10 }, { "hexadecimal", 16 }, { "hex", 16 },
+		{ "x", 16 }, { "X", 16 }, { "p", 16 }, { "octal", 8 },
+		{ "oct", 8 }, { "o", 8 }, { "binary", 2 }, { "b", 2 },
+	};
+	size_t i;
+
+	if (v->kind == V_INT && !v->neg &&
+	    (v->u == 2 || v->u == 8 || v->u == 10 || v->u == 16)) {
+		*base = v->u;
+		return 0;
+	}
+	if (v->kind == V_IDENT) {
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			if (!strcmp(v->s, names[i].name)) {
+				*base = names[i].base;
+				return 0;
+			}
+		}
+	}
+	return tsdl_err(P, v->line, "invalid integer base");
+}
+
+static int tsdl_check_byte_order(struct tsdl_parser *P,
+				 const struct tsdl_value *v)
+{
+	if (v->kind == V_IDENT && (!strcmp(v->s, "le") ||
+				   !strcmp(v->s, "native")))
+		return 0;
+	return tsdl_err(P, v->line,
+			"unsupported byte_order (only little-endian traces are supported)");
+}
+
+/* integer { ... } and floating_point { ... } attribute lists */
+static int tsdl_parse_attrs(struct tsdl_parser *P, struct tsdl_type *t)
+{
+	bool has_size = false;
+	uint64_t u = 0;
+	int rc;
+
+	rc = tsdl_expect(P, '{');
+	if (rc)
+		return rc;
+	while (!tsdl_is_punct(P, '}')) {
+		struct tsdl_value v;
+		const char *key = NULL;
+
+		rc = tsdl_expect_ident(P, &key);
+		if (!rc)
+			rc = tsdl_expect(P, '=');
+		if (!rc)
+			rc = tsdl_parse_value(P, &v);
+		if (!rc)
+			rc = tsdl_expect(P, ';');
+		if (rc)
+			return rc;
+		if (!strcmp(key, "align")) {
+			rc = tsdl_val_u64(P, &v, key, &u);
+			if (!rc && (!u || (u & (u - 1)) || u > 64))
+				rc = tsdl_err(P, v.line, "invalid alignment");
+			t->align = u;
+		} else if (!strcmp(key, "byte_order")) {
+			rc = tsdl_check_byte_order(P, &v);
+		} else if (t->kind == TK_INT_T && !strcmp(key, "size")) {
+			rc = tsdl_val_u64(P, &v, key, &u);
+			if (!rc && (!u || u > 64))
+				rc = tsdl_err(P, v.line, "invalid integer size");
+			t->size = u;
+			has_size = true;
+		} else if (t->kind == TK_INT_T && !strcmp(key, "signed")) {
+			rc = tsdl_val_bool(P, &v, key, &t->is_signed);
+		} else if (t->kind == TK_INT_T && !strcmp(key, "base")) {
+			rc = tsdl_parse_base(P, &v, &t->base);
+		} else if (t->kind == TK_INT_T && !strcmp(key, "encoding")) {
+			rc = 0;
+		} else if (t->kind == TK_INT_T && !strcmp(key, "map")) {
+			if (v.kind != V_IDENT || strncmp(v.s, "clock.", 6))
+				rc = tsdl_err(P, v.line, "invalid clock mapping");
+			t->map = v.s;
+		} else if (t->kind == TK_FLOAT_T && !strcmp(key, "exp_dig")) {
+			rc = tsdl_val_u64(P, &v, key, &u);
+			t->exp_dig = u;
+		} else if (t->kind == TK_FLOAT_T && !strcmp(key, "mant_dig")) {
+			rc = tsdl_val_u64(P, &v, key, &u);
+			t->mant_dig = u;
+		} else {
+			rc = tsdl_err(P, v.line, "unknown attribute '%s'", key);
+		}
+		if (rc)
+			return rc;
+	}
+	tsdl_next(P);
+	if (t->kind == TK_INT_T && !has_size)
+		return tsdl_err(P, t->line, "integer without size");
+	if (t->kind == TK_FLOAT_T) {
+		if (t->exp_dig == 11 && t->mant_dig == 53)
+			t->size = 64;
+		else if (t->exp_dig == 8 && t->mant_dig == 24)
+			t->size = 32;
+		else
+			return tsdl_err(P, t->line,
+					"unsupported floating point type");
+	}
+	return 0;
+}
+
+static int tsdl_parse_decl(struct tsdl_parser *P, struct tsdl_member ***tail,
+			   unsigned *count)
+{
+	struct tsdl_member *m;
+	struct tsdl_type *t;
+	int line, rc;
+
+	rc = tsdl_parse_type(P, &t);
+	if (rc)
+		return rc;
+	m = tsdl_alloc(&P->arena, sizeof(*m));
+	if (!m)
+		return tsdl_nomem(P);
+	line = P->tok.line;
+	rc = tsdl_expect_ident(P, &m->name);
+	if (rc)
+		return rc;
+	if (strchr(m->name, '.'))
+		return tsdl_err(P, line, "invalid field name '%s'", m->name);
+	m->line = line;
+	if (tsdl_accept(P, '[')) {
+		struct tsdl_type *a;
+
+		if (P->tok.kind == T_INT) {
+			a = tsdl_new_type(P, TK_ARRAY_T, line);
+			if (!a)
+				return -ENOMEM;
+			if (P->tok.ival > TSDL_MAX_ARRAY)
+				return tsdl_err(P, line, "array too long");
+			a->length = P->tok.ival;
+			tsdl_next(P);
+		} else if (P->tok.kind == T_IDENT) {
+			a = tsdl_new_type(P, TK_SEQ_T, line);
+			if (!a)
+				return -ENOMEM;
+			a->length_name = P->tok.s;
+			tsdl_next(P);
+		} else {
+			return tsdl_err(P, line, "expected an array length");
+		}
+		a->elem = t;
+		t = a;
+		rc = tsdl_expect(P, ']');
+		if (rc)
+			return rc;
+		if (tsdl_is_punct(P, '['))
+			return tsdl_err(P, line,
+					"multi-dimensional arrays are not supported");
+	}
+	m->type = t;
+	**tail = m;
+	*tail = &m->next;
+	(*count)++;
+	return tsdl_expect(P, ';');
+}
+
+/* { decl; decl; ... } for struct and variant */
+static int tsdl_parse_members(struct tsdl_parser *P, struct tsdl_type *t)
+{
+	struct tsdl_member **tail = &t->members;
+	int rc;
+
+	rc = tsdl_expect(P, '{');
+	if (rc)
+		return rc;
+	while (!tsdl_is_punct(P, '}')) {
+		if (P->tok.kind == T_EOF)
+			return tsdl_err(P, P->tok.line,
+					"unexpected end of file in struct");
+		rc = tsdl_parse_decl(P, &tail, &t->nmembers);
+		if (rc)
+			return rc;
+	}
+	tsdl_next(P);
+	return 0;
+}
+
+static int tsdl_parse_enum(struct tsdl_parser *P, struct tsdl_type *t)
+{
+	struct tsdl_value v;
+	int rc;
+
+	if (P->tok.kind == T_IDENT && !tsdl_is_punct(P, ':'))
+		tsdl_next(P);	/* optional enum name */
+	rc = tsdl_expect(P, ':');
+	if (!rc)
+		rc = tsdl_parse_type(P, &t->elem);
+	if (rc)
+		return rc;
+	if (t->elem->kind != TK_INT_T)
+		return tsdl_err(P, t->line, "enum container must be an integer");
+	rc = tsdl_expect(P, '{');
+	if (rc)
+		return rc;
+	while (!tsdl_is_punct(P, '}')) {
+		if (P->tok.kind != T_IDENT && P->tok.kind != T_STR)
+			return tsdl_err(P, P->tok.line,
+					"expected an enumerator label");
+		tsdl_next(P);
+		if (tsdl_accept(P, '=')) {
+			rc = tsdl_parse_value(P, &v);
+			if (!rc && v.kind != V_INT)
+				rc = tsdl_err(P, v.line, "expected an integer");
+			if (!rc && tsdl_accept(P, P_ELLIPSIS)) {
+				rc = tsdl_parse_value(P, &v);
+				if (!rc && v.kind != V_INT)
+					rc = tsdl_err(P, v.line,
+						      "expected an integer");
+			}
+			if (rc)
+				return rc;
+		}
+		if (!tsdl_accept(P, ',') && !tsdl_is_punct(P, '}'))
+			return tsdl_expect(P, '}');
+	}
+	tsdl_next(P);
+	return 0;
+}
+
+static int tsdl_parse_type_inner(struct tsdl_parser *P, struct tsdl_type **out)
+{
+	int line = P->tok.line;
+	struct tsdl_type *t = NULL;
+	struct tsdl_alias *a;
+	char buf[96];
+	int rc = 0;
+
+	if (tsdl_is_kw(P, "integer") || tsdl_is_kw(P, "floating_point")) {
+		t = tsdl_new_type(P, tsdl_is_kw(P, "integer") ? TK_INT_T :
+				  TK_FLOAT_T, line);
+		if (!t)
+			return -ENOMEM;
+		t->align = 8;
+		t->base = 10;
+		tsdl_next(P);
+		rc = tsdl_parse_attrs(P, t);
+	} else if (tsdl_is_kw(P, "string")) {
+		t = tsdl_new_type(P, TK_STRING_T, line);
+		if (!t)
+			return -ENOMEM;
+		t->align = 8;
+		tsdl_next(P);
+		if (tsdl_accept(P, '{')) {
+			while (!rc && !tsdl_accept(P, '}')) {
+				struct tsdl_value v;
+				const char *key = NULL;
+
+				rc = tsdl_expect_ident(P, &key);
+				if (!rc && strcmp(key, "encoding"))
+					rc = tsdl_err(P, line,
+						      "unknown attribute '%s'", key);
+				if (!rc)
+					rc = tsdl_expect(P, '=');
+				if (!rc)
+					rc = tsdl_parse_value(P, &v);
+				if (!rc)
+					rc = tsdl_expect(P, ';');
+			}
+		}
+	} else if (tsdl_is_kw(P, "struct")) {
+		t = tsdl_new_type(P, TK_STRUCT_T, line);
+		if (!t)
+			return -ENOMEM;
+		t->align = 1;
+		tsdl_next(P);
+		if (P->tok.kind == T_IDENT)
+			tsdl_next(P);	/* optional struct name */
+		rc = tsdl_parse_members(P, t);
+		if (!rc && tsdl_is_kw(P, "align")) {
+			struct tsdl_value v;
+			uint64_t u = 0;
+
+			tsdl_next(P);
+			rc = tsdl_expect(P, '(');
+			if (!rc)
+				rc = tsdl_parse_value(P, &v);
+			if (!rc)
+				rc = tsdl_val_u64(P, &v, "align", &u);
+			if (!rc && (!u || (u & (u - 1)) || u > 64))
+				rc = tsdl_err(P, v.line, "invalid alignment");
+			if (!rc)
+				rc = tsdl_expect(P, ')');
+			t->align = u;
+		}
+	} else if (tsdl_is_kw(P, "enum")) {
+		t = tsdl_new_type(P, TK_ENUM_T, line);
+		if (!t)
+			return -ENOMEM;
+		tsdl_next(P);
+		rc = tsdl_parse_enum(P, t);
+	} else if (tsdl_is_kw(P, "variant")) {
+		t = tsdl_new_type(P, TK_VARIANT_T, line);
+		if (!t)
+			return -ENOMEM;
+		tsdl_next(P);
+		if (P->tok.kind == T_IDENT)
+			tsdl_next(P);	/* optional variant name */
+		rc = tsdl_expect(P, '<');
+		if (!rc)
+			rc = tsdl_expect_ident(P, &t->tag);
+		if (!rc)
+			rc = tsdl_expect(P, '>');
+		if (!rc)
+			rc = tsdl_parse_members(P, t);
+	} else if (P->tok.kind == T_IDENT) {
+		for (a = P->aliases; a; a = a->next) {
+			if (!strcmp(a->name, P->tok.s))
+				break;
+		}
+		if (!a)
+			return tsdl_err(P, line, "unknown type '%s'", P->tok.s);
+		t = a->type;
+		tsdl_next(P);
+	} else {
+		return tsdl_err(P, line, "expected a type, got %s",
+				tsdl_describe(P, buf, sizeof(buf)));
+	}
+	*out = t;
+	return rc;
+}
+
+static int tsdl_parse_type(struct tsdl_parser *P, struct tsdl_type **out)
+{
+	int rc;
+
+	if (++P->depth > TSDL_MAX_DEPTH)
+		return tsdl_err(P, P->tok.line, "types nested too deeply");
+	rc = tsdl_parse_type_inner(P, out);
+	P->depth--;
+	return rc;
+}
+
+static int tsdl_parse_typealias(struct tsdl_parser *P, bool is_typedef)
+{
+	struct tsdl_alias *a;
+	struct tsdl_type *t;
+	const char *name = NULL;
+	int rc;
+
+	rc = tsdl_parse_type(P, &t);
+	if (!rc && !is_typedef)
+		rc = tsdl_expect(P, P_TYPEASSIGN);
+	if (!rc)
+		rc = tsdl_expect_ident(P, &name);
+	if (!rc)
+		rc = tsdl_expect(P, ';');
+	if (rc)
+		return rc;
+	a = tsdl_alloc(&P->arena, sizeof(*a));
+	if (!a)
+		return tsdl_nomem(P);
+	a->name = name;
+	a->type = t;
+	a->next = P->aliases;
+	P->aliases = a;
+	return 0;
+}
+
+/* ---- blocks ------------------------------------------------------------ */
+
+enum tsdl_block { B_TRACE, B_ENV, B_CLOCK, B_STREAM, B_EVENT };
+
+static int tsdl_env_add(struct tsdl_parser *P, const char *key,
+			const struct tsdl_value *v)
+{
+	struct tsdl_env_entry *e;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < P->m->nenv; i++) {
+		if (!strcmp(P->env_list[i].key, key))
+			return tsdl_err(P, v->line, "duplicate env key '%s'", key);
+	}
+	if (P->m->nenv == P->env_cap) {
+		uint32_t cap = P->env_cap ? P->env_cap * 2 : 16;
+
+		e = tsdl_alloc(&P->arena, cap * sizeof(*e));
+		if (!e)
+			return tsdl_nomem(P);
+		if (P->m->nenv)
+			memcpy(e, P->env_list, P->m->nenv * sizeof(*e));
+		P->env_list = e;
+		P->env_cap = cap;
+	}
+	e = &P->env_list[P->m->nenv];
+	e->key = key;
+	if (v->kind == V_INT) {
+		e->is_int = true;
+		rc = tsdl_val_s64(P, v, key, &e->ival);
+		if (rc)
+			return rc;
+	} else {
+		e->sval = v->s;
+	}
+	P->m->nenv++;
+	P->m->env = P->env_list;
+	if (!strcmp(key, "procname") && !e->is_int)
+		P->m->procname = e->sval;
+	else if (!strcmp(key, "hostname") && !e->is_int)
+		P->m->hostname = e->sval;
+	else if (!strcmp(key, "vpid") && e->is_int) {
+		P->m->has_vpid = true;
+		P->m->vpid = e->ival;
+	}
+	return 0;
+}
+
+static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
+			    struct tsdl_ev *ev, const char *key,
+			    const struct tsdl_value *v)
+{
+	struct tsdl_metadata *m = P->m;
+	struct tsdl_clock *c = &m->clock;
+	uint64_t u = 0;
+	int rc = 0;
+
+	switch (b) {
+	case B_TRACE:
+		if (!strcmp(key, "major")) {
+			rc = tsdl_val_u64(P, v, key, &u);
+			m->major = u;
+		} else if (!strcmp(key, "minor")) {
+			rc = tsdl_val_u64(P, v, key, &u);
+			m->minor = u;
+		} else if (!strcmp(key, "uuid")) {
+			rc = tsdl_parse_uuid(P, v, m->uuid);
+			if (!rc) {
+				m->has_uuid = true;
+				snprintf(m->uuid_str, sizeof(m->uuid_str), "%s",
+					 v->s);
+			}
+		} else if (!strcmp(key, "byte_order")) {
+			rc = tsdl_check_byte_order(P, v);
+		}
+		break;
+	case B_ENV:
+		rc = tsdl_env_add(P, key, v);
+		break;
+	case B_CLOCK:
+		if (!strcmp(key, "name"))
+			rc = tsdl_val_str(P, v, key, &c->name);
+		else if (!strcmp(key, "description"))
+			rc = tsdl_val_str(P, v, key, &c->description);
+		else if (!strcmp(key, "uuid")) {
+			rc = tsdl_parse_uuid(P, v, c->uuid);
+			c->has_uuid = !rc;
+		} else if (!strcmp(key, "freq")) {
+			rc = tsdl_val_u64(P, v, key, &c->freq);
+			if (!rc && !c->freq)
+				rc = tsdl_err(P, v->line, "clock freq must not be 0");
+		} else if (!strcmp(key, "precision"))
+			rc = tsdl_val_u64(P, v, key, &c->precision);
+		else if (!strcmp(key, "offset_s"))
+			rc = tsdl_val_s64(P, v, key, &c->offset_s);
+		else if (!strcmp(key, "offset"))
+			rc = tsdl_val_s64(P, v, key, &c->offset);
+		else if (!strcmp(key, "absolute"))
+			rc = tsdl_val_bool(P, v, key, &c->absolute);
+		break;
+	case B_STREAM:
+		if (!strcmp(key, "id"))
+			rc = tsdl_val_u64(P, v, key, &m->stream_id);
+		break;
+	case B_EVENT:
+		if (!strcmp(key, "name")) {
+			rc = tsdl_val_str(P, v, key, &ev->cls.name);
+			ev->has_name = true;
+		} else if (!strcmp(key, "id")) {
+			rc = tsdl_val_u64(P, v, key, &u);
+			if (!rc && u > UINT32_MAX)
+				rc = tsdl_err(P, v->line, "event id out of range");
+			ev->cls.id = u;
+			ev->has_id = true;
+		} else if (!strcmp(key, "stream_id")) {
+			rc = tsdl_val_u64(P, v, key, &ev->stream_id);
+			ev->has_stream_id = true;
+		} else if (!strcmp(key, "loglevel")) {
+			rc = tsdl_val_s64(P, v, key, &ev->cls.loglevel);
+			ev->cls.has_loglevel = true;
+		}
+		break;
+	}
+	return rc;
+}
+
+static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
+			    struct tsdl_type *t);
+
+static int tsdl_block_type(struct tsdl_parser *P, enum tsdl_block b,
+			   struct tsdl_ev *ev, const char *key,
+			   struct tsdl_type *t, int line)
+{
+	if (b == B_TRACE && !strcmp(key, "packet.header")) {
+		P->packet_header = t;
+		return 0;
+	}
+	if (b == B_STREAM && !strcmp(key, "packet.context")) {
+		P->packet_context = t;
+		return 0;
+	}
+	if (b == B_STREAM && !strcmp(key, "event.header")) {
+		P->event_header = t;
+		return 0;
+	}
+	if (b == B_EVENT && !strcmp(key, "fields"))
+		return tsdl_lower_event(P, ev, t);
+	return tsdl_err(P, line, "unsupported type assignment '%s'", key);
+}
+
+static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
+{
+	struct tsdl_ev *ev = NULL;
+	int line = P->tok.line;
+	int rc;
+
+	tsdl_next(P);		/* block keyword */
+	if (b == B_EVENT) {
+		ev = tsdl_alloc(&P->arena, sizeof(*ev));
+		if (!ev)
+			return tsdl_nomem(P);
+		ev->line = line;
+	}
+	rc = tsdl_expect(P, '{');
+	if (rc)
+		return rc;
+	while (!tsdl_is_punct(P, '}')) {
+		const char *key = NULL;
+		int kline = P->tok.line;
+
+		if (P->tok.kind == T_EOF)
+			return tsdl_err(P, kline, "unexpected end of file in block");
+		rc = tsdl_expect_ident(P, &key);
+		if (rc)
+			return rc;
+		if (tsdl_accept(P, P_TYPEASSIGN)) {
+			struct tsdl_type *t;
+
+			rc = tsdl_parse_type(P, &t);
+			if (!rc)
+				rc = tsdl_block_type(P, b, ev, key, t, kline);
+		} else if (tsdl_accept(P, '=')) {
+			struct tsdl_value v;
+
+			rc = tsdl_parse_value(P, &v);
+			if (!rc)
+				rc = tsdl_block_value(P, b, ev, key, &v);
+		} else {
+			rc = tsdl_expect(P, '=');
+		}
+		if (!rc)
+			rc = tsdl_expect(P, ';');
+		if (rc)
+			return rc;
+	}
+	tsdl_next(P);
+	rc = tsdl_expect(P, ';');
+	if (rc)
+		return rc;
+	if (b == B_EVENT) {
+		if (!ev->has_name || !ev->has_id)
+			return tsdl_err(P, line, "event without name or id");
+		if (ev->has_stream_id && (!P->seen_stream ||
+					  ev->stream_id != P->m->stream_id))
+			return tsdl_err(P, line, "event '%s' refers to unknown stream %" PRIu64,
+					ev->cls.name, ev->stream_id);
+		ev->next = P->evs;
+		P->evs = ev;
+		P->nevs++;
+	}
+	if (b == B_CLOCK && !P->m->clock.name)
+		return tsdl_err(P, line, "clock without name");
+	return 0;
+}
+
+/* ---- checks and lowering ----------------------------------------------- */
+
+static bool tsdl_int_ok(const struct tsdl_type *t, unsigned bits, bool sign)
+{
+	return t->kind == TK_INT_T && t->size == bits && t->is_signed == sign;
+}
+
+struct tsdl_expect {
+	const char *name;
+	unsigned bits;
+	unsigned array;
+};
+
+static int tsdl_check_layout(struct tsdl_parser *P, const struct tsdl_type *t,
+			     const struct tsdl_expect *exp, unsigned n,
+			     const char *what, int line)
+{
+	const struct tsdl_member *m;
+	unsigned i = 0;
+
+	if (!t)
+		return tsdl_err(P, line, "missing %s", what);
+	if (t->kind != TK_STRUCT_T || t->nmembers != n)
+		goto bad;
+	for (m = t->members; m; m = m->next, i++) {
+		const struct tsdl_type *mt = m->type;
+
+		if (strcmp(m->name, exp[i].name))
+			goto bad;
+		if (exp[i].array) {
+			if (mt->kind != TK_ARRAY_T ||
+			    mt->length != exp[i].array)
+				goto bad;
+			mt = mt->elem;
+		}
+		if (!tsdl_int_ok(mt, exp[i].bits, false) || mt->align > 8)
+			goto bad;
+	}
+	return 0;
+bad:
+	return tsdl_err(P, t->line, "unsupported %s layout", what);
+}
+
+static const struct tsdl_member *tsdl_member(const struct tsdl_type *t,
+					     const char *name)
+{
+	const struct tsdl_member *m;
+
+	if (t->kind != TK_STRUCT_T && t->kind != TK_VARIANT_T)
+		return NULL;
+	for (m = t->members; m; m = m->next) {
+		if (!strcmp(m->name, name))
+			return m;
+	}
+	return NULL;
+}
+
+static int tsdl_check_event_header(struct tsdl_parser *P)
+{
+	const struct tsdl_type *t = P->event_header;
+	const struct tsdl_member *id, *v, *c, *e, *x;
+
+	if (!t)
+		return tsdl_err(P, P->stream_line, "missing event.header");
+	if (t->kind != TK_STRUCT_T || t->nmembers != 2)
+		goto bad;
+	id = t->members;
+	v = id->next;
+	if (strcmp(id->name, "id") || id->type->kind != TK_ENUM_T ||
+	    !tsdl_int_ok(id->type->elem, 8, false))
+		goto bad;
+	if (v->type->kind != TK_VARIANT_T || strcmp(v->type->tag, "id") ||
+	    v->type->nmembers != 2)
+		goto bad;
+	c = tsdl_member(v->type, "compact");
+	e = tsdl_member(v->type, "extended");
+	if (!c || !e)
+		goto bad;
+	x = tsdl_member(c->type, "timestamp");
+	if (c->type->nmembers != 1 || !x || !tsdl_int_ok(x->type, 24, false))
+		goto bad;
+	if (e->type->kind != TK_STRUCT_T || e->type->nmembers != 2)
+		goto bad;
+	x = e->type->members;
+	if (strcmp(x->name, "id") || !tsdl_int_ok(x->type, 32, false))
+		goto bad;
+	x = x->next;
+	if (strcmp(x->name, "timestamp") || !tsdl_int_ok(x->type, 64, false))
+		goto bad;
+	return 0;
+bad:
+	return tsdl_err(P, t->line, "unsupported event.header layout");
+}
+
+static int tsdl_lower_int(struct tsdl_parser *P, const struct tsdl_type *t,
+			  struct tsdl_field *f, int line)
+{
+	if (t->kind != TK_INT_T)
+		return tsdl_err(P, line, "field '%s': unsupported element type",
+				f->decl_name);
+	if ((t->size != 8 && t->size != 16 && t->size != 32 &&
+	     t->size != 64) || t->align > 8)
+		return tsdl_err(P, line,
+				"field '%s': unsupported integer size or alignment",
+				f->decl_name);
+	f->bytes = t->size / 8;
+	f->is_signed = t->is_signed;
+	f->base = t->base;
+	return 0;
+}
+
+static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
+			    struct tsdl_type *t)
+{
+	const struct tsdl_member *m;
+	struct tsdl_field *fields, *f;
+	uint32_t i, j;
+	int rc;
+
+	if (t->kind != TK_STRUCT_T)
+		return tsdl_err(P, t->line, "event fields must be a struct");
+	if (ev->cls.fields)
+		return tsdl_err(P, t->line, "duplicate event fields");
+	fields = tsdl_alloc(&P->arena, (t->nmembers + 1) * sizeof(*fields));
+	if (!fields)
+		return tsdl_nomem(P);
+	for (m = t->members, i = 0; m; m = m->next, i++) {
+		const struct tsdl_type *mt = m->type;
+
+		f = &fields[i];
+		f->decl_name = m->name;
+		f->name = m->name[0] == '_' && m->name[1] ? m->name + 1 :
+			m->name;
+		switch (mt->kind) {
+		case TK_INT_T:
+			f->kind = TSDL_F_INT;
+			rc = tsdl_lower_int(P, mt, f, m->line);
+			break;
+		case TK_FLOAT_T:
+			if (mt->align > 8)
+				return tsdl_err(P, m->line,
+						"field '%s': unsupported alignment",
+						m->name);
+			f->kind = TSDL_F_FLOAT;
+			f->bytes = mt->size / 8;
+			rc = 0;
+			break;
+		case TK_STRING_T:
+			f->kind = TSDL_F_STRING;
+			rc = 0;
+			break;
+		case TK_ARRAY_T:
+			f->kind = TSDL_F_ARRAY;
+			f->length = mt->length;
+			rc = tsdl_lower_int(P, mt->elem, f, m->line);
+			break;
+		case TK_SEQ_T:
+			f->kind = TSDL_F_SEQUENCE;
+			rc = tsdl_lower_int(P, mt->elem, f, m->line);
+			if (rc)
+				break;
+			for (j = 0; j < i; j++) {
+				const char *ln = mt->length_name;
+
+				if (!strncmp(ln, "event.fields.", 13))
+					ln += 13;
+				if (!strcmp(fields[j].decl_name, ln))
+					break;
+			}
+			if (j == i || fields[j].kind != TSDL_F_INT)
+				return tsdl_err(P, m->line,
+						"field '%s': length field '%s' is not a preceding integer field",
+						m->name, mt->length_name);
+			f->len_field = j;
+			break;
+		default:
+			rc = tsdl_err(P, m->line, "field '%s': unsupported type",
+				      m->name);
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	ev->cls.fields = fields;
+	ev->cls.nfields = t->nmembers;
+	return 0;
+}
+
+static int tsdl_cmp_ev(const void *a, const void *b)
+{
+	const struct tsdl_event_class *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int tsdl_finish(struct tsdl_parser *P)
+{
+	static const struct tsdl_expect hdr[] = {
+		{ "magic", 32, 0 },
+		{ "uuid", 8, 16 },
+		{ "stream_id", 32, 0 },
+		{ "stream_instance_id", 64, 0 },
+	};
+	static const struct tsdl_expect ctx[] = {
+		{ "timestamp_begin", 64, 0 },
+		{ "timestamp_end", 64, 0 },
+		{ "content_size", 64, 0 },
+		{ "packet_size", 64, 0 },
+		{ "packet_seq_num", 64, 0 },
+		{ "events_discarded", 64, 0 },
+		{ "tid", 32, 0 },
+	};
+	struct tsdl_metadata *m = P->m;
+	struct tsdl_event_class *evs, **dense;
+	struct tsdl_ev *e;
+	uint32_t i;
+	int rc;
+
+	if (!P->seen_trace)
+		return tsdl_err(P, P->line, "missing trace block");
+	if (m->major != 1)
+		return tsdl_err(P, P->trace_line, "unsupported CTF version %u.%u",
+				m->major, m->minor);
+	if (!P->seen_clock)
+		return tsdl_err(P, P->line, "missing clock block");
+	if (!m->clock.freq)
+		m->clock.freq = 1000000000;
+	rc = tsdl_check_layout(P, P->packet_header, hdr, 4, "packet.header",
+			       P->trace_line);
+	if (rc)
+		return rc;
+	if (!P->seen_stream)
+		return tsdl_err(P, P->line, "missing stream block");
+	rc = tsdl_check_layout(P, P->packet_context, ctx, 7, "packet.context",
+			       P->stream_line);
+	if (!rc)
+		rc = tsdl_check_event_header(P);
+	if (rc)
+		return rc;
+
+	evs = tsdl_alloc(&P->arena, (P->nevs + 1) * sizeof(*evs));
+	if (!evs)
+		return tsdl_nomem(P);
+	for (e = P->evs, i = P->nevs; e; e = e->next)
+		evs[--i] = e->cls;	/* keep declaration order */
+	qsort(evs, P->nevs, sizeof(*evs), tsdl_cmp_ev);
+	for (i = 0; i < P->nevs; i++) {
+		if (i && evs[i].id == evs[i - 1].id) {
+			for (e = P->evs; e && e->cls.id != evs[i].id; e = e->next)
+				;
+			return tsdl_err(P, e ? e->line : P->line,
+					"duplicate event id %" PRIu32, evs[i].id);
+		}
+		evs[i].index = i;
+		if (evs[i].nfields > m->max_fields)
+			m->max_fields = evs[i].nfields;
+	}
+	m->events = evs;
+	m->nevents = P->nevs;
+	m->ndense = 0;
+	if (P->nevs) {
+		uint32_t top = evs[P->nevs - 1].id;
+
+		m->ndense = top < TSDL_DENSE_MAX ? top + 1 : TSDL_DENSE_MAX;
+	}
+	dense = tsdl_alloc(&P->arena, (m->ndense + 1) * sizeof(*dense));
+	if (!dense)
+		return tsdl_nomem(P);
+	for (i = 0; i < P->nevs && evs[i].id < m->ndense; i++)
+		dense[evs[i].id] = &evs[i];
+	m->dense = (const struct tsdl_event_class *const *)dense;
+	return 0;
+}
+
+const struct tsdl_event_class *
+tsdl_find_event_slow(const struct tsdl_metadata *m, uint32_t id)
+{
+	uint32_t lo = 0, hi = m->nevents;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->events[mid].id == id)
+			return &m->events[mid];
+		if (m->events[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int tsdl_parse_top(struct tsdl_parser *P)
+{
+	char buf[96];
+	int rc = 0;
+
+	tsdl_next(P);
+	while (!rc && P->tok.kind != T_EOF) {
+		int line = P->tok.line;
+
+		if (tsdl_is_kw(P, "typealias") || tsdl_is_kw(P, "typedef")) {
+			bool td = tsdl_is_kw(P, "typedef");
+
+			tsdl_next(P);
+			rc = tsdl_parse_typealias(P, td);
+		} else if (tsdl_is_kw(P, "trace")) {
+			if (P->seen_trace)
+				return tsdl_err(P, line, "duplicate trace block");
+			P->seen_trace = true;
+			P->trace_line = line;
+			rc = tsdl_parse_block(P, B_TRACE);
+		} else if (tsdl_is_kw(P, "env")) {
+			rc = tsdl_parse_block(P, B_ENV);
+		} else if (tsdl_is_kw(P, "clock")) {
+			if (P->seen_clock)
+				return tsdl_err(P, line,
+						"multiple clocks are not supported");
+			P->seen_clock = true;
+			rc = tsdl_parse_block(P, B_CLOCK);
+		} else if (tsdl_is_kw(P, "stream")) {
+			if (P->seen_stream)
+				return tsdl_err(P, line,
+						"multiple stream classes are not supported");
+			P->seen_stream = true;
+			P->stream_line = line;
+			rc = tsdl_parse_block(P, B_STREAM);
+		} else if (tsdl_is_kw(P, "event")) {
+			rc = tsdl_parse_block(P, B_EVENT);
+		} else {
+			return tsdl_err(P, line, "unexpected %s at top level",
+					tsdl_describe(P, buf, sizeof(buf)));
+		}
+	}
+	if (!rc && P->failed)
+		rc = -EINVAL;
+	return rc;
+}
+
+int tsdl_parse(const char *text, size_t len, const char *path,
+	       struct tsdl_metadata **out, char *err, size_t errlen)
+{
+	struct tsdl_parser P;
+	int rc;
+
+	memset(&P, 0, sizeof(P));
+	P.path = path ? path : "metadata";
+	P.p = text;
+	P.end = text + len;
+	P.line = 1;
+	P.err = err;
+	P.errlen = errlen;
+	if (err && errlen)
+		err[0] = '\0';
+	*out = NULL;
+
+	P.m = tsdl_alloc(&P.arena, sizeof(*P.m));
+	if (!P.m) {
+		rc = tsdl_nomem(&P);
+		goto fail;
+	}
+	rc = tsdl_parse_top(&P);
+	if (!rc)
+		rc = tsdl_finish(&P);
+	if (rc)
+		goto fail;
+	P.m->arena = P.arena;
+	*out = P.m;
+	return 0;
+fail:
+	tsdl_arena_free(P.arena);
+	return rc;
+}
+
+void tsdl_free(struct tsdl_metadata *m)
+{
+	if (m)
+		tsdl_arena_free(m->arena);
+}
