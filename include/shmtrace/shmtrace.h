@@ -63,6 +63,14 @@
 #include <string.h>
 #include <time.h>
 
+/* Strict ISO C modes hide POSIX clocks: declare what the fast path uses. */
+#if !defined(__cplusplus) && !defined(CLOCK_MONOTONIC)
+#define SHMTRACE__CLOCK_MONOTONIC 1	/* Linux's value */
+extern int clock_gettime(int clk, struct timespec *ts);
+#else
+#define SHMTRACE__CLOCK_MONOTONIC CLOCK_MONOTONIC
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -195,16 +203,16 @@ static inline uint64_t shmtrace__clock(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(SHMTRACE__CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Bytes a string field takes: its length, at most SHMTRACE_STRING_MAX, + 1. */
 static inline uint64_t shmtrace__strsize(const char *s)
 {
-	const char *e = (const char *)memchr(s, 0, SHMTRACE_STRING_MAX);
+	uint64_t n = strlen(s);
 
-	return (e ? (uint64_t)(e - s) : SHMTRACE_STRING_MAX) + 1;
+	return (n < SHMTRACE_STRING_MAX ? n : SHMTRACE_STRING_MAX) + 1;
 }
 
 /* Compact header: id < 255 and less than 2^24 ticks since the last event. */
@@ -297,39 +305,67 @@ static inline void shmtrace__module_fini(void)
 #define SHMTRACE__TY_s32 SHMTRACE_TYPE_S32
 #define SHMTRACE__TY_s64 SHMTRACE_TYPE_S64
 
-/* Preprocessor iteration over up to 16 fields. */
+/*
+ * Preprocessor iteration over up to 16 fields. The list handed to these
+ * macros always starts with the event's log level, so it is never empty and
+ * no compiler extension is needed; the maps skip that first element.
+ */
 #define SHMTRACE__CAT_(a, b) a##b
 #define SHMTRACE__CAT(a, b) SHMTRACE__CAT_(a, b)
-#define SHMTRACE__NARG(...) SHMTRACE__NARG_(_, ##__VA_ARGS__, 16, 15, 14, 13, \
-	12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define SHMTRACE__NARG_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, \
-	a13, a14, a15, a16, N, ...) N
-#define SHMTRACE__MAP(op, ...) \
-	SHMTRACE__CAT(SHMTRACE__MAP_, SHMTRACE__NARG(__VA_ARGS__))(op, ##__VA_ARGS__)
-#define SHMTRACE__MAP_0(op)
-#define SHMTRACE__MAP_1(op, a) op a
-#define SHMTRACE__MAP_2(op, a, ...) op a SHMTRACE__MAP_1(op, __VA_ARGS__)
-#define SHMTRACE__MAP_3(op, a, ...) op a SHMTRACE__MAP_2(op, __VA_ARGS__)
-#define SHMTRACE__MAP_4(op, a, ...) op a SHMTRACE__MAP_3(op, __VA_ARGS__)
-#define SHMTRACE__MAP_5(op, a, ...) op a SHMTRACE__MAP_4(op, __VA_ARGS__)
-#define SHMTRACE__MAP_6(op, a, ...) op a SHMTRACE__MAP_5(op, __VA_ARGS__)
-#define SHMTRACE__MAP_7(op, a, ...) op a SHMTRACE__MAP_6(op, __VA_ARGS__)
-#define SHMTRACE__MAP_8(op, a, ...) op a SHMTRACE__MAP_7(op, __VA_ARGS__)
-#define SHMTRACE__MAP_9(op, a, ...) op a SHMTRACE__MAP_8(op, __VA_ARGS__)
-#define SHMTRACE__MAP_10(op, a, ...) op a SHMTRACE__MAP_9(op, __VA_ARGS__)
-#define SHMTRACE__MAP_11(op, a, ...) op a SHMTRACE__MAP_10(op, __VA_ARGS__)
-#define SHMTRACE__MAP_12(op, a, ...) op a SHMTRACE__MAP_11(op, __VA_ARGS__)
-#define SHMTRACE__MAP_13(op, a, ...) op a SHMTRACE__MAP_12(op, __VA_ARGS__)
-#define SHMTRACE__MAP_14(op, a, ...) op a SHMTRACE__MAP_13(op, __VA_ARGS__)
-#define SHMTRACE__MAP_15(op, a, ...) op a SHMTRACE__MAP_14(op, __VA_ARGS__)
-#define SHMTRACE__MAP_16(op, a, ...) op a SHMTRACE__MAP_15(op, __VA_ARGS__)
+#define SHMTRACE__NARG(...) SHMTRACE__NARG_(__VA_ARGS__, 17, 16, 15, 14, 13, 12, 11, \
+	10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SHMTRACE__NARG_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, \
+	a15, a16, a17, N, ...) N
+#define SHMTRACE__FIRST(...) SHMTRACE__FIRST_(__VA_ARGS__, ~)
+#define SHMTRACE__FIRST_(a, ...) a
 
-/* Parameter list: every parameter is preceded by a comma. */
+/* op applied to each field */
+#define SHMTRACE__MAP(op, ...) \
+	SHMTRACE__CAT(SHMTRACE__MAP_, SHMTRACE__NARG(__VA_ARGS__))(op, __VA_ARGS__)
+#define SHMTRACE__MAP_1(op, l)
+#define SHMTRACE__MAP_2(op, l, a) op a
+#define SHMTRACE__MAP_3(op, l, a, ...) op a SHMTRACE__MAP_2(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_4(op, l, a, ...) op a SHMTRACE__MAP_3(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_5(op, l, a, ...) op a SHMTRACE__MAP_4(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_6(op, l, a, ...) op a SHMTRACE__MAP_5(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_7(op, l, a, ...) op a SHMTRACE__MAP_6(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_8(op, l, a, ...) op a SHMTRACE__MAP_7(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_9(op, l, a, ...) op a SHMTRACE__MAP_8(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_10(op, l, a, ...) op a SHMTRACE__MAP_9(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_11(op, l, a, ...) op a SHMTRACE__MAP_10(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_12(op, l, a, ...) op a SHMTRACE__MAP_11(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_13(op, l, a, ...) op a SHMTRACE__MAP_12(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_14(op, l, a, ...) op a SHMTRACE__MAP_13(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_15(op, l, a, ...) op a SHMTRACE__MAP_14(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_16(op, l, a, ...) op a SHMTRACE__MAP_15(op, l, __VA_ARGS__)
+#define SHMTRACE__MAP_17(op, l, a, ...) op a SHMTRACE__MAP_16(op, l, __VA_ARGS__)
+
+/* the emit function's parameters: comma-separated, or void */
+#define SHMTRACE__PARAMS(...) \
+	SHMTRACE__CAT(SHMTRACE__PL_, SHMTRACE__NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMTRACE__PL_1(l) void
+#define SHMTRACE__PL_2(l, a) SHMTRACE__PARAM a
+#define SHMTRACE__PL_3(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_2(l, __VA_ARGS__)
+#define SHMTRACE__PL_4(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_3(l, __VA_ARGS__)
+#define SHMTRACE__PL_5(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_4(l, __VA_ARGS__)
+#define SHMTRACE__PL_6(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_5(l, __VA_ARGS__)
+#define SHMTRACE__PL_7(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_6(l, __VA_ARGS__)
+#define SHMTRACE__PL_8(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_7(l, __VA_ARGS__)
+#define SHMTRACE__PL_9(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_8(l, __VA_ARGS__)
+#define SHMTRACE__PL_10(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_9(l, __VA_ARGS__)
+#define SHMTRACE__PL_11(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_10(l, __VA_ARGS__)
+#define SHMTRACE__PL_12(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_11(l, __VA_ARGS__)
+#define SHMTRACE__PL_13(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_12(l, __VA_ARGS__)
+#define SHMTRACE__PL_14(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_13(l, __VA_ARGS__)
+#define SHMTRACE__PL_15(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_14(l, __VA_ARGS__)
+#define SHMTRACE__PL_16(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_15(l, __VA_ARGS__)
+#define SHMTRACE__PL_17(l, a, ...) SHMTRACE__PARAM a, SHMTRACE__PL_16(l, __VA_ARGS__)
+
 #define SHMTRACE__PARAM(k, n, T, ty) SHMTRACE__PARAM_##k(n, T)
-#define SHMTRACE__PARAM_FIX(n, T) , T n
-#define SHMTRACE__PARAM_PTR(n, T) , T n
-#define SHMTRACE__PARAM_STR(n, T) , T n
-#define SHMTRACE__PARAM_SEQ(n, T) , const T *n, uint32_t n##_len
+#define SHMTRACE__PARAM_FIX(n, T) T n
+#define SHMTRACE__PARAM_PTR(n, T) T n
+#define SHMTRACE__PARAM_STR(n, T) T n
+#define SHMTRACE__PARAM_SEQ(n, T) const T *n, uint32_t n##_len
 
 /* Field descriptors. */
 #define SHMTRACE__DESC(k, n, T, ty) { #n, (uint32_t)(ty), 0 },
@@ -363,14 +399,14 @@ static inline void shmtrace__module_fini(void)
 /*
  * SHMTRACE_EVENT(provider, name, loglevel, fields...) - define an event.
  * Put it in a header; it may be included by any number of files of any
- * number of modules. At most 16 fields.
+ * number of modules. At most 16 fields; none is fine.
  */
-#define SHMTRACE_EVENT(prov, ev, level, ...) \
+#define SHMTRACE_EVENT(prov, ev, ...) \
 static const struct shmtrace_field_desc shmtrace__fields_##prov##__##ev[] = { \
-	SHMTRACE__MAP(SHMTRACE__DESC, ##__VA_ARGS__) { 0, 0, 0 } }; \
+	SHMTRACE__MAP(SHMTRACE__DESC, __VA_ARGS__) { 0, 0, 0 } }; \
 __attribute__((weak, visibility("hidden"))) struct shmtrace_event SHMTRACE__EV(prov, ev) = { \
-	0, 0, SHMTRACE_ABI_VERSION, 0, #prov, #ev, (level), \
-	(uint32_t)SHMTRACE__NARG(__VA_ARGS__), shmtrace__fields_##prov##__##ev }; \
+	0, 0, SHMTRACE_ABI_VERSION, 0, #prov, #ev, (SHMTRACE__FIRST(__VA_ARGS__)), \
+	(uint32_t)SHMTRACE__NARG(__VA_ARGS__) - 1, shmtrace__fields_##prov##__##ev }; \
 static struct shmtrace_event *const shmtrace__evp_##prov##__##ev \
 	__attribute__((used, section("shmtrace_events"), aligned(sizeof(void *)))) = \
 	&SHMTRACE__EV(prov, ev); \
@@ -382,13 +418,13 @@ static void __attribute__((destructor)) shmtrace__fini_##prov##__##ev(void) \
 { \
 	shmtrace__module_fini(); \
 } \
-static inline void SHMTRACE__EMIT(prov, ev)(unsigned int shmtrace__mask \
-					    SHMTRACE__MAP(SHMTRACE__PARAM, ##__VA_ARGS__)) \
+static inline void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 { \
 	struct shmtrace__tls *shmtrace__t = &shmtrace__tls; \
+	unsigned int shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
 	uint64_t shmtrace__ts; \
-	SHMTRACE__MAP(SHMTRACE__LEN, ##__VA_ARGS__) \
-	const uint64_t shmtrace__size = 0 SHMTRACE__MAP(SHMTRACE__SUM, ##__VA_ARGS__); \
+	SHMTRACE__MAP(SHMTRACE__LEN, __VA_ARGS__) \
+	const uint64_t shmtrace__size = 0 SHMTRACE__MAP(SHMTRACE__SUM, __VA_ARGS__); \
 	if (__builtin_expect(shmtrace__t->nesting++ != 0, 0)) { \
 		shmtrace__nested_drop(shmtrace__mask); \
 		goto out; \
@@ -412,7 +448,7 @@ static inline void SHMTRACE__EMIT(prov, ev)(unsigned int shmtrace__mask \
 			continue; \
 		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + shmtrace__w->pos, \
 						shmtrace__h, shmtrace__id, shmtrace__ts); \
-		SHMTRACE__MAP(SHMTRACE__PUT, ##__VA_ARGS__) \
+		SHMTRACE__MAP(SHMTRACE__PUT, __VA_ARGS__) \
 		(void)shmtrace__p; \
 		shmtrace__commit(shmtrace__w, (uint32_t)(shmtrace__h + shmtrace__size), shmtrace__ts); \
 	} \
@@ -425,9 +461,8 @@ out: \
  * SHMTRACE_EVENT. Async-signal-safe, thread-safe, never blocks.
  */
 #define shmtrace(prov, ev, ...) do { \
-	const unsigned int shmtrace__m = SHMTRACE__EV(prov, ev).enabled; \
-	if (__builtin_expect(shmtrace__m != 0, 0)) \
-		SHMTRACE__EMIT(prov, ev)(shmtrace__m, ##__VA_ARGS__); \
+	if (__builtin_expect(SHMTRACE__EV(prov, ev).enabled != 0, 0)) \
+		SHMTRACE__EMIT(prov, ev)(__VA_ARGS__); \
 } while (0)
 
 /* shmtrace_enabled(provider, name) - nonzero when the event is recorded. */

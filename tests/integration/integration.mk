@@ -7,7 +7,11 @@ INTEGRATION_TESTS = \
 	tests/integration/basic.sh \
 	tests/integration/late-daemon.sh \
 	tests/integration/stop-flush.sh \
-	tests/integration/kill-daemons.sh
+	tests/integration/kill-daemons.sh \
+	tests/integration/dlopen.sh \
+	tests/integration/bad-messages.sh \
+	tests/integration/tracectl-cli.sh \
+	tests/integration/daemon-lifecycle.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tracectl: --help on every verb; clear messages and non-zero exit status
+# on bad usage and refused commands; it starts the session daemon itself.
+. "$(dirname "$0")/lib.sh"
+expect() {	# expect STATUS PATTERN CMD...: exit status and a message
+	local want=$1 pat=$2 rc=0
+	shift 2
+	"$@" >"$WORK/o" 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want: $(cat "$WORK/o")"
+	grep -q -- "$pat" "$WORK/o" || fail "'$*' said: $(cat "$WORK/o")"
+}
+expect 0 "usage: tracectl" "$TRACECTL" --help
+for v in create destroy enable-event disable-event start stop list list-events status; do
+	expect 0 "usage: tracectl $v" "$TRACECTL" "$v" --help
+done
+expect 2 "usage: tracectl" "$TRACECTL"
+expect 2 "unknown command 'frobnicate'" "$TRACECTL" frobnicate
+expect 2 "wrong number of arguments" "$TRACECTL" enable-event -s s
+expect 2 "usage: tracectl start" "$TRACECTL" start --bogus
+expect 2 "wrong number of arguments" "$TRACECTL" list extra
+
+# no daemon yet: tracectl starts one
+[ ! -e "$SHMTRACE_HOME/sessiond.sock" ] || fail "a daemon runs already"
+expect 0 "No session" "$TRACECTL" list
+[ -n "$(pid_of sessiond)" ] || fail "tracectl did not start the daemon"
+expect 1 "no session: create one first" "$TRACECTL" start
+expect 0 "Session s1 created" "$TRACECTL" create s1 --output "$WORK/o1"
+expect 1 "already exists" "$TRACECTL" create s1
+expect 1 "invalid session name" "$TRACECTL" create ../x
+expect 0 "Session s2 created" "$TRACECTL" create s2 -o "$WORK/o2"
+expect 1 "several sessions" "$TRACECTL" start
+expect 1 "no session named 'nope'" "$TRACECTL" start nope
+expect 0 "enabled in session s1" "$TRACECTL" enable-event -s s1 'a:*' 'b:c'
+expect 1 "is not enabled" "$TRACECTL" disable-event -s s1 'zz:*'
+expect 0 "disabled in session s1" "$TRACECTL" disable-event -s s1 'b:c'
+expect 0 "started" "$TRACECTL" start s1
+expect 1 "already active" "$TRACECTL" start s1
+expect 0 "s1 \[active\]" "$TRACECTL" list
+expect 0 "a:\*" "$TRACECTL" status s1
+expect 0 "stopped" "$TRACECTL" stop s1
+expect 1 "not active" "$TRACECTL" stop s1
+expect 0 "destroyed" "$TRACECTL" destroy s1
+expect 0 "destroyed" "$TRACECTL" destroy s2
+expect 0 "No session" "$TRACECTL" list
+echo "ok"
