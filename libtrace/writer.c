@@ -64,7 +64,13 @@ void writer_drop_all(void)
 	memset(lib_tls, 0, sizeof(lib_tls));
 }
 
-SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t ts)
+/*
+ * Make room for an event of @need bytes in channel slot @c. When the thread
+ * takes a buffer here, *ts is read again: the buffer's previous owner may
+ * have written events after the caller read its clock, and a stream's
+ * timestamps must never go back.
+ */
+SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t *ts)
 {
 	struct lib_wslot *ws = &lib_tls[c];
 	struct shmtrace__wbuf *w = &shmtrace__tls.w[c];
@@ -84,13 +90,14 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		ws->chan_id = id;
 		ws->rb.hdr->owner_tid = writer_tid();
 		memset(w, 0, sizeof(*w));
-		w->last_ts = ts;
+		*ts = shmtrace__clock();
+		w->last_ts = *ts;
 		if (!writer_key_set) {
 			writer_key_set = 1;
 			pthread_setspecific(writer_key, (void *)1);
 		}
 	}
-	ret = rb_reserve_slow(&ws->rb, w, need, ts, writer_tid(), &published);
+	ret = rb_reserve_slow(&ws->rb, w, need, *ts, writer_tid(), &published);
 	if (published)
 		lib_wake_consumer();
 	return ret;

@@ -195,7 +195,7 @@ extern SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
 /* Points at the control page's generation counter (never NULL). */
 extern SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen;
 
-SHMTRACE_API int shmtrace__reserve_slow(unsigned int chan, uint64_t need, uint64_t ts);
+SHMTRACE_API int shmtrace__reserve_slow(unsigned int chan, uint64_t need, uint64_t *ts);
 SHMTRACE_API void shmtrace__resync(void);
 SHMTRACE_API void shmtrace__nested_drop(unsigned int mask);
 
@@ -444,7 +444,7 @@ static inline void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		shmtrace__mask &= shmtrace__mask - 1; \
 		if (__builtin_expect((uint64_t)shmtrace__w->pos + shmtrace__h + shmtrace__size > \
 				     shmtrace__w->end, 0) && \
-		    !shmtrace__reserve_slow(shmtrace__c, shmtrace__h + shmtrace__size, shmtrace__ts)) \
+		    !shmtrace__reserve_slow(shmtrace__c, shmtrace__h + shmtrace__size, &shmtrace__ts)) \
 			continue; \
 		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + shmtrace__w->pos, \
 						shmtrace__h, shmtrace__id, shmtrace__ts); \
