@@ -13,11 +13,12 @@ SHMTRACE_HOME=$(mktemp -d)
 OUT=$SHMTRACE_HOME/demo-trace
 
 cleanup() {
-	local f pid
-	for f in "$SHMTRACE_HOME/sessiond.pid" "$SHMTRACE_HOME/consumerd.pid"; do
-		[ -f "$f" ] || continue
-		pid=$(cat "$f")
-		kill "$pid" 2>/dev/null || true
+	local s c
+	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
+	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
+	# the session daemon stops its consumer; wait for both, by pid
+	[ -n "$s" ] && kill "$s" 2>/dev/null || true
+	for pid in $s $c; do
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	done
 	rm -rf "$SHMTRACE_HOME"
@@ -34,9 +35,16 @@ run "$B/tracectl" stop demo
 run "$B/tracectl" status demo
 echo
 echo "First events (trace-read $OUT | head):"
-"$B/trace-read" "$OUT" | head -n 12
+"$B/trace-read" "$OUT" >"$SHMTRACE_HOME/events.txt"
+head -n 12 "$SHMTRACE_HOME/events.txt"
 echo
-echo "Events per name:"
+echo "Events per name (trace-read --count):"
 "$B/trace-read" --count "$OUT"
+echo
+echo "Requests slower than 1 ms, from the request_end events:"
+awk -F'latency_ns = ' '/sample_server:request_end/ {
+	split($2, v, " "); n++
+	if (v[1] + 0 > 1000000) { slow++; if (slow <= 5) print "  " $0 }
+} END { printf "%d of %d requests took longer than 1 ms\n", slow, n }' "$SHMTRACE_HOME/events.txt"
 echo
 run "$B/tracectl" destroy demo
