@@ -6,9 +6,7 @@
 need_babeltrace
 start_daemons
 D=$WORK/out
-"$TRACECTL" create s --output "$D" >/dev/null
-"$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
-"$TRACECTL" start s >/dev/null
+new_session "$D" 'shmtrace_test:*'
 "$GEN" -n 100000 -t 4 -T || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null
 "$TRACECTL" status s >"$WORK/status"

@@ -7,9 +7,7 @@ start_daemons
 D=$WORK/out
 LIB=$B/tests/apps/.libs/libdlevents.so
 [ -f "$LIB" ] || fail "no $LIB"
-"$TRACECTL" create s --output "$D" >/dev/null
-"$TRACECTL" enable-event -s s 'shmtrace_dl:*' 'shmtrace_dlapp:step' >/dev/null
-"$TRACECTL" start s >/dev/null
+new_session "$D" 'shmtrace_dl:*' 'shmtrace_dlapp:step'
 "$B/tests/apps/dl-app" "$LIB" 5000 || fail "dl-app failed"
 "$TRACECTL" stop s >/dev/null
 "$TRACECTL" destroy s >/dev/null

@@ -3,9 +3,7 @@
 # runs: the program neither crashes nor hangs, and exits 0.
 . "$(dirname "$0")/lib.sh"
 start_daemons
-"$TRACECTL" create s --output "$WORK/out" >/dev/null
-"$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
-"$TRACECTL" start s >/dev/null
+new_session "$WORK/out" 'shmtrace_test:*'
 
 timeout 120 "$GEN" -n 3000000 -t 2 &
 GEN_PID=$!

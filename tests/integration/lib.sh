@@ -100,3 +100,30 @@ check_seqs() {
 		$1 >= T || $2 >= C { bad = 1 }
 		END { exit bad }' || fail "$1: thread or seq out of range"
 }
+
+# new_session DIR PATTERN...: session "s" writing to DIR, patterns enabled, started
+new_session() {
+	local dir=$1
+	shift
+	"$TRACECTL" create s --output "$dir" >/dev/null &&
+		"$TRACECTL" enable-event -s s "$@" >/dev/null &&
+		"$TRACECTL" start s >/dev/null || fail "cannot set up session s"
+}
+
+# gen_idle TAG ARGS...: gen-events -W ARGS in the background; returns once
+# every event was emitted, its threads alive and idle. Sets IDLE_PID.
+gen_idle() {
+	local tag=$1 line
+	shift
+	mkfifo "$WORK/in.$tag" "$WORK/out.$tag"
+	"$GEN" -W "$@" <"$WORK/in.$tag" >"$WORK/out.$tag" &
+	IDLE_PID=$!
+	eval "exec {IDLE_FD_$tag}>\"\$WORK/in.\$tag\""
+	read -r line <"$WORK/out.$tag"
+	[ "$line" = done ] || fail "gen-events said '$line'"
+}
+
+# release_idle TAG: let a gen_idle process finish
+release_idle() {
+	eval "echo go >&\$IDLE_FD_$1; exec {IDLE_FD_$1}>&-"
+}
