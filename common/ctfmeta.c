@@ -70,13 +70,15 @@ long ctfmeta_preamble(char *buf, size_t cap, const struct ctf_trace_info *t)
 		  "\tprocname = \"%s\";\n};\n\n",
 		  t->hostname, t->pid, t->procname);
 	sb_printf(&b,
-		  "clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
-		  "\tdescription = \"CLOCK_MONOTONIC\";\n\tfreq = %" PRIu64 ";\n\tprecision = 1;\n"
+		  "clock {\n\tname = \"%s\";\n\tuuid = \"%s\";\n"
+		  "\tdescription = \"%s\";\n\tfreq = %" PRIu64 ";\n\tprecision = 1;\n"
 		  "\toffset_s = %" PRId64 ";\n\toffset = %" PRIu64 ";\n\tabsolute = false;\n};\n\n",
-		  t->clock_uuid, t->freq, t->offset_s, t->offset);
+		  t->clock_name, t->clock_uuid, t->clock_desc, t->freq, t->offset_s, t->offset);
 	sb_printf(&b,
-		  "typealias integer { size = 24; align = 1; signed = false; map = clock.monotonic.value; } := uint24_clock_t;\n"
-		  "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;\n\n"
+		  "typealias integer { size = 24; align = 1; signed = false; map = clock.%s.value; } := uint24_clock_t;\n"
+		  "typealias integer { size = 64; align = 8; signed = false; map = clock.%s.value; } := uint64_clock_t;\n\n",
+		  t->clock_name, t->clock_name);
+	sb_printf(&b,
 		  "stream {\n\tid = 0;\n\tpacket.context := struct {\n"
 		  "\t\tuint64_clock_t timestamp_begin;\n\t\tuint64_clock_t timestamp_end;\n"
 		  "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"

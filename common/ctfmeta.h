@@ -16,7 +16,9 @@
 struct ctf_trace_info {
 	uint8_t uuid[16];
 	char uuid_str[37];
-	char clock_uuid[37];		/* same for every trace of a boot */
+	char clock_name[16];		/* "monotonic" or "tsc" */
+	char clock_desc[64];
+	char clock_uuid[37];		/* same for every trace of a boot and clock */
 	char hostname[64];
 	char procname[PROTO_PROCNAME];
 	uint32_t pid;

@@ -65,7 +65,7 @@ struct msg_app_register {
 	uint32_t abi;			/* SHMTRACE_ABI_VERSION */
 	uint32_t max_events;
 	uint32_t max_chan;
-	uint32_t reserved;
+	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
 	uint64_t starttime;		/* /proc/pid/stat field 22 */
 	char procname[PROTO_PROCNAME];
 };
@@ -149,7 +149,7 @@ _Static_assert(sizeof(struct msg_c_channel) == 24 + PROTO_NAME_MAX + PROTO_PATH_
 struct msg_c_app {
 	uint64_t app_id;
 	uint32_t pid;
-	uint32_t reserved;
+	uint32_t clock;			/* CLOCK_KIND_* */
 	char procname[PROTO_PROCNAME];
 };
 _Static_assert(sizeof(struct msg_c_app) == 32, "app");

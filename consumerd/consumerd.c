@@ -33,6 +33,7 @@
 #include "stream.h"
 #include "home.h"
 #include "log.h"
+#include "tsc.h"
 #include "util.h"
 
 static int cd_fd = -1;
@@ -95,6 +96,7 @@ static int handle_app_add(const struct msg_c_app *m, const int *fds)
 	close(fds[0]);
 	a->id = m->app_id;
 	a->pid = m->pid;
+	a->clock = m->clock <= CLOCK_KIND_TSC ? m->clock : CLOCK_KIND_MONOTONIC;
 	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
 	a->proc = proc;
 	a->efd = fds[1];
@@ -285,6 +287,50 @@ static void loop(void)
 	}
 }
 
+/*
+ * Describe the trace clocks once, so that every trace this consumer writes
+ * merges exactly with the others. Both clocks count from boot: their uuid
+ * is the boot id (with the last digit changed for the TSC), as readers
+ * merge traces only when their clocks have the same uuid.
+ */
+static void clocks_init(void)
+{
+	struct c_clock *m = &c_clocks[CLOCK_KIND_MONOTONIC], *t = &c_clocks[CLOCK_KIND_TSC];
+	uint64_t off = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
+	struct tsc_calib cal;
+	char boot[64];
+
+	if (read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) >= 36) {
+		memcpy(m->uuid, boot, 36);
+	} else {
+		uint8_t raw[16];
+
+		uuid_make(raw, m->uuid);
+	}
+	strcpy(m->name, "monotonic");
+	strcpy(m->desc, "CLOCK_MONOTONIC");
+	m->freq = 1000000000u;
+	m->offset_s = (int64_t)(off / 1000000000u);
+	m->offset = off % 1000000000u;
+	m->ok = 1;
+
+	*t = *m;
+	t->uuid[35] = t->uuid[35] == '0' ? '1' : '0';
+	strcpy(t->name, "tsc");
+	strcpy(t->desc, "TSC, calibrated against CLOCK_MONOTONIC");
+	if (tsc_choose_clock() == CLOCK_KIND_TSC && tsc_calibrate(&cal, 50) == 0) {
+		/* Epoch time of TSC value 0, in ns, split into seconds and ticks */
+		long double zero = (long double)cal.real0_ns -
+				   (long double)cal.tsc0 * 1e9L / (long double)cal.hz;
+		int64_t secs = (int64_t)(zero / 1e9L);
+
+		t->freq = cal.hz;
+		t->offset_s = secs;
+		t->offset = (uint64_t)((zero - (long double)secs * 1e9L) * (long double)cal.hz / 1e9L);
+		log_info("TSC at %llu Hz", (unsigned long long)cal.hz);
+	}
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: trace-consumerd --fd FD [--home DIR]\n"
@@ -301,7 +347,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[1024] = "", logpath[1100], pidpath[1100] = "";
-	uint64_t off;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:H:hV", opts, NULL)) != -1) {
@@ -324,19 +369,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, on_term);
-	/* one Epoch offset for every trace, so that traces merge exactly */
-	off = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
-	c_offset_s = (int64_t)(off / 1000000000u);
-	c_offset_ns = off % 1000000000u;
-	/* CLOCK_MONOTONIC is per boot: name it by the boot id, as readers merge
-	 * traces only when their clocks have the same uuid */
-	if (read_small("/proc/sys/kernel/random/boot_id", logpath, sizeof(logpath)) >= 36) {
-		memcpy(c_clock_uuid, logpath, 36);
-	} else {
-		uint8_t raw[16];
-
-		uuid_make(raw, c_clock_uuid);
-	}
+	clocks_init();
 	if (home[0] && home_path(pidpath, sizeof(pidpath), home, HOME_CPID) == 0) {
 		char num[32];
 		int pfd = open(pidpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

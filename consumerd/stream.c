@@ -32,13 +32,17 @@
 #include <unistd.h>
 #include "stream.h"
 #include "log.h"
+#include "tsc.h"
 #include "util.h"
 
 struct c_chan *c_chans;
 struct c_app *c_apps;
-char c_clock_uuid[37];
-int64_t c_offset_s;
-uint64_t c_offset_ns;
+struct c_clock c_clocks[2];
+
+uint64_t clock_now(uint32_t kind)
+{
+	return kind == CLOCK_KIND_TSC ? tsc_read_ordered() : now_ns(CLOCK_MONOTONIC);
+}
 
 struct c_chan *chan_find(uint64_t id)
 {
@@ -145,10 +149,16 @@ static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 		if (*p == '"' || *p == '\\')
 			*p = '_';
 	t->info.pid = a->pid;
-	memcpy(t->info.clock_uuid, c_clock_uuid, sizeof(t->info.clock_uuid));
-	t->info.freq = 1000000000u;
-	t->info.offset_s = c_offset_s;
-	t->info.offset = c_offset_ns;
+	{
+		const struct c_clock *c = &c_clocks[a->clock];
+
+		memcpy(t->info.clock_name, c->name, sizeof(c->name));
+		memcpy(t->info.clock_desc, c->desc, sizeof(c->desc));
+		memcpy(t->info.clock_uuid, c->uuid, sizeof(c->uuid));
+		t->info.freq = c->freq;
+		t->info.offset_s = c->offset_s;
+		t->info.offset = c->offset;
+	}
 	n = ctfmeta_preamble(buf, sizeof(buf), &t->info);
 	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 || trace_append_events(a, t) < 0) {
 		close(t->meta_fd);
@@ -192,6 +202,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		return -ENOMEM;
 	}
 	s->chan = ch;
+	s->clock = a->clock;
 	s->base = base;
 	s->size = m->size;
 	s->nslots = m->nslots;
@@ -295,7 +306,7 @@ static void stream_drain(struct c_seg *s, struct c_stream *st, int partial, int 
 	}
 	/* report discards that no packet carried yet */
 	if (final && stream_discarded(s, st) > st->discarded && (st->fd >= 0 || st->number == 0)) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = clock_now(s->clock);
 
 		rg.data = NULL;
 		rg.len = 0;

@@ -47,6 +47,7 @@ struct c_stream {
 
 struct c_seg {
 	struct c_chan *chan;
+	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
 	struct c_trace *trace;
 	char *base;
 	size_t size;
@@ -58,6 +59,7 @@ struct c_seg {
 struct c_app {
 	uint64_t id;
 	uint32_t pid;
+	uint32_t clock;			/* CLOCK_KIND_* */
 	char procname[PROTO_PROCNAME];
 	struct shm_proc_page *proc;
 	int efd;
@@ -83,8 +85,18 @@ void chan_drop(struct c_chan *ch);
 void stats_chan(uint64_t chan_id, struct msg_c_stats *st);
 int seg_pending(const struct c_seg *s);
 
-extern char c_clock_uuid[37];
-extern int64_t c_offset_s;
-extern uint64_t c_offset_ns;
+/* The trace clocks as this consumer describes them (consumerd.c). */
+struct c_clock {
+	int ok;
+	char name[16];
+	char desc[64];
+	char uuid[37];
+	uint64_t freq;
+	int64_t offset_s;
+	uint64_t offset;		/* ticks */
+};
+extern struct c_clock c_clocks[2];	/* by CLOCK_KIND_* */
+
+uint64_t clock_now(uint32_t kind);
 
 #endif

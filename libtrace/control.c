@@ -42,12 +42,14 @@
 #include "lib.h"
 #include "home.h"
 #include "proto.h"
+#include "tsc.h"
 #include "util.h"
 
 struct lib_state lib = { .sock = -1, .ctl_fd = -1, .proc_fd = -1, .efd = -1 };
 
 static const volatile uint64_t lib_no_gen;
 SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen = &lib_no_gen;
+SHMTRACE_API int shmtrace__clock_tsc;
 
 static int lib_debug;
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
@@ -250,6 +252,7 @@ int lib_register_locked(int may_wait)
 	m.max_events = SHM_MAX_EVENTS;
 	m.max_chan = SHM_MAX_CHAN;
 	m.starttime = lib.starttime;
+	m.clock = shmtrace__clock_tsc ? CLOCK_KIND_TSC : CLOCK_KIND_MONOTONIC;
 	prctl(PR_GET_NAME, m.procname, 0, 0, 0);
 	fds[0] = lib.ctl_fd;
 	fds[1] = lib.proc_fd;
@@ -387,6 +390,7 @@ static void lib_do_init(void)
 	const char *e = getenv("SHMTRACE_REGISTER_TIMEOUT");
 
 	lib.sync_ms = e && *e ? atoi(e) : 200;
+	shmtrace__clock_tsc = tsc_choose_clock() == CLOCK_KIND_TSC;
 	lib_debug = getenv("SHMTRACE_DEBUG") != NULL;
 	lib.pid = getpid();
 	proc_starttime(lib.pid, &lib.starttime);

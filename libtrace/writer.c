@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib.h"
+#include "tsc.h"
 
 SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
 	__attribute__((tls_model("initial-exec")));
@@ -90,7 +91,7 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		ws->chan_id = id;
 		ws->rb.hdr->owner_tid = writer_tid();
 		memset(w, 0, sizeof(*w));
-		*ts = shmtrace__clock();
+		*ts = shmtrace__clock_tsc ? tsc_read_ordered() : shmtrace__clock();
 		w->last_ts = *ts;
 		if (!writer_key_set) {
 			writer_key_set = 1;

@@ -28,6 +28,7 @@
 #include "sessiond.h"
 #include "home.h"
 #include "log.h"
+#include "tsc.h"
 #include "util.h"
 
 struct app *app_by_sock(int fd)
@@ -40,7 +41,7 @@ struct app *app_by_sock(int fd)
 
 static int app_consumer_add(struct app *a)
 {
-	struct msg_c_app m = { .app_id = a->id, .pid = (uint32_t)a->pid };
+	struct msg_c_app m = { .app_id = a->id, .pid = (uint32_t)a->pid, .clock = a->clock };
 	int fds[2] = { a->proc_fd, a->efd };
 
 	memcpy(m.procname, a->procname, sizeof(m.procname));
@@ -57,7 +58,7 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 || (uint32_t)cr.pid != m->pid ||
 	    m->abi != SHMTRACE_ABI_VERSION || m->max_events != SHM_MAX_EVENTS ||
-	    m->max_chan != SHM_MAX_CHAN || (m->signo && (m->signo < (uint32_t)SIGRTMIN ||
+	    m->max_chan != SHM_MAX_CHAN || m->clock > CLOCK_KIND_TSC || (m->signo && (m->signo < (uint32_t)SIGRTMIN ||
 						       m->signo > (uint32_t)SIGRTMAX))) {
 		log_warn("registration refused: inconsistent message from pid %d", (int)cr.pid);
 		goto fail;
@@ -79,6 +80,7 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	a->uid = cr.uid;
 	a->sock = fd;
 	a->signo = (int)m->signo;
+	a->clock = m->clock;
 	a->starttime = m->starttime;
 	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
 	for (size_t i = 0; a->procname[i]; i++)

@@ -60,6 +60,7 @@ struct app {
 	uid_t uid;
 	int sock;
 	int signo;
+	uint32_t clock;
 	uint64_t starttime;
 	char procname[PROTO_PROCNAME];
 	int ctl_fd;

@@ -52,6 +52,13 @@
  * SHMTRACE_SIGNAL  real-time signal offset used as the doorbell (default 3,
  *                  meaning SIGRTMIN+3); 0 disables the doorbell.
  * SHMTRACE_DEBUG   print diagnostics on standard error when set.
+ * SHMTRACE_CLOCK   "monotonic" stamps events with CLOCK_MONOTONIC even when
+ *                  the TSC is usable.
+ * SHMTRACE_REGISTER_TIMEOUT  milliseconds the program waits at start-up (and
+ *                  at dlopen) for a running session daemon to handle its
+ *                  registration, so that its first events are recorded
+ *                  (default 200; 0: never wait). With no daemon running,
+ *                  there is no wait.
  *
  * Everything named shmtrace__* below is the inline fast path's internal
  * interface: it is part of the ABI but not meant to be used directly.
@@ -199,10 +206,22 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int chan, uint64_t need, uint64
 SHMTRACE_API void shmtrace__resync(void);
 SHMTRACE_API void shmtrace__nested_drop(unsigned int mask);
 
+/* Nonzero when events are stamped with the TSC (set once, at start-up). */
+extern SHMTRACE_API int shmtrace__clock_tsc;
+
+/*
+ * The trace clock: the TSC when it is invariant and the kernel trusts it,
+ * else CLOCK_MONOTONIC in nanoseconds (and always with SHMTRACE_CLOCK=
+ * monotonic). The trace's metadata says which, with its frequency.
+ */
 static inline uint64_t shmtrace__clock(void)
 {
 	struct timespec ts;
 
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_expect(shmtrace__clock_tsc, 1))
+		return __builtin_ia32_rdtsc();
+#endif
 	clock_gettime(SHMTRACE__CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

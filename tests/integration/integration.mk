@@ -11,7 +11,8 @@ INTEGRATION_TESTS = \
 	tests/integration/dlopen.sh \
 	tests/integration/bad-messages.sh \
 	tests/integration/tracectl-cli.sh \
-	tests/integration/daemon-lifecycle.sh
+	tests/integration/daemon-lifecycle.sh \
+	tests/integration/clock.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

@@ -29,6 +29,8 @@ static void trace_info(struct ctf_trace_info *t)
 		t->uuid[i] = (uint8_t)(i * 0x11 + 1);
 	strcpy(t->uuid_str, "01122334-4556-6778-899a-abbccddeeff0");
 	strcpy(t->clock_uuid, "c10c4000-0000-4000-8000-0000000000aa");
+	strcpy(t->clock_name, "monotonic");
+	strcpy(t->clock_desc, "CLOCK_MONOTONIC");
 	strcpy(t->hostname, "testhost");
 	strcpy(t->procname, "myproc");
 	t->pid = 4321;
