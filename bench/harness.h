@@ -19,9 +19,14 @@
  *
  *   workload disabled ITER ROUNDS    the events compiled in, not enabled,
  *                                    against an empty loop of the same shape
- *   workload enabled a|b N THREADS   N events in all, split over THREADS
- *                                    threads, each on its own CPU
- *   workload latency a|b BATCHES K   BATCHES timed batches of K events
+ *   workload enabled a|b N THREADS [BURST PAUSE_US]
+ *                                    N events in all, split over THREADS
+ *                                    threads, each on its own CPU, in
+ *                                    bursts of BURST events per thread
+ *                                    separated by pauses of PAUSE_US
+ *   workload latency a|b BATCHES K [BURST PAUSE_US]
+ *                                    BATCHES timed batches of K events,
+ *                                    paused every BURST events
  *
  * BENCH_CPUS="c0,c1,..." chooses the CPU of each measuring thread (default:
  * the allowed CPUs in order). The enabled modes first wait (at most
@@ -187,25 +192,59 @@ static int bench_disabled(long n, int rounds)
 
 /* ---- enabled: throughput --------------------------------------------------- */
 
+/*
+ * The events are emitted in bursts of `burst` events per thread, with a
+ * pause of `pause_us` between bursts: a burst fits in the default buffers of
+ * either tracer, and the consumer daemon has the pause to write it out, so
+ * that no event is discarded even when the measuring threads occupy every
+ * CPU. Only the bursts are timed: a burst's time runs from the release of
+ * the threads (a spinning barrier) to the end of the last one.
+ * burst = 0: one burst of all the events.
+ */
 struct bench_thread {
 	pthread_t th;
 	int index;
 	int event;		/* 'a' or 'b' */
-	long n;
-	uint64_t start, end;
+	long n;			/* events of this thread */
+	uint64_t *start, *end;	/* per burst */
 };
 
-static pthread_barrier_t bench_barrier;
+static long bench_burst, bench_pause_us, bench_nbursts;
+static int bench_nthreads;
 
-static __attribute__((noinline)) void bench_run_a(long n)
+#if defined(__x86_64__) || defined(__i386__)
+#define BENCH_CPU_RELAX() __builtin_ia32_pause()
+#else
+#define BENCH_CPU_RELAX() __asm__ __volatile__("" : : : "memory")
+#endif
+
+/* A sense-reversing spinning barrier: the threads leave it together. */
+static unsigned int bench_bar_count, bench_bar_sense;
+
+static void bench_spin_barrier(unsigned int *local_sense)
 {
-	for (long i = 0; i < n; i++)
+	unsigned int sense = !*local_sense;
+
+	*local_sense = sense;
+	if (__atomic_add_fetch(&bench_bar_count, 1, __ATOMIC_ACQ_REL) ==
+	    (unsigned int)bench_nthreads) {
+		__atomic_store_n(&bench_bar_count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&bench_bar_sense, sense, __ATOMIC_RELEASE);
+	} else {
+		while (__atomic_load_n(&bench_bar_sense, __ATOMIC_ACQUIRE) != sense)
+			BENCH_CPU_RELAX();
+	}
+}
+
+static __attribute__((noinline)) void bench_run_a(long first, long n)
+{
+	for (long i = first; i < first + n; i++)
 		BENCH_EMIT_A((int64_t)i);
 }
 
-static __attribute__((noinline)) void bench_run_b(long n, const char *s)
+static __attribute__((noinline)) void bench_run_b(long first, long n, const char *s)
 {
-	for (long i = 0; i < n; i++)
+	for (long i = first; i < first + n; i++)
 		BENCH_EMIT_B((int64_t)i, s);
 }
 
@@ -213,47 +252,72 @@ static void *bench_thread_main(void *arg)
 {
 	struct bench_thread *t = arg;
 	const char *s = bench_string;
+	unsigned int sense = 0;
+	long done = 0;
 
 	bench_pin(t->index);
 	BENCH_THREAD_INIT();
-	pthread_barrier_wait(&bench_barrier);
-	t->start = bench_now();
-	if (t->event == 'a')
-		bench_run_a(t->n);
-	else
-		bench_run_b(t->n, s);
-	t->end = bench_now();
+	for (long b = 0; b < bench_nbursts; b++) {
+		long k = t->n - done < bench_burst ? t->n - done : bench_burst;
+
+		if (b > 0 && bench_pause_us > 0)
+			usleep((useconds_t)bench_pause_us);
+		bench_spin_barrier(&sense);
+		t->start[b] = bench_now();
+		if (t->event == 'a')
+			bench_run_a(done, k);
+		else
+			bench_run_b(done, k, s);
+		t->end[b] = bench_now();
+		done += k;
+	}
 	return NULL;
 }
 
 static int bench_enabled(int event, long n, int nthreads)
 {
 	struct bench_thread th[BENCH_MAX_THREADS];
-	uint64_t start = UINT64_MAX, end = 0;
-	double wall;
+	long per = (n + nthreads - 1) / nthreads;
+	double wall = 0, busy = 0;
 
 	bench_wait_enabled();
-	pthread_barrier_init(&bench_barrier, NULL, (unsigned int)nthreads);
+	bench_nthreads = nthreads;
+	if (bench_burst <= 0 || bench_burst > per)
+		bench_burst = per;
+	bench_nbursts = (per + bench_burst - 1) / bench_burst;
 	for (int i = 0; i < nthreads; i++) {
 		th[i].index = i;
 		th[i].event = event;
 		th[i].n = n / nthreads + (i < n % nthreads);
-		if (pthread_create(&th[i].th, NULL, bench_thread_main, &th[i]) != 0) {
+		th[i].start = calloc((size_t)bench_nbursts, sizeof(uint64_t));
+		th[i].end = calloc((size_t)bench_nbursts, sizeof(uint64_t));
+		if (!th[i].start || !th[i].end ||
+		    pthread_create(&th[i].th, NULL, bench_thread_main, &th[i]) != 0) {
 			perror("pthread_create");
 			return 1;
 		}
 	}
-	for (int i = 0; i < nthreads; i++) {
+	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i].th, NULL);
-		if (th[i].start < start)
-			start = th[i].start;
-		if (th[i].end > end)
-			end = th[i].end;
+	for (long b = 0; b < bench_nbursts; b++) {
+		uint64_t start = UINT64_MAX, end = 0;
+
+		for (int i = 0; i < nthreads; i++) {
+			if (th[i].start[b] < start)
+				start = th[i].start[b];
+			if (th[i].end[b] > end)
+				end = th[i].end[b];
+			busy += (double)(th[i].end[b] - th[i].start[b]);
+		}
+		wall += (double)(end - start);
 	}
-	wall = (double)(end - start);
-	printf("tracer=%s mode=enabled event=%c threads=%d events=%ld seconds=%.6f "
-	       "ns_per_event=%.4f events_per_sec=%.0f\n", BENCH_TRACER, event, nthreads, n,
-	       wall / 1e9, wall / (double)n, (double)n / (wall / 1e9));
+	/* ns_per_event: aggregate (wall time of the bursts / all events);
+	 * thread_ns_per_event: the mean time of one event in one thread */
+	printf("tracer=%s mode=enabled event=%c threads=%d events=%ld bursts=%ld burst=%ld "
+	       "pause_us=%ld seconds=%.6f ns_per_event=%.4f events_per_sec=%.0f "
+	       "thread_ns_per_event=%.4f\n", BENCH_TRACER, event, nthreads, n, bench_nbursts,
+	       bench_burst, bench_pause_us, wall / 1e9, wall / (double)n,
+	       (double)n / (wall / 1e9), busy / (double)n);
 	return 0;
 }
 
@@ -275,10 +339,16 @@ static double bench_pct(const uint32_t *v, long n, double p, int k)
 	return (double)v[i] / k;
 }
 
+/*
+ * Each batch of k events is timed as a whole (two clock reads for k
+ * events); its time / k is one sample. The bursts and pauses are those of
+ * the throughput runs (a burst is rounded to whole batches).
+ */
 static int bench_latency(int event, long batches, int k)
 {
 	uint32_t *v = malloc(sizeof(*v) * (size_t)batches);
 	const char *s = bench_string;
+	long per_burst = bench_burst > 0 ? (bench_burst + k - 1) / k : batches;
 	long ev = 0;
 
 	if (!v || k <= 0) {
@@ -289,8 +359,11 @@ static int bench_latency(int event, long batches, int k)
 	bench_pin(0);
 	BENCH_THREAD_INIT();
 	for (long b = 0; b < batches; b++) {
-		uint64_t t0 = bench_now(), t1;
+		uint64_t t0, t1;
 
+		if (b > 0 && b % per_burst == 0 && bench_pause_us > 0)
+			usleep((useconds_t)bench_pause_us);
+		t0 = bench_now();
 		if (event == 'a')
 			for (int i = 0; i < k; i++)
 				BENCH_EMIT_A((int64_t)(ev + i));
@@ -313,8 +386,8 @@ static int bench_latency(int event, long batches, int k)
 static void bench_usage(void)
 {
 	fprintf(stderr, "usage: workload disabled ITER ROUNDS\n"
-		"       workload enabled a|b N THREADS\n"
-		"       workload latency a|b BATCHES K\n");
+		"       workload enabled a|b N THREADS [BURST PAUSE_US]\n"
+		"       workload latency a|b BATCHES K [BURST PAUSE_US]\n");
 	exit(2);
 }
 
@@ -324,7 +397,12 @@ int main(int argc, char **argv)
 	bench_cpus_init();
 	if (argc == 4 && strcmp(argv[1], "disabled") == 0)
 		return bench_disabled(atol(argv[2]), atoi(argv[3]));
-	if (argc == 5 && (argv[2][0] == 'a' || argv[2][0] == 'b') && argv[2][1] == 0) {
+	if ((argc == 5 || argc == 7) && (argv[2][0] == 'a' || argv[2][0] == 'b') &&
+	    argv[2][1] == 0) {
+		if (argc == 7) {
+			bench_burst = atol(argv[5]);
+			bench_pause_us = atol(argv[6]);
+		}
 		if (strcmp(argv[1], "enabled") == 0) {
 			int t = atoi(argv[4]);
 

@@ -19,6 +19,9 @@
  *                     per event: this store is the commit)
  *   sb.commit.last_ts writer; timestamp of the newest event, stored before
  *                     that event's commit
+ *   sb.disc_open      writer; the slot's discards when the packet was opened,
+ *                     so that the consumer reports discards at the packet
+ *                     that follows them, not at the first one it writes
  *
  * Writer: an event is written at the write position, then committed by a
  * release store of the new commit word. When an event does not fit, the
@@ -77,6 +80,7 @@ int rb_open(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t ts, int3
 	m->commit.word = 0;
 	m->commit.last_ts = ts;
 	m->begin_ts = ts;
+	m->disc_open = h->discarded + __atomic_load_n(&h->lost_nested, __ATOMIC_RELAXED);
 	m->tid = tid;
 	st_rel(&m->pseq, n);
 	w->data = s->data + (size_t)idx * s->subbuf_size;
@@ -181,6 +185,7 @@ int rb_next(const struct rb_slot *s, struct rb_reader *r, int partial, struct rb
 	out->begin_ts = m->begin_ts > r->last_end ? m->begin_ts : r->last_end;
 	out->end_ts = last > out->begin_ts ? last : out->begin_ts;
 	out->tid = m->tid;
+	out->disc = m->disc_open;
 	return 1;
 }
 

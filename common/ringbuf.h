@@ -40,6 +40,7 @@ struct rb_range {
 	uint64_t begin_ts;
 	uint64_t end_ts;
 	int32_t tid;
+	uint64_t disc;			/* discards before the packet began */
 	int complete;			/* last range of a closed packet */
 };
 

@@ -140,8 +140,9 @@ struct shm_sbmeta {
 	struct shmtrace__commit commit;	/* events << 32 | bytes; last timestamp */
 	uint64_t pseq;			/* packet number it holds (release) */
 	uint64_t begin_ts;		/* timestamp when the packet was opened */
+	uint64_t disc_open;		/* the slot's discards when it was opened */
 	int32_t tid;			/* writing thread */
-	uint8_t reserved[28];
+	uint8_t reserved[20];
 };
 
 struct shm_slot {

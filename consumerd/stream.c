@@ -203,6 +203,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	}
 	s->chan = ch;
 	s->clock = a->clock;
+	s->proc = a->proc;
 	s->base = base;
 	s->size = m->size;
 	s->nslots = m->nslots;
@@ -224,20 +225,17 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	return 0;
 }
 
+/* Events the process could not give any buffer: charged to stream 0. */
+static uint64_t stream_nobuf(const struct c_seg *s, const struct c_stream *st)
+{
+	if (st->number != 0 || !s->proc)
+		return 0;
+	return __atomic_load_n(&s->proc->lost_nobuf[s->chan->slot], __ATOMIC_RELAXED);
+}
+
 static uint64_t stream_discarded(const struct c_seg *s, const struct c_stream *st)
 {
-	uint64_t d = rb_discarded(&st->rb);
-	const struct c_app *a;
-
-	if (st->number != 0)
-		return d;
-	for (a = c_apps; a; a = a->next) {
-		for (const struct c_seg *x = a->segs; x; x = x->next)
-			if (x == s && a->proc)
-				return d + __atomic_load_n(&a->proc->lost_nobuf[s->chan->slot],
-							   __ATOMIC_RELAXED);
-	}
-	return d;
+	return rb_discarded(&st->rb) + stream_nobuf(s, st);
 }
 
 static int stream_open(struct c_seg *s, struct c_stream *st)
@@ -253,17 +251,31 @@ static int stream_open(struct c_seg *s, struct c_stream *st)
 	return 0;
 }
 
-static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_range *rg)
+/*
+ * Write one packet around @rg; @disc is the stream's discard count to
+ * report in it (kept monotonic). A stream's first packet reporting discards
+ * is preceded by an empty one reporting none, so that readers can say
+ * between which times the events were lost.
+ */
+static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_range *rg,
+			 uint64_t disc)
 {
 	uint8_t hdr[CTF_PACKET_HDR];
 	struct ctf_packet p;
 	struct iovec iov[2];
-	uint64_t disc = stream_discarded(s, st);
 
 	if (st->fd < 0 && stream_open(s, st) < 0)
 		return -EIO;
 	if (disc < st->discarded)
 		disc = st->discarded;
+	if (st->seq == 0 && disc > 0) {
+		struct rb_range empty = *rg;
+
+		empty.len = 0;
+		empty.end_ts = empty.begin_ts;
+		if (stream_packet(s, st, &empty, 0) < 0)
+			return -EIO;
+	}
 	p.stream_instance_id = st->number;
 	p.ts_begin = rg->begin_ts;
 	p.ts_end = rg->end_ts;
@@ -294,7 +306,7 @@ static void stream_drain(struct c_seg *s, struct c_stream *st, int partial, int 
 	if (st->broken)
 		return;
 	while ((ret = rb_next(&st->rb, &st->rd, partial, &rg)) == 1) {
-		if (rg.len && stream_packet(s, st, &rg) < 0)
+		if (rg.len && stream_packet(s, st, &rg, rg.disc + stream_nobuf(s, st)) < 0)
 			return;
 		rb_done(&st->rb, &st->rd, &rg);
 	}
@@ -314,7 +326,7 @@ static void stream_drain(struct c_seg *s, struct c_stream *st, int partial, int 
 		rg.begin_ts = st->rd.last_end > now ? st->rd.last_end : now;
 		rg.end_ts = rg.begin_ts;
 		rg.tid = 0;
-		if (stream_packet(s, st, &rg) == 0)
+		if (stream_packet(s, st, &rg, stream_discarded(s, st)) == 0)
 			st->rd.last_end = rg.end_ts;
 	}
 	/* a buffer whose thread is gone goes back to the pool once drained */

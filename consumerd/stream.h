@@ -48,6 +48,7 @@ struct c_stream {
 struct c_seg {
 	struct c_chan *chan;
 	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
+	struct shm_proc_page *proc;	/* its process's page */
 	struct c_trace *trace;
 	char *base;
 	size_t size;

@@ -448,6 +448,7 @@ static inline void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		shmtrace__nested_drop(shmtrace__mask); \
 		goto out; \
 	} \
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* nesting is set before any write */ \
 	shmtrace__ts = shmtrace__clock(); \
 	if (__builtin_expect(shmtrace__t->gen != *shmtrace__ctl_gen, 0)) { \
 		shmtrace__resync(); \
@@ -472,6 +473,7 @@ static inline void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		shmtrace__commit(shmtrace__w, (uint32_t)(shmtrace__h + shmtrace__size), shmtrace__ts); \
 	} \
 out: \
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); \
 	shmtrace__t->nesting--; \
 }
 

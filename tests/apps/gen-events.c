@@ -4,8 +4,10 @@
  *
  * Each of THREADS threads emits COUNT shmtrace_test:event events with
  * seq = 0..COUNT-1, thread = its index and a payload of STRLEN characters.
- * With -w the program first waits for a line on standard input (so that a
- * test can act once the process is registered). With -T it also emits one
+ * With -w the program first prints "ready" and waits for a line on
+ * standard input (so that a test can act once the process is registered);
+ * with -m it emits one shmtrace_test:mark before that (which creates the
+ * process's first buffer segment). With -T it also emits one
  * shmtrace_test:types event carrying every field type, and one
  * shmtrace_test:mark with no field. With -W it prints "done" once every
  * event was emitted and waits for a line on standard input before its
@@ -53,17 +55,17 @@ static void *worker(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-w] [-W] [-T]\n");
+	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-w] [-W] [-T] [-m]\n");
 	exit(1);
 }
 
 int main(int argc, char **argv)
 {
 	unsigned int threads = 1;
-	int wait = 0, types = 0, c;
+	int wait = 0, types = 0, mark = 0, c;
 	pthread_t *tids;
 
-	while ((c = getopt(argc, argv, "n:t:s:wWTh")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:s:wWTmh")) != -1) {
 		switch (c) {
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 't': threads = (unsigned int)strtoul(optarg, NULL, 0); break;
@@ -71,14 +73,19 @@ int main(int argc, char **argv)
 		case 'w': wait = 1; break;
 		case 'W': wait_after = 1; break;
 		case 'T': types = 1; break;
+		case 'm': mark = 1; break;
 		default: usage();
 		}
 	}
 	if (threads == 0 || threads > 4096 || strlen_opt > 65535)
 		usage();
+	if (mark)
+		shmtrace(shmtrace_test, mark);
 	if (wait) {
 		char line[64];
 
+		printf("ready\n");
+		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
 			return 1;
 	}

@@ -12,7 +12,9 @@ INTEGRATION_TESTS = \
 	tests/integration/bad-messages.sh \
 	tests/integration/tracectl-cli.sh \
 	tests/integration/daemon-lifecycle.sh \
-	tests/integration/clock.sh
+	tests/integration/clock.sh \
+	tests/integration/signal-nesting.sh \
+	tests/integration/consumer-stopped.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

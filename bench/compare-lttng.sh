@@ -1,0 +1,426 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# compare-lttng.sh - benchmark shmtrace side by side with LTTng-UST 2.13 and
+# with a "floor" (the same clock read and stores, no tracer).
+#
+# The same workload (bench/harness.h) is built three times: against
+# shmtrace, against LTTng-UST, and bare. Each repetition runs the three in
+# turn (the order alternates between repetitions); each tracer runs with its
+# own daemons, started for the repetition and stopped after it, and one
+# session per measurement whose consumer writes the trace to disk. The
+# table gives the median over the repetitions; ratios are taken within a
+# repetition, then their median. See bench/README.md.
+#
+# usage: bench/compare-lttng.sh [-r REPS] [-n EVENTS] [-b BURST] [-p PAUSE_US]
+#                               [-k] [--no-lttng]
+#   -r REPS      repetitions (default 5)
+#   -n EVENTS    events per throughput run (default 2000000)
+#   -b BURST     events per thread emitted back to back (default 32768;
+#                0: all the events in one tight loop)
+#   -p PAUSE_US  pause between bursts, for the consumer (default 20000)
+#   -k           keep the work directory (traces, logs, raw results)
+#   --no-lttng   measure shmtrace and the floor only
+# Environment: SHMTRACE_BUILD (default <tree>/build), CC (default cc),
+# BENCH_CPUS (CPUs of the measuring threads, e.g. "1,0"), TMPDIR.
+#
+# It is a benchmark, not a test: it prints figures. LTTng-UST and
+# lttng-tools are installed with apt-get when missing (as root).
+set -euo pipefail
+
+reps=5
+events=2000000
+burst=32768
+pause_us=20000
+keep=0
+use_lttng=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	-r) reps=$2; shift 2 ;;
+	-n) events=$2; shift 2 ;;
+	-b) burst=$2; shift 2 ;;
+	-p) pause_us=$2; shift 2 ;;
+	-k) keep=1; shift ;;
+	--no-lttng) use_lttng=0; shift ;;
+	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [-r REPS] [-n EVENTS] [-b BURST] [-p PAUSE_US] [-k] [--no-lttng]" >&2
+	   exit 2 ;;
+	esac
+done
+case $reps in ''|*[!0-9]*|0) echo "bad -r" >&2; exit 2 ;; esac
+case $events in ''|*[!0-9]*|0) echo "bad -n" >&2; exit 2 ;; esac
+case $burst$pause_us in ''|*[!0-9]*) echo "bad -b or -p" >&2; exit 2 ;; esac
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${SHMTRACE_BUILD:-$top/build}
+bench=$top/bench
+CC=${CC:-cc}
+CFLAGS="-O2 -pthread -Wall"
+
+# Sizes of the other runs.
+disabled_iter=50000000		# iterations per round of the disabled loop
+disabled_rounds=5		# best of, alternating with the empty loop
+lat_batches=50000		# latency: batches of...
+lat_k=32			# ...events, each batch timed as a whole
+
+log() { printf '%s\n' "$*" >&2; }
+die() { log "compare-lttng: $*"; exit 1; }
+
+start_time=$(date +%s)
+
+[ -x "$build/tracectl" ] && [ -e "$build/.libs/libshmtrace.so" ] ||
+	die "no shmtrace build in $build (run make -C $build, or set SHMTRACE_BUILD)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/compare-lttng.XXXXXX")
+res=$work/results		# lines: REP TRACER KEY VALUE
+: >"$res"
+
+# ---- daemons, stopped by pid only ---------------------------------------------
+
+shm_running=0
+lttng_pid=""
+
+wait_pids() {	# wait up to 10 s for each pid to exit
+	local p
+	for p in "$@"; do
+		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -0 "$p" 2>/dev/null && log "warning: process $p still runs"
+	done
+	return 0
+}
+
+shm_daemons_stop() {
+	local s c
+	[ "$shm_running" = 1 ] || return 0
+	shm_running=0
+	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
+	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
+	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
+	wait_pids $s $c
+}
+
+lttng_daemons_stop() {
+	local kids
+	[ -n "$lttng_pid" ] || return 0
+	kids=$(ps -o pid= --ppid "$lttng_pid" 2>/dev/null || true)
+	kill -TERM "$lttng_pid" 2>/dev/null
+	wait_pids "$lttng_pid" $kids
+	lttng_pid=""
+}
+
+cleanup() {
+	shm_daemons_stop || true
+	lttng_daemons_stop || true
+	if [ "$keep" = 1 ]; then log "work directory kept: $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- LTTng installation ------------------------------------------------------------
+
+lttng_ok=0
+lttng_why=""
+have_lttng() {
+	command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null || return 1
+	[ -n "$(find /usr/include /usr/local/include -path '*/lttng/tracepoint.h' 2>/dev/null | head -n1)" ]
+}
+if [ "$use_lttng" = 1 ]; then
+	if ! have_lttng || ! command -v babeltrace2 >/dev/null; then
+		if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+			log "installing liblttng-ust-dev lttng-tools babeltrace2 with apt-get..."
+			if ! { DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+			       DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+				--no-install-recommends liblttng-ust-dev lttng-tools babeltrace2; } \
+				>"$work/apt.log" 2>&1; then
+				log "apt-get failed (see $work/apt.log)"
+			fi
+		fi
+	fi
+	if have_lttng; then
+		lttng_ok=1
+	else
+		lttng_why="LTTng-UST/lttng-tools not installed"
+	fi
+else
+	lttng_why="--no-lttng"
+fi
+
+# ---- build -------------------------------------------------------------------------------
+
+log "building the workloads in $work..."
+shmlib="$build/.libs"
+$CC $CFLAGS -I"$top/include" -o "$work/wl-shmtrace" "$bench/workload-shmtrace.c" \
+	"$shmlib/libshmtrace.so" -Wl,-rpath,"$shmlib" || die "cannot build the shmtrace workload"
+# the floor reads shmtrace's clock, which may need libshmtrace (e.g. its TSC flag)
+$CC $CFLAGS -I"$top/include" -o "$work/wl-floor" "$bench/floor.c" \
+	"$shmlib/libshmtrace.so" -Wl,-rpath,"$shmlib" || die "cannot build the floor"
+if [ "$lttng_ok" = 1 ]; then
+	if ! $CC $CFLAGS -I"$bench" -o "$work/wl-lttng" "$bench/workload-lttng.c" \
+		-llttng-ust -ldl 2>"$work/build-lttng.log"; then
+		cat "$work/build-lttng.log" >&2
+		lttng_ok=0
+		lttng_why="cannot build the LTTng-UST workload"
+	fi
+fi
+
+# ---- helpers -------------------------------------------------------------------------------
+
+# kv LINE KEY: the value of KEY=... in a workload's result line
+kv() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
+
+record() { echo "$rep $1 $2 $3" >>"$res"; }
+
+# stream_bytes DIR: bytes of the trace's stream files (no metadata, no index)
+stream_bytes() {
+	find "$1" -type f ! -name metadata ! -path '*/index/*' -printf '%s\n' |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+meta_bytes() {
+	find "$1" -type f -name metadata -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# run_workload TRACER LOGNAME ARGS...: run the workload, print its result line
+run_workload() {
+	local t=$1 name=$2 out
+	shift 2
+	if ! out=$("$work/wl-$t" "$@" 2>"$work/log/$name.err"); then
+		log "$t workload $* failed:"
+		cat "$work/log/$name.err" >&2
+		return 1
+	fi
+	printf '%s\n' "$out" >"$work/log/$name.out"
+	printf '%s\n' "$out"
+}
+
+# Every traced measurement: KIND (a1 b1 b2 lat), the workload's arguments.
+measurements=(
+	"a1 enabled a $events 1 $burst $pause_us"
+	"b1 enabled b $events 1 $burst $pause_us"
+	"b2 enabled b $events 2 $burst $pause_us"
+	"lat latency b $lat_batches $lat_k $burst $pause_us"
+)
+
+# record_result TRACER KIND LINE: file the figures of one result line
+record_result() {
+	local t=$1 kind=$2 line=$3
+	case $kind in
+	a1|b1|b2)
+		record "$t" "$kind.ns" "$(kv "$line" ns_per_event)"
+		record "$t" "$kind.tns" "$(kv "$line" thread_ns_per_event)"
+		record "$t" "$kind.eps" "$(kv "$line" events_per_sec)" ;;
+	lat)
+		record "$t" lat.p50 "$(kv "$line" p50)"
+		record "$t" lat.p99 "$(kv "$line" p99)"
+		record "$t" lat.p999 "$(kv "$line" p999)" ;;
+	esac
+}
+
+# ---- one repetition of each --------------------------------------------------------------
+
+rep_floor() {
+	local line kind args
+	line=$(run_workload floor "floor-$rep-disabled" disabled $disabled_iter $disabled_rounds)
+	record floor loop.ns "$(kv "$line" loop_ns)"
+	for m in "${measurements[@]}"; do
+		kind=${m%% *}; args=${m#* }
+		line=$(run_workload floor "floor-$rep-$kind" $args)
+		record_result floor "$kind" "$line"
+	done
+	# the bytes the floor stores: 4-byte header + payload
+	record floor a.bytes 12
+	record floor b.bytes 29
+	record floor discarded 0
+}
+
+rep_shmtrace() {
+	local line kind args out status n rec dis emitted tc=$build/tracectl
+	export SHMTRACE_HOME=$work/shmtrace-home
+	mkdir -p "$SHMTRACE_HOME"; chmod 700 "$SHMTRACE_HOME"
+	shm_running=1
+	"$tc" list >/dev/null || die "cannot start trace-sessiond"	# starts the daemons
+	line=$(run_workload shmtrace "shmtrace-$rep-disabled" disabled $disabled_iter $disabled_rounds)
+	record shmtrace disabled.ns "$(kv "$line" disabled_ns)"
+	record shmtrace loop.ns "$(kv "$line" loop_ns)"
+	dis=0
+	for m in "${measurements[@]}"; do
+		kind=${m%% *}; args=${m#* }
+		out=$work/traces/shmtrace-$rep-$kind
+		"$tc" create s --output "$out" >/dev/null
+		"$tc" enable-event -s s 'bench:*' >/dev/null
+		"$tc" start s >/dev/null
+		line=$(run_workload shmtrace "shmtrace-$rep-$kind" $args) || { "$tc" destroy s; return 1; }
+		"$tc" stop s >/dev/null
+		status=$("$tc" status s)
+		printf '%s\n' "$status" >"$work/log/shmtrace-$rep-$kind.status"
+		"$tc" destroy s >/dev/null
+		record_result shmtrace "$kind" "$line"
+		emitted=$(kv "$line" events)
+		rec=$(printf '%s\n' "$status" | sed -n 's/.*events recorded: *\([0-9]*\).*/\1/p' | head -n1)
+		n=$(printf '%s\n' "$status" | sed -n 's/.*events discarded: *\([0-9]*\).*/\1/p' | head -n1)
+		dis=$((dis + ${n:-0}))
+		[ "${rec:-0}" -gt 0 ] || rec=$emitted
+		[ $((rec + ${n:-0})) = "$emitted" ] ||
+			log "warning: shmtrace $kind: $emitted events emitted, ${rec} recorded + ${n:-?} discarded"
+		case $kind in
+		a1|b1)
+			record shmtrace "${kind%1}.bytes" \
+				"$(awk -v b="$(stream_bytes "$out")" -v n="$rec" 'BEGIN { printf "%.3f", b / n }')"
+			record shmtrace "${kind%1}.meta" "$(meta_bytes "$out")" ;;
+		esac
+		rm -rf "$out"
+	done
+	record shmtrace discarded "$dis"
+	shm_daemons_stop
+}
+
+# lttng_count DIR: events in the trace, counted by babeltrace2
+lttng_count() {
+	babeltrace2 "$1" -c sink.utils.counter 2>/dev/null |
+		awk '$2 == "Event" && $3 == "messages" { n = $1 } END { print n + 0 }'
+}
+
+rep_lttng() {
+	local line kind args out n rec dis emitted
+	export LTTNG_HOME=$work/lttng-home
+	export LTTNG_UST_REGISTER_TIMEOUT=-1	# the workload waits for its registration
+	mkdir -p "$LTTNG_HOME"
+	rm -f "$LTTNG_HOME/sessiond.pid"
+	lttng-sessiond --daemonize --no-kernel --pidfile "$LTTNG_HOME/sessiond.pid" \
+		>"$work/log/lttng-sessiond-$rep.log" 2>&1 ||
+		{ lttng_why="lttng-sessiond does not start (see its log; another root session daemon?)"; return 1; }
+	lttng_pid=$(cat "$LTTNG_HOME/sessiond.pid")
+	line=$(run_workload lttng "lttng-$rep-disabled" disabled $disabled_iter $disabled_rounds) ||
+		{ lttng_why="the LTTng workload failed"; return 1; }
+	record lttng disabled.ns "$(kv "$line" disabled_ns)"
+	record lttng loop.ns "$(kv "$line" loop_ns)"
+	dis=0
+	for m in "${measurements[@]}"; do
+		kind=${m%% *}; args=${m#* }
+		out=$work/traces/lttng-$rep-$kind
+		{ lttng create s --output "$out" &&
+		  lttng enable-channel -u channel0 &&
+		  lttng enable-event -u -c channel0 'bench:*' &&
+		  lttng start s; } >"$work/log/lttng-$rep-$kind.ctl" 2>&1 ||
+			{ cat "$work/log/lttng-$rep-$kind.ctl" >&2; lttng_why="lttng session set-up failed"; return 1; }
+		line=$(run_workload lttng "lttng-$rep-$kind" $args) ||
+			{ lttng destroy s >/dev/null 2>&1; lttng_why="the LTTng workload failed"; return 1; }
+		lttng stop s >/dev/null 2>&1
+		lttng list s >"$work/log/lttng-$rep-$kind.list" 2>&1 || true
+		lttng destroy s >/dev/null 2>&1
+		record_result lttng "$kind" "$line"
+		emitted=$(kv "$line" events)
+		n=$(awk '/Discarded events:/ { s += $NF } END { print s + 0 }' "$work/log/lttng-$rep-$kind.list")
+		dis=$((dis + n))
+		rec=$(lttng_count "$out")
+		[ $((rec + n)) = "$emitted" ] ||
+			log "warning: lttng-ust $kind: $emitted events emitted, $rec in the trace + $n discarded"
+		case $kind in
+		a1|b1)
+			record lttng "${kind%1}.bytes" \
+				"$(awk -v b="$(stream_bytes "$out")" -v n="$rec" 'BEGIN { printf "%.3f", n ? b / n : 0 }')"
+			record lttng "${kind%1}.meta" "$(meta_bytes "$out")" ;;
+		esac
+		rm -rf "$out"
+	done
+	record lttng discarded "$dis"
+	lttng_daemons_stop
+}
+
+# ---- run ------------------------------------------------------------------------------------
+
+mkdir -p "$work/log" "$work/traces"
+order=(shmtrace floor)
+[ "$lttng_ok" = 1 ] && order+=(lttng)
+log "$reps repetitions of: ${order[*]} (alternating order), $events events per throughput run"
+for rep in $(seq 1 "$reps"); do
+	if [ $((rep % 2)) = 0 ]; then
+		seq_=$(printf '%s\n' "${order[@]}" | tac)
+	else
+		seq_=${order[*]}
+	fi
+	for t in $seq_; do
+		log "repetition $rep/$reps: $t"
+		case $t in
+		floor) rep_floor ;;
+		shmtrace) rep_shmtrace ;;
+		lttng)
+			if [ "$lttng_ok" = 1 ] && ! rep_lttng; then
+				log "LTTng-UST measurement failed: $lttng_why"
+				lttng_ok=0
+				lttng_daemons_stop
+			fi ;;
+		esac
+	done
+done
+
+# ---- table ----------------------------------------------------------------------------------
+
+# med TRACER KEY: median over the repetitions ("" when none)
+med() {
+	awk -v t="$1" -v k="$2" '$2 == t && $3 == k && $4 != "" && $4 != "-" { print $4 }' "$res" |
+		sort -g | awk '{ v[NR] = $1 } END {
+			if (NR == 0) exit
+			if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# sum TRACER KEY
+sum() { awk -v t="$1" -v k="$2" '$2 == t && $3 == k { s += $4; n++ } END { if (n) print s }' "$res"; }
+# medratio T1 K1 T2 K2 [OP]: median over repetitions of T1.K1 / T2.K2 (OP "-" : difference)
+medratio() {
+	awk -v t1="$1" -v k1="$2" -v t2="$3" -v k2="$4" -v op="${5:-/}" '
+		$2 == t1 && $3 == k1 { a[$1] = $4 } $2 == t2 && $3 == k2 { b[$1] = $4 }
+		END { for (r in a) if ((r in b) && a[r] != "-" && b[r] != "-") {
+			if (op == "-") print a[r] - b[r]; else if (b[r] != 0) print a[r] / b[r] } }' "$res" |
+		sort -g | awk '{ v[NR] = $1 } END {
+			if (NR == 0) exit
+			if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+fmt() {	# fmt FORMAT VALUE: "n/a" when empty
+	if [ -n "$2" ]; then printf "$1" "$2"; else printf 'n/a'; fi
+}
+
+row() {	# row LABEL SHM FLOOR LTTNG [RATIO]
+	printf '%-30s %14s %14s %14s %12s\n' "$1" "$2" "$3" "$4" "${5:-}"
+}
+
+tracers="shmtrace floor lttng"
+echo
+echo "shmtrace vs LTTng-UST: medians of $reps repetitions ($(nproc) CPUs, $events events per run)"
+[ "$lttng_ok" = 1 ] || echo "lttng-ust: not measured: $lttng_why"
+row "" shmtrace floor lttng-ust "lttng/shm"
+row "empty loop ns/iteration" $(for t in $tracers; do fmt %.3f "$(med $t loop.ns)"; echo; done)
+row "disabled ns/event (raw)" "$(fmt %.3f "$(med shmtrace disabled.ns)")" - \
+	"$(fmt %.3f "$(med lttng disabled.ns)")"
+row "disabled ns/event (-loop)" "$(fmt %.3f "$(medratio shmtrace disabled.ns shmtrace loop.ns -)")" - \
+	"$(fmt %.3f "$(medratio lttng disabled.ns lttng loop.ns -)")"
+for k in a1:"A 1 thread ns/event" b1:"B 1 thread ns/event" b2:"B 2 threads ns/event (agg)"; do
+	key=${k%%:*}
+	row "${k#*:}" $(for t in $tracers; do fmt %.2f "$(med $t $key.ns)"; echo; done) \
+		"$(fmt %.2f "$(medratio lttng $key.ns shmtrace $key.ns)")"
+done
+row "B 2 threads ns/event/thread" $(for t in $tracers; do fmt %.2f "$(med $t b2.tns)"; echo; done) \
+	"$(fmt %.2f "$(medratio lttng b2.tns shmtrace b2.tns)")"
+row "B 2 threads Mevents/s (agg)" $(for t in $tracers; do
+	v=$(med $t b2.eps); [ -n "$v" ] && v=$(awk -v v="$v" 'BEGIN { print v / 1e6 }'); fmt %.1f "$v"; echo; done)
+row "B 1 thread Mevents/s" $(for t in $tracers; do
+	v=$(med $t b1.eps); [ -n "$v" ] && v=$(awk -v v="$v" 'BEGIN { print v / 1e6 }'); fmt %.1f "$v"; echo; done)
+row "B ratio 2T/1T throughput" $(for t in $tracers; do fmt %.2f "$(medratio $t b2.eps $t b1.eps)"; echo; done)
+for p in p50:p50 p99:p99 p999:p99.9; do
+	row "B latency ${p#*:} ns/event" $(for t in $tracers; do fmt %.2f "$(med $t lat.${p%%:*})"; echo; done) \
+		"$(fmt %.2f "$(medratio lttng lat.${p%%:*} shmtrace lat.${p%%:*})")"
+done
+row "A bytes/event (streams)" $(for t in $tracers; do fmt %.2f "$(med $t a.bytes)"; echo; done)
+row "B bytes/event (streams)" $(for t in $tracers; do fmt %.2f "$(med $t b.bytes)"; echo; done)
+row "metadata bytes per trace" "$(fmt %.0f "$(med shmtrace b.meta)")" - "$(fmt %.0f "$(med lttng b.meta)")"
+row "discarded (all runs)" $(for t in $tracers; do fmt %.0f "$(sum $t discarded)"; echo; done)
+echo
+echo "runs: A and B 1 thread: $events events; B 2 threads: $events events in all;"
+if [ "$burst" -gt 0 ]; then
+	echo "in bursts of $burst events per thread, $pause_us us apart (only the bursts are timed);"
+else
+	echo "in one tight loop;"
+fi
+echo "latency: $lat_batches batches of $lat_k events; disabled: best of $disabled_rounds x $disabled_iter."
+echo "elapsed: $(( $(date +%s) - start_time )) s"
+X=$(med shmtrace b1.ns); F=$(med floor b1.ns); Y=$(med lttng b1.ns)
+Z=$(medratio lttng b1.ns shmtrace b1.ns)
+echo "enabled event B ns/event: shmtrace $(fmt %.2f "$X"), floor $(fmt %.2f "$F"), lttng-ust $(fmt %.2f "$Y"), ratio Y/X = $(fmt %.2f "$Z")"

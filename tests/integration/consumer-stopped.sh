@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Discard mode with the consumer stopped (SIGSTOP): the program never
+# waits; after SIGCONT, events recorded + events reported discarded ==
+# events emitted, exactly, and babeltrace2 reports the discarded events.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+start_daemons
+D=$WORK/out
+new_session "$D" 'shmtrace_test:*'
+mkfifo "$WORK/in" "$WORK/outp"
+N=400000
+"$GEN" -w -m -n $N -t 2 <"$WORK/in" >"$WORK/outp" &
+GEN_PID=$!
+exec 7>"$WORK/in"
+read -r line <"$WORK/outp"
+[ "$line" = ready ] || fail "gen-events said '$line'"
+kill -STOP "$CONSUMERD_PID"
+start=$(date +%s%N)
+echo go >&7
+exec 7>&-
+wait "$GEN_PID" || { kill -CONT "$CONSUMERD_PID"; fail "gen-events failed"; }
+elapsed=$((($(date +%s%N) - start) / 1000000))
+kill -CONT "$CONSUMERD_PID"
+"$TRACECTL" stop s >/dev/null
+"$TRACECTL" status s >"$WORK/status"
+"$TRACECTL" destroy s >/dev/null
+"$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"
+disc=$(sed -n 's/.*Tracer discarded \([0-9]*\) event.*/\1/p' "$WORK/bt.err" | awk '{ s += $1 } END { print s + 0 }')
+rec=$(grep -c 'shmtrace_test:' "$WORK/bt.out" || true)
+emitted=$((2 * N + 1))
+echo "emitted $emitted, recorded $rec, discarded $disc, in $elapsed ms with the consumer stopped"
+[ "$disc" -gt 0 ] || fail "nothing was discarded: the test proves nothing"
+[ $((rec + disc)) -eq "$emitted" ] || fail "$rec recorded + $disc discarded != $emitted emitted"
+grep -q "events discarded: $disc\$" "$WORK/status" || fail "status disagrees: $(grep discarded "$WORK/status")"
+grep -q "events recorded: $rec\$" "$WORK/status" || fail "status disagrees: $(grep recorded "$WORK/status")"
+[ "$elapsed" -lt 20000 ] || fail "the program took $elapsed ms: it waited"
+echo "ok"
