@@ -19,6 +19,8 @@
 #   -b BURST     events per thread emitted back to back (default 32768;
 #                0: all the events in one tight loop)
 #   -p PAUSE_US  pause between bursts, for the consumer (default 20000)
+#   -w WARMUP    untimed events per thread first, in bursts (default 393216:
+#                a lap of the default buffers), timed apart
 #   -k           keep the work directory (traces, logs, raw results)
 #   --no-lttng   measure shmtrace and the floor only
 # Environment: SHMTRACE_BUILD (default <tree>/build), CC (default cc),
@@ -32,6 +34,7 @@ reps=5
 events=2000000
 burst=32768
 pause_us=20000
+warmup=393216
 keep=0
 use_lttng=1
 while [ $# -gt 0 ]; do
@@ -40,16 +43,19 @@ while [ $# -gt 0 ]; do
 	-n) events=$2; shift 2 ;;
 	-b) burst=$2; shift 2 ;;
 	-p) pause_us=$2; shift 2 ;;
+	-w) warmup=$2; shift 2 ;;
 	-k) keep=1; shift ;;
 	--no-lttng) use_lttng=0; shift ;;
-	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: $0 [-r REPS] [-n EVENTS] [-b BURST] [-p PAUSE_US] [-k] [--no-lttng]" >&2
+	-h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [-r REPS] [-n EVENTS] [-b BURST] [-p PAUSE_US] [-w WARMUP] [-k]" \
+		"[--no-lttng]" >&2
 	   exit 2 ;;
 	esac
 done
 case $reps in ''|*[!0-9]*|0) echo "bad -r" >&2; exit 2 ;; esac
 case $events in ''|*[!0-9]*|0) echo "bad -n" >&2; exit 2 ;; esac
-case $burst$pause_us in ''|*[!0-9]*) echo "bad -b or -p" >&2; exit 2 ;; esac
+case $burst$pause_us$warmup in ''|*[!0-9]*) echo "bad -b, -p or -w" >&2; exit 2 ;; esac
+export BENCH_WARMUP=$warmup
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SHMTRACE_BUILD:-$top/build}
@@ -111,7 +117,7 @@ lttng_daemons_stop() {
 cleanup() {
 	shm_daemons_stop || true
 	lttng_daemons_stop || true
-	if [ "$keep" = 1 ]; then log "work directory kept: $work"; else rm -rf "$work"; fi
+	[ "$keep" = 1 ] || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -207,6 +213,7 @@ record_result() {
 	a1|b1|b2)
 		record "$t" "$kind.ns" "$(kv "$line" ns_per_event)"
 		record "$t" "$kind.tns" "$(kv "$line" thread_ns_per_event)"
+		record "$t" "$kind.wns" "$(kv "$line" warmup_ns_per_event)"
 		record "$t" "$kind.eps" "$(kv "$line" events_per_sec)" ;;
 	lat)
 		record "$t" lat.p50 "$(kv "$line" p50)"
@@ -397,6 +404,8 @@ for k in a1:"A 1 thread ns/event" b1:"B 1 thread ns/event" b2:"B 2 threads ns/ev
 	row "${k#*:}" $(for t in $tracers; do fmt %.2f "$(med $t $key.ns)"; echo; done) \
 		"$(fmt %.2f "$(medratio lttng $key.ns shmtrace $key.ns)")"
 done
+row "B 1 thread warm-up ns/event" $(for t in $tracers; do fmt %.2f "$(med $t b1.wns)"; echo; done) \
+	"$(fmt %.2f "$(medratio lttng b1.wns shmtrace b1.wns)")"
 row "B 2 threads ns/event/thread" $(for t in $tracers; do fmt %.2f "$(med $t b2.tns)"; echo; done) \
 	"$(fmt %.2f "$(medratio lttng b2.tns shmtrace b2.tns)")"
 row "B 2 threads Mevents/s (agg)" $(for t in $tracers; do
@@ -419,8 +428,10 @@ if [ "$burst" -gt 0 ]; then
 else
 	echo "in one tight loop;"
 fi
+echo "each thread first emits $warmup untimed events (warm-up: timed apart, 1 thread);"
 echo "latency: $lat_batches batches of $lat_k events; disabled: best of $disabled_rounds x $disabled_iter."
 echo "elapsed: $(( $(date +%s) - start_time )) s"
+[ "$keep" = 1 ] && echo "work directory kept: $work (results: raw figures per repetition)"
 X=$(med shmtrace b1.ns); F=$(med floor b1.ns); Y=$(med lttng b1.ns)
 Z=$(medratio lttng b1.ns shmtrace b1.ns)
 echo "enabled event B ns/event: shmtrace $(fmt %.2f "$X"), floor $(fmt %.2f "$F"), lttng-ust $(fmt %.2f "$Y"), ratio Y/X = $(fmt %.2f "$Z")"

@@ -28,7 +28,8 @@
  *                                    BATCHES timed batches of K events,
  *                                    paused every BURST events
  *
- * BENCH_CPUS="c0,c1,..." chooses the CPU of each measuring thread (default:
+ * Each measuring thread first emits BENCH_WARMUP (default 393216) untimed
+ * events, in bursts. BENCH_CPUS="c0,c1,..." chooses the CPU of each measuring thread (default:
  * the allowed CPUs in order). The enabled modes first wait (at most
  * BENCH_WAIT seconds, default 10) for the events to be enabled.
  */
@@ -248,49 +249,90 @@ static __attribute__((noinline)) void bench_run_b(long first, long n, const char
 		BENCH_EMIT_B((int64_t)i, s);
 }
 
+/*
+ * Each measuring thread first emits bench_warmup untimed events, in bursts
+ * like the timed ones, so that one-time costs stay out of the figures: its
+ * buffers' set-up and first page faults (the default covers a whole lap of
+ * the tracers' default buffers with either event). They are timed apart
+ * (warmup_ns_per_event) and counted in events= (they are in the trace).
+ */
+static long bench_warmup = 393216;
+static long bench_wbursts;
+
 static void *bench_thread_main(void *arg)
 {
 	struct bench_thread *t = arg;
 	const char *s = bench_string;
 	unsigned int sense = 0;
-	long done = 0;
+	long done = 0, wdone = 0;
 
 	bench_pin(t->index);
 	BENCH_THREAD_INIT();
-	for (long b = 0; b < bench_nbursts; b++) {
-		long k = t->n - done < bench_burst ? t->n - done : bench_burst;
+	for (long b = 0; b < bench_wbursts + bench_nbursts; b++) {
+		long first, k;
 
+		if (b < bench_wbursts) {
+			k = bench_warmup - wdone < bench_burst ? bench_warmup - wdone : bench_burst;
+			first = wdone - bench_warmup;	/* negative values */
+			wdone += k;
+		} else {
+			k = t->n - done < bench_burst ? t->n - done : bench_burst;
+			first = done;
+			done += k;
+		}
 		if (b > 0 && bench_pause_us > 0)
 			usleep((useconds_t)bench_pause_us);
 		bench_spin_barrier(&sense);
 		t->start[b] = bench_now();
 		if (t->event == 'a')
-			bench_run_a(done, k);
+			bench_run_a(first, k);
 		else
-			bench_run_b(done, k, s);
+			bench_run_b(first, k, s);
 		t->end[b] = bench_now();
-		done += k;
 	}
 	return NULL;
+}
+
+/* Wall time of bursts [from, to): first start to last end of each. */
+static double bench_wall(struct bench_thread *th, int nthreads, long from, long to, double *busy)
+{
+	double wall = 0;
+
+	*busy = 0;
+	for (long b = from; b < to; b++) {
+		uint64_t start = UINT64_MAX, end = 0;
+
+		for (int i = 0; i < nthreads; i++) {
+			if (th[i].start[b] < start)
+				start = th[i].start[b];
+			if (th[i].end[b] > end)
+				end = th[i].end[b];
+			*busy += (double)(th[i].end[b] - th[i].start[b]);
+		}
+		wall += (double)(end - start);
+	}
+	return wall;
 }
 
 static int bench_enabled(int event, long n, int nthreads)
 {
 	struct bench_thread th[BENCH_MAX_THREADS];
-	long per = (n + nthreads - 1) / nthreads;
-	double wall = 0, busy = 0;
+	long per = (n + nthreads - 1) / nthreads, total;
+	double wall, busy, wwall, wbusy;
 
 	bench_wait_enabled();
 	bench_nthreads = nthreads;
 	if (bench_burst <= 0 || bench_burst > per)
 		bench_burst = per;
 	bench_nbursts = (per + bench_burst - 1) / bench_burst;
+	bench_wbursts = (bench_warmup + bench_burst - 1) / bench_burst;
+	total = bench_wbursts + bench_nbursts;
 	for (int i = 0; i < nthreads; i++) {
 		th[i].index = i;
 		th[i].event = event;
 		th[i].n = n / nthreads + (i < n % nthreads);
-		th[i].start = calloc((size_t)bench_nbursts, sizeof(uint64_t));
-		th[i].end = calloc((size_t)bench_nbursts, sizeof(uint64_t));
+		th[i].start = calloc((size_t)total, sizeof(uint64_t));
+		th[i].end = calloc((size_t)total, sizeof(uint64_t));
 		if (!th[i].start || !th[i].end ||
 		    pthread_create(&th[i].th, NULL, bench_thread_main, &th[i]) != 0) {
 			perror("pthread_create");
@@ -299,25 +341,18 @@ static int bench_enabled(int event, long n, int nthreads)
 	}
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i].th, NULL);
-	for (long b = 0; b < bench_nbursts; b++) {
-		uint64_t start = UINT64_MAX, end = 0;
-
-		for (int i = 0; i < nthreads; i++) {
-			if (th[i].start[b] < start)
-				start = th[i].start[b];
-			if (th[i].end[b] > end)
-				end = th[i].end[b];
-			busy += (double)(th[i].end[b] - th[i].start[b]);
-		}
-		wall += (double)(end - start);
-	}
+	wwall = bench_wall(th, nthreads, 0, bench_wbursts, &wbusy);
+	wall = bench_wall(th, nthreads, bench_wbursts, total, &busy);
 	/* ns_per_event: aggregate (wall time of the bursts / all events);
 	 * thread_ns_per_event: the mean time of one event in one thread */
-	printf("tracer=%s mode=enabled event=%c threads=%d events=%ld bursts=%ld burst=%ld "
-	       "pause_us=%ld seconds=%.6f ns_per_event=%.4f events_per_sec=%.0f "
-	       "thread_ns_per_event=%.4f\n", BENCH_TRACER, event, nthreads, n, bench_nbursts,
+	printf("tracer=%s mode=enabled event=%c threads=%d timed=%ld events=%ld bursts=%ld "
+	       "burst=%ld pause_us=%ld seconds=%.6f ns_per_event=%.4f events_per_sec=%.0f "
+	       "thread_ns_per_event=%.4f warmup=%ld warmup_ns_per_event=%.4f\n",
+	       BENCH_TRACER, event, nthreads, n, n + nthreads * bench_warmup, bench_nbursts,
 	       bench_burst, bench_pause_us, wall / 1e9, wall / (double)n,
-	       (double)n / (wall / 1e9), busy / (double)n);
+	       (double)n / (wall / 1e9), busy / (double)n, bench_warmup,
+	       bench_warmup ? wwall / (double)(nthreads * bench_warmup) : 0.0);
+	(void)wbusy;
 	return 0;
 }
 
@@ -358,6 +393,16 @@ static int bench_latency(int event, long batches, int k)
 	bench_wait_enabled();
 	bench_pin(0);
 	BENCH_THREAD_INIT();
+	for (long done = 0, k; done < bench_warmup; done += k) {	/* untimed */
+		k = bench_burst > 0 && bench_burst < bench_warmup - done ?
+			bench_burst : bench_warmup - done;
+		if (event == 'a')
+			bench_run_a(done - bench_warmup, k);
+		else
+			bench_run_b(done - bench_warmup, k, s);
+		if (bench_pause_us > 0)
+			usleep((useconds_t)bench_pause_us);
+	}
 	for (long b = 0; b < batches; b++) {
 		uint64_t t0, t1;
 
@@ -375,8 +420,9 @@ static int bench_latency(int event, long batches, int k)
 		v[b] = t1 - t0 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t1 - t0);
 	}
 	qsort(v, (size_t)batches, sizeof(*v), bench_cmp_u32);
-	printf("tracer=%s mode=latency event=%c batches=%ld batch=%d events=%ld "
+	printf("tracer=%s mode=latency event=%c batches=%ld batch=%d timed=%ld events=%ld "
 	       "p50=%.3f p99=%.3f p999=%.3f max=%.3f\n", BENCH_TRACER, event, batches, k, ev,
+	       ev + bench_warmup,
 	       bench_pct(v, batches, 0.50, k), bench_pct(v, batches, 0.99, k),
 	       bench_pct(v, batches, 0.999, k), (double)v[batches - 1] / k);
 	free(v);
@@ -395,6 +441,8 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	bench_cpus_init();
+	if (getenv("BENCH_WARMUP"))
+		bench_warmup = atol(getenv("BENCH_WARMUP"));
 	if (argc == 4 && strcmp(argv[1], "disabled") == 0)
 		return bench_disabled(atol(argv[2]), atoi(argv[3]));
 	if ((argc == 5 || argc == 7) && (argv[2][0] == 'a' || argv[2][0] == 'b') &&

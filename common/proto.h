@@ -160,7 +160,7 @@ struct msg_c_id {
 
 struct msg_c_stats {
 	uint64_t events;		/* events written to disk */
-	uint64_t pending;		/* committed, not yet on disk */
+	uint64_t overwritten;		/* lost to overwrite mode */
 	uint64_t discarded;
 	uint64_t bytes;
 	uint64_t streams;

@@ -29,7 +29,19 @@
  * opened in the next sub-buffer, if the consumer has consumed the packet
  * that used it last (acquire load of consumed): in discard mode the event
  * is otherwise dropped and counted, and the writer retries at its next
- * event. A writer never waits.
+ * event. In overwrite mode (flight recorder) the writer takes the
+ * sub-buffer anyway: the oldest packet is lost, its events are counted in
+ * `overrun`, and the consumer sees the gap in packet numbers. A writer
+ * never waits.
+ *
+ * Overwrite mode and the consumer: a packet may be overwritten while the
+ * consumer copies it. The writer first sets the sub-buffer's pseq to an
+ * impossible value (then a release fence), resets its descriptor, stores
+ * the new pseq (release, then a release fence) and only then writes into
+ * it; the consumer copies a range into private memory, then (acquire
+ * fence) checks that pseq still names the packet it read
+ * (rb_still_valid()), and throws the copy away if not, like a sequence
+ * lock reader.
  *
  * Consumer: packets below `closed` (acquire) are complete and are written
  * out whole. The open packet (pseq == consumed, acquire) may be written out
@@ -73,16 +85,23 @@ int rb_open(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t ts, int3
 	uint32_t idx;
 	struct shm_sbmeta *m;
 
-	if (n - ld_acq(&h->consumed) >= s->num_subbuf)
-		return -ENOBUFS;
 	idx = (uint32_t)(n % s->num_subbuf);
 	m = &h->sb[idx];
+	if (n - ld_acq(&h->consumed) >= s->num_subbuf) {
+		if (s->mode != SHM_MODE_OVERWRITE)
+			return -ENOBUFS;
+		h->overrun += m->commit.word >> 32;	/* the oldest packet's events */
+	}
+	/* no longer the old packet, for a consumer reading it (overwrite) */
+	__atomic_store_n(&m->pseq, UINT64_MAX, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	m->commit.word = 0;
 	m->commit.last_ts = ts;
 	m->begin_ts = ts;
 	m->disc_open = h->discarded + __atomic_load_n(&h->lost_nested, __ATOMIC_RELAXED);
 	m->tid = tid;
 	st_rel(&m->pseq, n);
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* pseq before the new data */
 	w->data = s->data + (size_t)idx * s->subbuf_size;
 	w->pos = 0;
 	w->nev = 0;
@@ -149,13 +168,32 @@ int rb_next(const struct rb_slot *s, struct rb_reader *r, int partial, struct rb
 	struct shm_sbmeta *m = &h->sb[idx];
 	uint64_t w1, w2, last;
 	uint32_t bytes, nev;
-	int tries;
+	int tries, skips = 0;
 
-	if (closed - r->rseq > s->num_subbuf)
-		return -EIO;
-	if (r->rseq < closed) {
-		if (ld_acq(&m->pseq) != r->rseq)
+retry:
+	if (closed - r->rseq > s->num_subbuf) {
+		if (s->mode != SHM_MODE_OVERWRITE || closed < r->rseq)
 			return -EIO;
+		/* overwritten before we could read them: resume at the oldest */
+		r->lost_packets += closed - s->num_subbuf - r->rseq;
+		r->rseq = closed - s->num_subbuf;
+		r->flushed = 0;
+		r->nev_flushed = 0;
+		idx = (uint32_t)(r->rseq % s->num_subbuf);
+		m = &h->sb[idx];
+	}
+	if (r->rseq < closed) {
+		if (ld_acq(&m->pseq) != r->rseq) {
+			if (s->mode != SHM_MODE_OVERWRITE)
+				return -EIO;
+			rb_skip(s, r);	/* overwritten meanwhile */
+			if (++skips > 64)
+				return 0;	/* a writer this fast: read later */
+			closed = ld_acq(&h->closed);
+			idx = (uint32_t)(r->rseq % s->num_subbuf);
+			m = &h->sb[idx];
+			goto retry;
+		}
 		w1 = ld_acq(&m->commit.word);
 		last = ld_acq(&m->commit.last_ts);
 		out->complete = 1;
@@ -203,4 +241,26 @@ void rb_done(const struct rb_slot *s, struct rb_reader *r, const struct rb_range
 		r->nev_flushed = 0;
 		st_rel(&s->hdr->consumed, r->rseq);
 	}
+}
+
+/*
+ * Overwrite mode: after copying a range, is the packet still the one read?
+ * If not, the copy may hold newer bytes and must be thrown away.
+ */
+int rb_still_valid(const struct rb_slot *s, const struct rb_reader *r)
+{
+	const struct shm_sbmeta *m = &s->hdr->sb[r->rseq % s->num_subbuf];
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&m->pseq, __ATOMIC_RELAXED) == r->rseq;
+}
+
+/* Give up the packet being read: it was overwritten. */
+void rb_skip(const struct rb_slot *s, struct rb_reader *r)
+{
+	r->rseq++;
+	r->lost_packets++;
+	r->flushed = 0;
+	r->nev_flushed = 0;
+	st_rel(&s->hdr->consumed, r->rseq);
 }

@@ -15,6 +15,7 @@ struct rb_slot {
 	char *data;			/* first sub-buffer */
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
+	uint32_t mode;			/* SHM_MODE_DISCARD or SHM_MODE_OVERWRITE */
 };
 
 /* Writer side: only the thread that owns the slot calls these. */
@@ -30,6 +31,7 @@ struct rb_reader {
 	uint32_t nev_flushed;		/* events of it already written out */
 	uint64_t last_end;		/* timestamp_end of the last range written */
 	uint64_t events;		/* events written out in all */
+	uint64_t lost_packets;		/* packets overwritten before they were read */
 };
 
 /* A contiguous run of committed events, ready to become one CTF packet. */
@@ -46,6 +48,8 @@ struct rb_range {
 
 int rb_next(const struct rb_slot *s, struct rb_reader *r, int partial, struct rb_range *out);
 void rb_done(const struct rb_slot *s, struct rb_reader *r, const struct rb_range *rg);
+int rb_still_valid(const struct rb_slot *s, const struct rb_reader *r);
+void rb_skip(const struct rb_slot *s, struct rb_reader *r);
 uint64_t rb_discarded(const struct rb_slot *s);
 
 #endif /* SHMTRACE_COMMON_RINGBUF_H */

@@ -154,7 +154,8 @@ struct shm_slot {
 	uint64_t closed;		/* packets closed so far (release) */
 	uint64_t discarded;		/* events dropped: full, too big */
 	uint64_t lost_nested;		/* events dropped: nested in a signal (atomic) */
-	uint8_t reserved1[40];
+	uint64_t overrun;		/* events overwritten (overwrite mode) */
+	uint8_t reserved1[32];
 	/* cache line 2: written by the consumer only */
 	uint64_t consumed;		/* packets consumed so far (release) */
 	uint8_t reserved2[56];
@@ -164,6 +165,7 @@ struct shm_slot {
 _Static_assert(sizeof(struct shm_sbmeta) == 64, "sbmeta size");
 _Static_assert(offsetof(struct shm_sbmeta, commit) == 0, "sbmeta commit");
 _Static_assert(offsetof(struct shm_slot, closed) == 64, "slot writer line");
+_Static_assert(offsetof(struct shm_slot, overrun) == 88, "slot overrun");
 _Static_assert(offsetof(struct shm_slot, consumed) == 128, "slot consumer line");
 _Static_assert(offsetof(struct shm_slot, sb) == 192, "slot sb");
 

@@ -38,6 +38,9 @@
 struct c_chan *c_chans;
 struct c_app *c_apps;
 struct c_clock c_clocks[2];
+/* overwrite mode: ranges are copied here before they are checked and written */
+static char *c_scratch;
+static size_t c_scratch_size;
 
 uint64_t clock_now(uint32_t kind)
 {
@@ -188,6 +191,14 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	slot_size = slot_hdr + m->subbuf_size * m->num_subbuf;
 	if (m->size != SHM_PAGE + (uint64_t)slot_size * m->nslots || memfd_check(fd, m->size) < 0)
 		return -EINVAL;
+	if (ch->mode == SHM_MODE_OVERWRITE && m->subbuf_size > c_scratch_size) {
+		char *nb = realloc(c_scratch, m->subbuf_size);
+
+		if (!nb)
+			return -ENOMEM;
+		c_scratch = nb;
+		c_scratch_size = m->subbuf_size;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -215,6 +226,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		st->rb.data = sl + slot_hdr;
 		st->rb.subbuf_size = m->subbuf_size;
 		st->rb.num_subbuf = m->num_subbuf;
+		st->rb.mode = ch->mode;
 		st->number = m->first_slot + i;
 		st->fd = -1;
 		/* resume where a previous consumer stopped */
@@ -254,8 +266,8 @@ static int stream_open(struct c_seg *s, struct c_stream *st)
 /*
  * Write one packet around @rg; @disc is the stream's discard count to
  * report in it (kept monotonic). A stream's first packet reporting discards
- * is preceded by an empty one reporting none, so that readers can say
- * between which times the events were lost.
+ * or lost packets is preceded by an empty one reporting none, numbered 0,
+ * so that readers can say between which times the events were lost.
  */
 static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_range *rg,
 			 uint64_t disc)
@@ -268,13 +280,18 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 		return -EIO;
 	if (disc < st->discarded)
 		disc = st->discarded;
-	if (st->seq == 0 && disc > 0) {
+	if (st->fd_packets == 0 && (disc > 0 || st->seq > 0)) {
 		struct rb_range empty = *rg;
+		uint64_t seq = st->seq;
 
+		/* what was lost before the first packet, said by an empty one */
 		empty.len = 0;
 		empty.end_ts = empty.begin_ts;
+		st->seq = 0;
 		if (stream_packet(s, st, &empty, 0) < 0)
 			return -EIO;
+		if (seq > st->seq)
+			st->seq = seq;
 	}
 	p.stream_instance_id = st->number;
 	p.ts_begin = rg->begin_ts;
@@ -293,6 +310,7 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 		return -EIO;
 	}
 	st->seq++;
+	st->fd_packets++;
 	st->discarded = disc;
 	st->bytes += p.content_bytes;
 	return 0;
@@ -306,6 +324,18 @@ static void stream_drain(struct c_seg *s, struct c_stream *st, int partial, int 
 	if (st->broken)
 		return;
 	while ((ret = rb_next(&st->rb, &st->rd, partial, &rg)) == 1) {
+		if (st->rb.mode == SHM_MODE_OVERWRITE && rg.len) {
+			/* copy, then check that the writer did not overwrite it meanwhile */
+			memcpy(c_scratch, rg.data, rg.len);
+			if (!rb_still_valid(&st->rb, &st->rd)) {
+				rb_skip(&st->rb, &st->rd);
+				continue;
+			}
+			rg.data = c_scratch;
+		}
+		/* packets overwritten before they were read: a gap in packet numbers */
+		st->seq += st->rd.lost_packets - st->lost_seen;
+		st->lost_seen = st->rd.lost_packets;
 		if (rg.len && stream_packet(s, st, &rg, rg.disc + stream_nobuf(s, st)) < 0)
 			return;
 		rb_done(&st->rb, &st->rd, &rg);
@@ -362,6 +392,7 @@ int seg_pending(const struct c_seg *s)
 static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struct c_stream *x)
 {
 	st->events += x->rd.events;
+	st->overwritten += __atomic_load_n(&x->rb.hdr->overrun, __ATOMIC_RELAXED);
 	st->discarded += stream_discarded(s, x);
 	st->bytes += x->bytes;
 	st->streams += x->fd >= 0;

@@ -41,7 +41,9 @@ struct c_stream {
 	int fd;				/* -1 until the first packet */
 	int broken;			/* corrupt counters: no longer read */
 	uint64_t seq;			/* next packet_seq_num */
+	uint64_t fd_packets;		/* packets written */
 	uint64_t discarded;		/* last events_discarded written */
+	uint64_t lost_seen;		/* rd.lost_packets already skipped in seq */
 	uint64_t bytes;
 };
 

@@ -38,6 +38,7 @@ struct lib_pool {
 	uint32_t slot_size;
 	uint32_t slot_hdr;
 	uint32_t pool_size;
+	uint32_t mode;
 	uint32_t nseg;
 	uint32_t nslots;
 	struct lib_seg seg[SHM_MAX_SEGMENTS];

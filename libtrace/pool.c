@@ -108,8 +108,10 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	uint32_t subbuf = __atomic_load_n(&c->subbuf_size, __ATOMIC_RELAXED);
 	uint32_t num = __atomic_load_n(&c->num_subbuf, __ATOMIC_RELAXED);
 	uint32_t size = __atomic_load_n(&c->pool_size, __ATOMIC_RELAXED);
+	uint32_t mode = __atomic_load_n(&c->mode, __ATOMIC_RELAXED);
 
-	if (!shm_geometry_ok(subbuf, num) || size == 0 || size > SHM_MAX_SLOTS)
+	if (!shm_geometry_ok(subbuf, num) || size == 0 || size > SHM_MAX_SLOTS ||
+	    (mode != SHM_MODE_DISCARD && mode != SHM_MODE_OVERWRITE))
 		return -EINVAL;
 	/* an old channel's segments stay mapped: its threads may still write */
 	memset(p, 0, sizeof(*p));
@@ -119,6 +121,7 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	p->slot_hdr = shm_slot_hdr_size(num);
 	p->slot_size = p->slot_hdr + subbuf * num;
 	p->pool_size = size;
+	p->mode = mode;
 	return pool_add_segment(chan, p, size);
 }
 
@@ -141,6 +144,7 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out)
 			out->data = (char *)sl + p->slot_hdr;
 			out->subbuf_size = p->subbuf_size;
 			out->num_subbuf = p->num_subbuf;
+			out->mode = p->mode;
 			return 0;
 		}
 	}

@@ -162,7 +162,7 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 	ch->subbuf_size = DEFAULT_SUBBUF;
 	ch->num_subbuf = DEFAULT_NUM_SUBBUF;
 	ch->pool_size = DEFAULT_POOL;
-	ch->mode = SHM_MODE_DISCARD;
+	ch->mode = argc > 1 && !strcmp(argv[1], "overwrite") ? SHM_MODE_OVERWRITE : SHM_MODE_DISCARD;
 	ch->flush_ms = DEFAULT_FLUSH_MS;
 	ch->session = s;
 	s->chan = ch;
@@ -345,8 +345,9 @@ static int cmd_status(int fd, const char *name)
 			reply_text(fd, "  consumer: not available (%s)\n", strerror(-ret));
 		else
 			reply_text(fd, "  events recorded: %" PRIu64 "\n  events discarded: %" PRIu64
-				   "\n  bytes written: %" PRIu64 "\n  streams: %" PRIu64 "\n",
-				   st.events, st.discarded, st.bytes, st.streams);
+				   "\n  events overwritten: %" PRIu64 "\n  bytes written: %" PRIu64
+				   "\n  streams: %" PRIu64 "\n",
+				   st.events, st.discarded, st.overwritten, st.bytes, st.streams);
 	}
 	if (name[0] && !shown)
 		return reply_end(fd, -ENOENT, "no session named '%s'", name);

@@ -31,9 +31,11 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-	{ "create", VERB_CREATE, "create [NAME] [--output DIR]",
+	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite]",
 	  "Create a session. Its traces go to DIR (default\n"
-	  "$SHMTRACE_HOME/traces/NAME-DATE). NAME defaults to auto-DATE.", 0, 1, 1 },
+	  "$SHMTRACE_HOME/traces/NAME-DATE). NAME defaults to auto-DATE.\n"
+	  "--overwrite: flight recorder; when the buffers are full, the oldest\n"
+	  "data is overwritten instead of new events being discarded.", 0, 1, 1 },
 	{ "destroy", VERB_DESTROY, "destroy [NAME]",
 	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
 	{ "enable-event", VERB_ENABLE_EVENT, "enable-event [-s NAME] PATTERN...",
@@ -216,6 +218,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "session", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "overwrite", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -223,7 +226,7 @@ int main(int argc, char **argv)
 	char home[1024], output[PATH_MAX + 1] = "";
 	const char *session = "";
 	char *args[260];
-	int c, nargs = 0;
+	int c, nargs = 0, overwrite = 0;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -269,6 +272,11 @@ int main(int argc, char **argv)
 				}
 			}
 			break;
+		case 'O':
+			if (v->verb != VERB_CREATE)
+				goto bad;
+			overwrite = 1;
+			break;
 		case 'h':
 			printf("usage: tracectl %s\n\n%s\n", v->usage, v->help);
 			return 0;
@@ -296,7 +304,8 @@ int main(int argc, char **argv)
 	}
 	if (v->verb == VERB_CREATE) {
 		args[0] = output;
-		nargs = 1;
+		args[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
+		nargs = 2;
 	}
 	if (home_resolve(home, sizeof(home)) < 0) {
 		fprintf(stderr, "tracectl: set SHMTRACE_HOME (no XDG_RUNTIME_DIR nor HOME)\n");

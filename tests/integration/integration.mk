@@ -14,7 +14,8 @@ INTEGRATION_TESTS = \
 	tests/integration/daemon-lifecycle.sh \
 	tests/integration/clock.sh \
 	tests/integration/signal-nesting.sh \
-	tests/integration/consumer-stopped.sh
+	tests/integration/consumer-stopped.sh \
+	tests/integration/overwrite.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
