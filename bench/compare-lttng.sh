@@ -399,24 +399,23 @@ row "disabled ns/event (raw)" "$(fmt %.3f "$(med shmtrace disabled.ns)")" - \
 	"$(fmt %.3f "$(med lttng disabled.ns)")"
 row "disabled ns/event (-loop)" "$(fmt %.3f "$(medratio shmtrace disabled.ns shmtrace loop.ns -)")" - \
 	"$(fmt %.3f "$(medratio lttng disabled.ns lttng loop.ns -)")"
-for k in a1:"A 1 thread ns/event" b1:"B 1 thread ns/event" b2:"B 2 threads ns/event (agg)"; do
-	key=${k%%:*}
-	row "${k#*:}" $(for t in $tracers; do fmt %.2f "$(med $t $key.ns)"; echo; done) \
-		"$(fmt %.2f "$(medratio lttng $key.ns shmtrace $key.ns)")"
-done
-row "B 1 thread warm-up ns/event" $(for t in $tracers; do fmt %.2f "$(med $t b1.wns)"; echo; done) \
-	"$(fmt %.2f "$(medratio lttng b1.wns shmtrace b1.wns)")"
-row "B 2 threads ns/event/thread" $(for t in $tracers; do fmt %.2f "$(med $t b2.tns)"; echo; done) \
-	"$(fmt %.2f "$(medratio lttng b2.tns shmtrace b2.tns)")"
+nsrow() {	# nsrow LABEL KEY: ns figures with the lttng/shmtrace ratio
+	row "$1" $(for t in $tracers; do fmt %.2f "$(med $t "$2")"; echo; done) \
+		"$(fmt %.2f "$(medratio lttng "$2" shmtrace "$2")")"
+}
+nsrow "A 1 thread ns/event" a1.ns
+nsrow "B 1 thread ns/event" b1.ns
+nsrow "B 1 thread warm-up ns/event" b1.wns
+nsrow "B 2 threads ns/event (agg)" b2.ns
+nsrow "B 2 threads ns/event/thread" b2.tns
 row "B 2 threads Mevents/s (agg)" $(for t in $tracers; do
 	v=$(med $t b2.eps); [ -n "$v" ] && v=$(awk -v v="$v" 'BEGIN { print v / 1e6 }'); fmt %.1f "$v"; echo; done)
 row "B 1 thread Mevents/s" $(for t in $tracers; do
 	v=$(med $t b1.eps); [ -n "$v" ] && v=$(awk -v v="$v" 'BEGIN { print v / 1e6 }'); fmt %.1f "$v"; echo; done)
 row "B ratio 2T/1T throughput" $(for t in $tracers; do fmt %.2f "$(medratio $t b2.eps $t b1.eps)"; echo; done)
-for p in p50:p50 p99:p99 p999:p99.9; do
-	row "B latency ${p#*:} ns/event" $(for t in $tracers; do fmt %.2f "$(med $t lat.${p%%:*})"; echo; done) \
-		"$(fmt %.2f "$(medratio lttng lat.${p%%:*} shmtrace lat.${p%%:*})")"
-done
+nsrow "B latency p50 ns/event" lat.p50
+nsrow "B latency p99 ns/event" lat.p99
+nsrow "B latency p99.9 ns/event" lat.p999
 row "A bytes/event (streams)" $(for t in $tracers; do fmt %.2f "$(med $t a.bytes)"; echo; done)
 row "B bytes/event (streams)" $(for t in $tracers; do fmt %.2f "$(med $t b.bytes)"; echo; done)
 row "metadata bytes per trace" "$(fmt %.0f "$(med shmtrace b.meta)")" - "$(fmt %.0f "$(med lttng b.meta)")"

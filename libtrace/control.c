@@ -38,7 +38,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include <urcu-bp.h>
 #include "lib.h"
 #include "home.h"
 #include "proto.h"
@@ -353,7 +352,6 @@ static void lib_install_doorbell(void)
 
 static void lib_after_fork_child(void)
 {
-	urcu_bp_after_fork_child();
 	lib.pid = getpid();
 	proc_starttime(lib.pid, &lib.starttime);
 	if (lib.sock >= 0)
@@ -397,7 +395,7 @@ static void lib_do_init(void)
 	if (home_resolve(lib.home, sizeof(lib.home)) < 0)
 		lib.home[0] = 0;
 	writer_thread_init();
-	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, lib_after_fork_child);
+	pthread_atfork(NULL, NULL, lib_after_fork_child);
 	lib_install_doorbell();
 	if (lib.home[0] && lib.signo)
 		lib_write_marker();

@@ -7,11 +7,16 @@
  * descriptor gets the next free id; ids are never reused, so an id names
  * one event for the life of the process (and of its CTF trace).
  *
- * reg_events[id] points into the module's data. Readers (reg_apply(), from
- * threads and from the doorbell signal handler) run under urcu-bp read-side
- * critical sections, which are signal-safe and need no registration;
- * shmtrace_unregister_events() clears the pointers then waits for a grace
- * period before the module is unmapped by dlclose.
+ * reg_events[id] points into the module's data. The event fast path never
+ * reads this table (an event's enabled byte lives in its own module), so
+ * the table needs no read-copy-update machinery: its readers, reg_apply()
+ * from threads and from the doorbell signal handler, announce themselves
+ * in a process-wide counter around their walk (sequentially consistent
+ * add and subtract, rare), and shmtrace_unregister_events() clears the
+ * pointers, then waits until it sees the counter at zero before dlclose
+ * unmaps the module: a reader that could still hold an old pointer
+ * incremented the counter before loading it. Nothing here touches TLS, so
+ * the signal handler relies on no global-dynamic TLS of another library.
  *
  * reg_apply() copies the control page's per-id channel masks into the
  * descriptors' `enabled` bytes. It is idempotent and lock-free: it reads
@@ -19,14 +24,14 @@
  * older data is corrected by whichever apply finishes last reading the
  * newest generation.
  */
-#define _LGPL_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
-#include <urcu-bp.h>
 #include "lib.h"
 #include "proto.h"
 
 static struct shmtrace_event *reg_events[SHM_MAX_EVENTS];
+static int reg_readers;	/* walks of reg_events under way */
 
 #define REG_MAX_MODULES 256
 static struct shmtrace_event *const *reg_modules[REG_MAX_MODULES];
@@ -58,15 +63,15 @@ void reg_apply(void)
 		if (g1 & 1)
 			continue;
 		mask = reg_chan_mask(ctl);
-		urcu_bp_read_lock();
+		__atomic_add_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
 		for (uint32_t id = 0; id < n; id++) {
-			struct shmtrace_event *ev = rcu_dereference(reg_events[id]);
+			struct shmtrace_event *ev = __atomic_load_n(&reg_events[id], __ATOMIC_SEQ_CST);
 
 			if (ev)
 				ev->enabled = (uint8_t)(__atomic_load_n(&ctl->enabled[id],
 									__ATOMIC_RELAXED) & mask);
 		}
-		urcu_bp_read_unlock();
+		__atomic_sub_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
 		g2 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
 		if (g1 == g2)
 			return;
@@ -164,7 +169,7 @@ SHMTRACE_API int shmtrace_register_events(struct shmtrace_event *const *begin,
 		}
 		ev->id = lib.next_id;
 		ev->registered = 1;
-		rcu_assign_pointer(reg_events[lib.next_id], ev);
+		__atomic_store_n(&reg_events[lib.next_id], ev, __ATOMIC_RELEASE);
 		__atomic_store_n(&lib.next_id, lib.next_id + 1, __ATOMIC_RELEASE);
 		added++;
 	}
@@ -198,7 +203,7 @@ SHMTRACE_API void shmtrace_unregister_events(struct shmtrace_event *const *begin
 				ev->enabled = 0;
 				ev->registered = 0;
 			}
-			rcu_assign_pointer(reg_events[id], NULL);
+			__atomic_store_n(&reg_events[id], NULL, __ATOMIC_SEQ_CST);
 		}
 		reg_modules[i] = reg_modules[--reg_nmodules];
 		reg_module_first[i] = reg_module_first[reg_nmodules];
@@ -207,6 +212,7 @@ SHMTRACE_API void shmtrace_unregister_events(struct shmtrace_event *const *begin
 		break;
 	}
 	lib_unlock();
-	if (found)
-		urcu_bp_synchronize_rcu();
+	/* no walk that could have loaded a cleared pointer is still going on */
+	while (found && __atomic_load_n(&reg_readers, __ATOMIC_SEQ_CST))
+		sched_yield();
 }
