@@ -76,7 +76,7 @@
 #define SHM_MAX_SUBBUF		(64u << 20)
 #define SHM_MAX_NUM_SUBBUF	64u
 #define SHM_MAX_SLOTS		4096u
-#define SHM_MAX_SEGMENTS	16u
+#define SHM_MAX_SEGMENTS	64u
 
 struct shm_ctl_chan {
 	uint64_t chan_id;		/* 0: slot unused */
@@ -130,10 +130,15 @@ _Static_assert(offsetof(struct shm_proc_page, consumer_sleeping) == 64, "proc sl
 _Static_assert(offsetof(struct shm_proc_page, lost_nobuf) == 128, "proc lost");
 _Static_assert(sizeof(struct shm_proc_page) == SHM_PROC_SIZE, "proc size");
 
-/* Buffer slot states (struct shm_slot.state). */
-#define SHM_SLOT_FREE		0	/* in the pool; the process may take it */
+/*
+ * Buffer slot states (struct shm_slot.state). Only OWNED matters for
+ * safety: it gives one thread the right to write. A released slot may be
+ * taken again before the consumer drained it: its new owner appends
+ * packets to the same ring, which the consumer writes out in order.
+ */
+#define SHM_SLOT_FREE		0	/* no owner, nothing left to drain */
 #define SHM_SLOT_OWNED		1	/* a thread writes into it */
-#define SHM_SLOT_RELEASED	2	/* its thread is gone; the consumer drains it */
+#define SHM_SLOT_RELEASED	2	/* no owner; the consumer may still drain it */
 
 /* One sub-buffer's descriptor; the first 16 bytes are the writer's commit. */
 struct shm_sbmeta {
@@ -149,7 +154,8 @@ struct shm_slot {
 	/* cache line 0: ownership */
 	uint32_t state;			/* SHM_SLOT_* */
 	int32_t owner_tid;
-	uint8_t reserved0[56];
+	uint64_t released;		/* process-wide release order (LRU) */
+	uint8_t reserved0[48];
 	/* cache line 1: written by the owning thread only */
 	uint64_t closed;		/* packets closed so far (release) */
 	uint64_t discarded;		/* events dropped: full, too big */

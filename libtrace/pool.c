@@ -10,12 +10,14 @@
  * SHM_MAX_SEGMENTS segments.
  *
  * Slot ownership (struct shm_slot.state):
- *   FREE -> OWNED       a thread, compare-and-swap (the only RMW, once per
- *                       thread and channel)
- *   OWNED -> RELEASED   the owning thread at exit, after publishing its
- *                       last packet (release store)
- *   RELEASED -> FREE    the consumer, once everything is on disk
- * The packet and discard counters of a slot keep running across owners.
+ *   FREE or RELEASED -> OWNED   a thread, compare-and-swap (the only RMW,
+ *                               once per thread and channel)
+ *   OWNED -> RELEASED           the owning thread at exit, after publishing
+ *                               its last packet (release store)
+ *   RELEASED -> FREE            the consumer, once everything is on disk
+ * The packet and discard counters of a slot keep running across owners, so
+ * a new owner may take a released slot that still holds packets: it opens
+ * the next packet of the same ring only where the consumer made room.
  *
  * A segment is described to the session daemon (and through it to the
  * consumer) right after it is created; if that fails, the segment is still
@@ -125,36 +127,71 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	return pool_add_segment(chan, p, size);
 }
 
-static int pool_try_take(struct lib_pool *p, struct rb_slot *out)
+/*
+ * Give a buffer to a new thread: among the buffers no thread owns, the one
+ * with the most room left in its ring (a released buffer may still hold
+ * packets the consumer has not written out yet; its new owner appends to
+ * them); in overwrite mode the least recently released one, so that the
+ * newest data of exited threads survives longest. Buffers whose ring has
+ * less than two free sub-buffers are left to the consumer in discard mode.
+ * *nfree is set to the number of other usable buffers. Lock held.
+ */
+static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfree)
 {
-	uint32_t nseg = __atomic_load_n(&p->nseg, __ATOMIC_ACQUIRE);
+	uint32_t nseg = __atomic_load_n(&p->nseg, __ATOMIC_ACQUIRE), best_state = 0;
+	struct shm_slot *best = NULL;
+	uint64_t best_key = UINT64_MAX;
 
+	*nfree = 0;
 	for (uint32_t k = 0; k < nseg; k++) {
 		struct lib_seg *s = &p->seg[k];
 
 		for (uint32_t i = 0; i < s->nslots; i++) {
 			struct shm_slot *sl = pool_slot(p, s, i);
-			uint32_t expect = SHM_SLOT_FREE;
+			uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+			uint64_t used, key;
 
-			if (__atomic_load_n(&sl->state, __ATOMIC_RELAXED) != SHM_SLOT_FREE ||
-			    !__atomic_compare_exchange_n(&sl->state, &expect, SHM_SLOT_OWNED, 0,
-							 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			if (st == SHM_SLOT_OWNED)
 				continue;
-			out->hdr = sl;
-			out->data = (char *)sl + p->slot_hdr;
-			out->subbuf_size = p->subbuf_size;
-			out->num_subbuf = p->num_subbuf;
-			out->mode = p->mode;
-			return 0;
+			used = sl->closed - __atomic_load_n(&sl->consumed, __ATOMIC_ACQUIRE);
+			if (p->mode == SHM_MODE_DISCARD && used + 1 >= p->num_subbuf)
+				continue;
+			(*nfree)++;
+			key = p->mode == SHM_MODE_OVERWRITE ? sl->released : used;
+			if (key < best_key) {
+				best = sl;
+				best_key = key;
+				best_state = st;
+			}
 		}
 	}
-	return -ENOBUFS;
+	if (!best)
+		return -ENOBUFS;
+	/* the consumer may have moved it from released to free meanwhile */
+	if (!__atomic_compare_exchange_n(&best->state, &best_state, SHM_SLOT_OWNED, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) &&
+	    !__atomic_compare_exchange_n(&best->state, &best_state, SHM_SLOT_OWNED, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return -EAGAIN;
+	(*nfree)--;
+	out->hdr = best;
+	out->data = (char *)best + p->slot_hdr;
+	out->subbuf_size = p->subbuf_size;
+	out->num_subbuf = p->num_subbuf;
+	out->mode = p->mode;
+	return 0;
 }
 
-/* Take a buffer of channel slot @chan for the calling thread. */
+/*
+ * Take a buffer of channel slot @chan for the calling thread. The pool
+ * doubles when fewer than an eighth of its buffers are left for the next
+ * threads, so that they find one without waiting for a segment; when none
+ * is left at all, a single emergency buffer is added.
+ */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 {
 	struct lib_pool *p = &lib.pool[chan];
+	uint32_t nfree;
 	int ret;
 
 	if (!lib.ctl || !chan_id)
@@ -165,11 +202,15 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 		if (ret < 0)
 			goto out;
 	}
-	ret = pool_try_take(p, out);
+	do
+		ret = pool_try_take(p, out, &nfree);
+	while (ret == -EAGAIN);
 	if (ret < 0) {
-		ret = pool_add_segment(chan, p, p->nslots);
+		ret = pool_add_segment(chan, p, 1);
 		if (ret == 0)
-			ret = pool_try_take(p, out);
+			ret = pool_try_take(p, out, &nfree);
+	} else if (nfree < (p->nslots / 8 ? p->nslots / 8 : 1)) {
+		pool_add_segment(chan, p, p->nslots);	/* may fail: the pool stays */
 	}
 out:
 	lib_unlock();
@@ -178,7 +219,10 @@ out:
 
 void pool_release(struct rb_slot *s)
 {
+	static uint64_t order;
+
 	s->hdr->owner_tid = 0;
+	s->hdr->released = __atomic_add_fetch(&order, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->hdr->state, SHM_SLOT_RELEASED, __ATOMIC_RELEASE);
 	s->hdr = NULL;
 }

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thread-churn - TOTAL short-lived threads, at most ALIVE at once, each
+ * emitting EVENTS shmtrace_test:event events (seq 0..EVENTS-1, thread =
+ * its number) and exiting.
+ * usage: thread-churn TOTAL ALIVE EVENTS
+ */
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "test-events.h"
+
+static sem_t slots;
+static unsigned long events;
+
+static void *worker(void *arg)
+{
+	uint32_t t = (uint32_t)(uintptr_t)arg;
+
+	for (uint64_t i = 0; i < events; i++)
+		shmtrace(shmtrace_test, event, i, t, "churn");
+	sem_post(&slots);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long total, alive;
+	pthread_attr_t attr;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: thread-churn TOTAL ALIVE EVENTS\n");
+		return 1;
+	}
+	total = strtoul(argv[1], NULL, 0);
+	alive = strtoul(argv[2], NULL, 0);
+	events = strtoul(argv[3], NULL, 0);
+	sem_init(&slots, 0, (unsigned int)alive);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (unsigned long i = 0; i < total; i++) {
+		pthread_t tid;
+
+		sem_wait(&slots);
+		if (pthread_create(&tid, &attr, worker, (void *)(uintptr_t)i)) {
+			perror("thread-churn");
+			return 1;
+		}
+	}
+	for (unsigned long i = 0; i < alive; i++)
+		sem_wait(&slots);
+	return 0;
+}
