@@ -103,11 +103,18 @@ int rb_open(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t ts, int3
 	st_rel(&m->pseq, n);
 	__atomic_thread_fence(__ATOMIC_RELEASE);	/* pseq before the new data */
 	w->data = s->data + (size_t)idx * s->subbuf_size;
-	w->pos = 0;
-	w->nev = 0;
 	w->end = s->subbuf_size;
 	w->commit = &m->commit;
 	return 0;
+}
+
+struct shmtrace__commit rb_no_commit;
+
+void rb_wbuf_reset(struct shmtrace__wbuf *w)
+{
+	w->data = NULL;
+	w->end = 0;
+	w->commit = &rb_no_commit;
 }
 
 /* Returns 1 when a packet was published. */
@@ -115,11 +122,11 @@ int rb_close(const struct rb_slot *s, struct shmtrace__wbuf *w)
 {
 	struct shm_slot *h = s->hdr;
 
-	w->end = 0;
-	w->pos = 0;
-	if (!w->commit)
+	int open = w->commit != &rb_no_commit;
+
+	rb_wbuf_reset(w);
+	if (!open)
 		return 0;
-	w->commit = NULL;
 	st_rel(&h->closed, h->closed + 1);
 	return 1;
 }
@@ -139,7 +146,7 @@ int rb_reserve_slow(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t 
 		h->discarded++;
 		return 0;
 	}
-	if (w->commit && (uint64_t)w->pos + need <= w->end)
+	if (w->commit != &rb_no_commit && (uint32_t)w->commit->word + need <= w->end)
 		return 1;
 	*published = rb_close(s, w);
 	if (rb_open(s, w, ts, tid) < 0) {

@@ -18,7 +18,11 @@ struct rb_slot {
 	uint32_t mode;			/* SHM_MODE_DISCARD or SHM_MODE_OVERWRITE */
 };
 
+/* The descriptor a writer with no sub-buffer points at: always zero. */
+extern struct shmtrace__commit rb_no_commit;
+
 /* Writer side: only the thread that owns the slot calls these. */
+void rb_wbuf_reset(struct shmtrace__wbuf *w);
 int rb_open(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t ts, int32_t tid);
 int rb_close(const struct rb_slot *s, struct shmtrace__wbuf *w);
 int rb_reserve_slow(const struct rb_slot *s, struct shmtrace__wbuf *w, uint64_t need,

@@ -16,8 +16,12 @@
 #include "lib.h"
 #include "tsc.h"
 
+#define W_NONE { NULL, 0, 0, &rb_no_commit }
 SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = {
+	.w = { W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE },
+};
+_Static_assert(SHMTRACE__MAX_CHAN == 8, "W_NONE initialisers");
 __thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t writer_key;
@@ -41,7 +45,7 @@ static void writer_put(unsigned int c)
 			lib_wake_consumer();
 		pool_release(&ws->rb);
 	}
-	memset(w, 0, sizeof(*w));
+	rb_wbuf_reset(w);
 	ws->chan_id = 0;
 }
 
@@ -61,7 +65,8 @@ void writer_thread_init(void)
 /* After fork: the parent's buffers are not mapped here; forget them. */
 void writer_drop_all(void)
 {
-	memset(shmtrace__tls.w, 0, sizeof(shmtrace__tls.w));
+	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
+		rb_wbuf_reset(&shmtrace__tls.w[c]);
 	memset(lib_tls, 0, sizeof(lib_tls));
 }
 
@@ -90,9 +95,8 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		}
 		ws->chan_id = id;
 		ws->rb.hdr->owner_tid = writer_tid();
-		memset(w, 0, sizeof(*w));
+		rb_wbuf_reset(w);
 		*ts = shmtrace__clock_tsc ? tsc_read_ordered() : shmtrace__clock();
-		w->last_ts = *ts;
 		if (!writer_key_set) {
 			writer_key_set = 1;
 			pthread_setspecific(writer_key, (void *)1);

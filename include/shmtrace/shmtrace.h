@@ -179,15 +179,18 @@ struct shmtrace__commit {
 	uint64_t last_ts;		/* timestamp of the last event */
 };
 
-/* A thread's write position in one channel (thread-private). */
+/*
+ * A thread's write position in one channel (thread-private). The bytes and
+ * events written so far and the last timestamp are those of the commit
+ * descriptor, which the writer alone updates: one cache line, hot in its
+ * cache. With no sub-buffer, commit points at a zeroed descriptor and end
+ * is 0, so that every event takes the slow path.
+ */
 struct shmtrace__wbuf {
 	char *data;			/* current sub-buffer's first byte */
-	uint32_t pos;			/* bytes written in it */
-	uint32_t end;			/* its size; 0 = none, take the slow path */
-	uint64_t last_ts;		/* timestamp of the previous event */
-	struct shmtrace__commit *commit;
-	uint32_t nev;			/* events in the current sub-buffer */
+	uint32_t end;			/* its size; 0 = none */
 	uint32_t reserved;
+	struct shmtrace__commit *commit; /* never NULL */
 };
 
 struct shmtrace__tls {
@@ -259,14 +262,16 @@ static inline char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id, uint
 }
 
 /* Publish the event just written: the release store is the commit. */
-static inline void shmtrace__commit(struct shmtrace__wbuf *w, uint32_t size, uint64_t ts)
+/*
+ * Publish the event just written, which ends at @pos, the @nev-th of its
+ * sub-buffer: the last timestamp first, then the release store of the
+ * commit word.
+ */
+static inline void shmtrace__commit(struct shmtrace__commit *c, uint32_t pos, uint32_t nev,
+				    uint64_t ts)
 {
-	w->pos += size;
-	w->nev++;
-	w->last_ts = ts;
-	w->commit->last_ts = ts;
-	__atomic_store_n(&w->commit->word, ((uint64_t)w->nev << 32) | w->pos,
-			 __ATOMIC_RELEASE);
+	c->last_ts = ts;
+	__atomic_store_n(&c->word, ((uint64_t)nev << 32) | pos, __ATOMIC_RELEASE);
 }
 
 /* ---- Event definition macros ------------------------------------------ */
@@ -458,19 +463,27 @@ static inline void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		const unsigned int shmtrace__c = (unsigned int)__builtin_ctz(shmtrace__mask); \
 		struct shmtrace__wbuf *const shmtrace__w = &shmtrace__t->w[shmtrace__c]; \
 		const uint32_t shmtrace__id = SHMTRACE__EV(prov, ev).id; \
-		const uint32_t shmtrace__h = shmtrace__hdr_size(shmtrace__id, shmtrace__ts, \
-								shmtrace__w->last_ts); \
+		struct shmtrace__commit *shmtrace__cm = shmtrace__w->commit; \
+		uint64_t shmtrace__word = shmtrace__cm->word; \
+		uint32_t shmtrace__h = shmtrace__hdr_size(shmtrace__id, shmtrace__ts, \
+							  shmtrace__cm->last_ts); \
 		char *shmtrace__p; \
 		shmtrace__mask &= shmtrace__mask - 1; \
-		if (__builtin_expect((uint64_t)shmtrace__w->pos + shmtrace__h + shmtrace__size > \
-				     shmtrace__w->end, 0) && \
-		    !shmtrace__reserve_slow(shmtrace__c, shmtrace__h + shmtrace__size, &shmtrace__ts)) \
-			continue; \
-		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + shmtrace__w->pos, \
+		if (__builtin_expect((uint32_t)shmtrace__word + shmtrace__h + shmtrace__size > \
+				     shmtrace__w->end, 0)) { \
+			if (!shmtrace__reserve_slow(shmtrace__c, shmtrace__h + shmtrace__size, \
+						    &shmtrace__ts)) \
+				continue; \
+			shmtrace__cm = shmtrace__w->commit; \
+			shmtrace__word = shmtrace__cm->word; \
+		} \
+		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + (uint32_t)shmtrace__word, \
 						shmtrace__h, shmtrace__id, shmtrace__ts); \
 		SHMTRACE__MAP(SHMTRACE__PUT, __VA_ARGS__) \
 		(void)shmtrace__p; \
-		shmtrace__commit(shmtrace__w, (uint32_t)(shmtrace__h + shmtrace__size), shmtrace__ts); \
+		shmtrace__commit(shmtrace__cm, \
+				 (uint32_t)shmtrace__word + shmtrace__h + (uint32_t)shmtrace__size, \
+				 (uint32_t)(shmtrace__word >> 32) + 1, shmtrace__ts); \
 	} \
 out: \
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); \

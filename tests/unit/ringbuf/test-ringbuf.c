@@ -61,6 +61,12 @@ static void slot_free(struct rb_slot *s)
 
 /* ---- writer, as the inline fast path ---------------------------------------- */
 
+/* Bytes written in the writer's current sub-buffer. */
+static uint32_t wpos(const struct shmtrace__wbuf *w)
+{
+	return (uint32_t)w->commit->word;
+}
+
 struct twriter {
 	const struct rb_slot *s;
 	struct shmtrace__wbuf w;
@@ -73,7 +79,8 @@ static void writer_init(struct twriter *tw, const struct rb_slot *s, int32_t tid
 	memset(tw, 0, sizeof(*tw));
 	tw->s = s;
 	tw->tid = tid;
-	tw->w.last_ts = ts;	/* as shmtrace__reserve_slow does on a new slot */
+	rb_wbuf_reset(&tw->w);	/* as shmtrace__reserve_slow does on a new slot */
+	(void)ts;
 }
 
 /* Payload: u64 seq, u16 n, then n bytes (seq + i). */
@@ -88,11 +95,11 @@ static uint32_t ev_size(uint32_t id, uint64_t ts, uint64_t last, uint16_t n)
 static int emit(struct twriter *tw, uint32_t id, uint64_t ts, uint64_t seq, uint16_t n)
 {
 	struct shmtrace__wbuf *w = &tw->w;
-	const uint32_t h = shmtrace__hdr_size(id, ts, w->last_ts);
+	const uint32_t h = shmtrace__hdr_size(id, ts, w->commit->last_ts);
 	const uint64_t size = (uint64_t)h + PAYLOAD_FIXED + n;
 	char *p;
 
-	if ((uint64_t)w->pos + size > w->end) {
+	if ((uint64_t)wpos(w) + size > w->end) {
 		int published = 0, ret;
 
 		ret = rb_reserve_slow(tw->s, w, size, ts, tw->tid, &published);
@@ -100,12 +107,13 @@ static int emit(struct twriter *tw, uint32_t id, uint64_t ts, uint64_t seq, uint
 		if (!ret)
 			return 0;
 	}
-	p = shmtrace__put_hdr(w->data + w->pos, h, id, ts);
+	p = shmtrace__put_hdr(w->data + wpos(w), h, id, ts);
 	memcpy(p, &seq, 8);
 	memcpy(p + 8, &n, 2);
 	for (uint16_t i = 0; i < n; i++)
 		p[PAYLOAD_FIXED + i] = (char)(seq + i);
-	shmtrace__commit(w, (uint32_t)size, ts);
+	shmtrace__commit(w->commit, wpos(w) + (uint32_t)size,
+			 (uint32_t)(w->commit->word >> 32) + 1, ts);
 	return 1;
 }
 
@@ -321,7 +329,7 @@ START_TEST(test_fill_and_switch)
 		ck_assert_uint_eq(s->hdr->sb[0].commit.last_ts, ts);
 	}
 	/* full but not switched: nothing complete yet */
-	ck_assert_uint_eq(tw.w.pos, k * esize);
+	ck_assert_uint_eq(wpos(&tw.w), k * esize);
 	ck_assert_uint_eq(s->hdr->closed, 0);
 	ck_assert_uint_eq(tw.published, 0);
 	ck_assert_int_eq(rb_next(s, &r, 0, &rg), 0);
@@ -388,7 +396,7 @@ START_TEST(test_fill_and_switch)
 	/* the thread goes away: rb_close publishes the open packet */
 	ck_assert_int_eq(rb_close(s, &tw.w), 1);
 	ck_assert_uint_eq(s->hdr->closed, 5);
-	ck_assert_ptr_null(tw.w.commit);
+	ck_assert_ptr_eq(tw.w.commit, &rb_no_commit);
 	ck_assert_uint_eq(tw.w.end, 0);
 	ck_assert_int_eq(rb_close(s, &tw.w), 0);
 	ck_assert_uint_eq(s->hdr->closed, 5);
@@ -425,13 +433,13 @@ START_TEST(test_partial_reads)
 	ck_assert_int_eq(rb_next(s, &r, 1, &rg), 1);
 	ck_assert_int_eq(rg.complete, 0);
 	ck_assert_uint_eq(rg.nev, 3);
-	ck_assert_uint_eq(rg.len, tw.w.pos);
+	ck_assert_uint_eq(rg.len, wpos(&tw.w));
 	ck_assert_ptr_eq(rg.data, s->data);
 	ck_assert_uint_eq(rg.begin_ts, 5000100);
 	ck_assert_uint_eq(rg.end_ts, 5000300);
 	model_check(&m, &rg);
 	rb_done(s, &r, &rg);
-	ck_assert_uint_eq(r.flushed, tw.w.pos);
+	ck_assert_uint_eq(r.flushed, wpos(&tw.w));
 	ck_assert_uint_eq(r.nev_flushed, 3);
 	ck_assert_uint_eq(s->hdr->consumed, 0);
 	/* nothing new */
@@ -439,8 +447,8 @@ START_TEST(test_partial_reads)
 	ck_assert_int_eq(rb_next(s, &r, 0, &rg), 0);
 
 	/* a half-written event past the commit word is invisible */
-	bytes = tw.w.pos;
-	memset(tw.w.data + tw.w.pos, 0xee, 40);
+	bytes = wpos(&tw.w);
+	memset(tw.w.data + wpos(&tw.w), 0xee, 40);
 	ck_assert_int_eq(rb_next(s, &r, 1, &rg), 0);
 
 	/* two more: only they come back, right after the first three */
@@ -450,14 +458,14 @@ START_TEST(test_partial_reads)
 	ck_assert_int_eq(rg.complete, 0);
 	ck_assert_ptr_eq(rg.data, s->data + bytes);
 	ck_assert_uint_eq(rg.nev, 2);
-	ck_assert_uint_eq(rg.len, tw.w.pos - bytes);
+	ck_assert_uint_eq(rg.len, wpos(&tw.w) - bytes);
 	ck_assert_uint_ge(rg.begin_ts, 5000300);
 	ck_assert_uint_eq(rg.end_ts, ts);
 	model_check(&m, &rg);
 	rb_done(s, &r, &rg);
 
 	/* more events, then a switch: the rest of packet 0 only */
-	bytes = tw.w.pos;
+	bytes = wpos(&tw.w);
 	while (s->hdr->closed == 0)
 		ck_assert_int_eq(memit(&m, &tw, 4, ts += 3, 100), 1);
 	ck_assert_int_eq(rb_next(s, &r, 0, &rg), 1);
@@ -512,15 +520,15 @@ START_TEST(test_timestamps)
 		uint64_t gap = gaps[i % (sizeof(gaps) / sizeof(gaps[0]))];
 		uint32_t id = ids[(i / 3) % (sizeof(ids) / sizeof(ids[0]))];
 		uint32_t want = (id < 255 && gap < (1u << 24)) ? 4 : 13;
-		uint64_t prev = tw.w.last_ts;
+		uint64_t prev = tw.w.commit->last_ts;
 		uint64_t closed = s->hdr->closed;
 
-		pos = tw.w.pos;
+		pos = wpos(&tw.w);
 		ts += gap;
 		ck_assert_uint_eq(shmtrace__hdr_size(id, ts, prev), want);
 		ck_assert_int_eq(memit(&m, &tw, id, ts, (uint16_t)(i % 13)), 1);
 		if (s->hdr->closed == closed)
-			ck_assert_uint_eq(tw.w.pos - pos, want + PAYLOAD_FIXED + i % 13);
+			ck_assert_uint_eq(wpos(&tw.w) - pos, want + PAYLOAD_FIXED + i % 13);
 		if (i % 5 == 0)
 			drain(s, &r, &m, i % 10 == 0);
 	}
@@ -568,7 +576,7 @@ START_TEST(test_discard_when_full)
 	ck_assert_uint_eq(rb_discarded(s), m.nemit - m.nrec);
 	ck_assert_uint_eq(s->hdr->closed, num);
 	ck_assert_uint_eq(tw.published, num);
-	ck_assert_ptr_null(tw.w.commit);
+	ck_assert_ptr_eq(tw.w.commit, &rb_no_commit);
 	for (uint32_t i = 0; i < num; i++)
 		ck_assert_uint_eq(s->hdr->sb[i].pseq, i);
 	/* the lost nested events count too */
@@ -632,7 +640,7 @@ START_TEST(test_event_too_big)
 	ck_assert_int_eq(memit(&m, &tw, 1, ts += 1, (uint16_t)(fill + 1)), 0);
 	ck_assert_uint_eq(s->hdr->discarded, 1);
 	ck_assert_uint_eq(s->hdr->closed, 0);
-	ck_assert_uint_eq(tw.w.pos, 4 + PAYLOAD_FIXED + 10);
+	ck_assert_uint_eq(wpos(&tw.w), 4 + PAYLOAD_FIXED + 10);
 	ck_assert_int_eq(memit(&m, &tw, 1, ts += 1, 60000), 0);
 	ck_assert_uint_eq(s->hdr->discarded, 2);
 	ck_assert_int_eq(rb_reserve_slow(s, &tw.w, UINT64_MAX, ts, 3, &published), 0);
@@ -643,7 +651,7 @@ START_TEST(test_event_too_big)
 	/* exactly one sub-buffer: fits in a fresh one */
 	ck_assert_int_eq(memit(&m, &tw, 1, ts += 1, fill), 1);
 	ck_assert_uint_eq(s->hdr->closed, 1);
-	ck_assert_uint_eq(tw.w.pos, subbuf);
+	ck_assert_uint_eq(wpos(&tw.w), subbuf);
 	ck_assert_uint_eq(commit_word(s, 1), (1ull << 32) | subbuf);
 	ck_assert_int_eq(memit(&m, &tw, 1, ts += 1, 0), 0);	/* ring full */
 	ck_assert_uint_eq(s->hdr->closed, 2);
