@@ -19,7 +19,7 @@
 #   -b BURST     events per thread emitted back to back (default 32768;
 #                0: all the events in one tight loop)
 #   -p PAUSE_US  pause between bursts, for the consumer (default 20000)
-#   -w WARMUP    untimed events per thread first, in bursts (default 393216:
+#   -w WARMUP    untimed events per thread first, in bursts (default 786432:
 #                a lap of the default buffers), timed apart
 #   -k           keep the work directory (traces, logs, raw results)
 #   --no-lttng   measure shmtrace and the floor only
@@ -34,7 +34,7 @@ reps=5
 events=2000000
 burst=32768
 pause_us=20000
-warmup=393216
+warmup=786432
 keep=0
 use_lttng=1
 while [ $# -gt 0 ]; do

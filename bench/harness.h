@@ -28,7 +28,7 @@
  *                                    BATCHES timed batches of K events,
  *                                    paused every BURST events
  *
- * Each measuring thread first emits BENCH_WARMUP (default 393216) untimed
+ * Each measuring thread first emits BENCH_WARMUP (default 786432) untimed
  * events, in bursts. BENCH_CPUS="c0,c1,..." chooses the CPU of each measuring thread (default:
  * the allowed CPUs in order). The enabled modes first wait (at most
  * BENCH_WAIT seconds, default 10) for the events to be enabled.
@@ -256,7 +256,7 @@ static __attribute__((noinline)) void bench_run_b(long first, long n, const char
  * the tracers' default buffers with either event). They are timed apart
  * (warmup_ns_per_event) and counted in events= (they are in the trace).
  */
-static long bench_warmup = 393216;
+static long bench_warmup = 786432;
 static long bench_wbursts;
 
 static void *bench_thread_main(void *arg)

@@ -7,12 +7,14 @@
  * event descriptions and buffer segments, maps the segments and writes
  * every committed packet to CTF stream files (stream.c).
  *
- * Waiting: the daemon never spins. Before it sleeps it sets every
- * process's consumer_sleeping flag, issues a full barrier and checks all
- * streams once more; writers that publish a packet after that barrier see
- * the flag and write to their process's eventfd (see shm.h). A timer wakes
- * the daemon for each channel's flush interval, when the committed part of
- * open packets is written too, so idle threads' events reach the disk.
+ * Waiting: the daemon never spins. While data flows it polls every 1 ms
+ * (see loop()), so that writers make no system call; once idle for 50 ms,
+ * before it sleeps it sets every process's consumer_sleeping flag, issues a
+ * full barrier and checks all streams once more; writers that publish a
+ * packet after that barrier see the flag and write to their process's
+ * eventfd (see shm.h). A timer wakes the daemon for each channel's flush
+ * interval, when the committed part of open packets is written too, so
+ * idle threads' events reach the disk.
  *
  * Requests are served in order and each is answered once done: a FLUSH
  * reply means everything committed before it is in the files. When the
@@ -21,12 +23,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,9 +58,10 @@ static void ep_add(int fd, uint64_t key)
 	epoll_ctl(cd_epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static void drain_all(int partial_due)
+static int drain_all(int partial_due)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	int written = 0;
 
 	for (struct c_chan *ch = c_chans; ch; ch = ch->next) {
 		int partial = partial_due && ch->flush_ms && now >= ch->next_flush;
@@ -66,8 +71,9 @@ static void drain_all(int partial_due)
 		for (struct c_app *a = c_apps; a; a = a->next)
 			for (struct c_seg *s = a->segs; s; s = s->next)
 				if (s->chan == ch)
-					seg_drain(s, partial, 0);
+					written += seg_drain(s, partial, 0);
 	}
+	return written;
 }
 
 static void drain_chan(uint64_t id, int final)
@@ -253,21 +259,39 @@ static int next_timeout(void)
 	return (int)t;
 }
 
+/*
+ * While data flows (some was written in the last ACTIVE_NS), poll every
+ * POLL_NS without telling writers that we sleep, so that they never make
+ * a system call to wake us; once idle, sleep until a writer wakes us or a
+ * flush is due.
+ */
+#define ACTIVE_NS	50000000u
+#define POLL_NS		200000
+
 static void loop(void)
 {
 	struct epoll_event evs[64];
+	uint64_t last_data = 0;
 
 	while (!cd_quit) {
 		int n;
 
-		drain_all(1);
-		set_sleeping(1);
-		if (anything_pending()) {
+		if (drain_all(1) > 0)
+			last_data = now_ns(CLOCK_MONOTONIC);
+		if (now_ns(CLOCK_MONOTONIC) - last_data < ACTIVE_NS) {
+			struct timespec ts = { 0, POLL_NS };
+			struct pollfd pfd = { .fd = cd_epfd, .events = POLLIN };
+
+			n = ppoll(&pfd, 1, &ts, NULL) > 0 ? epoll_wait(cd_epfd, evs, 64, 0) : 0;
+		} else {
+			set_sleeping(1);
+			if (anything_pending()) {
+				set_sleeping(0);
+				continue;
+			}
+			n = epoll_wait(cd_epfd, evs, 64, next_timeout());
 			set_sleeping(0);
-			continue;
 		}
-		n = epoll_wait(cd_epfd, evs, 64, next_timeout());
-		set_sleeping(0);
 		for (int i = 0; i < n; i++) {
 			uint64_t key = evs[i].data.u64;
 
@@ -368,6 +392,13 @@ int main(int argc, char **argv)
 		log_init("trace-consumerd", NULL);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
+	/*
+	 * Run ahead of the traced programs when allowed (a stall of the
+	 * consumer longer than a buffer's worth of events means discards);
+	 * without the privilege, stay as we are.
+	 */
+	if (setpriority(PRIO_PROCESS, 0, -10) < 0)
+		log_dbg("cannot raise the consumer's priority: %s", strerror(errno));
 	signal(SIGTERM, on_term);
 	clocks_init();
 	if (home[0] && home_path(pidpath, sizeof(pidpath), home, HOME_CPID) == 0) {

@@ -316,13 +316,14 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 	return 0;
 }
 
-static void stream_drain(struct c_seg *s, struct c_stream *st, int partial, int final)
+/* Write out what @st holds; returns the number of ranges written. */
+static int stream_drain(struct c_seg *s, struct c_stream *st, int partial, int final)
 {
 	struct rb_range rg;
-	int ret;
+	int ret, written = 0;
 
 	if (st->broken)
-		return;
+		return 0;
 	while ((ret = rb_next(&st->rb, &st->rd, partial, &rg)) == 1) {
 		if (st->rb.mode == SHM_MODE_OVERWRITE && rg.len) {
 			/* copy, then check that the writer did not overwrite it meanwhile */
@@ -337,14 +338,15 @@ static void stream_drain(struct c_seg *s, struct c_stream *st, int partial, int 
 		st->seq += st->rd.lost_packets - st->lost_seen;
 		st->lost_seen = st->rd.lost_packets;
 		if (rg.len && stream_packet(s, st, &rg, rg.disc + stream_nobuf(s, st)) < 0)
-			return;
+			return written;
 		rb_done(&st->rb, &st->rd, &rg);
+		written++;
 	}
 	if (ret < 0) {
 		log_err("%s: stream %u has corrupt counters; no longer read", s->trace->dir,
 			st->number);
 		st->broken = 1;
-		return;
+		return written;
 	}
 	/* report discards that no packet carried yet */
 	if (final && stream_discarded(s, st) > st->discarded && (st->fd >= 0 || st->number == 0)) {
@@ -367,13 +369,16 @@ static void stream_drain(struct c_seg *s, struct c_stream *st, int partial, int 
 		__atomic_compare_exchange_n(&st->rb.hdr->state, &expect, SHM_SLOT_FREE, 0,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	}
+	return written;
 }
 
 int seg_drain(struct c_seg *s, int partial, int final)
 {
+	int written = 0;
+
 	for (uint32_t i = 0; i < s->nslots; i++)
-		stream_drain(s, &s->streams[i], partial, final);
-	return 0;
+		written += stream_drain(s, &s->streams[i], partial, final);
+	return written;
 }
 
 /* Is a complete packet waiting in this segment? */

@@ -80,7 +80,8 @@ struct c_chan *chan_find(uint64_t id);
 struct c_app *capp_find(uint64_t id);
 int capp_add_events(struct c_app *a, const char *body, size_t len);
 int seg_add(struct c_app *a, const struct msg_segment *m, int fd);
-/* Drain a segment; @partial: the open packets too; @final: also flush discards. */
+/* Drain a segment; @partial: the open packets too; @final: also flush
+ * discards. Returns the number of ranges written. */
 int seg_drain(struct c_seg *s, int partial, int final);
 void seg_free(struct c_seg *s);
 void capp_free(struct c_app *a);

@@ -27,7 +27,7 @@
 #include "util.h"
 
 #define DEFAULT_SUBBUF		(512u << 10)
-#define DEFAULT_NUM_SUBBUF	8u
+#define DEFAULT_NUM_SUBBUF	16u
 #define DEFAULT_POOL		10u
 #define DEFAULT_FLUSH_MS	1000u
 
