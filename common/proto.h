@@ -163,7 +163,8 @@ struct msg_c_stats {
 	uint64_t overwritten;		/* lost to overwrite mode */
 	uint64_t discarded;
 	uint64_t bytes;
-	uint64_t streams;
+	uint64_t streams;		/* stream files */
+	uint64_t buffers;		/* buffer slots in the processes' pools */
 };
 
 /* Fixed body size of a type, or -1 for an unknown type. */

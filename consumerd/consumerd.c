@@ -58,30 +58,36 @@ static void ep_add(int fd, uint64_t key)
 	epoll_ctl(cd_epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int drain_all(int partial_due)
+/*
+ * Write out every segment as @how says; the committed part of open packets
+ * too for channels whose flush interval is due.
+ */
+static int drain_all(enum drain how)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	int written = 0;
 
 	for (struct c_chan *ch = c_chans; ch; ch = ch->next) {
-		int partial = partial_due && ch->flush_ms && now >= ch->next_flush;
+		enum drain h = how;
 
-		if (partial)
+		if (ch->flush_ms && now >= ch->next_flush) {
 			ch->next_flush = now + (uint64_t)ch->flush_ms * 1000000u;
+			h = DRAIN_PARTIAL;
+		}
 		for (struct c_app *a = c_apps; a; a = a->next)
 			for (struct c_seg *s = a->segs; s; s = s->next)
 				if (s->chan == ch)
-					written += seg_drain(s, partial, 0);
+					written += seg_drain(s, h);
 	}
 	return written;
 }
 
-static void drain_chan(uint64_t id, int final)
+static void drain_chan(uint64_t id, enum drain how)
 {
 	for (struct c_app *a = c_apps; a; a = a->next)
 		for (struct c_seg *s = a->segs; s; s = s->next)
 			if (s->chan->id == id)
-				seg_drain(s, 1, final);
+				seg_drain(s, how);
 }
 
 static int handle_app_add(const struct msg_c_app *m, const int *fds)
@@ -193,7 +199,7 @@ static void handle_request(void)
 		handle_chan_del(id->id);
 		break;
 	case MSG_C_FLUSH:
-		drain_chan(id->id, 1);
+		drain_chan(id->id, DRAIN_FINAL);
 		break;
 	case MSG_C_APP_ADD:
 		ret = handle_app_add((const void *)buf, fds);
@@ -211,7 +217,7 @@ static void handle_request(void)
 		close(fds[0]);
 		break;
 	case MSG_C_STATS:
-		drain_all(0);
+		drain_all(DRAIN_COMPLETE);
 		stats_chan(id->id, &st);
 		proto_send(cd_fd, MSG_C_STATS_REPLY, 0, &st, sizeof(st), NULL, 0);
 		return;
@@ -262,8 +268,10 @@ static int next_timeout(void)
 /*
  * While data flows (some was written in the last ACTIVE_NS), poll every
  * POLL_NS without telling writers that we sleep, so that they never make
- * a system call to wake us; once idle, sleep until a writer wakes us or a
- * flush is due.
+ * a system call to wake us, and write out only rings a quarter full: in
+ * larger batches, the consumer interrupts the traced threads less often
+ * when they share the CPUs. Once idle, write out everything complete and
+ * sleep until a writer wakes us or a flush is due.
  */
 #define ACTIVE_NS	50000000u
 #define POLL_NS		200000
@@ -276,7 +284,7 @@ static void loop(void)
 	while (!cd_quit) {
 		int n;
 
-		if (drain_all(1) > 0)
+		if (drain_all(DRAIN_LAZY) > 0)
 			last_data = now_ns(CLOCK_MONOTONIC);
 		if (now_ns(CLOCK_MONOTONIC) - last_data < ACTIVE_NS) {
 			struct timespec ts = { 0, POLL_NS };
@@ -284,6 +292,7 @@ static void loop(void)
 
 			n = ppoll(&pfd, 1, &ts, NULL) > 0 ? epoll_wait(cd_epfd, evs, 64, 0) : 0;
 		} else {
+			drain_all(DRAIN_COMPLETE);
 			set_sleeping(1);
 			if (anything_pending()) {
 				set_sleeping(0);

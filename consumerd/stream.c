@@ -316,14 +316,25 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 	return 0;
 }
 
-/* Write out what @st holds; returns the number of ranges written. */
-static int stream_drain(struct c_seg *s, struct c_stream *st, int partial, int final)
+/*
+ * Write out what @st holds; returns the number of ranges written (with
+ * DRAIN_LAZY, 1 when complete packets wait for a larger batch).
+ */
+static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 {
+	int partial = how >= DRAIN_PARTIAL, final = how == DRAIN_FINAL;
 	struct rb_range rg;
 	int ret, written = 0;
 
 	if (st->broken)
 		return 0;
+	if (how == DRAIN_LAZY) {
+		uint64_t waiting = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE) -
+				   st->rd.rseq;
+
+		if (waiting < st->rb.num_subbuf / 4)
+			return waiting != 0;	/* left for later, but data flows */
+	}
 	while ((ret = rb_next(&st->rb, &st->rd, partial, &rg)) == 1) {
 		if (st->rb.mode == SHM_MODE_OVERWRITE && rg.len) {
 			/* copy, then check that the writer did not overwrite it meanwhile */
@@ -372,12 +383,12 @@ static int stream_drain(struct c_seg *s, struct c_stream *st, int partial, int f
 	return written;
 }
 
-int seg_drain(struct c_seg *s, int partial, int final)
+int seg_drain(struct c_seg *s, enum drain how)
 {
 	int written = 0;
 
 	for (uint32_t i = 0; i < s->nslots; i++)
-		written += stream_drain(s, &s->streams[i], partial, final);
+		written += stream_drain(s, &s->streams[i], how);
 	return written;
 }
 
@@ -405,6 +416,7 @@ static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struc
 
 void seg_free(struct c_seg *s)
 {
+	s->chan->gone.buffers += s->nslots;
 	for (uint32_t i = 0; i < s->nslots; i++)
 		stats_add(&s->chan->gone, s, &s->streams[i]);
 	for (uint32_t i = 0; i < s->nslots; i++) {
@@ -431,7 +443,7 @@ void capp_free(struct c_app *a)
 		struct c_seg *s = a->segs;
 
 		a->segs = s->next;
-		seg_drain(s, 1, 1);
+		seg_drain(s, DRAIN_FINAL);
 		seg_free(s);
 	}
 	while (a->traces) {
@@ -463,7 +475,7 @@ void chan_drop(struct c_chan *ch)
 				continue;
 			}
 			*pp = s->next;
-			seg_drain(s, 1, 1);
+			seg_drain(s, DRAIN_FINAL);
 			seg_free(s);
 		}
 		while (*tp) {
@@ -488,8 +500,11 @@ void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 		return;
 	*st = ch->gone;
 	for (struct c_app *a = c_apps; a; a = a->next)
-		for (struct c_seg *s = a->segs; s; s = s->next)
-			if (s->chan == ch)
-				for (uint32_t i = 0; i < s->nslots; i++)
-					stats_add(st, s, &s->streams[i]);
+		for (struct c_seg *s = a->segs; s; s = s->next) {
+			if (s->chan != ch)
+				continue;
+			st->buffers += s->nslots;
+			for (uint32_t i = 0; i < s->nslots; i++)
+				stats_add(st, s, &s->streams[i]);
+		}
 }

@@ -80,9 +80,17 @@ struct c_chan *chan_find(uint64_t id);
 struct c_app *capp_find(uint64_t id);
 int capp_add_events(struct c_app *a, const char *body, size_t len);
 int seg_add(struct c_app *a, const struct msg_segment *m, int fd);
-/* Drain a segment; @partial: the open packets too; @final: also flush
- * discards. Returns the number of ranges written. */
-int seg_drain(struct c_seg *s, int partial, int final);
+/* How much of a segment to write out, each level including the previous. */
+enum drain {
+	DRAIN_LAZY,		/* complete packets of rings a quarter full */
+	DRAIN_COMPLETE,		/* every complete packet */
+	DRAIN_PARTIAL,		/* and the committed part of open packets */
+	DRAIN_FINAL,		/* and a packet reporting discards not yet reported */
+};
+
+/* Write out a segment's streams; returns the number of ranges written
+ * (or left waiting by DRAIN_LAZY). */
+int seg_drain(struct c_seg *s, enum drain how);
 void seg_free(struct c_seg *s);
 void capp_free(struct c_app *a);
 void chan_drop(struct c_chan *ch);

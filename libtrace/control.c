@@ -22,7 +22,9 @@
  *
  * fork: the child drops every buffer of the parent without touching it
  * (the segments are MADV_DONTFORK, hence not even mapped in the child),
- * forgets the parent's registration and registers as a new process.
+ * forgets the parent's registration and registers as a new process, with
+ * a control page that starts as a copy of its parent's: it records what
+ * its parent recorded from its first event, into buffers of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +117,14 @@ static int memfd_sized(const char *name, size_t size)
 	return fd;
 }
 
+/*
+ * A forked child starts with a copy of its parent's control page, so that
+ * what the parent traced the child traces from its first event, before the
+ * session daemon rewrites the page for it.
+ */
+static struct shm_ctl_page lib_inherited;
+static int lib_has_inherited;
+
 /* The shared objects of this process, created once per process. */
 static int lib_create_objects(void)
 {
@@ -125,6 +135,10 @@ static int lib_create_objects(void)
 	lib.ctl_fd = memfd_sized("shmtrace-ctl", SHM_CTL_SIZE);
 	if (lib.ctl_fd < 0)
 		goto fail;
+	if (lib_has_inherited &&
+	    pwrite(lib.ctl_fd, &lib_inherited, SHM_CTL_SIZE, 0) != (ssize_t)SHM_CTL_SIZE)
+		lib_dbg("cannot copy the parent's control page", errno);
+	lib_has_inherited = 0;
 	lib.proc_fd = memfd_sized("shmtrace-proc", SHM_PROC_SIZE);
 	if (lib.proc_fd < 0)
 		goto fail;
@@ -144,7 +158,6 @@ static int lib_create_objects(void)
 	p = mmap(NULL, SHM_CTL_SIZE, PROT_READ, MAP_SHARED, lib.ctl_fd, 0);
 	if (p == MAP_FAILED)
 		goto fail;
-	madvise(p, SHM_CTL_SIZE, MADV_DONTFORK);
 	__atomic_store_n(&lib.ctl, (struct shm_ctl_page *)p, __ATOMIC_RELEASE);
 	shmtrace__ctl_gen = &lib.ctl->generation;
 	return 0;
@@ -350,6 +363,29 @@ static void lib_install_doorbell(void)
 		lib.signo = SIGRTMIN + off;
 }
 
+/* Copy the parent's control page (still mapped: it is not MADV_DONTFORK). */
+static void lib_inherit_control(void)
+{
+	const struct shm_ctl_page *ctl = lib.ctl;
+
+	lib_has_inherited = 0;
+	if (!ctl)
+		return;
+	for (int tries = 0; tries < 16; tries++) {
+		uint64_t g = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+
+		if (g & 1)
+			continue;
+		memcpy(&lib_inherited, ctl, sizeof(lib_inherited));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g) {
+			lib_has_inherited = 1;
+			break;
+		}
+	}
+	munmap((void *)ctl, SHM_CTL_SIZE);
+}
+
 static void lib_after_fork_child(void)
 {
 	lib.pid = getpid();
@@ -357,7 +393,8 @@ static void lib_after_fork_child(void)
 	if (lib.sock >= 0)
 		close(lib.sock);
 	lib.sock = -1;
-	/* the parent's objects are not mapped here (MADV_DONTFORK) */
+	/* the buffers and process page are not mapped here (MADV_DONTFORK) */
+	lib_inherit_control();
 	shmtrace__ctl_gen = &lib_no_gen;
 	__atomic_store_n(&lib.ctl, NULL, __ATOMIC_RELEASE);
 	lib.proc = NULL;
@@ -372,7 +409,8 @@ static void lib_after_fork_child(void)
 	lib.pending = 0;
 	pool_reset_after_fork();
 	writer_drop_all();
-	reg_disable_all();
+	if (!lib_has_inherited)
+		reg_disable_all();
 	shmtrace__tls.nesting = 0;
 	shmtrace__tls.gen = 0;
 	shmtrace__tls.tid = 0;

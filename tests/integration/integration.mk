@@ -15,7 +15,14 @@ INTEGRATION_TESTS = \
 	tests/integration/clock.sh \
 	tests/integration/signal-nesting.sh \
 	tests/integration/consumer-stopped.sh \
-	tests/integration/overwrite.sh
+	tests/integration/overwrite.sh \
+	tests/integration/thread-churn.sh \
+	tests/integration/fork.sh \
+	tests/integration/crash-kill.sh \
+	tests/integration/crash-segv.sh \
+	tests/integration/crash-abort.sh \
+	tests/integration/idle-flush.sh \
+	tests/integration/restart.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

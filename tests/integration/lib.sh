@@ -127,3 +127,26 @@ gen_idle() {
 release_idle() {
 	eval "echo go >&\$IDLE_FD_$1; exec {IDLE_FD_$1}>&-"
 }
+
+# crash_test HOW: crash-events dies by HOW (kill, segv, abort) after each
+# thread reported its last committed event; the trace holds seq 0..last
+# for every thread and babeltrace2 reads it without error.
+crash_test() {
+	local how=$1 D=$WORK/out t last n
+	need_babeltrace
+	start_daemons
+	new_session "$D" 'shmtrace_test:*'
+	ulimit -c 0
+	"$B/tests/apps/crash-events" 4 "$how" >"$WORK/last" 2>/dev/null && fail "crash-events did not die"
+	[ "$(wc -l <"$WORK/last")" -eq 4 ] || fail "$(wc -l <"$WORK/last") threads reported"
+	"$TRACECTL" stop s >/dev/null
+	"$TRACECTL" destroy s >/dev/null
+	n=$(bt_count "$D" shmtrace_test:event)
+	while read -r t last; do
+		[ "$(seq_pairs "$WORK/bt.out" | awk -v t="$t" '$1 == t' | sort -un -k2 | wc -l)" -eq $((last + 1)) ] ||
+			fail "thread $t: not every seq 0..$last in the trace"
+		seq_pairs "$WORK/bt.out" | awk -v t="$t" -v l="$last" '$1 == t && $2 > l { exit 1 }' ||
+			fail "thread $t: events after $last"
+	done <"$WORK/last"
+	echo "ok: $n events, every thread complete up to its last commit ($how)"
+}

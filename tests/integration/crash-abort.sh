@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# The traced program dies by abort: everything committed is in the trace.
+. "$(dirname "$0")/lib.sh"
+crash_test abort

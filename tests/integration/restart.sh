@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Both daemons killed with SIGKILL and started again: a program that was
+# running all along registers again and is traced by a new session.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+start_daemons
+mkfifo "$WORK/in" "$WORK/outp"
+"$GEN" -w -n 5000 -t 2 <"$WORK/in" >"$WORK/outp" &
+GEN_PID=$!
+exec 7>"$WORK/in"
+read -r line <"$WORK/outp"
+"$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "not registered"
+kill -KILL "$SESSIOND_PID" "$CONSUMERD_PID"
+wait_gone "$SESSIOND_PID"
+wait_gone "$CONSUMERD_PID"
+rm -f "$SHMTRACE_HOME/sessiond.pid" "$SHMTRACE_HOME/consumerd.pid"
+start_daemons
+for _ in $(seq 50); do
+	"$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" && break
+	sleep 0.1
+done
+"$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "the program did not register again"
+new_session "$WORK/out" 'shmtrace_test:*'
+echo go >&7
+exec 7>&-
+wait "$GEN_PID" || fail "gen-events failed"
+"$TRACECTL" stop s >/dev/null
+"$TRACECTL" destroy s >/dev/null
+n=$(bt_count "$WORK/out" shmtrace_test:event)
+[ "$n" -eq 10000 ] || fail "$n events, expected 10000"
+echo "ok"
