@@ -165,6 +165,7 @@ struct msg_c_stats {
 	uint64_t bytes;
 	uint64_t streams;		/* stream files */
 	uint64_t buffers;		/* buffer slots in the processes' pools */
+	uint64_t nobuf;			/* events lost for want of any buffer */
 };
 
 /* Fixed body size of a type, or -1 for an unknown type. */

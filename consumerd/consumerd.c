@@ -111,6 +111,8 @@ static int handle_app_add(const struct msg_c_app *m, const int *fds)
 	a->clock = m->clock <= CLOCK_KIND_TSC ? m->clock : CLOCK_KIND_MONOTONIC;
 	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
 	a->proc = proc;
+	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
+		capp_nobuf_start(a, i);
 	a->efd = fds[1];
 	ep_add(a->efd, a->id);
 	a->next = c_apps;
@@ -155,6 +157,8 @@ static int handle_chan_add(const struct msg_c_channel *m)
 	memcpy(ch->output, m->output, sizeof(ch->output));
 	ch->next = c_chans;
 	c_chans = ch;
+	for (struct c_app *a = c_apps; a; a = a->next)
+		capp_nobuf_start(a, ch->slot);
 	return 0;
 }
 
@@ -268,10 +272,10 @@ static int next_timeout(void)
 /*
  * While data flows (some was written in the last ACTIVE_NS), poll every
  * POLL_NS without telling writers that we sleep, so that they never make
- * a system call to wake us, and write out only rings a quarter full: in
- * larger batches, the consumer interrupts the traced threads less often
- * when they share the CPUs. Once idle, write out everything complete and
- * sleep until a writer wakes us or a flush is due.
+ * a system call to wake us, and write out a ring when its writer pauses or
+ * it is a quarter full (DRAIN_LAZY): the consumer then takes the CPU from busy
+ * traced threads less often when they share the CPUs. Once idle, write out
+ * everything complete and sleep until a writer wakes us or a flush is due.
  */
 #define ACTIVE_NS	50000000u
 #define POLL_NS		200000

@@ -215,6 +215,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	s->chan = ch;
 	s->clock = a->clock;
 	s->proc = a->proc;
+	s->nobuf_base = &a->nobuf_base[ch->slot];
 	s->base = base;
 	s->size = m->size;
 	s->nslots = m->nslots;
@@ -237,12 +238,31 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	return 0;
 }
 
+/*
+ * Events a process lost for want of any buffer in channel slot @slot since
+ * the channel began (the process's counter is per slot, and a slot may have
+ * served an earlier channel).
+ */
+uint64_t capp_nobuf(const struct c_app *a, unsigned int slot)
+{
+	if (!a->proc || slot >= SHM_MAX_CHAN)
+		return 0;
+	return __atomic_load_n(&a->proc->lost_nobuf[slot], __ATOMIC_RELAXED) - a->nobuf_base[slot];
+}
+
+void capp_nobuf_start(struct c_app *a, unsigned int slot)
+{
+	if (a->proc && slot < SHM_MAX_CHAN)
+		a->nobuf_base[slot] = __atomic_load_n(&a->proc->lost_nobuf[slot], __ATOMIC_RELAXED);
+}
+
 /* Events the process could not give any buffer: charged to stream 0. */
 static uint64_t stream_nobuf(const struct c_seg *s, const struct c_stream *st)
 {
 	if (st->number != 0 || !s->proc)
 		return 0;
-	return __atomic_load_n(&s->proc->lost_nobuf[s->chan->slot], __ATOMIC_RELAXED);
+	return __atomic_load_n(&s->proc->lost_nobuf[s->chan->slot], __ATOMIC_RELAXED) -
+	       *s->nobuf_base;
 }
 
 static uint64_t stream_discarded(const struct c_seg *s, const struct c_stream *st)
@@ -318,7 +338,11 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 
 /*
  * Write out what @st holds; returns the number of ranges written (with
- * DRAIN_LAZY, 1 when complete packets wait for a larger batch).
+ * DRAIN_LAZY, 1 when complete packets were left for later). DRAIN_LAZY
+ * leaves the complete packets of a writer that published one since the
+ * previous look and has three quarters of its ring free: the consumer does
+ * its work in the writer's pauses, or in large batches, rather than taking
+ * the CPU from a busy writer every time it looks.
  */
 static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 {
@@ -329,11 +353,13 @@ static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 	if (st->broken)
 		return 0;
 	if (how == DRAIN_LAZY) {
-		uint64_t waiting = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE) -
-				   st->rd.rseq;
+		uint64_t closed = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE);
+		int busy = closed != st->last_closed;
 
-		if (waiting < st->rb.num_subbuf / 4)
-			return waiting != 0;	/* left for later, but data flows */
+		/* while its writer is busy and has room, leave it alone */
+		st->last_closed = closed;
+		if (busy && closed - st->rd.rseq < st->rb.num_subbuf / 4)
+			return 1;
 	}
 	while ((ret = rb_next(&st->rb, &st->rd, partial, &rg)) == 1) {
 		if (st->rb.mode == SHM_MODE_OVERWRITE && rg.len) {
@@ -409,7 +435,7 @@ static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struc
 {
 	st->events += x->rd.events;
 	st->overwritten += __atomic_load_n(&x->rb.hdr->overrun, __ATOMIC_RELAXED);
-	st->discarded += stream_discarded(s, x);
+	st->discarded += rb_discarded(&x->rb);
 	st->bytes += x->bytes;
 	st->streams += x->fd >= 0;
 }
@@ -452,6 +478,8 @@ void capp_free(struct c_app *a)
 		a->traces = t->next;
 		trace_free(t);
 	}
+	for (struct c_chan *ch = c_chans; ch; ch = ch->next)
+		ch->gone.nobuf += capp_nobuf(a, ch->slot);
 	if (a->proc)
 		munmap(a->proc, SHM_PROC_SIZE);
 	if (a->efd >= 0)
@@ -499,6 +527,8 @@ void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 	if (!ch)
 		return;
 	*st = ch->gone;
+	for (const struct c_app *a = c_apps; a; a = a->next)
+		st->nobuf += capp_nobuf(a, ch->slot);
 	for (struct c_app *a = c_apps; a; a = a->next)
 		for (struct c_seg *s = a->segs; s; s = s->next) {
 			if (s->chan != ch)

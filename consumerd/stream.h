@@ -44,6 +44,7 @@ struct c_stream {
 	uint64_t fd_packets;		/* packets written */
 	uint64_t discarded;		/* last events_discarded written */
 	uint64_t lost_seen;		/* rd.lost_packets already skipped in seq */
+	uint64_t last_closed;		/* the slot's closed counter at the last look */
 	uint64_t bytes;
 };
 
@@ -51,6 +52,7 @@ struct c_seg {
 	struct c_chan *chan;
 	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
 	struct shm_proc_page *proc;	/* its process's page */
+	const uint64_t *nobuf_base;	/* its process's lost_nobuf before the channel */
 	struct c_trace *trace;
 	char *base;
 	size_t size;
@@ -65,6 +67,7 @@ struct c_app {
 	uint32_t clock;			/* CLOCK_KIND_* */
 	char procname[PROTO_PROCNAME];
 	struct shm_proc_page *proc;
+	uint64_t nobuf_base[SHM_MAX_CHAN];	/* lost_nobuf when each channel began */
 	int efd;
 	struct proto_event *ev;		/* by id; name[0] == 0: unknown */
 	uint32_t nev;
@@ -82,7 +85,7 @@ int capp_add_events(struct c_app *a, const char *body, size_t len);
 int seg_add(struct c_app *a, const struct msg_segment *m, int fd);
 /* How much of a segment to write out, each level including the previous. */
 enum drain {
-	DRAIN_LAZY,		/* complete packets of rings a quarter full */
+	DRAIN_LAZY,		/* complete packets of idle or quarter-full rings */
 	DRAIN_COMPLETE,		/* every complete packet */
 	DRAIN_PARTIAL,		/* and the committed part of open packets */
 	DRAIN_FINAL,		/* and a packet reporting discards not yet reported */
@@ -95,6 +98,8 @@ void seg_free(struct c_seg *s);
 void capp_free(struct c_app *a);
 void chan_drop(struct c_chan *ch);
 void stats_chan(uint64_t chan_id, struct msg_c_stats *st);
+uint64_t capp_nobuf(const struct c_app *a, unsigned int slot);
+void capp_nobuf_start(struct c_app *a, unsigned int slot);
 int seg_pending(const struct c_seg *s);
 
 /* The trace clocks as this consumer describes them (consumerd.c). */

@@ -124,7 +124,9 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	p->slot_size = p->slot_hdr + subbuf * num;
 	p->pool_size = size;
 	p->mode = mode;
-	return pool_add_segment(chan, p, size);
+	if (pool_add_segment(chan, p, size) == 0)
+		return 0;
+	return pool_add_segment(chan, p, 1);	/* short of memory: one buffer */
 }
 
 /*

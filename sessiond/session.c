@@ -346,9 +346,10 @@ static int cmd_status(int fd, const char *name)
 		else
 			reply_text(fd, "  events recorded: %" PRIu64 "\n  events discarded: %" PRIu64
 				   "\n  events overwritten: %" PRIu64 "\n  bytes written: %" PRIu64
-				   "\n  streams: %" PRIu64 "\n  buffers: %" PRIu64 "\n",
+				   "\n  streams: %" PRIu64 "\n  buffers: %" PRIu64
+				   "\n  events lost without a buffer: %" PRIu64 "\n",
 				   st.events, st.discarded, st.overwritten, st.bytes, st.streams,
-				   st.buffers);
+				   st.buffers, st.nobuf);
 	}
 	if (name[0] && !shown)
 		return reply_end(fd, -ENOENT, "no session named '%s'", name);
