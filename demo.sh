@@ -13,14 +13,7 @@ SHMTRACE_HOME=$(mktemp -d)
 OUT=$SHMTRACE_HOME/demo-trace
 
 cleanup() {
-	local s c
-	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
-	# the session daemon stops its consumer; wait for both, by pid
-	[ -n "$s" ] && kill "$s" 2>/dev/null || true
-	for pid in $s $c; do
-		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	done
+	shmtrace_stop_daemons "$SHMTRACE_HOME"
 	rm -rf "$SHMTRACE_HOME"
 }
 trap cleanup EXIT

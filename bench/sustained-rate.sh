@@ -9,16 +9,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SHMTRACE_BUILD:-$top/build}
 rate=${1:-10000000}
 secs=${2:-10}
+. "$top/scripts/setup.sh"
 work=$(mktemp -d)
 export SHMTRACE_HOME=$work/home
 cleanup() {
-	local s c
-	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
-	[ -n "$s" ] && kill "$s" 2>/dev/null || true
-	for pid in $s $c; do
-		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	done
+	shmtrace_stop_daemons "$SHMTRACE_HOME"
 	rm -rf "$work"
 }
 trap cleanup EXIT

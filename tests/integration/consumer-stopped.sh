@@ -7,18 +7,12 @@ need_babeltrace
 start_daemons
 D=$WORK/out
 new_session "$D" 'shmtrace_test:*'
-mkfifo "$WORK/in" "$WORK/outp"
 N=400000
-"$GEN" -w -m -n $N -t 2 <"$WORK/in" >"$WORK/outp" &
-GEN_PID=$!
-exec 7>"$WORK/in"
-read -r line <"$WORK/outp"
-[ "$line" = ready ] || fail "gen-events said '$line'"
+gen_bg g ready -w -m -n $N -t 2
 kill -STOP "$CONSUMERD_PID"
 start=$(date +%s%N)
-echo go >&7
-exec 7>&-
-wait "$GEN_PID" || { kill -CONT "$CONSUMERD_PID"; fail "gen-events failed"; }
+release_idle g
+wait "$IDLE_PID" || { kill -CONT "$CONSUMERD_PID"; fail "gen-events failed"; }
 elapsed=$((($(date +%s%N) - start) / 1000000))
 kill -CONT "$CONSUMERD_PID"
 "$TRACECTL" stop s >/dev/null

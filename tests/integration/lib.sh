@@ -110,17 +110,25 @@ new_session() {
 		"$TRACECTL" start s >/dev/null || fail "cannot set up session s"
 }
 
-# gen_idle TAG ARGS...: gen-events -W ARGS in the background; returns once
-# every event was emitted, its threads alive and idle. Sets IDLE_PID.
-gen_idle() {
-	local tag=$1 line
-	shift
+# gen_bg TAG SAYS ARGS...: gen-events ARGS in the background, its standard
+# input held open; returns once it printed SAYS ("ready" with -w, "done"
+# with -W). Sets IDLE_PID. release_idle TAG lets it go on.
+gen_bg() {
+	local tag=$1 says=$2 line
+	shift 2
 	mkfifo "$WORK/in.$tag" "$WORK/out.$tag"
-	"$GEN" -W "$@" <"$WORK/in.$tag" >"$WORK/out.$tag" &
+	"$GEN" "$@" <"$WORK/in.$tag" >"$WORK/out.$tag" &
 	IDLE_PID=$!
 	eval "exec {IDLE_FD_$tag}>\"\$WORK/in.\$tag\""
 	read -r line <"$WORK/out.$tag"
-	[ "$line" = done ] || fail "gen-events said '$line'"
+	[ "$line" = "$says" ] || fail "gen-events said '$line'"
+}
+
+# gen_idle TAG ARGS...: every event emitted, its threads alive and idle
+gen_idle() {
+	local tag=$1
+	shift
+	gen_bg "$tag" done -W "$@"
 }
 
 # release_idle TAG: let a gen_idle process finish

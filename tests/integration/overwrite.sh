@@ -11,16 +11,11 @@ D=$WORK/out
 "$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
 "$TRACECTL" start s >/dev/null
 "$TRACECTL" status s | grep -q "channel channel0: overwrite" || fail "not in overwrite mode"
-mkfifo "$WORK/in" "$WORK/outp"
 N=400000
-"$GEN" -w -m -n $N -t 2 <"$WORK/in" >"$WORK/outp" &
-GEN_PID=$!
-exec 7>"$WORK/in"
-read -r line <"$WORK/outp"
+gen_bg g ready -w -m -n $N -t 2
 kill -STOP "$CONSUMERD_PID"
-echo go >&7
-exec 7>&-
-wait "$GEN_PID" || { kill -CONT "$CONSUMERD_PID"; fail "gen-events failed"; }
+release_idle g
+wait "$IDLE_PID" || { kill -CONT "$CONSUMERD_PID"; fail "gen-events failed"; }
 kill -CONT "$CONSUMERD_PID"
 "$TRACECTL" stop s >/dev/null
 "$TRACECTL" status s >"$WORK/status"

@@ -4,11 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 start_daemons
-mkfifo "$WORK/in" "$WORK/outp"
-"$GEN" -w -n 5000 -t 2 <"$WORK/in" >"$WORK/outp" &
-GEN_PID=$!
-exec 7>"$WORK/in"
-read -r line <"$WORK/outp"
+gen_bg g ready -w -n 5000 -t 2
+GEN_PID=$IDLE_PID
 "$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "not registered"
 kill -KILL "$SESSIOND_PID" "$CONSUMERD_PID"
 wait_gone "$SESSIOND_PID"
@@ -21,8 +18,7 @@ for _ in $(seq 50); do
 done
 "$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "the program did not register again"
 new_session "$WORK/out" 'shmtrace_test:*'
-echo go >&7
-exec 7>&-
+release_idle g
 wait "$GEN_PID" || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null
 "$TRACECTL" destroy s >/dev/null
