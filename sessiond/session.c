@@ -114,6 +114,7 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 	unsigned int slot;
 	time_t now = time(NULL);
 	struct tm tm;
+	uint32_t pool = DEFAULT_POOL;
 	int ret;
 
 	localtime_r(&now, &tm);
@@ -126,6 +127,14 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 		return reply_end(fd, -EINVAL, "invalid session name '%s'", name);
 	if (session_by_name(name))
 		return reply_end(fd, -EEXIST, "session '%s' already exists", name);
+	if (argc > 2 && argv[2][0]) {
+		char *end;
+		unsigned long v = strtoul(argv[2], &end, 10);
+
+		if (*end || v < 1 || v > SHM_MAX_SLOTS)
+			return reply_end(fd, -EINVAL, "--pool-size must be 1 to %u", SHM_MAX_SLOTS);
+		pool = (uint32_t)v;
+	}
 	for (slot = 0; slot < SHM_MAX_CHAN && sd.chan[slot]; slot++)
 		;
 	if (slot == SHM_MAX_CHAN)
@@ -161,7 +170,7 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 	snprintf(ch->name, sizeof(ch->name), "channel0");
 	ch->subbuf_size = DEFAULT_SUBBUF;
 	ch->num_subbuf = DEFAULT_NUM_SUBBUF;
-	ch->pool_size = DEFAULT_POOL;
+	ch->pool_size = pool;
 	ch->mode = argc > 1 && !strcmp(argv[1], "overwrite") ? SHM_MODE_OVERWRITE : SHM_MODE_DISCARD;
 	ch->flush_ms = DEFAULT_FLUSH_MS;
 	ch->session = s;

@@ -31,11 +31,13 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite]",
+	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite] [--pool-size N]",
 	  "Create a session. Its traces go to DIR (default\n"
 	  "$SHMTRACE_HOME/traces/NAME-DATE). NAME defaults to auto-DATE.\n"
 	  "--overwrite: flight recorder; when the buffers are full, the oldest\n"
-	  "data is overwritten instead of new events being discarded.", 0, 1, 1 },
+	  "data is overwritten instead of new events being discarded.\n"
+	  "--pool-size N: buffers each traced process prepares at first for the\n"
+	  "session (one per thread alive at once; default 10; the pool grows).", 0, 1, 1 },
 	{ "destroy", VERB_DESTROY, "destroy [NAME]",
 	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
 	{ "enable-event", VERB_ENABLE_EVENT, "enable-event [-s NAME] PATTERN...",
@@ -219,6 +221,7 @@ int main(int argc, char **argv)
 		{ "session", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "overwrite", no_argument, NULL, 'O' },
+		{ "pool-size", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -227,6 +230,7 @@ int main(int argc, char **argv)
 	const char *session = "";
 	char *args[260];
 	int c, nargs = 0, overwrite = 0;
+	char *pool_size = (char *)"";
 
 	if (argc < 2) {
 		usage(stderr);
@@ -277,6 +281,11 @@ int main(int argc, char **argv)
 				goto bad;
 			overwrite = 1;
 			break;
+		case 'P':
+			if (v->verb != VERB_CREATE)
+				goto bad;
+			pool_size = optarg;
+			break;
 		case 'h':
 			printf("usage: tracectl %s\n\n%s\n", v->usage, v->help);
 			return 0;
@@ -305,7 +314,8 @@ int main(int argc, char **argv)
 	if (v->verb == VERB_CREATE) {
 		args[0] = output;
 		args[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
-		nargs = 2;
+		args[2] = pool_size;
+		nargs = 3;
 	}
 	if (home_resolve(home, sizeof(home)) < 0) {
 		fprintf(stderr, "tracectl: set SHMTRACE_HOME (no XDG_RUNTIME_DIR nor HOME)\n");

@@ -7,7 +7,8 @@
  * With -w the program first prints "ready" and waits for a line on
  * standard input (so that a test can act once the process is registered);
  * with -m it emits one shmtrace_test:mark before that (which creates the
- * process's first buffer segment). With -T it also emits one
+ * process's first buffer segment). With -X, once done it executes itself
+ * again with the same options but -X (the new image emits as many again). With -T it also emits one
  * shmtrace_test:types event carrying every field type, and one
  * shmtrace_test:mark with no field. With -W it prints "done" once every
  * event was emitted and waits for a line on standard input before its
@@ -55,17 +56,17 @@ static void *worker(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-w] [-W] [-T] [-m]\n");
+	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-w] [-W] [-T] [-m] [-X]\n");
 	exit(1);
 }
 
 int main(int argc, char **argv)
 {
 	unsigned int threads = 1;
-	int wait = 0, types = 0, mark = 0, c;
+	int wait = 0, types = 0, mark = 0, exec_again = 0, c;
 	pthread_t *tids;
 
-	while ((c = getopt(argc, argv, "n:t:s:wWTmh")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:s:wWTmXh")) != -1) {
 		switch (c) {
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 't': threads = (unsigned int)strtoul(optarg, NULL, 0); break;
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
 		case 'W': wait_after = 1; break;
 		case 'T': types = 1; break;
 		case 'm': mark = 1; break;
+		case 'X': exec_again = 1; break;
 		default: usage();
 		}
 	}
@@ -123,5 +125,15 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
 	free(tids);
+	if (exec_again) {
+		char n[32], t[32], sl[32];
+
+		snprintf(n, sizeof(n), "%lu", count);
+		snprintf(t, sizeof(t), "%u", threads);
+		snprintf(sl, sizeof(sl), "%u", strlen_opt);
+		execl("/proc/self/exe", argv[0], "-n", n, "-t", t, "-s", sl, (char *)NULL);
+		perror("gen-events: exec");
+		return 1;
+	}
 	return 0;
 }

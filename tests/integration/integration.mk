@@ -23,7 +23,8 @@ INTEGRATION_TESTS = \
 	tests/integration/crash-abort.sh \
 	tests/integration/idle-flush.sh \
 	tests/integration/restart.sh \
-	tests/integration/no-memory.sh
+	tests/integration/no-memory.sh \
+	tests/integration/exec.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

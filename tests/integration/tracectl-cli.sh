@@ -27,7 +27,9 @@ expect 1 "no session: create one first" "$TRACECTL" start
 expect 0 "Session s1 created" "$TRACECTL" create s1 --output "$WORK/o1"
 expect 1 "already exists" "$TRACECTL" create s1
 expect 1 "invalid session name" "$TRACECTL" create ../x
-expect 0 "Session s2 created" "$TRACECTL" create s2 -o "$WORK/o2"
+expect 1 "pool-size must be" "$TRACECTL" create s3 --pool-size 0
+expect 0 "Session s2 created" "$TRACECTL" create s2 -o "$WORK/o2" --pool-size 3
+expect 0 "pool of 3 buffers" "$TRACECTL" status s2
 expect 1 "several sessions" "$TRACECTL" start
 expect 1 "no session named 'nope'" "$TRACECTL" start nope
 expect 0 "enabled in session s1" "$TRACECTL" enable-event -s s1 'a:*' 'b:c'
