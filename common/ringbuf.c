@@ -220,8 +220,19 @@ retry:
 	}
 	bytes = (uint32_t)w1;
 	nev = (uint32_t)(w1 >> 32);
-	if (bytes > s->subbuf_size || bytes < r->flushed || nev < r->nev_flushed)
-		return -EIO;
+	if (bytes > s->subbuf_size || bytes < r->flushed || nev < r->nev_flushed) {
+		/* overwrite mode: the writer may have reopened it since we looked */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (s->mode != SHM_MODE_OVERWRITE || ld_acq(&m->pseq) == r->rseq)
+			return -EIO;
+		rb_skip(s, r);
+		if (++skips > 64)
+			return 0;
+		closed = ld_acq(&h->closed);
+		idx = (uint32_t)(r->rseq % s->num_subbuf);
+		m = &h->sb[idx];
+		goto retry;
+	}
 	if (!out->complete && bytes == r->flushed)
 		return 0;
 	out->data = s->data + (size_t)idx * s->subbuf_size + r->flushed;

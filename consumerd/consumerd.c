@@ -51,9 +51,9 @@ static void on_term(int sig)
 
 #define EP_CTL		((uint64_t)-1)
 
-static void ep_add(int fd, uint64_t key)
+static void ep_add(int fd, uint64_t key, uint32_t flags)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = key };
+	struct epoll_event ev = { .events = EPOLLIN | flags, .data.u64 = key };
 
 	epoll_ctl(cd_epfd, EPOLL_CTL_ADD, fd, &ev);
 }
@@ -114,7 +114,7 @@ static int handle_app_add(const struct msg_c_app *m, const int *fds)
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
 		capp_nobuf_start(a, i);
 	a->efd = fds[1];
-	ep_add(a->efd, a->id);
+	ep_add(a->efd, a->id, EPOLLET);
 	a->next = c_apps;
 	c_apps = a;
 	return 0;
@@ -296,13 +296,17 @@ static void loop(void)
 
 			n = ppoll(&pfd, 1, &ts, NULL) > 0 ? epoll_wait(cd_epfd, evs, 64, 0) : 0;
 		} else {
-			drain_all(DRAIN_COMPLETE);
+			int written = drain_all(DRAIN_COMPLETE), timeout = next_timeout();
+
 			set_sleeping(1);
 			if (anything_pending()) {
-				set_sleeping(0);
-				continue;
+				if (written) {	/* more came: go on */
+					set_sleeping(0);
+					continue;
+				}
+				timeout = 100;	/* could not write it: retry, do not spin */
 			}
-			n = epoll_wait(cd_epfd, evs, 64, next_timeout());
+			n = epoll_wait(cd_epfd, evs, 64, timeout);
 			set_sleeping(0);
 		}
 		for (int i = 0; i < n; i++) {
@@ -313,13 +317,9 @@ static void loop(void)
 					cd_quit = 1;
 				else
 					handle_request();
-			} else {
-				struct c_app *a = capp_find(key);
-				uint64_t v;
-
-				if (a)
-					(void)!read(a->efd, &v, sizeof(v));
 			}
+			/* a process's eventfd: edge-triggered, never read (a read could
+			 * block on a descriptor the process shares) */
 		}
 	}
 }
@@ -365,6 +365,17 @@ static void clocks_init(void)
 		t->offset_s = secs;
 		t->offset = (uint64_t)((zero - (long double)secs * 1e9L) * (long double)cal.hz / 1e9L);
 		log_info("TSC at %llu Hz", (unsigned long long)cal.hz);
+	}
+}
+
+/* One descriptor per stream file: take all the kernel allows. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
 
@@ -414,6 +425,7 @@ int main(int argc, char **argv)
 		log_dbg("cannot raise the consumer's priority: %s", strerror(errno));
 	signal(SIGTERM, on_term);
 	clocks_init();
+	raise_nofile();
 	if (home[0] && home_path(pidpath, sizeof(pidpath), home, HOME_CPID) == 0) {
 		char num[32];
 		int pfd = open(pidpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -424,7 +436,7 @@ int main(int argc, char **argv)
 		}
 	}
 	cd_epfd = epoll_create1(EPOLL_CLOEXEC);
-	ep_add(cd_fd, EP_CTL);
+	ep_add(cd_fd, EP_CTL, 0);
 	log_info("started");
 	loop();
 	while (c_apps) {

@@ -70,9 +70,14 @@ void lib_dbg(const char *msg, long val)
 
 int lib_trylock(void)
 {
-	if (__atomic_exchange_n(&lib.lock, 1, __ATOMIC_ACQUIRE))
-		return 0;
+	/* nesting first: a handler landing after the exchange must see it */
 	shmtrace__tls.nesting++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&lib.lock, 1, __ATOMIC_ACQUIRE)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		shmtrace__tls.nesting--;
+		return 0;
+	}
 	return 1;
 }
 
@@ -84,10 +89,17 @@ void lib_lock(void)
 
 void lib_unlock(void)
 {
-	if (__atomic_exchange_n(&lib.pending, 0, __ATOMIC_ACQ_REL) & LIB_PENDING_REGISTER)
-		lib_register_locked(0);
-	__atomic_store_n(&lib.lock, 0, __ATOMIC_RELEASE);
-	shmtrace__tls.nesting--;
+	for (;;) {
+		if (__atomic_exchange_n(&lib.pending, 0, __ATOMIC_ACQ_REL) & LIB_PENDING_REGISTER)
+			lib_register_locked(0);
+		__atomic_store_n(&lib.lock, 0, __ATOMIC_RELEASE);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		shmtrace__tls.nesting--;
+		/* work left by a doorbell after our last look: do it, or leave it
+		 * to whoever holds the lock now */
+		if (!__atomic_load_n(&lib.pending, __ATOMIC_ACQUIRE) || !lib_trylock())
+			return;
+	}
 }
 
 void lib_wake_consumer(void)
@@ -364,10 +376,8 @@ static void lib_install_doorbell(void)
 }
 
 /* Copy the parent's control page (still mapped: it is not MADV_DONTFORK). */
-static void lib_inherit_control(void)
+static void lib_inherit_control(const struct shm_ctl_page *ctl)
 {
-	const struct shm_ctl_page *ctl = lib.ctl;
-
 	lib_has_inherited = 0;
 	if (!ctl)
 		return;
@@ -394,10 +404,14 @@ static void lib_after_fork_child(void)
 		close(lib.sock);
 	lib.sock = -1;
 	/* the buffers and process page are not mapped here (MADV_DONTFORK) */
-	lib_inherit_control();
-	shmtrace__ctl_gen = &lib_no_gen;
-	__atomic_store_n(&lib.ctl, NULL, __ATOMIC_RELEASE);
-	lib.proc = NULL;
+	{
+		struct shm_ctl_page *parent = lib.ctl;
+
+		shmtrace__ctl_gen = &lib_no_gen;
+		__atomic_store_n(&lib.ctl, NULL, __ATOMIC_RELEASE);
+		lib.proc = NULL;
+		lib_inherit_control(parent);
+	}
 	if (lib.ctl_fd >= 0)
 		close(lib.ctl_fd);
 	if (lib.proc_fd >= 0)
@@ -409,15 +423,15 @@ static void lib_after_fork_child(void)
 	lib.pending = 0;
 	pool_reset_after_fork();
 	writer_drop_all();
-	if (!lib_has_inherited)
-		reg_disable_all();
+	reg_after_fork(!lib_has_inherited);
 	shmtrace__tls.nesting = 0;
 	shmtrace__tls.gen = 0;
 	shmtrace__tls.tid = 0;
 	if (lib.signo)
 		lib_write_marker();
+	/* no wait: the inherited control page already says what to record */
 	lib_lock();
-	lib_register_locked(1);
+	lib_register_locked(0);
 	lib_unlock();
 }
 

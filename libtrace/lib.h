@@ -84,7 +84,7 @@ void lib_dbg(const char *msg, long val);
 
 /* registry.c */
 void reg_apply(void);
-void reg_disable_all(void);
+void reg_after_fork(int disable);
 int reg_send_events(uint32_t from, uint32_t to);
 
 /* pool.c */

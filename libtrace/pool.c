@@ -135,10 +135,12 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
  * packets the consumer has not written out yet; its new owner appends to
  * them); in overwrite mode the least recently released one, so that the
  * newest data of exited threads survives longest. Buffers whose ring has
- * less than two free sub-buffers are left to the consumer in discard mode.
- * *nfree is set to the number of other usable buffers. Lock held.
+ * less than two free sub-buffers are left to the consumer in discard mode,
+ * unless @take_full. *nfree is set to the number of other usable buffers.
+ * Lock held.
  */
-static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfree)
+static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfree,
+			 int take_full)
 {
 	uint32_t nseg = __atomic_load_n(&p->nseg, __ATOMIC_ACQUIRE), best_state = 0;
 	struct shm_slot *best = NULL;
@@ -156,7 +158,7 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 			if (st == SHM_SLOT_OWNED)
 				continue;
 			used = sl->closed - __atomic_load_n(&sl->consumed, __ATOMIC_ACQUIRE);
-			if (p->mode == SHM_MODE_DISCARD && used + 1 >= p->num_subbuf)
+			if (p->mode == SHM_MODE_DISCARD && used + 1 >= p->num_subbuf && !take_full)
 				continue;
 			(*nfree)++;
 			key = p->mode == SHM_MODE_OVERWRITE ? sl->released : used;
@@ -172,8 +174,9 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 	/* the consumer may have moved it from released to free meanwhile */
 	if (!__atomic_compare_exchange_n(&best->state, &best_state, SHM_SLOT_OWNED, 0,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) &&
-	    !__atomic_compare_exchange_n(&best->state, &best_state, SHM_SLOT_OWNED, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	    (best_state == SHM_SLOT_OWNED ||
+	     !__atomic_compare_exchange_n(&best->state, &best_state, SHM_SLOT_OWNED, 0,
+					  __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
 		return -EAGAIN;
 	(*nfree)--;
 	out->hdr = best;
@@ -184,16 +187,32 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 	return 0;
 }
 
+/* Buffers a thread owns. Lock held. */
+static uint32_t pool_owned(struct lib_pool *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < p->nseg; k++)
+		for (uint32_t i = 0; i < p->seg[k].nslots; i++)
+			n += __atomic_load_n(&pool_slot(p, &p->seg[k], i)->state,
+					     __ATOMIC_RELAXED) == SHM_SLOT_OWNED;
+	return n;
+}
+
 /*
  * Take a buffer of channel slot @chan for the calling thread. The pool
  * doubles when fewer than an eighth of its buffers are left for the next
  * threads, so that they find one without waiting for a segment; when none
- * is left at all, a single emergency buffer is added.
+ * is left at all, a single emergency buffer is added. But when at least
+ * half the buffers have no owner and are merely full, the consumer is late
+ * or gone: the thread takes the least full of them (and discards, counted,
+ * until it is drained) rather than growing the process's memory without
+ * bound.
  */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 {
 	struct lib_pool *p = &lib.pool[chan];
-	uint32_t nfree;
+	uint32_t nfree, owned;
 	int ret;
 
 	if (!lib.ctl || !chan_id)
@@ -204,14 +223,19 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 		if (ret < 0)
 			goto out;
 	}
+	owned = pool_owned(p);
 	do
-		ret = pool_try_take(p, out, &nfree);
+		ret = pool_try_take(p, out, &nfree, 0);
 	while (ret == -EAGAIN);
-	if (ret < 0) {
+	if (ret < 0 && owned < p->nslots / 2) {
+		do
+			ret = pool_try_take(p, out, &nfree, 1);
+		while (ret == -EAGAIN);
+	} else if (ret < 0) {
 		ret = pool_add_segment(chan, p, 1);
 		if (ret == 0)
-			ret = pool_try_take(p, out, &nfree);
-	} else if (nfree < (p->nslots / 8 ? p->nslots / 8 : 1)) {
+			ret = pool_try_take(p, out, &nfree, 0);
+	} else if (nfree < (p->nslots / 8 ? p->nslots / 8 : 1) && owned + 1 >= p->nslots / 2) {
 		pool_add_segment(chan, p, p->nslots);	/* may fail: the pool stays */
 	}
 out:

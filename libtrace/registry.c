@@ -78,10 +78,15 @@ void reg_apply(void)
 	}
 }
 
-/* After fork: nothing is enabled until the child's own registration. */
-void reg_disable_all(void)
+/*
+ * After fork, in the child: no other thread exists, so no walk is under
+ * way whatever the parent's counter said; with @disable, nothing is
+ * enabled until the child's own registration.
+ */
+void reg_after_fork(int disable)
 {
-	for (uint32_t id = 0; id < lib.next_id; id++)
+	reg_readers = 0;
+	for (uint32_t id = 0; disable && id < lib.next_id; id++)
 		if (reg_events[id])
 			reg_events[id]->enabled = 0;
 }
@@ -157,6 +162,12 @@ SHMTRACE_API int shmtrace_register_events(struct shmtrace_event *const *begin,
 			return 0;
 		}
 	}
+	if (reg_nmodules == REG_MAX_MODULES) {
+		/* untracked, it could not be forgotten at dlclose: keep it off */
+		lib_unlock();
+		lib_dbg("too many modules with events", reg_nmodules);
+		return -ENOSPC;
+	}
 	first = lib.next_id;
 	for (struct shmtrace_event *const *p = begin; p < end; p++) {
 		struct shmtrace_event *ev = *p;
@@ -173,12 +184,10 @@ SHMTRACE_API int shmtrace_register_events(struct shmtrace_event *const *begin,
 		__atomic_store_n(&lib.next_id, lib.next_id + 1, __ATOMIC_RELEASE);
 		added++;
 	}
-	if (reg_nmodules < REG_MAX_MODULES) {
-		reg_modules[reg_nmodules] = begin;
-		reg_module_first[reg_nmodules] = first;
-		reg_module_last[reg_nmodules] = lib.next_id;
-		reg_nmodules++;
-	}
+	reg_modules[reg_nmodules] = begin;
+	reg_module_first[reg_nmodules] = first;
+	reg_module_last[reg_nmodules] = lib.next_id;
+	reg_nmodules++;
 	if (added && reg_send_events(first, lib.next_id) < 0)
 		lib_dbg("sending events failed", 0);
 	else if (added)

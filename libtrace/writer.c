@@ -51,6 +51,7 @@ static void writer_put(unsigned int c)
 
 static void writer_thread_exit(void *arg)
 {
+	writer_key_set = 0;	/* an event emitted later arms it again */
 	shmtrace__tls.nesting++;
 	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
 		writer_put(c);

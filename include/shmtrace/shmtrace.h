@@ -475,7 +475,11 @@ static inline void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 						    &shmtrace__ts)) \
 				continue; \
 			shmtrace__cm = shmtrace__w->commit; \
-			shmtrace__word = shmtrace__cm->word; \
+			shmtrace__word = __atomic_load_n(&shmtrace__cm->word, __ATOMIC_RELAXED); \
+			/* shared memory: never write where it does not fit */ \
+			if ((uint32_t)shmtrace__word + shmtrace__h + shmtrace__size > \
+			    shmtrace__w->end) \
+				continue; \
 		} \
 		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + (uint32_t)shmtrace__word, \
 						shmtrace__h, shmtrace__id, shmtrace__ts); \

@@ -3,7 +3,9 @@
  * thread-churn - TOTAL short-lived threads, at most ALIVE at once, each
  * emitting EVENTS shmtrace_test:event events (seq 0..EVENTS-1, thread =
  * its number) and exiting.
- * usage: thread-churn TOTAL ALIVE EVENTS
+ * With a fourth argument "wait", it first emits one event from the main
+ * thread, prints "ready" and waits for a line on standard input.
+ * usage: thread-churn TOTAL ALIVE EVENTS [wait]
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -29,9 +31,18 @@ int main(int argc, char **argv)
 	unsigned long total, alive;
 	pthread_attr_t attr;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: thread-churn TOTAL ALIVE EVENTS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: thread-churn TOTAL ALIVE EVENTS [wait]\n");
 		return 1;
+	}
+	if (argc == 5) {
+		char line[64];
+
+		shmtrace(shmtrace_test, mark);
+		printf("ready\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
 	}
 	total = strtoul(argv[1], NULL, 0);
 	alive = strtoul(argv[2], NULL, 0);

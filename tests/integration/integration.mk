@@ -24,7 +24,8 @@ INTEGRATION_TESTS = \
 	tests/integration/idle-flush.sh \
 	tests/integration/restart.sh \
 	tests/integration/no-memory.sh \
-	tests/integration/exec.sh
+	tests/integration/exec.sh \
+	tests/integration/stalled-churn.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

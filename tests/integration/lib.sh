@@ -112,12 +112,13 @@ new_session() {
 
 # gen_bg TAG SAYS ARGS...: gen-events ARGS in the background, its standard
 # input held open; returns once it printed SAYS ("ready" with -w, "done"
-# with -W). Sets IDLE_PID. release_idle TAG lets it go on.
+# with -W). Sets IDLE_PID. release_idle TAG lets it go on. PROG=... runs
+# another test program the same way.
 gen_bg() {
 	local tag=$1 says=$2 line
 	shift 2
 	mkfifo "$WORK/in.$tag" "$WORK/out.$tag"
-	"$GEN" "$@" <"$WORK/in.$tag" >"$WORK/out.$tag" &
+	"${PROG:-$GEN}" "$@" <"$WORK/in.$tag" >"$WORK/out.$tag" &
 	IDLE_PID=$!
 	eval "exec {IDLE_FD_$tag}>\"\$WORK/in.\$tag\""
 	read -r line <"$WORK/out.$tag"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Threads come and go while the consumer is stopped: the pool does not grow
+# without bound (threads take full buffers and discard, counted), and
+# recorded + discarded == emitted once the consumer goes on.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+start_daemons
+D=$WORK/out
+new_session "$D" 'shmtrace_test:*'
+PROG=$B/tests/apps/thread-churn gen_bg g ready 400 4 20000 wait
+kill -STOP "$CONSUMERD_PID"
+release_idle g
+wait "$IDLE_PID" || { kill -CONT "$CONSUMERD_PID"; fail "thread-churn failed"; }
+kill -CONT "$CONSUMERD_PID"
+"$TRACECTL" stop s >/dev/null
+"$TRACECTL" status s >"$WORK/status"
+"$TRACECTL" destroy s >/dev/null
+buffers=$(sed -n 's/.*buffers: //p' "$WORK/status")
+"$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"
+disc=$(sed -n 's/.*Tracer discarded \([0-9]*\) event.*/\1/p' "$WORK/bt.err" | awk '{ s += $1 } END { print s + 0 }')
+rec=$(grep -c 'shmtrace_test:' "$WORK/bt.out" || true)
+emitted=$((400 * 20000 + 1))
+echo "buffers $buffers, emitted $emitted, recorded $rec, discarded $disc"
+[ "$buffers" -le 20 ] || fail "the pool grew to $buffers buffers"
+[ "$disc" -gt 0 ] || fail "nothing discarded: the test proves nothing"
+[ $((rec + disc)) -eq "$emitted" ] || fail "$rec recorded + $disc discarded != $emitted"
+echo "ok"
