@@ -294,6 +294,7 @@ int lib_register_locked(int may_wait)
 		return ret;
 	}
 	lib_dbg("registered", lib.pid);
+	pool_describe_all();
 	if (may_wait)
 		lib_sync_locked();
 	return 0;

@@ -29,6 +29,8 @@ struct lib_seg {
 	size_t size;
 	uint32_t first;
 	uint32_t nslots;
+	int fd;				/* kept to describe it again */
+	int described;			/* the session daemon has it */
 };
 
 struct lib_pool {
@@ -91,6 +93,7 @@ int reg_send_events(uint32_t from, uint32_t to);
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out);
 void pool_release(struct rb_slot *s);
 void pool_reset_after_fork(void);
+void pool_describe_all(void);
 
 /* writer.c */
 void writer_drop_all(void);

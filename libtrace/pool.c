@@ -20,9 +20,11 @@
  * the next packet of the same ring only where the consumer made room.
  *
  * A segment is described to the session daemon (and through it to the
- * consumer) right after it is created; if that fails, the segment is still
- * used and its events are counted as lost by nobody: the consumer never
- * sees them, which only happens when the daemons are gone.
+ * consumer) right after it is created, and again after every registration
+ * (a daemon that lost us, or a new one). Its descriptor is kept for that.
+ * A segment whose description could not be sent is not handed out: its
+ * events would reach no consumer; threads that find nothing else count
+ * their events as lost for want of a buffer, and the next taker retries.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,11 +39,39 @@ static struct shm_slot *pool_slot(const struct lib_pool *p, const struct lib_seg
 	return (struct shm_slot *)(void *)(s->base + SHM_PAGE + (size_t)i * p->slot_size);
 }
 
+/* Send segment @k's description and descriptor. Lock held; async-signal-safe. */
+static void pool_describe(unsigned int chan, struct lib_pool *p, uint32_t k)
+{
+	struct lib_seg *s = &p->seg[k];
+	struct msg_segment m;
+
+	memset(&m, 0, sizeof(m));
+	m.chan_id = p->chan_id;
+	m.size = s->size;
+	m.chan_slot = chan;
+	m.seg_index = k;
+	m.first_slot = s->first;
+	m.nslots = s->nslots;
+	m.subbuf_size = p->subbuf_size;
+	m.num_subbuf = p->num_subbuf;
+	s->described = lib.sock >= 0 &&
+		       proto_send(lib.sock, MSG_APP_SEGMENT, 0, &m, sizeof(m), &s->fd, 1) == 0;
+	if (!s->described)
+		lib_dbg("cannot describe a segment", k);
+}
+
+/* After a registration: the daemon must learn every segment. Lock held. */
+void pool_describe_all(void)
+{
+	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
+		for (uint32_t k = 0; lib.pool[c].chan_id && k < lib.pool[c].nseg; k++)
+			pool_describe(c, &lib.pool[c], k);
+}
+
 static int pool_add_segment(unsigned int chan, struct lib_pool *p, uint32_t nslots)
 {
 	struct lib_seg *s = &p->seg[p->nseg];
 	struct shm_seg_hdr *h;
-	struct msg_segment m;
 	size_t size = SHM_PAGE + (size_t)nslots * p->slot_size;
 	void *base;
 	int fd;
@@ -82,21 +112,11 @@ static int pool_add_segment(unsigned int chan, struct lib_pool *p, uint32_t nslo
 		for (uint32_t j = 0; j < p->num_subbuf; j++)
 			sl->sb[j].pseq = UINT64_MAX;
 	}
-	memset(&m, 0, sizeof(m));
-	m.chan_id = p->chan_id;
-	m.size = size;
-	m.chan_slot = chan;
-	m.seg_index = p->nseg;
-	m.first_slot = p->nslots;
-	m.nslots = nslots;
-	m.subbuf_size = p->subbuf_size;
-	m.num_subbuf = p->num_subbuf;
+	s->fd = fd;
 	/* publish the segment to our own threads before anyone can scan it */
 	__atomic_store_n(&p->nseg, p->nseg + 1, __ATOMIC_RELEASE);
 	p->nslots += nslots;
-	if (lib.sock >= 0 && proto_send(lib.sock, MSG_APP_SEGMENT, 0, &m, sizeof(m), &fd, 1) < 0)
-		lib_dbg("cannot describe segment", errno);
-	close(fd);	/* the mapping keeps the memory */
+	pool_describe(chan, p, p->nseg - 1);
 	return 0;
 fail_fd:
 	close(fd);
@@ -116,6 +136,8 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	    (mode != SHM_MODE_DISCARD && mode != SHM_MODE_OVERWRITE))
 		return -EINVAL;
 	/* an old channel's segments stay mapped: its threads may still write */
+	for (uint32_t k = 0; k < p->nseg; k++)
+		close(p->seg[k].fd);
 	memset(p, 0, sizeof(*p));
 	p->chan_id = chan_id;
 	p->subbuf_size = subbuf;
@@ -150,6 +172,8 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 	for (uint32_t k = 0; k < nseg; k++) {
 		struct lib_seg *s = &p->seg[k];
 
+		if (!s->described)
+			continue;
 		for (uint32_t i = 0; i < s->nslots; i++) {
 			struct shm_slot *sl = pool_slot(p, s, i);
 			uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
@@ -223,6 +247,9 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 		if (ret < 0)
 			goto out;
 	}
+	for (uint32_t k = 0; k < p->nseg; k++)
+		if (!p->seg[k].described)
+			pool_describe(chan, p, k);	/* retry what failed */
 	owned = pool_owned(p);
 	do
 		ret = pool_try_take(p, out, &nfree, 0);
@@ -255,5 +282,8 @@ void pool_release(struct rb_slot *s)
 
 void pool_reset_after_fork(void)
 {
+	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
+		for (uint32_t k = 0; k < lib.pool[c].nseg; k++)
+			close(lib.pool[c].seg[k].fd);
 	memset(lib.pool, 0, sizeof(lib.pool));
 }
