@@ -361,8 +361,10 @@ static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 		if (busy && closed - st->rd.rseq < st->rb.num_subbuf / 4)
 			return 1;
 	}
-	/* at most a ring's worth per visit: requests wait for no writer */
-	while (written <= (int)st->rb.num_subbuf && (ret = rb_next(&st->rb, &st->rd, partial, &rg)) == 1) {
+	/* in the loop, at most a ring's worth per visit: requests wait for no
+	 * writer; a flush or a final drain takes everything */
+	while ((how >= DRAIN_PARTIAL || written <= (int)st->rb.num_subbuf) &&
+	       (ret = rb_next(&st->rb, &st->rd, partial, &rg)) == 1) {
 		if (st->rb.mode == SHM_MODE_OVERWRITE && rg.len) {
 			/* copy, then check that the writer did not overwrite it meanwhile */
 			memcpy(c_scratch, rg.data, rg.len);

@@ -41,6 +41,8 @@ struct lib_pool {
 	uint32_t slot_hdr;
 	uint32_t pool_size;
 	uint32_t mode;
+	uint64_t consumed_seen;		/* packets consumed, last seen to change */
+	uint64_t consumed_seen_ns;	/* when (CLOCK_MONOTONIC) */
 	uint32_t nseg;
 	uint32_t nslots;
 	struct lib_seg seg[SHM_MAX_SEGMENTS];

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include "lib.h"
 #include "proto.h"
+#include "util.h"
 
 static struct shm_slot *pool_slot(const struct lib_pool *p, const struct lib_seg *s, uint32_t i)
 {
@@ -211,15 +212,22 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 	return 0;
 }
 
-/* Buffers a thread owns. Lock held. */
-static uint32_t pool_owned(struct lib_pool *p)
+#define POOL_STALL_NS	50000000u
+
+/* Buffers a thread owns, and packets consumed in all. Lock held. */
+static uint32_t pool_owned(struct lib_pool *p, uint64_t *consumed)
 {
 	uint32_t n = 0;
 
-	for (uint32_t k = 0; k < p->nseg; k++)
-		for (uint32_t i = 0; i < p->seg[k].nslots; i++)
-			n += __atomic_load_n(&pool_slot(p, &p->seg[k], i)->state,
-					     __ATOMIC_RELAXED) == SHM_SLOT_OWNED;
+	*consumed = 0;
+	for (uint32_t k = 0; k < p->nseg; k++) {
+		for (uint32_t i = 0; i < p->seg[k].nslots; i++) {
+			struct shm_slot *sl = pool_slot(p, &p->seg[k], i);
+
+			n += __atomic_load_n(&sl->state, __ATOMIC_RELAXED) == SHM_SLOT_OWNED;
+			*consumed += __atomic_load_n(&sl->consumed, __ATOMIC_RELAXED);
+		}
+	}
 	return n;
 }
 
@@ -228,15 +236,16 @@ static uint32_t pool_owned(struct lib_pool *p)
  * doubles when fewer than an eighth of its buffers are left for the next
  * threads, so that they find one without waiting for a segment; when none
  * is left at all, a single emergency buffer is added. But when at least
- * half the buffers have no owner and are merely full, the consumer is late
- * or gone: the thread takes the least full of them (and discards, counted,
- * until it is drained) rather than growing the process's memory without
- * bound.
+ * half the buffers have no owner and are merely full, and the consumer
+ * consumed nothing for POOL_STALL_NS, the consumer is stalled or gone: the
+ * thread takes the least full of them (and discards, counted, until it is
+ * drained) rather than growing the process's memory without bound.
  */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 {
 	struct lib_pool *p = &lib.pool[chan];
 	uint32_t nfree, owned;
+	uint64_t consumed, now;
 	int ret;
 
 	if (!lib.ctl || !chan_id)
@@ -250,11 +259,16 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 	for (uint32_t k = 0; k < p->nseg; k++)
 		if (!p->seg[k].described)
 			pool_describe(chan, p, k);	/* retry what failed */
-	owned = pool_owned(p);
+	owned = pool_owned(p, &consumed);
+	now = now_ns(CLOCK_MONOTONIC);
+	if (consumed != p->consumed_seen) {
+		p->consumed_seen = consumed;
+		p->consumed_seen_ns = now;
+	}
 	do
 		ret = pool_try_take(p, out, &nfree, 0);
 	while (ret == -EAGAIN);
-	if (ret < 0 && owned < p->nslots / 2) {
+	if (ret < 0 && owned < p->nslots / 2 && now - p->consumed_seen_ns > POOL_STALL_NS) {
 		do
 			ret = pool_try_take(p, out, &nfree, 1);
 		while (ret == -EAGAIN);
