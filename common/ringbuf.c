@@ -170,14 +170,13 @@ uint64_t rb_discarded(const struct rb_slot *s)
 int rb_next(const struct rb_slot *s, struct rb_reader *r, int partial, struct rb_range *out)
 {
 	struct shm_slot *h = s->hdr;
-	uint64_t closed = ld_acq(&h->closed);
-	uint32_t idx = (uint32_t)(r->rseq % s->num_subbuf);
-	struct shm_sbmeta *m = &h->sb[idx];
-	uint64_t w1, w2, last;
-	uint32_t bytes, nev;
+	struct shm_sbmeta *m;
+	uint64_t closed, w1, w2, last;
+	uint32_t idx, bytes, nev;
 	int tries, skips = 0;
 
 retry:
+	closed = ld_acq(&h->closed);
 	if (closed - r->rseq > s->num_subbuf) {
 		if (s->mode != SHM_MODE_OVERWRITE || closed < r->rseq)
 			return -EIO;
@@ -186,20 +185,14 @@ retry:
 		r->rseq = closed - s->num_subbuf;
 		r->flushed = 0;
 		r->nev_flushed = 0;
-		idx = (uint32_t)(r->rseq % s->num_subbuf);
-		m = &h->sb[idx];
 	}
+	idx = (uint32_t)(r->rseq % s->num_subbuf);
+	m = &h->sb[idx];
 	if (r->rseq < closed) {
 		if (ld_acq(&m->pseq) != r->rseq) {
 			if (s->mode != SHM_MODE_OVERWRITE)
 				return -EIO;
-			rb_skip(s, r);	/* overwritten meanwhile */
-			if (++skips > 64)
-				return 0;	/* a writer this fast: read later */
-			closed = ld_acq(&h->closed);
-			idx = (uint32_t)(r->rseq % s->num_subbuf);
-			m = &h->sb[idx];
-			goto retry;
+			goto skip;
 		}
 		w1 = ld_acq(&m->commit.word);
 		last = ld_acq(&m->commit.last_ts);
@@ -225,13 +218,7 @@ retry:
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (s->mode != SHM_MODE_OVERWRITE || ld_acq(&m->pseq) == r->rseq)
 			return -EIO;
-		rb_skip(s, r);
-		if (++skips > 64)
-			return 0;
-		closed = ld_acq(&h->closed);
-		idx = (uint32_t)(r->rseq % s->num_subbuf);
-		m = &h->sb[idx];
-		goto retry;
+		goto skip;
 	}
 	if (!out->complete && bytes == r->flushed)
 		return 0;
@@ -243,6 +230,11 @@ retry:
 	out->tid = m->tid;
 	out->disc = m->disc_open;
 	return 1;
+skip:
+	rb_skip(s, r);	/* overwritten meanwhile */
+	if (++skips > 64)
+		return 0;	/* a writer this fast: read later */
+	goto retry;
 }
 
 /* The range from rb_next() is on disk: move past it. */
