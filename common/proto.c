@@ -121,9 +121,14 @@ long proto_recv(int fd, void *buf, struct proto_hdr *hdr, int *fds, int flags)
 	long min;
 	ssize_t n;
 
+	/*
+	 * A peer that closed with our messages unread leaves ECONNRESET
+	 * pending, reported once and ahead of the messages it had sent us:
+	 * read those anyway (a process's last buffer segments are among them).
+	 */
 	do {
 		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | flags);
-	} while (n < 0 && errno == EINTR);
+	} while (n < 0 && (errno == EINTR || errno == ECONNRESET));
 	if (n < 0)
 		return -errno;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {

@@ -72,6 +72,7 @@ extern struct lib_state lib;
 struct lib_wslot {
 	uint64_t chan_id;
 	struct rb_slot rb;		/* rb.hdr == NULL: none */
+	uint32_t nobuf_skip;		/* events to go before asking the pool again */
 };
 
 extern __thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initial-exec")));

@@ -147,6 +147,7 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	p->slot_size = p->slot_hdr + subbuf * num;
 	p->pool_size = size;
 	p->mode = mode;
+	p->consumed_seen_ns = now_ns(CLOCK_MONOTONIC);	/* a consumer's first packet takes time */
 	if (pool_add_segment(chan, p, size) == 0)
 		return 0;
 	return pool_add_segment(chan, p, 1);	/* short of memory: one buffer */
@@ -212,7 +213,12 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 	return 0;
 }
 
-#define POOL_STALL_NS	50000000u
+/* the consumer made progress this recently: it is merely behind, grow */
+#define POOL_LIVE_NS	10000000u
+/* doubling stops at this many times the buffers owned */
+#define POOL_GROWTH	4u
+/* no progress for this long, and half the buffers unowned but full: stalled */
+#define POOL_STALL_NS	100000000u
 
 /* Buffers a thread owns, and packets consumed in all. Lock held. */
 static uint32_t pool_owned(struct lib_pool *p, uint64_t *consumed)
@@ -232,20 +238,30 @@ static uint32_t pool_owned(struct lib_pool *p, uint64_t *consumed)
 }
 
 /*
- * Take a buffer of channel slot @chan for the calling thread. The pool
- * doubles when fewer than an eighth of its buffers are left for the next
- * threads, so that they find one without waiting for a segment; when none
- * is left at all, a single emergency buffer is added. But when at least
- * half the buffers have no owner and are merely full, and the consumer
- * consumed nothing for POOL_STALL_NS, the consumer is stalled or gone: the
- * thread takes the least full of them (and discards, counted, until it is
- * drained) rather than growing the process's memory without bound.
+ * Take a buffer of channel slot @chan for the calling thread: one no
+ * thread owns with room in its ring (pool_try_take()). Growth depends on
+ * how recently the consumer consumed a packet:
+ *  - within POOL_LIVE_NS, it is alive and at most behind: the pool doubles
+ *    when fewer than an eighth of its buffers are left usable, so that the
+ *    next threads find one without waiting for a segment (thread churn
+ *    with a busy consumer needs a ring's worth of slack per buffer), as
+ *    long as it stays under POOL_GROWTH times the buffers owned (or the
+ *    initial size), so that the pool follows the threads alive at once;
+ *  - when no buffer is usable, a single emergency buffer is added, unless
+ *    the consumer consumed nothing for POOL_STALL_NS while at least half
+ *    the buffers have no owner and are merely full: it is stalled or gone,
+ *    and memory must not grow without bound;
+ *  - a stalled consumer, or a pool that cannot grow (memory, segment
+ *    table), makes the thread take the least full buffer anyway: it
+ *    discards, counted in that buffer's stream, until the consumer drains.
+ * Only when every buffer has an owner does the thread go without one (its
+ * events counted as lost_nobuf).
  */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 {
 	struct lib_pool *p = &lib.pool[chan];
 	uint32_t nfree, owned;
-	uint64_t consumed, now;
+	uint64_t consumed, now, idle;
 	int ret;
 
 	if (!lib.ctl || !chan_id)
@@ -265,20 +281,26 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 		p->consumed_seen = consumed;
 		p->consumed_seen_ns = now;
 	}
+	idle = now - p->consumed_seen_ns;
 	do
 		ret = pool_try_take(p, out, &nfree, 0);
 	while (ret == -EAGAIN);
-	if (ret < 0 && owned < p->nslots / 2 && now - p->consumed_seen_ns > POOL_STALL_NS) {
-		do
-			ret = pool_try_take(p, out, &nfree, 1);
-		while (ret == -EAGAIN);
-	} else if (ret < 0) {
+	if (ret < 0 && (owned >= p->nslots / 2 || idle <= POOL_STALL_NS)) {
 		ret = pool_add_segment(chan, p, 1);
 		if (ret == 0)
 			ret = pool_try_take(p, out, &nfree, 0);
-	} else if (nfree < (p->nslots / 8 ? p->nslots / 8 : 1) && owned + 1 >= p->nslots / 2) {
-		pool_add_segment(chan, p, p->nslots);	/* may fail: the pool stays */
 	}
+	if (ret == 0) {
+		uint32_t cap = POOL_GROWTH * (owned + 1 > p->pool_size ? owned + 1 : p->pool_size);
+
+		if (nfree < (p->nslots / 8 ? p->nslots / 8 : 1) && idle <= POOL_LIVE_NS &&
+		    p->nslots < cap)
+			pool_add_segment(chan, p, p->nslots);	/* may fail: the pool stays */
+		goto out;
+	}
+	lib_dbg("consumer idle (ms) or pool full: taking a full buffer", (long)(idle / 1000000u));
+	while ((ret = pool_try_take(p, out, &nfree, 1)) == -EAGAIN)
+		;
 out:
 	lib_unlock();
 	return ret;

@@ -16,6 +16,7 @@
 #include "lib.h"
 #include "tsc.h"
 
+#define WRITER_NOBUF_RETRY	63
 #define W_NONE { NULL, 0, 0, &rb_no_commit }
 SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
 	__attribute__((tls_model("initial-exec"))) = {
@@ -89,7 +90,9 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
 		uint64_t id = ctl ? __atomic_load_n(&ctl->chan[c].chan_id, __ATOMIC_RELAXED) : 0;
 
-		if (pool_take(c, id, &ws->rb) < 0) {
+		/* every buffer owned: ask again only every WRITER_NOBUF_RETRY events */
+		if (ws->nobuf_skip || pool_take(c, id, &ws->rb) < 0) {
+			ws->nobuf_skip = ws->nobuf_skip ? ws->nobuf_skip - 1 : WRITER_NOBUF_RETRY;
 			if (lib.proc)
 				__atomic_fetch_add(&lib.proc->lost_nobuf[c], 1, __ATOMIC_RELAXED);
 			return 0;

@@ -67,7 +67,11 @@ stop_daemons() {
 cleanup() {
 	local rc=$?
 	stop_daemons
-	rm -rf "$SHMTRACE_HOME"
+	if [ $rc -ne 0 ] && [ -n "${SHMTRACE_TEST_KEEP:-}" ]; then
+		echo "kept $SHMTRACE_HOME" >&2
+	else
+		rm -rf "$SHMTRACE_HOME"
+	fi
 	exit $rc
 }
 trap cleanup EXIT

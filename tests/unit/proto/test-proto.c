@@ -872,6 +872,40 @@ START_TEST(test_recv_raw_good)
 }
 END_TEST
 
+/*
+ * A peer that exits with our messages unread: its own messages, descriptors
+ * included, are still read in order, then the end of the connection.
+ */
+START_TEST(test_recv_after_peer_reset)
+{
+	static char buf[PROTO_MAX_MSG];
+	struct msg_segment seg;
+	struct proto_hdr h;
+	int sv[2], fds[PROTO_MAX_FDS], fd = memfd_with("last segment");
+	int before;
+
+	sockpair(sv);
+	before = count_fds();
+	memset(&seg, 0, sizeof(seg));
+	seg.seg_index = 9;
+	ck_assert_int_eq(proto_send(sv[0], MSG_REPLY, 0, NULL, 0, NULL, 0), 0);	/* unread */
+	ck_assert_int_eq(proto_send(sv[1], MSG_APP_SYNC, 0, "12345678", 8, NULL, 0), 0);
+	ck_assert_int_eq(proto_send(sv[1], MSG_APP_SEGMENT, 0, &seg, sizeof(seg), &fd, 1), 0);
+	close(sv[1]);
+	close(fd);
+	ck_assert_int_eq(proto_recv(sv[0], buf, &h, fds, MSG_DONTWAIT), 8);
+	ck_assert_uint_eq(h.type, MSG_APP_SYNC);
+	ck_assert_int_eq(proto_recv(sv[0], buf, &h, fds, MSG_DONTWAIT), sizeof(seg));
+	ck_assert_uint_eq(h.type, MSG_APP_SEGMENT);
+	ck_assert_uint_eq(((struct msg_segment *)(void *)buf)->seg_index, 9);
+	check_memfd(fds[0], "last segment");
+	close(fds[0]);
+	ck_assert_int_eq(proto_recv(sv[0], buf, &h, fds, MSG_DONTWAIT), -ECONNRESET);
+	close(sv[0]);
+	ck_assert_int_eq(count_fds(), before - 3);
+}
+END_TEST
+
 static Suite *proto_suite(void)
 {
 	Suite *s = suite_create("proto");
@@ -891,6 +925,7 @@ static Suite *proto_suite(void)
 	tcase_add_loop_test(tm, test_recv_rejects, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_loop_test(tm, test_recv_empty_with_fds, 0, 2);
 	tcase_add_test(tm, test_recv_raw_good);
+	tcase_add_test(tm, test_recv_after_peer_reset);
 	suite_add_tcase(s, tm);
 	return s;
 }
