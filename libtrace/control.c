@@ -344,8 +344,10 @@ static void lib_remove_marker(void)
 	if (!lib.signo || !lib.home[0] || lib.pid != getpid())
 		return;
 	n = snprintf(path, sizeof(path), "%s/%s/%d", lib.home, HOME_APPS, (int)lib.pid);
+	shmtrace__tls.nesting++;
 	if (n > 0 && (size_t)n < sizeof(path))
 		unlink(path);
+	shmtrace__tls.nesting--;
 }
 
 static void lib_install_doorbell(void)
@@ -399,6 +401,10 @@ static void lib_inherit_control(const struct shm_ctl_page *ctl)
 
 static void lib_after_fork_child(void)
 {
+	/* no event until the parent's buffers are forgotten: our own I/O and
+	 * anything a signal handler emits is dropped (not mapped here) */
+	shmtrace__tls.nesting = 1;
+	writer_drop_all();
 	lib.pid = getpid();
 	proc_starttime(lib.pid, &lib.starttime);
 	if (lib.sock >= 0)
@@ -423,9 +429,8 @@ static void lib_after_fork_child(void)
 	lib.lock = 0;
 	lib.pending = 0;
 	pool_reset_after_fork();
-	writer_drop_all();
 	reg_after_fork(!lib_has_inherited);
-	shmtrace__tls.nesting = 0;
+	procev_after_fork();
 	shmtrace__tls.gen = 0;
 	shmtrace__tls.tid = 0;
 	if (lib.signo)
@@ -434,12 +439,14 @@ static void lib_after_fork_child(void)
 	lib_lock();
 	lib_register_locked(0);
 	lib_unlock();
+	shmtrace__tls.nesting = 0;
 }
 
 static void lib_do_init(void)
 {
 	const char *e = getenv("SHMTRACE_REGISTER_TIMEOUT");
 
+	shmtrace__tls.nesting++;	/* our own I/O is not the program's */
 	lib.sync_ms = e && *e ? atoi(e) : 200;
 	shmtrace__clock_tsc = tsc_choose_clock() == CLOCK_KIND_TSC;
 	lib_debug = getenv("SHMTRACE_DEBUG") != NULL;
@@ -456,6 +463,7 @@ static void lib_do_init(void)
 	lib_lock();
 	lib_register_locked(1);
 	lib_unlock();
+	shmtrace__tls.nesting--;
 }
 
 void lib_init(void)

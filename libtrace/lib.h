@@ -92,6 +92,11 @@ void reg_apply(void);
 void reg_after_fork(int disable);
 int reg_send_events(uint32_t from, uint32_t to);
 
+/* procev.c */
+void procev_applied(void);
+int procev_resync(void);
+void procev_after_fork(void);
+
 /* pool.c */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out);
 void pool_release(struct rb_slot *s);

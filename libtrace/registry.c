@@ -73,8 +73,10 @@ void reg_apply(void)
 		}
 		__atomic_sub_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
 		g2 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
-		if (g1 == g2)
+		if (g1 == g2) {
+			procev_applied();
 			return;
+		}
 	}
 }
 

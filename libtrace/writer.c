@@ -127,6 +127,7 @@ SHMTRACE_API void shmtrace__resync(void)
 			writer_put(c);
 	}
 	shmtrace__tls.gen = gen;
+	procev_resync();	/* a session started: the state dump it needs */
 }
 
 SHMTRACE_API void shmtrace__nested_drop(unsigned int mask)

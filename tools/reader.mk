@@ -1,16 +1,21 @@
 # SPDX-License-Identifier: MIT
 # tools/reader.mk - the trace reader: its core as a convenience library
-# (libreader.la, a public library later), the trace-read command and the
-# reader unit tests. Included from the top-level Makefile.am.
+# (libreader.la, a public library later), the trace-read command, the
+# reader and symbol unit tests, the symbol integration test with its
+# program, and the ELF fuzz target. Included from the top-level Makefile.am.
 
 noinst_LTLIBRARIES += libreader.la
 libreader_la_SOURCES = \
 	tools/reader/reader.c tools/reader/reader.h \
-	tools/reader/tsdl.c tools/reader/tsdl.h
+	tools/reader/tsdl.c tools/reader/tsdl.h \
+	tools/reader/symbols.c tools/reader/symbols.h
 
 bin_PROGRAMS += trace-read
-trace_read_SOURCES = tools/trace-read.c
-trace_read_LDADD = libreader.la
+trace_read_SOURCES = tools/trace-read.c \
+	tools/analysis.c tools/analysis.h tools/chrome.c \
+	tools/select.c tools/select.h
+trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+trace_read_LDADD = libreader.la libcommon.la
 
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/reader/test-reader
@@ -19,3 +24,56 @@ tests_unit_reader_test_reader_SOURCES = tests/unit/reader/test-reader.c
 tests_unit_reader_test_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_reader_test_reader_LDADD = libreader.la $(CHECK_LIBS)
 endif
+
+# ---- symbols ----------------------------------------------------------------
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/symbols/test-symbols
+TESTS += tests/unit/symbols/test-symbols
+tests_unit_symbols_test_symbols_SOURCES = tests/unit/symbols/test-symbols.c \
+	tests/unit/symbols/elfgen.c tests/unit/symbols/elfgen.h
+tests_unit_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_symbols_test_symbols_LDADD = libreader.la $(CHECK_LIBS)
+endif
+
+# sym-app: records a state dump of itself and addresses of its functions;
+# sym-app-nopie is the same program as a position-dependent executable.
+check_PROGRAMS += tests/unit/symbols/sym-app tests/unit/symbols/sym-app-nopie
+tests_unit_symbols_sym_app_SOURCES = tests/unit/symbols/sym-app.c
+tests_unit_symbols_sym_app_LDADD = libshmtrace.la
+tests_unit_symbols_sym_app_nopie_SOURCES = tests/unit/symbols/sym-app.c
+tests_unit_symbols_sym_app_nopie_CFLAGS = $(AM_CFLAGS) -fno-pie
+tests_unit_symbols_sym_app_nopie_LDFLAGS = $(AM_LDFLAGS) -XCClinker -no-pie
+tests_unit_symbols_sym_app_nopie_LDADD = libshmtrace.la
+
+TESTS += tests/integration/symbols.sh
+dist_check_SCRIPTS += tests/integration/symbols.sh
+
+# fuzz-elf: the ELF parser on mutated images (a test), see tests/fuzz/fuzz.mk
+check_PROGRAMS += tests/fuzz/fuzz-elf
+TESTS += tests/fuzz/fuzz-elf
+tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz-elf.c tests/fuzz/driver.c \
+	tests/fuzz/fuzz.h tests/unit/symbols/elfgen.c tests/unit/symbols/elfgen.h
+tests_fuzz_fuzz_elf_LDADD = libreader.la
+
+fuzz_elf_libfuzzer_sources = \
+	$(srcdir)/tests/fuzz/fuzz-elf.c \
+	$(srcdir)/tests/unit/symbols/elfgen.c \
+	$(srcdir)/tools/reader/symbols.c
+
+.PHONY: fuzz-elf
+fuzz: fuzz-elf
+fuzz-elf: $(fuzz_elf_libfuzzer_sources) $(srcdir)/tests/fuzz/fuzz.h
+	@$(MKDIR_P) tests/fuzz
+	@if echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return !d + !n; }' | \
+	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o tests/fuzz/.fuzz-elf-probe >/dev/null 2>&1; then \
+		rm -f tests/fuzz/.fuzz-elf-probe; \
+		echo "  FUZZCC   tests/fuzz/fuzz-elf-libfuzzer"; \
+		$(FUZZ_CC) $(AM_CPPFLAGS) $(CPPFLAGS) -std=gnu11 $(WARN_CFLAGS) $(FUZZ_CFLAGS) \
+			-o tests/fuzz/fuzz-elf-libfuzzer $(fuzz_elf_libfuzzer_sources) || exit 1; \
+		echo "run it with: mkdir -p fuzz-elf-corpus && tests/fuzz/fuzz-elf-libfuzzer" \
+			"-max_total_time=60 fuzz-elf-corpus"; \
+	else \
+		rm -f tests/fuzz/.fuzz-elf-probe; \
+		echo "fuzz: $(FUZZ_CC) -fsanitize=fuzzer is not available; nothing built"; \
+	fi
+CLEANFILES += tests/fuzz/fuzz-elf-libfuzzer tests/fuzz/.fuzz-elf-probe

@@ -4,6 +4,15 @@
  * CTF traces merged in time order, one per line, in a babeltrace2-like
  * text format, or per-event-name counts with --count.
  *
+ * Symbols: each process (trace) has a table of its loaded objects, fed by
+ * the shmtrace_statedump:bin_info and shmtrace_proc:dlopen/dlclose events
+ * as they stream by (a state dump precedes the addresses that need it).
+ * Every hexadecimal 64-bit field that falls in a function of a known object
+ * is followed by " <name+0xoffset>" (reader/symbols.h); --no-symbols turns
+ * this off. Events are classified once per event class, so an event with
+ * no such field costs one array look-up more, and the symbol module caches
+ * recent answers, so repeated call sites cost a hash probe.
+ *
  * All decoding is done by the reader core (reader/reader.h); this file only
  * formats. Output goes through one large buffer written with write(2), and
  * numbers are formatted by hand, so the per-event cost is a few hundred
@@ -26,7 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "reader/reader.h"
+#include "reader/symbols.h"
+#include "select.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -172,6 +184,21 @@ static void out_int_base(uint64_t v, unsigned base, unsigned bytes)
 	out_mem(tmp + i, sizeof(tmp) - i);
 }
 
+/* Lower-case hexadecimal digits of @v, no prefix (room must be there). */
+static void out_hex_lower(uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	memcpy(out_buf + out_len, tmp + i, sizeof(tmp) - i);
+	out_len += sizeof(tmp) - i;
+}
+
 static void out_int(const struct rd_value *v, uint64_t u)
 {
 	if (v->base == 10 || !v->base) {
@@ -244,32 +271,226 @@ static void out_escaped(const char *s, size_t n)
 /* ---- time --------------------------------------------------------------- */
 
 static int64_t cached_sec = INT64_MIN;
-static char cached_hms[16];
 
-static void out_time(int64_t ns)
+enum time_format { TF_CLOCK, TF_DATE, TF_EPOCH, TF_RELATIVE };
+
+static enum time_format time_format;
+static int64_t time_origin = INT64_MIN;	/* TF_RELATIVE: the first event */
+static char cached_hms[32];
+
+/* The time of an event, without brackets, in the chosen format. */
+static void out_time_bare(int64_t ns)
 {
-	int64_t sec = ns / 1000000000, frac = ns % 1000000000;
+	int64_t sec, frac;
 
+	if (time_format == TF_RELATIVE) {
+		if (time_origin == INT64_MIN)
+			time_origin = ns;
+		ns -= time_origin;
+	}
+	sec = ns / 1000000000;
+	frac = ns % 1000000000;
 	if (frac < 0) {
 		frac += 1000000000;
 		sec--;
 	}
-	if (sec != cached_sec) {
-		time_t t = (time_t)sec;
-		struct tm tm;
+	if (time_format == TF_EPOCH || time_format == TF_RELATIVE) {
+		if (sec < 0) {
+			out_c('-');
+			sec = -sec - 1;
+			frac = 1000000000 - frac;
+		}
+		out_u64((uint64_t)sec);
+	} else {
+		if (sec != cached_sec) {
+			time_t t = (time_t)sec;
+			struct tm tm;
 
-		if (localtime_r(&t, &tm))
-			snprintf(cached_hms, sizeof(cached_hms), "%02d:%02d:%02d",
-				 tm.tm_hour, tm.tm_min, tm.tm_sec);
-		else
-			snprintf(cached_hms, sizeof(cached_hms), "??:??:??");
-		cached_sec = sec;
+			if (!localtime_r(&t, &tm))
+				snprintf(cached_hms, sizeof(cached_hms), "??:??:??");
+			else if (time_format == TF_DATE)
+				strftime(cached_hms, sizeof(cached_hms), "%Y-%m-%d %H:%M:%S", &tm);
+			else
+				strftime(cached_hms, sizeof(cached_hms), "%H:%M:%S", &tm);
+			cached_sec = sec;
+		}
+		out_lit(cached_hms);
 	}
-	out_c('[');
-	out_lit(cached_hms);
 	out_c('.');
-	out_u64_pad(frac, 9);
+	out_u64_pad((uint64_t)frac, 9);
+}
+
+static void out_time(int64_t ns)
+{
+	out_c('[');
+	out_time_bare(ns);
 	out_c(']');
+}
+
+/* ---- symbols ------------------------------------------------------------- */
+
+/* What an event class means to the symbol tables. */
+enum ev_kind {
+	EK_UNKNOWN = 0,		/* not classified yet */
+	EK_PLAIN,		/* any other event */
+	EK_BIN_INFO,		/* shmtrace_statedump:bin_info */
+	EK_DLOPEN,		/* shmtrace_proc:dlopen */
+	EK_DLCLOSE,		/* shmtrace_proc:dlclose */
+};
+
+/* Symbol state of one process (trace). */
+struct proc_syms {
+	struct sym_table *tab;		/* NULL until an object is described */
+	unsigned char *kind;		/* enum ev_kind by event class index */
+	size_t nkind;
+};
+
+static struct sym_cache *sym_cache;	/* NULL: no symbol resolution */
+static struct proc_syms *procs;		/* by trace index */
+static size_t nprocs;
+
+static void sym_warn(void *arg, const char *msg)
+{
+	out_flush();
+	fprintf(stderr, "WARNING: %s\n", msg);
+}
+
+static int syms_init(const struct rd_reader *r)
+{
+	struct sym_cache_config cfg = { .warn = sym_warn };
+	int rc;
+
+	nprocs = rd_trace_count(r);
+	procs = calloc(nprocs + 1, sizeof(*procs));
+	if (!procs)
+		return -ENOMEM;
+	rc = sym_cache_new(&sym_cache, &cfg);
+	if (rc < 0) {
+		free(procs);
+		procs = NULL;
+	}
+	return rc;
+}
+
+static void syms_fini(void)
+{
+	size_t i;
+
+	for (i = 0; procs && i < nprocs; i++) {
+		sym_table_free(procs[i].tab);
+		free(procs[i].kind);
+	}
+	free(procs);
+	procs = NULL;
+	sym_cache_free(sym_cache);
+	sym_cache = NULL;
+}
+
+static unsigned char classify(const char *name)
+{
+	if (!strcmp(name, "shmtrace_statedump:bin_info"))
+		return EK_BIN_INFO;
+	if (!strcmp(name, "shmtrace_proc:dlopen"))
+		return EK_DLOPEN;
+	if (!strcmp(name, "shmtrace_proc:dlclose"))
+		return EK_DLCLOSE;
+	return EK_PLAIN;
+}
+
+static unsigned char event_kind(struct proc_syms *p, const struct rd_event *ev)
+{
+	size_t i = rd_event_class_index(ev);
+
+	if (i >= p->nkind) {
+		size_t n = rd_trace_event_class_count(rd_event_trace(ev));
+		unsigned char *k;
+
+		if (n <= i)
+			n = i + 1;
+		k = realloc(p->kind, n);
+		if (!k)
+			return EK_PLAIN;
+		memset(k + p->nkind, EK_UNKNOWN, n - p->nkind);
+		p->kind = k;
+		p->nkind = n;
+	}
+	if (p->kind[i] == EK_UNKNOWN)
+		p->kind[i] = classify(rd_event_name(ev));
+	return p->kind[i];
+}
+
+/* Apply a state dump or dlopen/dlclose event to its process's table. */
+static void syms_feed(struct proc_syms *p, unsigned char kind,
+		      const struct rd_event *ev)
+{
+	unsigned i, n = rd_event_field_count(ev), have = 0;
+	uint64_t base = 0, low = 0, high = 0;
+	const char *path = NULL;
+	const uint8_t *id = NULL;
+	size_t id_len = 0;
+	int64_t result = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *name = rd_event_field_name(ev, i);
+		struct rd_value v;
+
+		if (rd_event_field(ev, i, &v))
+			continue;
+		if (v.kind == RD_INT && !strcmp(name, "base")) {
+			base = v.u;
+			have |= 1;
+		} else if (v.kind == RD_INT && !strcmp(name, "low")) {
+			low = v.u;
+			have |= 2;
+		} else if (v.kind == RD_INT && !strcmp(name, "high")) {
+			high = v.u;
+			have |= 4;
+		} else if (v.kind == RD_STRING && !strcmp(name, "path")) {
+			path = v.str;
+			have |= 8;
+		} else if (v.kind == RD_INT && !strcmp(name, "result")) {
+			result = v.is_signed ? v.s : (int64_t)v.u;
+		} else if ((v.kind == RD_SEQUENCE || v.kind == RD_ARRAY) &&
+			   v.bytes == 1 && !strcmp(name, "build_id") &&
+			   v.count <= SYM_BUILD_ID_MAX) {
+			id = v.data;
+			id_len = v.count;
+		}
+	}
+	if (!p->tab && sym_table_new(&p->tab, sym_cache) < 0)
+		return;
+	switch (kind) {
+	case EK_BIN_INFO:
+		if (have == 15)
+			sym_table_add(p->tab, base, low, high, path, id, id_len);
+		break;
+	case EK_DLOPEN:
+		/* the state dump that follows a dlopen describes it better */
+		if ((have & 9) == 9 && base)
+			sym_table_add(p->tab, base, 0, 0, path, NULL, 0);
+		break;
+	case EK_DLCLOSE:
+		if ((have & 1) && !result)
+			sym_table_remove(p->tab, base);
+		break;
+	}
+}
+
+/* " <name+0xoff>" after an address that resolves, else nothing. */
+static void out_symbol(struct proc_syms *p, uint64_t addr)
+{
+	struct sym_result res;
+
+	if (!p->tab || !sym_table_resolve(p->tab, addr, &res))
+		return;
+	out_lit(" <");
+	out_cstr(res.name);
+	out_room();
+	if (res.offset) {
+		out_lit("+0x");
+		out_hex_lower(res.offset);
+	}
+	out_c('>');
 }
 
 /* ---- event printing ------------------------------------------------------ */
@@ -315,7 +536,14 @@ static void print_event(struct print_state *ps, const struct rd_event *ev)
 {
 	const struct rd_trace *t = rd_event_trace(ev);
 	unsigned i, n = rd_event_field_count(ev);
+	struct proc_syms *p = NULL;
+	unsigned char kind = EK_PLAIN;
 	int64_t vpid;
+
+	if (sym_cache) {
+		p = &procs[rd_trace_index(t)];
+		kind = event_kind(p, ev);
+	}
 
 	out_room();
 	if (ps->raw) {
@@ -387,8 +615,140 @@ static void print_event(struct print_state *ps, const struct rd_event *ev)
 		out_lit(" = ");
 		print_value(&v);
 		out_room();
+		/* a state dump's addresses are objects' bounds, not code */
+		if (p && v.kind == RD_INT && v.base == 16 && v.bytes == 8 &&
+		    kind != EK_BIN_INFO)
+			out_symbol(p, v.u);
 	}
 	out_lit(" }\n");
+}
+
+/* A string as JSON (UTF-8 passes through; control characters escaped). */
+static void out_json_str(const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	out_c('"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		char x[6] = { '\\', 'u', '0', '0', 0, 0 };
+
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
+		out_mem(s + run, i - run);
+		run = i + 1;
+		if (c == '"' || c == '\\') {
+			x[1] = (char)c;
+			out_mem(x, 2);
+			continue;
+		}
+		x[4] = hex[c >> 4];
+		x[5] = hex[c & 15];
+		out_mem(x, 6);
+	}
+	out_mem(s + run, n - run);
+	out_room();
+	out_c('"');
+}
+
+/* One JSON object per line: time, process, thread, name and fields. */
+static void print_json(const struct rd_event *ev)
+{
+	const struct rd_trace *t = rd_event_trace(ev);
+	unsigned i, n = rd_event_field_count(ev);
+	const char *pn = rd_trace_procname(t), *en = rd_event_name(ev);
+	int64_t ns = rd_event_time_ns(ev);
+
+	out_room();
+	out_lit("{\"time_ns\":");
+	out_s64(ns);
+	out_lit(",\"time\":\"");
+	out_time_bare(ns);
+	out_lit("\",\"proc\":");
+	out_json_str(pn, strlen(pn));
+	out_lit(",\"pid\":");
+	out_s64(rd_trace_vpid(t));
+	out_lit(",\"tid\":");
+	out_u64(rd_event_tid(ev));
+	out_lit(",\"event\":");
+	out_json_str(en, strlen(en));
+	out_lit(",\"fields\":{");
+	for (i = 0; i < n; i++) {
+		const char *fname = rd_event_field_name(ev, i);
+		struct rd_value v;
+
+		rd_event_field(ev, i, &v);
+		if (i)
+			out_c(',');
+		out_json_str(fname, strlen(fname));
+		out_c(':');
+		out_room();
+		switch (v.kind) {
+		case RD_INT:
+			if (v.base == 16) {
+				out_lit("\"0x");
+				out_hex_lower(v.u);
+				out_c('"');
+			} else if (v.is_signed) {
+				out_s64(v.s);
+			} else {
+				out_u64(v.u);
+			}
+			break;
+		case RD_FLOAT:
+			if (v.d != v.d || v.d - v.d != 0)
+				out_lit("null");
+			else
+				out_double(v.d);
+			break;
+		case RD_STRING:
+			out_json_str(v.str, v.len);
+			break;
+		case RD_SEQUENCE:
+		case RD_ARRAY:
+			out_c('[');
+			for (uint32_t j = 0; j < v.count; j++) {
+				out_room();
+				if (j)
+					out_c(',');
+				if (v.is_signed)
+					out_s64(rd_value_elem_s(&v, j));
+				else
+					out_u64(rd_value_elem_u(&v, j));
+			}
+			out_c(']');
+			break;
+		}
+	}
+	out_lit("}}\n");
+}
+
+/* Keep the symbol tables up to date with every event read. */
+static void syms_track(const struct rd_event *ev)
+{
+	struct proc_syms *p = &procs[rd_trace_index(rd_event_trace(ev))];
+	unsigned char kind = event_kind(p, ev);
+
+	if (kind > EK_PLAIN)
+		syms_feed(p, kind, ev);
+}
+
+/* For the analyses: a function's name, or NULL. */
+static const char *resolve_name(void *arg, const struct rd_event *ev, uint64_t addr, char *buf,
+				size_t len)
+{
+	struct proc_syms *p;
+	struct sym_result res;
+
+	(void)arg;
+	if (!sym_cache)
+		return NULL;
+	p = &procs[rd_trace_index(rd_event_trace(ev))];
+	if (!p->tab || !sym_table_resolve(p->tab, addr, &res))
+		return NULL;
+	snprintf(buf, len, "%s", res.name);
+	return buf;
 }
 
 /* ---- counting ------------------------------------------------------------ */
@@ -454,17 +814,51 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: trace-read [OPTION]... PATH...\n"
 		"Print the events of the shmtrace CTF traces found under each PATH\n"
-		"(a trace directory or a session directory), merged in time order.\n"
+		"(a trace directory or a session directory), merged in time order,\n"
+		"or analyse them.\n"
 		"\n"
-		"  -c, --count       print the number of events per event name, the\n"
-		"                    total and the number of discarded events\n"
-		"  -r, --clock-raw   print raw clock values instead of wall-clock time\n"
-		"  -h, --help        display this help and exit\n"
-		"  -V, --version     output version information and exit\n"
+		"Output:\n"
+		"      --format FMT      text (default: [time] (+delta) proc:pid:tid\n"
+		"                        provider:event: { field = value, ... }) or json\n"
+		"                        (one object per line)\n"
+		"      --time-format TF  clock (default, local time of day), date,\n"
+		"                        epoch (seconds) or relative (to the first event)\n"
+		"  -r, --clock-raw       raw clock values instead of times\n"
+		"      --no-symbols      addresses without the function names found from\n"
+		"                        the traced processes' state dumps\n"
+		"Selection (combined with and):\n"
+		"  -e, --event PATTERN   events whose provider:event matches (repeatable)\n"
+		"  -f, --filter EXPR     events whose fields satisfy EXPR, e.g.\n"
+		"                        'seq >= 500 && (path == \"/tmp/*\" || !ok)';\n"
+		"                        also $ctx.pid, $ctx.tid, $ctx.procname\n"
+		"      --pid PID, --tid TID   (repeatable)\n"
+		"      --begin T, --end T     T: seconds since the Epoch, a time of day\n"
+		"                        (HH:MM:SS.frac) or +DURATION from the first event\n"
+		"Analyses (instead of printing events):\n"
+		"  -c, --count           events per name, total, discarded\n"
+		"  -s, --stats           events per name and thread, discarded events per\n"
+		"                        process and stream, time span and rate\n"
+		"  -l, --latency BEGIN,END   pair BEGIN and END events (name patterns) per\n"
+		"                        thread: count, min, p50, p90, p99, p99.9, max and\n"
+		"                        a power-of-two histogram\n"
+		"      --by FIELD        pair by the value of FIELD instead of the thread\n"
+		"      --slower-than D   list the pairs longer than D (e.g. 1ms, 250us)\n"
+		"  -p, --profile         calls, total and self time per function from\n"
+		"                        function entry/exit events, bytes allocated\n"
+		"      --export chrome FILE   Chrome trace event JSON (Perfetto UI,\n"
+		"                        chrome://tracing)\n"
+		"  -h, --help, -V, --version\n"
 		"\n"
 		"Exit status: 0 on success, 1 on bad usage, 2 on a corrupt or\n"
 		"unreadable trace.\n");
 }
+
+enum {
+	OPT_NO_SYMBOLS = 256, OPT_FORMAT, OPT_TIME_FORMAT, OPT_PID, OPT_TID, OPT_BEGIN, OPT_END,
+	OPT_BY, OPT_SLOWER, OPT_EXPORT,
+};
+
+enum mode { M_PRINT, M_JSON, M_COUNT, M_STATS, M_LATENCY, M_PROFILE, M_CHROME };
 
 static void raise_fd_limit(void)
 {
@@ -476,6 +870,27 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* On a terminal, a line on stderr now and then while a long read runs. */
+static void progress(uint64_t n, int64_t t0, int *shown)
+{
+	struct timespec ts;
+	int64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (now - t0 < 1000000000)
+		return;
+	fprintf(stderr, "\rtrace-read: %" PRIu64 " events, %.1f M/s   ", n,
+		(double)n * 1e3 / (double)(now - t0));
+	*shown = 1;
+}
+
+static int bad_usage(const char *what, const char *arg)
+{
+	fprintf(stderr, "trace-read: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -483,19 +898,44 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "clock-raw", no_argument, NULL, 'r' },
 		{ "count", no_argument, NULL, 'c' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "latency", required_argument, NULL, 'l' },
+		{ "profile", no_argument, NULL, 'p' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "time-format", required_argument, NULL, OPT_TIME_FORMAT },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "begin", required_argument, NULL, OPT_BEGIN },
+		{ "end", required_argument, NULL, OPT_END },
+		{ "by", required_argument, NULL, OPT_BY },
+		{ "slower-than", required_argument, NULL, OPT_SLOWER },
+		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct print_state ps = { 0 };
 	const struct rd_event *ev;
 	struct rd_reader *r = NULL;
+	struct sel *sel = sel_new();
+	struct an_stats *stats = NULL;
+	struct an_latency *lat = NULL;
+	struct an_profile *prof = NULL;
+	struct an_chrome *chrome = NULL;
+	FILE *chrome_out = NULL;
 	uint64_t **counts = NULL;
-	uint64_t total = 0, discarded = 0;
-	char err[RD_ERRLEN];
-	bool count = false;
-	int c, rc, status = 0;
+	uint64_t total = 0, discarded = 0, nread = 0;
+	char err[RD_ERRLEN], *latency = NULL, *by = NULL, *export_file = NULL;
+	enum mode mode = M_PRINT;
+	bool symbols = true;
+	int c, rc, status = 0, tty = isatty(2), shown = 0, ret = 0;
+	int64_t slower = 0, t0 = 0;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "hVrc", opts, NULL)) != -1) {
+	if (!sel)
+		return 2;
+	while ((c = getopt_long(argc, argv, "hVrcsl:pe:f:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -507,7 +947,71 @@ int main(int argc, char **argv)
 			ps.raw = true;
 			break;
 		case 'c':
-			count = true;
+			mode = M_COUNT;
+			break;
+		case 's':
+			mode = M_STATS;
+			break;
+		case 'l':
+			mode = M_LATENCY;
+			latency = optarg;
+			break;
+		case 'p':
+			mode = M_PROFILE;
+			break;
+		case 'e':
+			if (sel_add_event(sel, optarg) < 0)
+				return 2;
+			break;
+		case 'f':
+			if (sel_set_filter(sel, optarg, err, sizeof(err)) < 0)
+				return bad_usage("bad filter", err);
+			break;
+		case OPT_NO_SYMBOLS:
+			symbols = false;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "json"))
+				mode = M_JSON;
+			else if (strcmp(optarg, "text"))
+				return bad_usage("unknown format", optarg);
+			break;
+		case OPT_TIME_FORMAT:
+			if (!strcmp(optarg, "clock"))
+				time_format = TF_CLOCK;
+			else if (!strcmp(optarg, "date"))
+				time_format = TF_DATE;
+			else if (!strcmp(optarg, "epoch"))
+				time_format = TF_EPOCH;
+			else if (!strcmp(optarg, "relative"))
+				time_format = TF_RELATIVE;
+			else
+				return bad_usage("unknown time format", optarg);
+			break;
+		case OPT_PID:
+			sel_add_pid(sel, strtoll(optarg, NULL, 10));
+			break;
+		case OPT_TID:
+			sel_add_tid(sel, (uint32_t)strtoul(optarg, NULL, 10));
+			break;
+		case OPT_BEGIN:
+		case OPT_END:
+			if ((c == OPT_BEGIN ? sel_set_begin : sel_set_end)(sel, optarg) < 0)
+				return bad_usage("bad time", optarg);
+			break;
+		case OPT_BY:
+			by = optarg;
+			break;
+		case OPT_SLOWER:
+			slower = an_parse_duration(optarg);
+			if (slower <= 0)
+				return bad_usage("bad duration", optarg);
+			break;
+		case OPT_EXPORT:
+			if (strcmp(optarg, "chrome") || optind >= argc)
+				return bad_usage("usage: --export chrome FILE", NULL);
+			mode = M_CHROME;
+			export_file = argv[optind++];
 			break;
 		default:
 			usage(stderr);
@@ -519,6 +1023,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if ((by || slower) && mode != M_LATENCY)
+		return bad_usage("--by and --slower-than go with --latency", NULL);
 	tzset();
 	raise_fd_limit();
 
@@ -528,7 +1034,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace-read: %s\n", err);
 		return 2;
 	}
-	if (count) {
+	if (mode != M_COUNT && mode != M_STATS && mode != M_LATENCY && symbols &&
+	    syms_init(r) < 0)
+		goto nomem;
+	switch (mode) {
+	case M_COUNT:
 		counts = calloc(rd_trace_count(r) + 1, sizeof(*counts));
 		if (!counts)
 			goto nomem;
@@ -539,17 +1049,95 @@ int main(int argc, char **argv)
 			if (!counts[i])
 				goto nomem;
 		}
+		break;
+	case M_STATS:
+		stats = an_stats_new(r);
+		if (!stats)
+			goto nomem;
+		break;
+	case M_LATENCY: {
+		char *comma = strchr(latency, ',');
+
+		if (!comma || comma == latency || !comma[1]) {
+			status = bad_usage("usage: --latency BEGIN,END", NULL);
+			goto out;
+		}
+		*comma = 0;
+		lat = an_latency_new(latency, comma + 1, by, (uint64_t)slower);
+		if (!lat)
+			goto nomem;
+		break;
+	}
+	case M_PROFILE:
+		prof = an_profile_new(resolve_name, NULL);
+		if (!prof)
+			goto nomem;
+		break;
+	case M_CHROME:
+		chrome_out = fopen(export_file, "w");
+		if (!chrome_out) {
+			fprintf(stderr, "trace-read: %s: %s\n", export_file, strerror(errno));
+			status = 2;
+			goto out;
+		}
+		chrome = an_chrome_new(chrome_out, resolve_name, NULL);
+		if (!chrome)
+			goto nomem;
+		break;
+	default:
+		break;
+	}
+	if (tty) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	}
 
 	while ((rc = rd_next(r, &ev)) > 0) {
-		if (count) {
-			counts[rd_trace_index(rd_event_trace(ev))]
-				[rd_event_class_index(ev)]++;
-			total++;
-		} else {
-			print_event(&ps, ev);
+		if (tty && !(++nread & 0xfffff))
+			progress(nread, t0, &shown);
+		if (sym_cache)
+			syms_track(ev);
+		if (sel_active(sel)) {
+			int m = sel_match(sel, ev);
+
+			if (m == 2)
+				break;
+			if (!m)
+				continue;
 		}
+		switch (mode) {
+		case M_PRINT:
+			print_event(&ps, ev);
+			break;
+		case M_JSON:
+			print_json(ev);
+			break;
+		case M_COUNT:
+			counts[rd_trace_index(rd_event_trace(ev))][rd_event_class_index(ev)]++;
+			total++;
+			break;
+		case M_STATS:
+			ret = an_stats_event(stats, ev);
+			break;
+		case M_LATENCY:
+			ret = an_latency_event(lat, ev);
+			break;
+		case M_PROFILE:
+			ret = an_profile_event(prof, ev);
+			break;
+		case M_CHROME:
+			ret = an_chrome_event(chrome, ev);
+			break;
+		}
+		if (ret < 0)
+			break;
 	}
+	if (shown)
+		fprintf(stderr, "\r%60s\r", "");
+	if (ret == -ENOMEM)
+		goto nomem;
 	if (rc < 0) {
 		out_flush();
 		fprintf(stderr, "trace-read: %s\n", rd_errmsg(r));
@@ -560,22 +1148,37 @@ int main(int argc, char **argv)
 
 		discarded += rd_stream_discarded(s);
 	}
-	if (count && !status && print_counts(r, counts, total, discarded))
+	if (mode == M_COUNT && !status && print_counts(r, counts, total, discarded))
 		goto nomem;
 	out_flush();
-	for (i = 0; i < rd_stream_count(r); i++) {
-		const struct rd_stream *s = rd_stream_at(r, i);
-
-		if (rd_stream_discarded(s))
-			fprintf(stderr, "WARNING: %" PRIu64 " events discarded in %s\n",
-				rd_stream_discarded(s), rd_stream_path(s));
-		if (rd_stream_lost_packets(s))
-			fprintf(stderr, "WARNING: %" PRIu64 " packets lost in %s\n",
-				rd_stream_lost_packets(s), rd_stream_path(s));
+	if (stats)
+		an_stats_print(stats, r, stdout);
+	if (lat)
+		an_latency_print(lat, stdout);
+	if (prof)
+		an_profile_print(prof, stdout);
+	if (chrome) {
+		if (an_chrome_finish(chrome) < 0 || ret < 0) {
+			fprintf(stderr, "trace-read: cannot write %s\n", export_file);
+			status = 2;
+		}
+		chrome = NULL;
 	}
-	if (out_failed && out_failed != EPIPE) {
+	if (mode != M_STATS) {
+		for (i = 0; i < rd_stream_count(r); i++) {
+			const struct rd_stream *s = rd_stream_at(r, i);
+
+			if (rd_stream_discarded(s))
+				fprintf(stderr, "WARNING: %" PRIu64 " events discarded in %s\n",
+					rd_stream_discarded(s), rd_stream_path(s));
+			if (rd_stream_lost_packets(s))
+				fprintf(stderr, "WARNING: %" PRIu64 " packets lost in %s\n",
+					rd_stream_lost_packets(s), rd_stream_path(s));
+		}
+	}
+	if ((out_failed && out_failed != EPIPE) || fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "trace-read: write error: %s\n",
-			strerror(out_failed));
+			strerror(out_failed ? out_failed : errno));
 		status = 2;
 	}
 out:
@@ -584,6 +1187,15 @@ out:
 			free(counts[i]);
 		free(counts);
 	}
+	an_stats_free(stats);
+	an_latency_free(lat);
+	an_profile_free(prof);
+	if (chrome)
+		an_chrome_finish(chrome);
+	if (chrome_out)
+		fclose(chrome_out);
+	sel_free(sel);
+	syms_fini();
 	rd_close(r);
 	return status;
 nomem:

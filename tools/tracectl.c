@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "home.h"
 #include "proto.h"
+#include "tracectl.h"
 
 struct verb {
 	const char *name;
@@ -61,6 +62,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: tracectl [--help] [--version] COMMAND [ARGS]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(out, "  %s\n", verbs[i].usage);
+	fprintf(out, "  %s\n", RECORD_USAGE);
 	fprintf(out, "\n'tracectl COMMAND --help' describes a command. The session daemon of\n"
 		"$SHMTRACE_HOME (default $XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace) is\n"
 		"started when none runs.\n");
@@ -85,28 +87,33 @@ static int connect_daemon(const char *home)
 	return fd;
 }
 
+int ctl_exe_dir(char *out, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -ENOENT;
+	out[n] = 0;
+	slash = strrchr(out, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = 0;
+	return 0;
+}
+
 static void find_sessiond(char *out, size_t cap)
 {
 	const char *e = getenv("SHMTRACE_SESSIOND");
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *slash;
+	char dir[PATH_MAX];
 
 	if (e && *e) {
 		snprintf(out, cap, "%s", e);
 		return;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash && (size_t)(slash - exe) + sizeof("/trace-sessiond") <= cap) {
-			*slash = 0;
-			if (snprintf(out, cap, "%s/trace-sessiond", exe) < (int)cap &&
-			    access(out, X_OK) == 0)
-				return;
-		}
-	}
+	if (ctl_exe_dir(dir, sizeof(dir)) == 0 &&
+	    snprintf(out, cap, "%s/trace-sessiond", dir) < (int)cap && access(out, X_OK) == 0)
+		return;
 	snprintf(out, cap, "%s/trace-sessiond", BINDIR);
 }
 
@@ -130,8 +137,8 @@ static int start_daemon(void)
 	return 0;
 }
 
-static int send_command(const char *home, const struct verb *v, const char *session,
-			int argc, char **argv)
+int ctl_command(const char *home, const char *name, enum proto_verb verb, const char *session,
+		int argc, char **argv, FILE *out)
 {
 	static char body[PROTO_MAX_MSG];
 	static uint64_t buf[PROTO_MAX_MSG / 8];
@@ -143,7 +150,7 @@ static int send_command(const char *home, const struct verb *v, const char *sess
 	long n;
 
 	memset(c, 0, sizeof(*c));
-	c->verb = v->verb;
+	c->verb = verb;
 	c->argc = (uint32_t)argc;
 	if (strlen(session) >= sizeof(c->session)) {
 		fprintf(stderr, "tracectl: session name too long\n");
@@ -195,7 +202,8 @@ static int send_command(const char *home, const struct verb *v, const char *sess
 		}
 		if (h.type == MSG_REPLY_TEXT && n > 0) {
 			((char *)buf)[n - 1] = 0;
-			fputs((char *)buf, stdout);
+			if (out)
+				fputs((char *)buf, out);
 			continue;
 		}
 		if (h.type == MSG_REPLY) {
@@ -204,9 +212,9 @@ static int send_command(const char *home, const struct verb *v, const char *sess
 				return 0;
 			if (n > 0) {
 				((char *)buf)[n - 1] = 0;
-				fprintf(stderr, "tracectl: %s: %s\n", v->name, (char *)buf);
+				fprintf(stderr, "tracectl: %s: %s\n", name, (char *)buf);
 			} else {
-				fprintf(stderr, "tracectl: %s: %s\n", v->name, strerror(-h.status));
+				fprintf(stderr, "tracectl: %s: %s\n", name, strerror(-h.status));
 			}
 			return 1;
 		}
@@ -244,6 +252,8 @@ int main(int argc, char **argv)
 		printf("tracectl %s\n", PACKAGE_VERSION);
 		return 0;
 	}
+	if (!strcmp(argv[1], "record"))
+		return record_main(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
 			v = &verbs[i];
@@ -325,7 +335,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tracectl: %s must be a directory of ours, closed to others\n", home);
 		return 1;
 	}
-	return send_command(home, v, session, nargs, args);
+	return ctl_command(home, v->name, v->verb, session, nargs, args, stdout);
 bad:
 	fprintf(stderr, "usage: tracectl %s\n", v->usage);
 	return 2;

@@ -294,8 +294,10 @@ static inline void shmtrace__module_init(void)
 
 static inline void shmtrace__module_fini(void)
 {
+#ifndef SHMTRACE_BUILDING_LIB	/* libshmtrace itself stays loaded to the end */
 	if ((const void *)__start_shmtrace_events != (const void *)__stop_shmtrace_events)
 		shmtrace_unregister_events(__start_shmtrace_events);
+#endif
 }
 
 #define SHMTRACE_U8(n)		(FIX, n, uint8_t, SHMTRACE_TYPE_U8)
@@ -458,6 +460,7 @@ static inline void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 	if (__builtin_expect(shmtrace__t->gen != *shmtrace__ctl_gen, 0)) { \
 		shmtrace__resync(); \
 		shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
+		shmtrace__ts = shmtrace__clock(); /* it may have written events */ \
 	} \
 	while (shmtrace__mask) { \
 		const unsigned int shmtrace__c = (unsigned int)__builtin_ctz(shmtrace__mask); \

@@ -25,7 +25,9 @@ INTEGRATION_TESTS = \
 	tests/integration/restart.sh \
 	tests/integration/no-memory.sh \
 	tests/integration/exec.sh \
-	tests/integration/stalled-churn.sh
+	tests/integration/stalled-churn.sh \
+	tests/integration/record.sh \
+	tests/integration/preload-runpath.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

@@ -5,7 +5,8 @@ unit_tests = \
 	tests/unit/ringbuf/test-ringbuf \
 	tests/unit/ctfmeta/test-ctfmeta \
 	tests/unit/glob/test-glob \
-	tests/unit/proto/test-proto
+	tests/unit/proto/test-proto \
+	tests/unit/filter/test-filter
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -24,6 +25,10 @@ tests_unit_glob_test_glob_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_proto_test_proto_SOURCES = tests/unit/proto/test-proto.c
 tests_unit_proto_test_proto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_proto_test_proto_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_filter_test_filter_SOURCES = tests/unit/filter/test-filter.c
+tests_unit_filter_test_filter_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_filter_test_filter_LDADD = libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * filter.h - filter expressions on event fields, compiled to bytecode.
+ *
+ *	seq >= 500 && thread == 1
+ *	!(path == "/tmp/x*" || size > 4096) && ratio < 0.5
+ *
+ * Comparisons (== != < <= > >=) between a field and a literal (integer,
+ * decimal or hexadecimal; floating point; "string", where == and != match
+ * a glob: '*' any characters, '\' escapes), or between two fields; a bare
+ * field is true when it is not zero (or not empty); && || ! and
+ * parentheses. A comparison that names a field the event lacks, or
+ * compares a string with a number, is false.
+ *
+ * The bytecode is position-independent and self-contained (field names and
+ * strings in its own table), so it can be sent to another process, which
+ * must check it with flt_validate() before flt_link() and flt_eval():
+ * every jump goes forward and lands inside, every table offset is inside,
+ * the stack never exceeds FLT_STACK. Evaluation takes time linear in its
+ * length, allocates nothing and is async-signal-safe.
+ *
+ * Layout (little-endian, all fields fixed-width):
+ *   struct flt_hdr (16 bytes) | ninsn x struct flt_insn (16 bytes each) |
+ *   table (strings and field names, each NUL-terminated)
+ */
+#ifndef SHMTRACE_COMMON_FILTER_H
+#define SHMTRACE_COMMON_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FLT_MAGIC	0x544c4653u	/* "SFLT" */
+#define FLT_VERSION	1
+#define FLT_MAX_INSN	256
+#define FLT_MAX_TABLE	4096
+#define FLT_STACK	32
+#define FLT_MAX_FIELDS	64		/* distinct field names in one filter */
+
+enum flt_op {
+	FLT_FIELD = 1,		/* push field named at table offset aux (slot imm) */
+	FLT_INT,		/* push signed integer imm */
+	FLT_UINT,		/* push unsigned integer imm */
+	FLT_FLOAT,		/* push double (bits of imm) */
+	FLT_STR,		/* push string at table offset aux */
+	FLT_EQ, FLT_NE, FLT_LT, FLT_LE, FLT_GT, FLT_GE,	/* pop 2, push bool */
+	FLT_TRUTH,		/* pop 1, push bool (non-zero / non-empty) */
+	FLT_NOT,		/* pop bool, push !bool */
+	FLT_AND_JMP,		/* top false: jump to aux, keeping it; else pop */
+	FLT_OR_JMP,		/* top true: jump to aux, keeping it; else pop */
+};
+
+struct flt_insn {
+	uint8_t op;
+	uint8_t reserved[3];
+	uint32_t aux;		/* table offset or jump target (instruction index) */
+	uint64_t imm;
+};
+
+struct flt_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t ninsn;
+	uint16_t table_size;
+	uint16_t nfields;	/* distinct field names: slots 0..nfields-1 */
+	uint32_t reserved;
+};
+
+_Static_assert(sizeof(struct flt_insn) == 16, "flt_insn size");
+_Static_assert(sizeof(struct flt_hdr) == 16, "flt_hdr size");
+
+/* A value, as the evaluator sees it. */
+enum flt_type { FLT_T_NONE, FLT_T_S64, FLT_T_U64, FLT_T_F64, FLT_T_STR, FLT_T_BOOL };
+
+struct flt_value {
+	enum flt_type type;
+	union {
+		int64_t s;
+		uint64_t u;
+		double d;
+		const char *str;	/* NUL-terminated */
+	};
+};
+
+/*
+ * Compile @expr into @out (at most @cap bytes). Returns the bytecode size,
+ * or -EINVAL with *col set to the 1-based column of the error and @msg
+ * (@msglen bytes) saying what is wrong, -E2BIG when too long.
+ */
+long flt_compile(const char *expr, void *out, size_t cap, int *col, char *msg, size_t msglen);
+
+/* Check bytecode received from elsewhere. 0 or -EINVAL. */
+int flt_validate(const void *code, size_t len);
+
+/* Name of field slot @i (0..nfields-1) of validated bytecode, or NULL. */
+const char *flt_field_name(const void *code, unsigned int i);
+unsigned int flt_nfields(const void *code);
+
+/*
+ * Evaluate validated bytecode. @fields[i] is the value of field slot i for
+ * this event (type FLT_T_NONE when the event has no such field). Returns
+ * 1 (keep) or 0.
+ */
+int flt_eval(const void *code, const struct flt_value *fields);
+
+#endif

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# All four helpers preloaded at once into preload-func (instrumented
+# functions, threads, malloc, a mutex, write(2)), with pauses that let the
+# consumer fall asleep so that the writers ring its eventfd: the program
+# is traced by every helper, and nothing the tracer does is: no event has
+# a caller, function or start routine inside libshmtrace or a helper, no
+# successful call uses a descriptor the program did not open, the marker
+# file never shows, and no event was dropped as nested (which a wrapper
+# that records inside the tracer would cause).
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+L=$B/.libs
+PRE=$L/libshmtrace.so:$L/libshmtrace-libc.so:$L/libshmtrace-pthread.so:$L/libshmtrace-io.so
+PRE=$PRE:$L/libshmtrace-func.so
+for h in libc pthread io func; do
+	[ -f "$L/libshmtrace-$h.so" ] || fail "no libshmtrace-$h.so"
+done
+
+start_daemons
+D=$WORK/out
+new_session "$D" 'shmtrace_libc:*' 'shmtrace_pthread:*' 'shmtrace_io:*' 'shmtrace_func:*'
+SHMTRACE_REGISTER_TIMEOUT=10000 LD_PRELOAD=$PRE "$B/tests/apps/preload-func" 20 2 150 "$WORK/maps" \
+	>"$WORK/app.out" || fail "preload-func failed"
+"$TRACECTL" stop s >/dev/null
+"$TRACECTL" status s >"$WORK/status"
+"$TRACECTL" destroy s >/dev/null
+grep -q "events discarded: 0" "$WORK/status" || fail "events discarded: $(cat "$WORK/status")"
+grep -q "events lost without a buffer: 0" "$WORK/status" || fail "events lost: $(cat "$WORK/status")"
+n=$(bt_count "$D" 'shmtrace_[a-z]*:[a-z_]*')
+"$TRACE_READ" "$D" >"$WORK/tr.out" 2>"$WORK/tr.err" || fail "trace-read failed: $(head -3 "$WORK/tr.err")"
+[ "$(grep -c ' shmtrace_[a-z]*:[a-z_]*: ' "$WORK/tr.out")" -eq "$n" ] || fail "trace-read and babeltrace2 disagree"
+
+# the program was traced by each helper
+fib=$(sed -n 's/^fib 0x//p' "$WORK/app.out" | tr 'a-f' 'A-F')
+grep -qi " shmtrace_func:entry: { addr = 0x$fib[ ,]" "$WORK/tr.out" || fail "no entry of fib"
+grep -q ' shmtrace_libc:malloc: { size = 64, ' "$WORK/tr.out" || fail "no malloc of the program"
+grep -q ' shmtrace_pthread:mutex_lock: ' "$WORK/tr.out" || fail "no mutex_lock"
+grep -q ' shmtrace_pthread:thread_start: ' "$WORK/tr.out" || fail "no thread_start"
+grep -q ' shmtrace_io:write: { fd = 1, count = [0-9]*, result = [0-9]*, err = 0, ' "$WORK/tr.out" ||
+	fail "no write of the result"
+
+# the address ranges of libshmtrace and the helpers in the program
+grep 'libshmtrace[-a-z]*\.so' "$WORK/maps" | sed 's/^\([0-9a-f]*\)-\([0-9a-f]*\) .*/\1 \2/' |
+	tr 'a-f' 'A-F' >"$WORK/ranges"
+[ "$(wc -l <"$WORK/ranges")" -ge 5 ] || fail "libraries not found in the program's maps"
+
+awk -v ranges="$WORK/ranges" '
+	function hex(s) {
+		sub(/^0[xX]/, "", s)
+		s = toupper(s)
+		while (length(s) < 16)
+			s = "0" s
+		return s
+	}
+	BEGIN {
+		while ((getline line < ranges) > 0) {
+			split(line, r, " ")
+			lo[++nr] = hex(r[1])
+			hi[nr] = hex(r[2])
+		}
+		known[0] = known[1] = known[2] = 1
+	}
+	/ shmtrace_[a-z]*:[a-z_]*: / {
+		rest = $0
+		# (not call_site: a thread routine is called by the trampoline
+		# of the pthread helper, which is where it returns)
+		while (match(rest, /(caller|addr|start_routine) = 0x[0-9A-Fa-f]*/)) {
+			v = substr(rest, RSTART, RLENGTH)
+			sub(/.* = /, "", v)
+			rest = substr(rest, RSTART + RLENGTH)
+			a = hex(v)
+			for (i = 1; i <= nr; i++)
+				if (a >= lo[i] && a < hi[i]) {
+					print "inside the tracer: " $0
+					bad = 1
+					exit 1
+				}
+		}
+	}
+	/ shmtrace_io:open(at)?: / {
+		match($0, /, fd = -?[0-9]*/)
+		fd = substr($0, RSTART + 7, RLENGTH - 7)
+		if (fd >= 0)
+			known[fd] = 1
+		if (index($0, "path = \"" ENVIRON["SHMTRACE_HOME"] "/apps")) {
+			print "the marker file: " $0
+			exit 1
+		}
+		next
+	}
+	/ shmtrace_io:[a-z]*: { fd = [0-9]*, .* err = 0, / {
+		match($0, /{ fd = [0-9]*/)
+		fd = substr($0, RSTART + 7, RLENGTH - 7)
+		if (!(fd in known)) {
+			print "descriptor the program never opened: " $0
+			exit 1
+		}
+	}' "$WORK/tr.out" >"$WORK/self" || fail "the tracer traced itself: $(head -3 "$WORK/self")"
+echo "ok: $n events of the program, none of the tracer"

@@ -1,0 +1,919 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis.c - trace-read --stats and --latency (see analysis.h).
+ *
+ * Stats keep one counter per (trace, event class) and one per thread in an
+ * open-addressing table keyed by (trace, tid): memory follows the number
+ * of event names and threads. Latency keeps, per pairing key, a small
+ * stack of open BEGIN times (nesting), and one 64-bit duration per
+ * completed pair so that percentiles are exact (the nearest-rank method:
+ * pN is the smallest duration with at least N% of the pairs at or below
+ * it); the histogram has one bucket per power of two.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "analysis.h"
+#include "glob.h"
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+	else if (ns < 10000000000ULL)
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+}
+
+int64_t an_parse_duration(const char *s)
+{
+	static const struct { const char *unit; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return (int64_t)(v * units[i].mul + 0.5);
+	return -EINVAL;
+}
+
+/* ---- stats -------------------------------------------------------------- */
+
+struct an_thread {
+	uint64_t key;			/* trace index << 32 | tid, 0 = empty */
+	uint64_t events;
+};
+
+struct an_stats {
+	uint64_t **per_class;		/* [trace][class] */
+	size_t ntraces;
+	struct an_thread *threads;
+	size_t nthreads, cap;
+	uint64_t total;
+	int64_t first, last;
+};
+
+struct an_stats *an_stats_new(const struct rd_reader *r)
+{
+	struct an_stats *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->ntraces = rd_trace_count(r);
+	s->per_class = calloc(s->ntraces + 1, sizeof(*s->per_class));
+	s->cap = 64;
+	s->threads = calloc(s->cap, sizeof(*s->threads));
+	if (!s->per_class || !s->threads)
+		goto fail;
+	for (size_t i = 0; i < s->ntraces; i++) {
+		s->per_class[i] = calloc(rd_trace_event_class_count(rd_trace_at(r, i)) + 1,
+					 sizeof(uint64_t));
+		if (!s->per_class[i])
+			goto fail;
+	}
+	return s;
+fail:
+	an_stats_free(s);
+	return NULL;
+}
+
+static struct an_thread *thread_slot(struct an_thread *t, size_t cap, uint64_t key)
+{
+	size_t i = mix64(key) & (cap - 1);
+
+	while (t[i].key && t[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &t[i];
+}
+
+int an_stats_event(struct an_stats *s, const struct rd_event *ev)
+{
+	size_t tr = rd_trace_index(rd_event_trace(ev));
+	uint64_t key = (uint64_t)(tr + 1) << 32 | rd_event_tid(ev);
+	struct an_thread *t;
+	int64_t ts = rd_event_time_ns(ev);
+
+	s->per_class[tr][rd_event_class_index(ev)]++;
+	if (!s->total++)
+		s->first = ts;
+	s->last = ts;
+	if (2 * (s->nthreads + 1) > s->cap) {
+		struct an_thread *n = calloc(2 * s->cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->threads[i].key)
+				*thread_slot(n, 2 * s->cap, s->threads[i].key) = s->threads[i];
+		free(s->threads);
+		s->threads = n;
+		s->cap *= 2;
+	}
+	t = thread_slot(s->threads, s->cap, key);
+	if (!t->key) {
+		t->key = key;
+		s->nthreads++;
+	}
+	t->events++;
+	return 0;
+}
+
+struct an_row {
+	const char *name;
+	uint64_t n;
+	int64_t pid;
+	uint32_t tid;
+};
+
+static int row_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct an_row *)a)->name, ((const struct an_row *)b)->name);
+}
+
+static int row_by_count(const void *a, const void *b)
+{
+	const struct an_row *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void an_stats_print(struct an_stats *s, const struct rd_reader *r, FILE *out)
+{
+	struct an_row *rows;
+	size_t n = 0, k = 0, cap = s->nthreads;
+	double span = s->total ? (double)(s->last - s->first) / 1e9 : 0;
+	uint64_t discarded = 0;
+
+	for (size_t i = 0; i < s->ntraces; i++)
+		cap += rd_trace_event_class_count(rd_trace_at(r, i));
+	rows = calloc(cap + 1, sizeof(*rows));
+	if (!rows) {
+		fprintf(out, "out of memory\n");
+		return;
+	}
+	fprintf(out, "Events: %" PRIu64 " in %.9f s (%.0f events/s), %zu process%s, "
+		"%zu thread%s\n", s->total, span, span > 0 ? (double)s->total / span : 0.0,
+		s->ntraces, s->ntraces == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s");
+	/* per name, all processes together */
+	for (size_t i = 0; i < s->ntraces; i++) {
+		const struct rd_trace *t = rd_trace_at(r, i);
+
+		for (size_t j = 0; j < rd_trace_event_class_count(t); j++)
+			if (s->per_class[i][j]) {
+				rows[n].name = rd_trace_event_class_name(t, j);
+				rows[n++].n = s->per_class[i][j];
+			}
+	}
+	qsort(rows, n, sizeof(*rows), row_by_name);
+	for (size_t i = 0; i < n; i++) {
+		if (k && !strcmp(rows[k - 1].name, rows[i].name))
+			rows[k - 1].n += rows[i].n;
+		else
+			rows[k++] = rows[i];
+	}
+	qsort(rows, k, sizeof(*rows), row_by_count);
+	fprintf(out, "\nPer event name:\n");
+	for (size_t i = 0; i < k; i++)
+		fprintf(out, "  %14" PRIu64 "  %6.2f%%  %s\n", rows[i].n,
+			100.0 * (double)rows[i].n / (double)(s->total ? s->total : 1), rows[i].name);
+	/* per thread */
+	n = 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		const struct an_thread *t = &s->threads[i];
+
+		if (!t->key)
+			continue;
+		rows[n].name = rd_trace_procname(rd_trace_at(r, (size_t)(t->key >> 32) - 1));
+		rows[n].pid = rd_trace_vpid(rd_trace_at(r, (size_t)(t->key >> 32) - 1));
+		rows[n].tid = (uint32_t)t->key;
+		rows[n++].n = t->events;
+	}
+	qsort(rows, n, sizeof(*rows), row_by_count);
+	fprintf(out, "\nPer thread:\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %14" PRIu64 "  %s[%" PRId64 "] tid %" PRIu32 "\n", rows[i].n,
+			rows[i].name, rows[i].pid, rows[i].tid);
+	fprintf(out, "\nDiscarded events:\n");
+	for (size_t i = 0; i < s->ntraces; i++) {
+		const struct rd_trace *t = rd_trace_at(r, i);
+		uint64_t d = 0;
+
+		for (size_t j = 0; j < rd_stream_count(r); j++) {
+			const struct rd_stream *st = rd_stream_at(r, j);
+
+			if (rd_stream_trace(st) == t)
+				d += rd_stream_discarded(st);
+		}
+		discarded += d;
+		if (!d)
+			continue;
+		fprintf(out, "  %14" PRIu64 "  %s[%" PRId64 "]\n", d, rd_trace_procname(t),
+			rd_trace_vpid(t));
+		for (size_t j = 0; j < rd_stream_count(r); j++) {
+			const struct rd_stream *st = rd_stream_at(r, j);
+
+			if (rd_stream_trace(st) == t && rd_stream_discarded(st))
+				fprintf(out, "  %14" PRIu64 "    %s\n", rd_stream_discarded(st),
+					rd_stream_path(st));
+		}
+	}
+	fprintf(out, "  %14" PRIu64 "  total\n", discarded);
+	free(rows);
+}
+
+void an_stats_free(struct an_stats *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->per_class && i < s->ntraces; i++)
+		free(s->per_class[i]);
+	free(s->per_class);
+	free(s->threads);
+	free(s);
+}
+
+/* ---- latency ------------------------------------------------------------ */
+
+#define LAT_NEST 16			/* open BEGINs per key */
+
+struct lat_open {
+	uint64_t key;			/* 0 = empty */
+	uint32_t depth;
+	int64_t ts[LAT_NEST];
+	int64_t pid;
+	uint32_t tid;
+};
+
+struct lat_class {			/* per (trace, class) */
+	int8_t role;			/* 0 unknown, 1 begin, 2 end, 3 neither */
+	int8_t by_index;		/* field index of @by, -1 none */
+};
+
+struct an_latency {
+	char *begin, *end, *by;
+	uint64_t slower_ns;
+	struct lat_class **cls;		/* [trace] lazily, by class index */
+	size_t *ncls, ntr;
+	struct lat_open *open;
+	size_t nopen, cap;
+	uint64_t *dur;
+	size_t ndur, dcap;
+	uint64_t unmatched_end, nested_drop;
+};
+
+struct an_latency *an_latency_new(const char *begin, const char *end, const char *by,
+				  uint64_t slower_ns)
+{
+	struct an_latency *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->begin = strdup(begin);
+	l->end = strdup(end);
+	l->by = by ? strdup(by) : NULL;
+	l->slower_ns = slower_ns;
+	l->cap = 64;
+	l->open = calloc(l->cap, sizeof(*l->open));
+	if (!l->begin || !l->end || (by && !l->by) || !l->open) {
+		an_latency_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+static struct lat_class *lat_class(struct an_latency *l, const struct rd_event *ev)
+{
+	const struct rd_trace *t = rd_event_trace(ev);
+	size_t tr = rd_trace_index(t), ci = rd_event_class_index(ev);
+	struct lat_class *c;
+
+	if (tr >= l->ntr) {
+		size_t n = tr + 8;
+		struct lat_class **nc = realloc(l->cls, n * sizeof(*nc));
+		size_t *nn = realloc(l->ncls, n * sizeof(*nn));
+
+		if (nc)
+			l->cls = nc;
+		if (nn)
+			l->ncls = nn;
+		if (!nc || !nn)
+			return NULL;
+		memset(l->cls + l->ntr, 0, (n - l->ntr) * sizeof(*nc));
+		memset(l->ncls + l->ntr, 0, (n - l->ntr) * sizeof(*nn));
+		l->ntr = n;
+	}
+	if (!l->cls[tr]) {
+		l->ncls[tr] = rd_trace_event_class_count(t);
+		l->cls[tr] = calloc(l->ncls[tr] + 1, sizeof(**l->cls));
+		if (!l->cls[tr])
+			return NULL;
+	}
+	c = &l->cls[tr][ci < l->ncls[tr] ? ci : l->ncls[tr]];
+	if (!c->role) {
+		const char *name = rd_event_name(ev);
+
+		c->role = glob_match(l->begin, name) ? 1 : glob_match(l->end, name) ? 2 : 3;
+		c->by_index = -1;
+		for (unsigned i = 0; l->by && i < rd_event_field_count(ev); i++)
+			if (!strcmp(rd_event_field_name(ev, i), l->by))
+				c->by_index = (int8_t)i;
+		if (l->by && c->by_index < 0 && c->role != 3)
+			c->role = 3;	/* no key: cannot pair it */
+	}
+	return c;
+}
+
+static struct lat_open *lat_slot(struct lat_open *o, size_t cap, uint64_t key)
+{
+	size_t i = mix64(key) & (cap - 1);
+
+	while (o[i].key && o[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &o[i];
+}
+
+/* The pairing key: the process, and the thread or the @by field's value. */
+static uint64_t lat_key(const struct rd_event *ev, int by_index)
+{
+	uint64_t k = (uint64_t)rd_trace_index(rd_event_trace(ev)) * 0x9e3779b97f4a7c15ULL;
+	struct rd_value v;
+
+	if (by_index < 0)
+		return mix64(k ^ rd_event_tid(ev)) | 1;
+	if (rd_event_field(ev, (unsigned)by_index, &v) < 0)
+		return 1;
+	if (v.kind == RD_STRING) {
+		uint64_t h = 1469598103934665603ULL;
+
+		for (size_t i = 0; i < v.len; i++)
+			h = (h ^ (unsigned char)v.str[i]) * 1099511628211ULL;
+		return mix64(k ^ h) | 1;
+	}
+	return mix64(k ^ mix64(v.u)) | 1;
+}
+
+int an_latency_event(struct an_latency *l, const struct rd_event *ev)
+{
+	struct lat_class *c = lat_class(l, ev);
+	struct lat_open *o;
+	uint64_t key;
+	int64_t ts = rd_event_time_ns(ev);
+
+	if (!c)
+		return -ENOMEM;
+	if (c->role == 3)
+		return 0;
+	key = lat_key(ev, c->by_index);
+	if (c->role == 1 && 2 * (l->nopen + 1) > l->cap) {
+		struct lat_open *n = calloc(2 * l->cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < l->cap; i++)
+			if (l->open[i].key)
+				*lat_slot(n, 2 * l->cap, l->open[i].key) = l->open[i];
+		free(l->open);
+		l->open = n;
+		l->cap *= 2;
+	}
+	o = lat_slot(l->open, l->cap, key);
+	if (c->role == 1) {
+		if (!o->key) {
+			o->key = key;
+			l->nopen++;
+		}
+		if (o->depth == LAT_NEST) {
+			l->nested_drop++;
+			return 0;
+		}
+		o->ts[o->depth++] = ts;
+		o->pid = rd_trace_vpid(rd_event_trace(ev));
+		o->tid = rd_event_tid(ev);
+		return 0;
+	}
+	if (!o->key || !o->depth) {
+		l->unmatched_end++;
+		return 0;
+	}
+	{
+		int64_t b = o->ts[--o->depth];
+		uint64_t d = ts > b ? (uint64_t)(ts - b) : 0;
+
+		if (l->ndur == l->dcap) {
+			size_t n = l->dcap ? 2 * l->dcap : 4096;
+			uint64_t *nd = realloc(l->dur, n * sizeof(*nd));
+
+			if (!nd)
+				return -ENOMEM;
+			l->dur = nd;
+			l->dcap = n;
+		}
+		l->dur[l->ndur++] = d;
+		if (l->slower_ns && d > l->slower_ns) {
+			char when[32], len[32];
+			time_t sec = (time_t)(b / 1000000000);
+			struct tm tm;
+
+			localtime_r(&sec, &tm);
+			strftime(when, sizeof(when), "%H:%M:%S", &tm);
+			fmt_ns(len, sizeof(len), d);
+			printf("slow: [%s.%09" PRId64 "] %s[%" PRId64 "] tid %" PRIu32 ": %s\n", when,
+			       b % 1000000000, rd_trace_procname(rd_event_trace(ev)), o->pid, o->tid,
+			       len);
+		}
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* nearest rank: the smallest value with at least p% at or below it */
+static uint64_t percentile(const uint64_t *v, size_t n, double p)
+{
+	size_t rank = (size_t)((p / 100.0) * (double)n + 0.999999999);
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return v[rank - 1];
+}
+
+void an_latency_print(struct an_latency *l, FILE *out)
+{
+	static const struct { const char *name; double p; } ps[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 },
+	};
+	uint64_t buckets[65] = { 0 }, maxb = 0;
+	char a[32];
+	int lo = 64, hi = 0;
+
+	fprintf(out, "Latency %s -> %s%s%s: %zu pairs", l->begin, l->end, l->by ? " by " : "",
+		l->by ? l->by : "", l->ndur);
+	if (l->unmatched_end || l->nested_drop)
+		fprintf(out, " (%" PRIu64 " ends without a begin, %" PRIu64 " begins nested too deep)",
+			l->unmatched_end, l->nested_drop);
+	fprintf(out, "\n");
+	if (!l->ndur)
+		return;
+	qsort(l->dur, l->ndur, sizeof(*l->dur), cmp_u64);
+	fmt_ns(a, sizeof(a), l->dur[0]);
+	fprintf(out, "  %-6s %s\n", "min", a);
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		fmt_ns(a, sizeof(a), percentile(l->dur, l->ndur, ps[i].p));
+		fprintf(out, "  %-6s %s\n", ps[i].name, a);
+	}
+	fmt_ns(a, sizeof(a), l->dur[l->ndur - 1]);
+	fprintf(out, "  %-6s %s\n\n", "max", a);
+	/* bucket b holds [2^(b-1), 2^b) ns; bucket 0 holds 0 */
+	for (size_t i = 0; i < l->ndur; i++) {
+		int b = l->dur[i] ? 64 - __builtin_clzll(l->dur[i]) : 0;
+
+		buckets[b]++;
+		lo = b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	for (int b = lo; b <= hi; b++)
+		maxb = buckets[b] > maxb ? buckets[b] : maxb;
+	fprintf(out, "  %14s  %-40s %s\n", "ns", "------------- Distribution -------------",
+		"count");
+	for (int b = lo; b <= hi + 1 && b <= 64; b++) {
+		uint64_t start = b ? 1ULL << (b - 1) : 0;
+		int bar = maxb ? (int)((buckets[b] * 40 + maxb - 1) / maxb) : 0;
+		char bars[41];
+
+		memset(bars, '@', (size_t)bar);
+		bars[bar] = 0;
+		fprintf(out, "  %14" PRIu64 " |%-40s %" PRIu64 "\n", start, bars,
+			b <= 64 ? buckets[b] : 0);
+	}
+}
+
+void an_latency_free(struct an_latency *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->ntr; i++)
+		free(l->cls[i]);
+	free(l->cls);
+	free(l->ncls);
+	free(l->open);
+	free(l->dur);
+	free(l->begin);
+	free(l->end);
+	free(l->by);
+	free(l);
+}
+
+/* ---- profile ------------------------------------------------------------ */
+
+enum { PK_UNKNOWN, PK_ENTRY, PK_EXIT, PK_ALLOC, PK_OTHER };
+
+struct prof_func {
+	uint64_t key;			/* trace << 48 ^ addr, mixed; 0 = empty */
+	uint64_t addr;
+	size_t trace;
+	char *name;
+	uint64_t calls, total, self, bytes_self, bytes_total;
+};
+
+struct prof_frame {
+	struct prof_func *f;
+	int64_t start;
+	uint64_t child, bytes, child_bytes;
+	int outer;			/* not inside another activation of f */
+};
+
+struct prof_thread {
+	uint64_t key;			/* trace + 1 << 32 | tid; 0 = empty */
+	struct prof_frame *stack;
+	uint32_t depth, cap;
+};
+
+struct an_profile {
+	an_resolve_fn resolve;
+	void *arg;
+	uint8_t **kind;			/* [trace][class] PK_* */
+	int8_t **size_field, **nmemb_field;
+	size_t ntr;
+	struct prof_func *funcs;
+	size_t nfuncs, fcap;
+	struct prof_thread *threads;
+	size_t nthreads, tcap;
+	int have_alloc;
+	uint64_t unmatched;
+};
+
+struct an_profile *an_profile_new(an_resolve_fn resolve, void *arg)
+{
+	struct an_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->resolve = resolve;
+	p->arg = arg;
+	p->fcap = 256;
+	p->tcap = 64;
+	p->funcs = calloc(p->fcap, sizeof(*p->funcs));
+	p->threads = calloc(p->tcap, sizeof(*p->threads));
+	if (!p->funcs || !p->threads) {
+		an_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int field_index(const struct rd_event *ev, const char *name)
+{
+	for (unsigned i = 0; i < rd_event_field_count(ev); i++)
+		if (!strcmp(rd_event_field_name(ev, i), name))
+			return (int)i;
+	return -1;
+}
+
+static int prof_kind(struct an_profile *p, const struct rd_event *ev, int *sz, int *nm)
+{
+	size_t tr = rd_trace_index(rd_event_trace(ev)), ci = rd_event_class_index(ev);
+	size_t ncls = rd_trace_event_class_count(rd_event_trace(ev));
+
+	if (tr >= p->ntr) {
+		size_t n = tr + 8;
+		uint8_t **k = realloc(p->kind, n * sizeof(*k));
+		int8_t **s = k ? realloc(p->size_field, n * sizeof(*s)) : NULL;
+		int8_t **m = s ? realloc(p->nmemb_field, n * sizeof(*m)) : NULL;
+
+		if (k)
+			p->kind = k;
+		if (s)
+			p->size_field = s;
+		if (m)
+			p->nmemb_field = m;
+		if (!m)
+			return -ENOMEM;
+		for (size_t i = p->ntr; i < n; i++)
+			p->kind[i] = NULL, p->size_field[i] = NULL, p->nmemb_field[i] = NULL;
+		p->ntr = n;
+	}
+	if (!p->kind[tr]) {
+		p->kind[tr] = calloc(ncls + 1, 1);
+		p->size_field[tr] = calloc(ncls + 1, 1);
+		p->nmemb_field[tr] = calloc(ncls + 1, 1);
+		if (!p->kind[tr] || !p->size_field[tr] || !p->nmemb_field[tr])
+			return -ENOMEM;
+	}
+	if (ci > ncls)
+		ci = ncls;
+	if (!p->kind[tr][ci]) {
+		const char *n = rd_event_name(ev);
+		int k = PK_OTHER;
+
+		if (!strcmp(n, "shmtrace_func:entry") && field_index(ev, "addr") >= 0)
+			k = PK_ENTRY;
+		else if (!strcmp(n, "shmtrace_func:exit") && field_index(ev, "addr") >= 0)
+			k = PK_EXIT;
+		else if (!strncmp(n, "shmtrace_libc:", 14) && strcmp(n + 14, "free") &&
+			 field_index(ev, "size") >= 0)
+			k = PK_ALLOC;
+		p->kind[tr][ci] = (uint8_t)k;
+		p->size_field[tr][ci] = (int8_t)field_index(ev, "size");
+		p->nmemb_field[tr][ci] = (int8_t)field_index(ev, "nmemb");
+	}
+	*sz = p->size_field[tr][ci];
+	*nm = p->nmemb_field[tr][ci];
+	return p->kind[tr][ci];
+}
+
+static uint64_t field_u64(const struct rd_event *ev, int i)
+{
+	struct rd_value v;
+
+	if (i < 0 || rd_event_field(ev, (unsigned)i, &v) < 0 || v.kind != RD_INT)
+		return 0;
+	return v.u;
+}
+
+static struct prof_thread *prof_thread(struct an_profile *p, uint64_t key)
+{
+	size_t i;
+
+	if (2 * (p->nthreads + 1) > p->tcap) {
+		struct prof_thread *n = calloc(2 * p->tcap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t j = 0; j < p->tcap; j++) {
+			if (!p->threads[j].key)
+				continue;
+			i = mix64(p->threads[j].key) & (2 * p->tcap - 1);
+			while (n[i].key)
+				i = (i + 1) & (2 * p->tcap - 1);
+			n[i] = p->threads[j];
+		}
+		free(p->threads);
+		p->threads = n;
+		p->tcap *= 2;
+	}
+	i = mix64(key) & (p->tcap - 1);
+	while (p->threads[i].key && p->threads[i].key != key)
+		i = (i + 1) & (p->tcap - 1);
+	if (!p->threads[i].key) {
+		p->threads[i].key = key;
+		p->nthreads++;
+	}
+	return &p->threads[i];
+}
+
+static struct prof_func *prof_func(struct an_profile *p, const struct rd_event *ev,
+				   uint64_t addr)
+{
+	size_t tr = rd_trace_index(rd_event_trace(ev)), i;
+	uint64_t key = mix64(addr ^ ((uint64_t)(tr + 1) << 48)) | 1;
+	char buf[512];
+	const char *name;
+
+	if (2 * (p->nfuncs + 1) > p->fcap) {
+		/* rehash; frames point into the table, so move them too */
+		struct prof_func *n = calloc(2 * p->fcap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t j = 0; j < p->fcap; j++) {
+			struct prof_func *old = &p->funcs[j];
+
+			if (!old->key)
+				continue;
+			i = old->key & (2 * p->fcap - 1);
+			while (n[i].key)
+				i = (i + 1) & (2 * p->fcap - 1);
+			n[i] = *old;
+			for (size_t t = 0; t < p->tcap; t++)
+				for (uint32_t d = 0; d < p->threads[t].depth; d++)
+					if (p->threads[t].stack[d].f == old)
+						p->threads[t].stack[d].f = &n[i];
+		}
+		free(p->funcs);
+		p->funcs = n;
+		p->fcap *= 2;
+	}
+	i = key & (p->fcap - 1);
+	while (p->funcs[i].key && (p->funcs[i].key != key || p->funcs[i].addr != addr ||
+				   p->funcs[i].trace != tr))
+		i = (i + 1) & (p->fcap - 1);
+	if (p->funcs[i].key)
+		return &p->funcs[i];
+	name = p->resolve ? p->resolve(p->arg, ev, addr, buf, sizeof(buf)) : NULL;
+	if (!name) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		name = buf;
+	}
+	p->funcs[i].name = strdup(name);
+	if (!p->funcs[i].name)
+		return NULL;
+	p->funcs[i].key = key;
+	p->funcs[i].addr = addr;
+	p->funcs[i].trace = tr;
+	p->nfuncs++;
+	return &p->funcs[i];
+}
+
+static void prof_pop(struct prof_thread *t, int64_t ts)
+{
+	struct prof_frame *fr = &t->stack[--t->depth];
+	uint64_t d = ts > fr->start ? (uint64_t)(ts - fr->start) : 0;
+	uint64_t self = d > fr->child ? d - fr->child : 0;
+
+	fr->f->calls++;
+	fr->f->self += self;
+	fr->f->bytes_self += fr->bytes;
+	if (fr->outer) {
+		fr->f->total += d;
+		fr->f->bytes_total += fr->bytes + fr->child_bytes;
+	}
+	if (t->depth) {
+		t->stack[t->depth - 1].child += d;
+		t->stack[t->depth - 1].child_bytes += fr->bytes + fr->child_bytes;
+	}
+}
+
+int an_profile_event(struct an_profile *p, const struct rd_event *ev)
+{
+	int sz, nm, k = prof_kind(p, ev, &sz, &nm);
+	uint64_t key = (uint64_t)(rd_trace_index(rd_event_trace(ev)) + 1) << 32 | rd_event_tid(ev);
+	int64_t ts = rd_event_time_ns(ev);
+	struct prof_thread *t;
+	struct prof_func *f;
+	uint64_t addr;
+
+	if (k < 0)
+		return k;
+	if (k == PK_OTHER)
+		return 0;
+	t = prof_thread(p, key);
+	if (!t)
+		return -ENOMEM;
+	if (k == PK_ALLOC) {
+		uint64_t bytes = field_u64(ev, sz) * (nm >= 0 ? field_u64(ev, nm) : 1);
+
+		p->have_alloc = 1;
+		if (t->depth)
+			t->stack[t->depth - 1].bytes += bytes;
+		return 0;
+	}
+	addr = field_u64(ev, field_index(ev, "addr"));
+	if (k == PK_ENTRY) {
+		struct prof_frame *fr;
+
+		if (t->depth == t->cap) {
+			uint32_t n = t->cap ? 2 * t->cap : 64;
+			struct prof_frame *s = realloc(t->stack, n * sizeof(*s));
+
+			if (!s)
+				return -ENOMEM;
+			t->stack = s;
+			t->cap = n;
+		}
+		f = prof_func(p, ev, addr);
+		if (!f)
+			return -ENOMEM;
+		fr = &t->stack[t->depth++];
+		memset(fr, 0, sizeof(*fr));
+		fr->f = f;
+		fr->start = ts;
+		fr->outer = 1;
+		for (uint32_t d = 0; d + 1 < t->depth; d++)
+			if (t->stack[d].f == f)
+				fr->outer = 0;
+		return 0;
+	}
+	/* exit: close up to the matching entry (frames whose exit was lost too) */
+	for (uint32_t d = t->depth; d > 0; d--) {
+		if (t->stack[d - 1].f->addr == addr) {
+			while (t->depth >= d)
+				prof_pop(t, ts);
+			return 0;
+		}
+	}
+	p->unmatched++;
+	return 0;
+}
+
+struct prof_row {
+	const char *name;
+	uint64_t calls, total, self, bytes_self, bytes_total;
+};
+
+static int prof_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct prof_row *)a)->name, ((const struct prof_row *)b)->name);
+}
+
+static int prof_by_total(const void *a, const void *b)
+{
+	const struct prof_row *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+void an_profile_print(struct an_profile *p, FILE *out)
+{
+	struct prof_row *rows = calloc(p->nfuncs + 1, sizeof(*rows));
+	size_t n = 0, k = 0;
+	uint64_t open = 0;
+
+	if (!rows) {
+		fprintf(out, "out of memory\n");
+		return;
+	}
+	for (size_t i = 0; i < p->tcap; i++)
+		open += p->threads[i].depth;
+	for (size_t i = 0; i < p->fcap; i++) {
+		const struct prof_func *f = &p->funcs[i];
+
+		if (!f->key || !f->calls)
+			continue;
+		rows[n++] = (struct prof_row){ f->name, f->calls, f->total, f->self,
+					       f->bytes_self, f->bytes_total };
+	}
+	/* the same function in several processes: one line */
+	qsort(rows, n, sizeof(*rows), prof_by_name);
+	for (size_t i = 0; i < n; i++) {
+		if (k && !strcmp(rows[k - 1].name, rows[i].name)) {
+			rows[k - 1].calls += rows[i].calls;
+			rows[k - 1].total += rows[i].total;
+			rows[k - 1].self += rows[i].self;
+			rows[k - 1].bytes_self += rows[i].bytes_self;
+			rows[k - 1].bytes_total += rows[i].bytes_total;
+		} else {
+			rows[k++] = rows[i];
+		}
+	}
+	qsort(rows, k, sizeof(*rows), prof_by_total);
+	fprintf(out, "%12s %16s %16s %14s", "calls", "total ns", "self ns", "avg ns");
+	if (p->have_alloc)
+		fprintf(out, " %14s %14s", "bytes self", "bytes total");
+	fprintf(out, "  function\n");
+	for (size_t i = 0; i < k; i++) {
+		fprintf(out, "%12" PRIu64 " %16" PRIu64 " %16" PRIu64 " %14" PRIu64, rows[i].calls,
+			rows[i].total, rows[i].self, rows[i].total / rows[i].calls);
+		if (p->have_alloc)
+			fprintf(out, " %14" PRIu64 " %14" PRIu64, rows[i].bytes_self,
+				rows[i].bytes_total);
+		fprintf(out, "  %s\n", rows[i].name);
+	}
+	if (open || p->unmatched)
+		fprintf(out, "(%" PRIu64 " calls still open at the end, %" PRIu64
+			" exits without an entry)\n", open, p->unmatched);
+	free(rows);
+}
+
+void an_profile_free(struct an_profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->ntr; i++) {
+		free(p->kind[i]);
+		free(p->size_field[i]);
+		free(p->nmemb_field[i]);
+	}
+	free(p->kind);
+	free(p->size_field);
+	free(p->nmemb_field);
+	for (size_t i = 0; p->funcs && i < p->fcap; i++)
+		free(p->funcs[i].name);
+	free(p->funcs);
+	for (size_t i = 0; p->threads && i < p->tcap; i++)
+		free(p->threads[i].stack);
+	free(p->threads);
+	free(p);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis.h - trace-read's analyses, each fed the events one by one as
+ * the reader merges them, each with memory bounded by what it reports
+ * (names, threads, open pairs, durations kept for exact percentiles), never
+ * by the number of events read.
+ *
+ *  - stats: events per name and per thread, discarded events per process
+ *    and stream, time span and rate.
+ *  - latency: pairs BEGIN and END events per thread (or by a key field)
+ *    and reports count, min, p50, p90, p99, p99.9, max and a power-of-two
+ *    histogram (DTrace's quantize), and optionally the pairs slower than a
+ *    bound.
+ *
+ * Each returns -ENOMEM when it runs out of memory; printing goes to a
+ * FILE.
+ */
+#ifndef SHMTRACE_TOOLS_ANALYSIS_H
+#define SHMTRACE_TOOLS_ANALYSIS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "reader/reader.h"
+
+struct an_stats;
+struct an_latency;
+
+struct an_stats *an_stats_new(const struct rd_reader *r);
+int an_stats_event(struct an_stats *s, const struct rd_event *ev);
+void an_stats_print(struct an_stats *s, const struct rd_reader *r, FILE *out);
+void an_stats_free(struct an_stats *s);
+
+/*
+ * @begin and @end: event name globs; @by: a field of both events whose
+ * value pairs them (NULL: the thread); @slower_ns: list pairs longer than
+ * this (0: none).
+ */
+struct an_latency *an_latency_new(const char *begin, const char *end, const char *by,
+				  uint64_t slower_ns);
+int an_latency_event(struct an_latency *l, const struct rd_event *ev);
+void an_latency_print(struct an_latency *l, FILE *out);
+void an_latency_free(struct an_latency *l);
+
+/*
+ * A function's name for an address seen in an event of process (trace)
+ * @ev, written to @buf; returns @buf, or NULL when unknown.
+ */
+typedef const char *(*an_resolve_fn)(void *arg, const struct rd_event *ev, uint64_t addr,
+				     char *buf, size_t len);
+
+/*
+ * profile: calls, total and self time per function from shmtrace_func
+ * entry/exit events, and the bytes allocated inside each (shmtrace_libc
+ * events) when present. Recursive calls count in calls and self time;
+ * total time counts the outermost activation only, so no time is counted
+ * twice.
+ */
+struct an_profile;
+struct an_profile *an_profile_new(an_resolve_fn resolve, void *arg);
+int an_profile_event(struct an_profile *p, const struct rd_event *ev);
+void an_profile_print(struct an_profile *p, FILE *out);
+void an_profile_free(struct an_profile *p);
+
+/*
+ * chrome: the Chrome trace event format (JSON) that Perfetto UI and
+ * chrome://tracing open: a track per thread, named after its process and
+ * thread; function entry/exit, and events named X_begin and X_end (also
+ * X_entry and X_exit, X_start and X_stop) as slices; other events as
+ * instants with their fields as arguments.
+ */
+struct an_chrome;
+struct an_chrome *an_chrome_new(FILE *out, an_resolve_fn resolve, void *arg);
+int an_chrome_event(struct an_chrome *c, const struct rd_event *ev);
+int an_chrome_finish(struct an_chrome *c);	/* closes the JSON; 0 or -EIO */
+
+/* "1.5ms", "200us", "3s", "250" (ns): nanoseconds, or -EINVAL. */
+int64_t an_parse_duration(const char *s);
+
+#endif

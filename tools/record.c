@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c - tracectl record: trace one command from start to end.
+ *
+ *	tracectl record [--output DIR] [--preload LIST] [--event PATTERN]...
+ *			[--overwrite] [--pool-size N] [--] CMD [ARG]...
+ *
+ * Starts the session daemon when none runs, creates a session of its own
+ * (record-<command>-<pid>), enables the process events and state dumps,
+ * the events of the chosen helpers and the patterns given (every event when
+ * neither helpers nor patterns are given), starts it, and runs CMD with
+ * libshmtrace and the helpers in LD_PRELOAD (ahead of any LD_PRELOAD
+ * already set, which is kept). CMD's children inherit the environment, so
+ * they are traced too. CMD gets our standard input, output and error; we
+ * ignore SIGINT and SIGQUIT while it runs (the terminal sends them to it
+ * too) and forward SIGTERM and SIGHUP. When CMD exits, the session is
+ * stopped and destroyed (everything recorded is then on disk), a summary
+ * goes to standard error, and we exit with CMD's status (128 + signal
+ * number when it was killed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "home.h"
+#include "tracectl.h"
+#include "util.h"
+#include "reader/reader.h"
+
+#define RECORD_MAX_PATTERNS	64
+#define RECORD_TOP		20	/* event names in the summary */
+
+static const struct {
+	const char *name;
+	const char *pattern;
+} record_helpers[] = {
+	{ "libc", "shmtrace_libc:*" },
+	{ "pthread", "shmtrace_pthread:*" },
+	{ "func", "shmtrace_func:*" },
+	{ "io", "shmtrace_io:*" },
+};
+#define RECORD_NHELPERS (sizeof(record_helpers) / sizeof(record_helpers[0]))
+
+static pid_t record_child;
+
+static void record_forward(int sig)
+{
+	if (record_child > 0)
+		kill(record_child, sig);
+}
+
+static void record_usage(FILE *f)
+{
+	fprintf(f, "usage: tracectl " RECORD_USAGE "\n\n"
+		"Trace CMD and every process it starts, then print where the trace is\n"
+		"and a summary on standard error. CMD's input, output and exit status\n"
+		"pass through.\n"
+		"--output DIR: the session's directory (default\n"
+		"  $SHMTRACE_HOME/traces/record-CMD-PID-DATE).\n"
+		"--preload LIST: helpers to preload, comma-separated: libc (malloc\n"
+		"  family), pthread (mutexes, condition variables, threads), func\n"
+		"  (-finstrument-functions), io (file descriptors), or all.\n"
+		"--event PATTERN: record events matching PATTERN (repeatable); without\n"
+		"  --event nor --preload every event is recorded.\n"
+		"--overwrite, --pool-size N: as for create.\n");
+}
+
+/* Where a helper library is: next to us in a build tree, else installed. */
+static int record_lib_path(const char *lib, char *out, size_t cap)
+{
+	const char *e = getenv("SHMTRACE_LIBDIR");
+	char dir[PATH_MAX];
+
+	if (e && *e)
+		return snprintf(out, cap, "%s/%s", e, lib) < (int)cap ? 0 : -ENAMETOOLONG;
+	if (ctl_exe_dir(dir, sizeof(dir)) == 0 &&
+	    snprintf(out, cap, "%s/.libs/%s", dir, lib) < (int)cap && access(out, R_OK) == 0)
+		return 0;
+	return snprintf(out, cap, "%s/%s", LIBDIR, lib) < (int)cap ? 0 : -ENAMETOOLONG;
+}
+
+/* LD_PRELOAD for CMD: libshmtrace, the helpers of @mask, the one we had. */
+static int record_preload(unsigned int mask, char *out, size_t cap)
+{
+	char path[PATH_MAX], name[64];
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int i = -1; i < (int)RECORD_NHELPERS; i++) {
+		if (i >= 0 && !(mask & (1u << i)))
+			continue;
+		snprintf(name, sizeof(name), i < 0 ? "libshmtrace.so" : "libshmtrace-%s.so",
+			 i < 0 ? "" : record_helpers[i].name);
+		if (record_lib_path(name, path, sizeof(path)) < 0)
+			return -ENAMETOOLONG;
+		if (access(path, R_OK) < 0) {
+			fprintf(stderr, "tracectl: record: %s: %s\n", path, strerror(errno));
+			return -ENOENT;
+		}
+		if (n + strlen(path) + 2 > cap)
+			return -ENAMETOOLONG;
+		n += (size_t)sprintf(out + n, "%s%s", n ? ":" : "", path);
+	}
+	if (old && *old) {
+		if (n + strlen(old) + 2 > cap)
+			return -ENAMETOOLONG;
+		sprintf(out + n, ":%s", old);
+	}
+	return 0;
+}
+
+static int record_parse_preload(const char *list, unsigned int *mask)
+{
+	char buf[256], *save = NULL;
+
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		if (!strcmp(w, "all")) {
+			*mask = (1u << RECORD_NHELPERS) - 1;
+			continue;
+		}
+		for (i = 0; i < RECORD_NHELPERS && strcmp(w, record_helpers[i].name); i++)
+			;
+		if (i == RECORD_NHELPERS) {
+			fprintf(stderr, "tracectl: record: unknown helper '%s'\n", w);
+			return -EINVAL;
+		}
+		*mask |= 1u << i;
+	}
+	return 0;
+}
+
+/* Run CMD; returns its wait status, or -errno when it could not start. */
+static int record_run(char **cmd, const char *preload)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = record_forward };
+	struct sigaction old_int, old_quit, old_term, old_hup;
+	int status, pfd[2], err = 0;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
+	record_child = fork();
+	if (record_child == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+		close(pfd[0]);
+		setenv("LD_PRELOAD", preload, 1);
+		execvp(cmd[0], cmd);
+		err = errno;
+		(void)!write(pfd[1], &err, sizeof(err));
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (record_child < 0) {
+		err = errno;
+	} else {
+		if (read(pfd[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
+			err = 0;	/* the exec worked: the pipe closed */
+		while (waitpid(record_child, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(pfd[0]);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (err) {
+		fprintf(stderr, "tracectl: record: cannot run %s: %s\n", cmd[0], strerror(err));
+		return -err;
+	}
+	return status;
+}
+
+struct record_count {
+	const char *name;
+	uint64_t n;
+};
+
+static int record_cmp_count(const void *a, const void *b)
+{
+	const struct record_count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int record_cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct record_count *)a)->name,
+		      ((const struct record_count *)b)->name);
+}
+
+/* The one-screen summary: events per name, discarded, processes, time span. */
+static void record_summary(const char *dir, double wall_s)
+{
+	const char *paths[1] = { dir };
+	struct record_count *rc = NULL;
+	uint64_t **per = NULL, total = 0, discarded = 0, lost = 0;
+	int64_t first = 0, last = 0;
+	const struct rd_event *ev;
+	struct rd_reader *r;
+	char err[RD_ERRLEN];
+	size_t ntr, n = 0, cap = 0, k;
+	int ret;
+
+	fprintf(stderr, "tracectl: record: trace in %s\n", dir);
+	if (rd_open(&r, paths, 1, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracectl: record: no trace to summarise: %s\n", err);
+		return;
+	}
+	ntr = rd_trace_count(r);
+	per = calloc(ntr + 1, sizeof(*per));
+	for (size_t i = 0; per && i < ntr; i++) {
+		cap += rd_trace_event_class_count(rd_trace_at(r, i));
+		per[i] = calloc(rd_trace_event_class_count(rd_trace_at(r, i)) + 1, sizeof(**per));
+		if (!per[i])
+			goto out;
+	}
+	rc = calloc(cap + 1, sizeof(*rc));
+	if (!per || !rc)
+		goto out;
+	while ((ret = rd_next(r, &ev)) > 0) {
+		int64_t t = rd_event_time_ns(ev);
+
+		per[rd_trace_index(rd_event_trace(ev))][rd_event_class_index(ev)]++;
+		if (!total++)
+			first = t;
+		last = t;
+	}
+	if (ret < 0)
+		fprintf(stderr, "tracectl: record: %s\n", rd_errmsg(r));
+	for (size_t i = 0; i < ntr; i++) {
+		const struct rd_trace *t = rd_trace_at(r, i);
+
+		for (size_t j = 0; j < rd_trace_event_class_count(t); j++) {
+			if (per[i][j]) {
+				rc[n].name = rd_trace_event_class_name(t, j);
+				rc[n++].n = per[i][j];
+			}
+		}
+	}
+	/* the same name in several processes: one line */
+	qsort(rc, n, sizeof(*rc), record_cmp_name);
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && !strcmp(rc[k - 1].name, rc[i].name))
+			rc[k - 1].n += rc[i].n;
+		else
+			rc[k++] = rc[i];
+	}
+	qsort(rc, k, sizeof(*rc), record_cmp_count);
+	for (size_t i = 0; i < rd_stream_count(r); i++) {
+		discarded += rd_stream_discarded(rd_stream_at(r, i));
+		lost += rd_stream_lost_packets(rd_stream_at(r, i));
+	}
+	fprintf(stderr, "tracectl: record: %zu process%s, %" PRIu64 " events in %.3f s "
+		"(command ran %.3f s), %" PRIu64 " discarded%s\n", ntr, ntr == 1 ? "" : "es",
+		total, total ? (double)(last - first) / 1e9 : 0.0, wall_s, discarded,
+		lost ? ", packets lost (overwritten)" : "");
+	for (size_t i = 0; i < k && i < RECORD_TOP; i++)
+		fprintf(stderr, "  %12" PRIu64 "  %s\n", rc[i].n, rc[i].name);
+	if (k > RECORD_TOP)
+		fprintf(stderr, "  (%zu more event names: trace-read --count %s)\n",
+			k - RECORD_TOP, dir);
+out:
+	for (size_t i = 0; per && i < ntr; i++)
+		free(per[i]);
+	free(per);
+	free(rc);
+	rd_close(r);
+}
+
+int record_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "preload", required_argument, NULL, 'p' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "overwrite", no_argument, NULL, 'O' },
+		{ "pool-size", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
+	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[3];
+	const char *output = NULL, *base;
+	char *pool_size = (char *)"";
+	unsigned int mask = 0;
+	int c, npat = 0, overwrite = 0, status, ret, code;
+	struct timespec t0, t1;
+	struct tm tm;
+	time_t now;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:p:e:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'p':
+			if (record_parse_preload(optarg, &mask) < 0)
+				return 2;
+			break;
+		case 'e':
+			if (npat == RECORD_MAX_PATTERNS) {
+				fprintf(stderr, "tracectl: record: too many patterns\n");
+				return 2;
+			}
+			patterns[npat++] = optarg;
+			break;
+		case 'O':
+			overwrite = 1;
+			break;
+		case 'P':
+			pool_size = optarg;
+			break;
+		case 'h':
+			record_usage(stdout);
+			return 0;
+		default:
+			record_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		record_usage(stderr);
+		return 2;
+	}
+	if (!npat && !mask)
+		patterns[npat++] = (char *)"*";
+	for (size_t i = 0; i < RECORD_NHELPERS; i++)
+		if (mask & (1u << i))
+			patterns[npat++] = (char *)record_helpers[i].pattern;
+	patterns[npat++] = (char *)"shmtrace_proc:*";
+	patterns[npat++] = (char *)"shmtrace_statedump:*";
+	if (record_preload(mask, preload, sizeof(preload)) < 0)
+		return 1;
+	if (home_resolve(home, sizeof(home)) < 0 || home_prepare(home) < 0) {
+		fprintf(stderr, "tracectl: record: no usable SHMTRACE_HOME\n");
+		return 1;
+	}
+	base = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
+	snprintf(session, sizeof(session), "record-%.24s-%d", base, (int)getpid());
+	now = time(NULL);
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (output && output[0] == '/')
+		ret = snprintf(dir, sizeof(dir), "%s", output);
+	else if (output)
+		ret = getcwd(cwd, sizeof(cwd)) ? snprintf(dir, sizeof(dir), "%s/%s", cwd, output) :
+		      -1;
+	else
+		ret = snprintf(dir, sizeof(dir), "%s/%s/%s-%s", home, HOME_TRACES, session, stamp);
+	if (ret < 0 || ret >= (int)sizeof(dir)) {
+		fprintf(stderr, "tracectl: record: output path too long\n");
+		return 2;
+	}
+	create[0] = dir;
+	create[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
+	create[2] = pool_size;
+	if (ctl_command(home, "record", VERB_CREATE, session, 3, create, NULL))
+		return 1;
+	if (ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
+	    ctl_command(home, "record", VERB_START, session, 0, NULL, NULL)) {
+		ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	status = record_run(argv + optind, preload);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ret = ctl_command(home, "record", VERB_STOP, session, 0, NULL, NULL);
+	ret |= ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
+	if (status < 0)
+		return status == -ENOENT ? 127 : 126;
+	record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (ret)
+		fprintf(stderr, "tracectl: record: the session did not end cleanly\n");
+	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return code;
+}

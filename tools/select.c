@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * select.c - trace-read's event selection (see select.h).
+ *
+ * Per (trace, event class) a verdict on the name (unknown, keep, skip) and
+ * the binding of the filter's field slots to the class's field indices
+ * (or to the context values), both computed at the class's first event.
+ * Memory: a byte and FLT_MAX_FIELDS small integers per class seen.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "select.h"
+#include "filter.h"
+#include "glob.h"
+
+#define SEL_MAX_IDS 64
+
+enum { SLOT_NONE = -1, SLOT_PID = -2, SLOT_TID = -3, SLOT_PROC = -4, SLOT_NAME = -5 };
+
+struct sel_class {
+	int8_t verdict;			/* 0 unknown, 1 keep, -1 skip */
+	int8_t slot[FLT_MAX_FIELDS];	/* field index, or SLOT_* */
+};
+
+struct sel_bound {
+	int set, rel, tod;		/* given; relative to the first event; time of day */
+	int64_t ns;			/* resolved: ns since the Epoch */
+	int resolved;
+};
+
+struct sel {
+	char **events;
+	size_t nevents;
+	int64_t pids[SEL_MAX_IDS];
+	uint32_t tids[SEL_MAX_IDS];
+	size_t npids, ntids;
+	struct sel_bound begin, end;
+	unsigned char *filter;		/* bytecode, NULL = none */
+	struct sel_class **cls;		/* [trace][class] */
+	size_t *ncls, ntr;
+	int64_t first;
+	int have_first;
+};
+
+struct sel *sel_new(void)
+{
+	return calloc(1, sizeof(struct sel));
+}
+
+void sel_free(struct sel *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nevents; i++)
+		free(s->events[i]);
+	free(s->events);
+	for (size_t i = 0; i < s->ntr; i++)
+		free(s->cls[i]);
+	free(s->cls);
+	free(s->ncls);
+	free(s->filter);
+	free(s);
+}
+
+int sel_active(const struct sel *s)
+{
+	return s->nevents || s->npids || s->ntids || s->begin.set || s->end.set || s->filter;
+}
+
+int sel_add_event(struct sel *s, const char *pattern)
+{
+	char **n = realloc(s->events, (s->nevents + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->events = n;
+	s->events[s->nevents] = strdup(pattern);
+	if (!s->events[s->nevents])
+		return -ENOMEM;
+	s->nevents++;
+	return 0;
+}
+
+void sel_add_pid(struct sel *s, int64_t pid)
+{
+	if (s->npids < SEL_MAX_IDS)
+		s->pids[s->npids++] = pid;
+}
+
+void sel_add_tid(struct sel *s, uint32_t tid)
+{
+	if (s->ntids < SEL_MAX_IDS)
+		s->tids[s->ntids++] = tid;
+}
+
+/* "12.25" seconds (with an optional unit when relative) to ns. */
+static int parse_seconds(const char *p, int with_unit, int64_t *ns)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v = strtod(p, &end);
+
+	if (end == p || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].u) || (!with_unit && *units[i].u))
+			continue;
+		*ns = (int64_t)(v * units[i].mul + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int set_bound(struct sel_bound *b, const char *when)
+{
+	unsigned int h, m;
+	int n = 0;
+
+	memset(b, 0, sizeof(*b));
+	b->set = 1;
+	if (when[0] == '+') {
+		b->rel = 1;
+		return parse_seconds(when + 1, 1, &b->ns);
+	}
+	if (sscanf(when, "%2u:%2u:%n", &h, &m, &n) == 2 && n > 0 && h < 24 && m < 60) {
+		int64_t sec;
+
+		if (parse_seconds(when + n, 0, &sec) < 0 || sec >= 61000000000LL)
+			return -EINVAL;
+		b->tod = 1;
+		b->ns = ((int64_t)h * 3600 + m * 60) * 1000000000LL + sec;
+		return 0;
+	}
+	b->resolved = 1;
+	return parse_seconds(when, 0, &b->ns);
+}
+
+int sel_set_begin(struct sel *s, const char *when)
+{
+	return set_bound(&s->begin, when);
+}
+
+int sel_set_end(struct sel *s, const char *when)
+{
+	return set_bound(&s->end, when);
+}
+
+int sel_set_filter(struct sel *s, const char *expr, char *err, size_t errlen)
+{
+	unsigned char buf[sizeof(struct flt_hdr) + FLT_MAX_INSN * sizeof(struct flt_insn) +
+			  FLT_MAX_TABLE];
+	char msg[128];
+	int col = 0;
+	long n = flt_compile(expr, buf, sizeof(buf), &col, msg, sizeof(msg));
+
+	if (n < 0) {
+		if (n == -EINVAL)
+			snprintf(err, errlen, "column %d: %s", col, msg);
+		else
+			snprintf(err, errlen, "%s", n == -E2BIG ? "expression too long" :
+				 "out of memory");
+		return -EINVAL;
+	}
+	free(s->filter);
+	s->filter = malloc((size_t)n);
+	if (!s->filter)
+		return -ENOMEM;
+	memcpy(s->filter, buf, (size_t)n);
+	return 0;
+}
+
+/* Bounds given as a time of day or an offset take the first event's date. */
+static void resolve(struct sel_bound *b, int64_t first)
+{
+	if (!b->set || b->resolved)
+		return;
+	if (b->rel) {
+		b->ns += first;
+	} else {
+		time_t sec = (time_t)(first / 1000000000);
+		struct tm tm;
+
+		localtime_r(&sec, &tm);
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		tm.tm_isdst = -1;
+		b->ns += (int64_t)mktime(&tm) * 1000000000LL;
+	}
+	b->resolved = 1;
+}
+
+static struct sel_class *sel_class(struct sel *s, const struct rd_event *ev)
+{
+	const struct rd_trace *t = rd_event_trace(ev);
+	size_t tr = rd_trace_index(t), ci = rd_event_class_index(ev);
+	struct sel_class *c;
+
+	if (tr >= s->ntr) {
+		size_t n = tr + 8;
+		struct sel_class **nc = realloc(s->cls, n * sizeof(*nc));
+		size_t *nn = nc ? realloc(s->ncls, n * sizeof(*nn)) : NULL;
+
+		if (nc)
+			s->cls = nc;
+		if (nn)
+			s->ncls = nn;
+		if (!nn)
+			return NULL;
+		memset(s->cls + s->ntr, 0, (n - s->ntr) * sizeof(*nc));
+		memset(s->ncls + s->ntr, 0, (n - s->ntr) * sizeof(*nn));
+		s->ntr = n;
+	}
+	if (!s->cls[tr]) {
+		s->ncls[tr] = rd_trace_event_class_count(t);
+		s->cls[tr] = calloc(s->ncls[tr] + 1, sizeof(**s->cls));
+		if (!s->cls[tr])
+			return NULL;
+	}
+	c = &s->cls[tr][ci < s->ncls[tr] ? ci : s->ncls[tr]];
+	if (c->verdict)
+		return c;
+	c->verdict = s->nevents ? -1 : 1;
+	for (size_t i = 0; i < s->nevents; i++)
+		if (glob_match(s->events[i], rd_event_name(ev)))
+			c->verdict = 1;
+	for (unsigned int k = 0; s->filter && k < flt_nfields(s->filter); k++) {
+		const char *name = flt_field_name(s->filter, k);
+
+		c->slot[k] = SLOT_NONE;
+		for (unsigned i = 0; i < rd_event_field_count(ev) && i < 127; i++)
+			if (!strcmp(rd_event_field_name(ev, i), name))
+				c->slot[k] = (int8_t)i;
+		if (c->slot[k] != SLOT_NONE)
+			continue;
+		if (!strcmp(name, "$ctx.pid"))
+			c->slot[k] = SLOT_PID;
+		else if (!strcmp(name, "$ctx.tid"))
+			c->slot[k] = SLOT_TID;
+		else if (!strcmp(name, "$ctx.procname"))
+			c->slot[k] = SLOT_PROC;
+		else if (!strcmp(name, "$event.name"))
+			c->slot[k] = SLOT_NAME;
+	}
+	return c;
+}
+
+static int run_filter(struct sel *s, const struct sel_class *c, const struct rd_event *ev)
+{
+	struct flt_value v[FLT_MAX_FIELDS];
+
+	for (unsigned int k = 0; k < flt_nfields(s->filter); k++) {
+		struct rd_value rv;
+
+		v[k].type = FLT_T_NONE;
+		switch (c->slot[k]) {
+		case SLOT_NONE:
+			break;
+		case SLOT_PID:
+			v[k].type = FLT_T_S64;
+			v[k].s = rd_trace_vpid(rd_event_trace(ev));
+			break;
+		case SLOT_TID:
+			v[k].type = FLT_T_U64;
+			v[k].u = rd_event_tid(ev);
+			break;
+		case SLOT_PROC:
+			v[k].type = FLT_T_STR;
+			v[k].str = rd_trace_procname(rd_event_trace(ev));
+			break;
+		case SLOT_NAME:
+			v[k].type = FLT_T_STR;
+			v[k].str = rd_event_name(ev);
+			break;
+		default:
+			if (rd_event_field(ev, (unsigned)c->slot[k], &rv) < 0)
+				break;
+			if (rv.kind == RD_INT) {
+				v[k].type = rv.is_signed ? FLT_T_S64 : FLT_T_U64;
+				v[k].u = rv.u;
+			} else if (rv.kind == RD_FLOAT) {
+				v[k].type = FLT_T_F64;
+				v[k].d = rv.d;
+			} else if (rv.kind == RD_STRING) {
+				v[k].type = FLT_T_STR;
+				v[k].str = rv.str;
+			}
+			break;
+		}
+	}
+	return flt_eval(s->filter, v);
+}
+
+int sel_match(struct sel *s, const struct rd_event *ev)
+{
+	struct sel_class *c;
+	int64_t ts;
+	size_t i;
+
+	if (s->begin.set || s->end.set) {
+		ts = rd_event_time_ns(ev);
+		if (!s->have_first) {
+			s->have_first = 1;
+			s->first = ts;
+			resolve(&s->begin, ts);
+			resolve(&s->end, ts);
+		}
+		if (s->end.set && ts > s->end.ns)
+			return 2;
+		if (s->begin.set && ts < s->begin.ns)
+			return 0;
+	}
+	if (s->npids) {
+		int64_t pid = rd_trace_vpid(rd_event_trace(ev));
+
+		for (i = 0; i < s->npids && s->pids[i] != pid; i++)
+			;
+		if (i == s->npids)
+			return 0;
+	}
+	if (s->ntids) {
+		uint32_t tid = rd_event_tid(ev);
+
+		for (i = 0; i < s->ntids && s->tids[i] != tid; i++)
+			;
+		if (i == s->ntids)
+			return 0;
+	}
+	if (!s->nevents && !s->filter)
+		return 1;
+	c = sel_class(s, ev);
+	if (!c || c->verdict < 0)
+		return 0;
+	return s->filter ? run_filter(s, c, ev) : 1;
+}

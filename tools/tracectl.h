@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracectl.h - what tracectl's commands share: one request to the session
+ * daemon (started when none runs), and the record command.
+ */
+#ifndef SHMTRACE_TOOLS_TRACECTL_H
+#define SHMTRACE_TOOLS_TRACECTL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "proto.h"
+
+#define RECORD_USAGE \
+	"record [--output DIR] [--preload libc,pthread,func,io|all] [--event PATTERN]...\n" \
+	"         [--overwrite] [--pool-size N] [--] CMD [ARG]..."
+
+/*
+ * Send @verb for @session with @argc arguments to the daemon of @home and
+ * print its text replies to @out (NULL: nowhere); errors go to standard
+ * error, naming the command @name. Returns 0, 1 when refused or
+ * unreachable, 2 on bad arguments.
+ */
+int ctl_command(const char *home, const char *name, enum proto_verb verb, const char *session,
+		int argc, char **argv, FILE *out);
+
+/* The directory of the running tracectl (for its daemons and helpers). */
+int ctl_exe_dir(char *out, size_t cap);
+
+/* tracectl record ARGS: argv[0] is "record". Returns the exit status. */
+int record_main(int argc, char **argv);
+
+#endif
