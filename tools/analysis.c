@@ -456,22 +456,20 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* nearest rank: the smallest value with at least p% at or below it */
-static uint64_t percentile(const uint64_t *v, size_t n, double p)
+/* nearest rank: the smallest value with at least @permille of them at or below */
+static uint64_t percentile(const uint64_t *v, size_t n, unsigned int permille)
 {
-	size_t rank = (size_t)((p / 100.0) * (double)n + 0.999999999);
+	size_t rank = ((size_t)permille * n + 999) / 1000;
 
 	if (rank < 1)
 		rank = 1;
-	if (rank > n)
-		rank = n;
-	return v[rank - 1];
+	return v[(rank > n ? n : rank) - 1];
 }
 
 void an_latency_print(struct an_latency *l, FILE *out)
 {
-	static const struct { const char *name; double p; } ps[] = {
-		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 },
+	static const struct { const char *name; unsigned int permille; } ps[] = {
+		{ "p50", 500 }, { "p90", 900 }, { "p99", 990 }, { "p99.9", 999 },
 	};
 	uint64_t buckets[65] = { 0 }, maxb = 0;
 	char a[32];
@@ -486,14 +484,16 @@ void an_latency_print(struct an_latency *l, FILE *out)
 	if (!l->ndur)
 		return;
 	qsort(l->dur, l->ndur, sizeof(*l->dur), cmp_u64);
-	fmt_ns(a, sizeof(a), l->dur[0]);
-	fprintf(out, "  %-6s %s\n", "min", a);
-	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
-		fmt_ns(a, sizeof(a), percentile(l->dur, l->ndur, ps[i].p));
-		fprintf(out, "  %-6s %s\n", ps[i].name, a);
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]) + 2; i++) {
+		uint64_t v = i == 0 ? l->dur[0] : i <= sizeof(ps) / sizeof(ps[0]) ?
+			     percentile(l->dur, l->ndur, ps[i - 1].permille) : l->dur[l->ndur - 1];
+
+		fmt_ns(a, sizeof(a), v);
+		fprintf(out, "  %-6s %14" PRIu64 " ns  %s\n",
+			i == 0 ? "min" : i <= sizeof(ps) / sizeof(ps[0]) ? ps[i - 1].name : "max",
+			v, a);
 	}
-	fmt_ns(a, sizeof(a), l->dur[l->ndur - 1]);
-	fprintf(out, "  %-6s %s\n\n", "max", a);
+	fprintf(out, "\n");
 	/* bucket b holds [2^(b-1), 2^b) ns; bucket 0 holds 0 */
 	for (size_t i = 0; i < l->ndur; i++) {
 		int b = l->dur[i] ? 64 - __builtin_clzll(l->dur[i]) : 0;

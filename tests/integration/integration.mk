@@ -27,7 +27,9 @@ INTEGRATION_TESTS = \
 	tests/integration/exec.sh \
 	tests/integration/stalled-churn.sh \
 	tests/integration/record.sh \
-	tests/integration/preload-runpath.sh
+	tests/integration/preload-runpath.sh \
+	tests/integration/read-latency.sh \
+	tests/integration/read-profile.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

@@ -7,7 +7,8 @@
 # a caller, function or start routine inside libshmtrace or a helper, no
 # successful call uses a descriptor the program did not open, the marker
 # file never shows, and no event was dropped as nested (which a wrapper
-# that records inside the tracer would cause).
+# that records inside the tracer would cause). Then, in a program that
+# forks, neither process shows any I/O (the program makes none).
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 L=$B/.libs
@@ -97,4 +98,21 @@ awk -v ranges="$WORK/ranges" '
 			exit 1
 		}
 	}' "$WORK/tr.out" >"$WORK/self" || fail "the tracer traced itself: $(head -3 "$WORK/self")"
-echo "ok: $n events of the program, none of the tracer"
+
+# fork: preload-alloc makes no I/O call of its own (stdio does not go
+# through the wrapped symbols), in the parent or in its child, so any
+# shmtrace_io event would be the tracer's, such as its re-registration in
+# the child
+D2=$WORK/out2
+new_session "$D2" 'shmtrace_libc:*' 'shmtrace_pthread:*' 'shmtrace_io:*' 'shmtrace_func:*'
+SHMTRACE_REGISTER_TIMEOUT=10000 LD_PRELOAD=$PRE "$B/tests/apps/preload-alloc" 2 100 >/dev/null \
+	2>"$WORK/alloc.err" || fail "preload-alloc failed: $(head -3 "$WORK/alloc.err")"
+"$TRACECTL" stop s >/dev/null
+"$TRACECTL" status s >"$WORK/status"
+"$TRACECTL" destroy s >/dev/null
+grep -q "events discarded: 0" "$WORK/status" || fail "fork: events discarded: $(cat "$WORK/status")"
+[ "$(find "$D2" -name metadata | wc -l)" -eq 2 ] || fail "fork: not 2 traces"
+m=$(bt_count "$D2" 'shmtrace_libc:[a-z_]*')
+[ "$m" -gt 0 ] || fail "fork: no allocation traced"
+! grep -q ' shmtrace_io:' "$WORK/bt.out" || fail "fork: the tracer's I/O: $(grep -m3 ' shmtrace_io:' "$WORK/bt.out")"
+echo "ok: $n events of the program, none of the tracer; with a fork, no I/O of the tracer"
