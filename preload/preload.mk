@@ -48,4 +48,4 @@ PRELOAD_TESTS = \
 	tests/integration/preload-noself.sh
 TESTS += $(PRELOAD_TESTS)
 dist_check_SCRIPTS += $(PRELOAD_TESTS)
-EXTRA_DIST += preload/preload.mk
+EXTRA_DIST += preload/README.md

@@ -73,20 +73,20 @@ struct an_stats {
 	int64_t first, last;
 };
 
-struct an_stats *an_stats_new(const struct rd_reader *r)
+struct an_stats *an_stats_new(const struct shmtrace_rd_reader *r)
 {
 	struct an_stats *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->ntraces = rd_trace_count(r);
+	s->ntraces = shmtrace_rd_trace_count(r);
 	s->per_class = calloc(s->ntraces + 1, sizeof(*s->per_class));
 	s->cap = 64;
 	s->threads = calloc(s->cap, sizeof(*s->threads));
 	if (!s->per_class || !s->threads)
 		goto fail;
 	for (size_t i = 0; i < s->ntraces; i++) {
-		s->per_class[i] = calloc(rd_trace_event_class_count(rd_trace_at(r, i)) + 1,
+		s->per_class[i] = calloc(shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i)) + 1,
 					 sizeof(uint64_t));
 		if (!s->per_class[i])
 			goto fail;
@@ -106,14 +106,14 @@ static struct an_thread *thread_slot(struct an_thread *t, size_t cap, uint64_t k
 	return &t[i];
 }
 
-int an_stats_event(struct an_stats *s, const struct rd_event *ev)
+int an_stats_event(struct an_stats *s, const struct shmtrace_rd_event *ev)
 {
-	size_t tr = rd_trace_index(rd_event_trace(ev));
-	uint64_t key = (uint64_t)(tr + 1) << 32 | rd_event_tid(ev);
+	size_t tr = shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev));
+	uint64_t key = (uint64_t)(tr + 1) << 32 | shmtrace_rd_event_tid(ev);
 	struct an_thread *t;
-	int64_t ts = rd_event_time_ns(ev);
+	int64_t ts = shmtrace_rd_event_time_ns(ev);
 
-	s->per_class[tr][rd_event_class_index(ev)]++;
+	s->per_class[tr][shmtrace_rd_event_class_index(ev)]++;
 	if (!s->total++)
 		s->first = ts;
 	s->last = ts;
@@ -161,7 +161,7 @@ static int row_by_count(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void an_stats_print(struct an_stats *s, const struct rd_reader *r, FILE *out)
+void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE *out)
 {
 	struct an_row *rows;
 	size_t n = 0, k = 0, cap = s->nthreads;
@@ -169,7 +169,7 @@ void an_stats_print(struct an_stats *s, const struct rd_reader *r, FILE *out)
 	uint64_t discarded = 0;
 
 	for (size_t i = 0; i < s->ntraces; i++)
-		cap += rd_trace_event_class_count(rd_trace_at(r, i));
+		cap += shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i));
 	rows = calloc(cap + 1, sizeof(*rows));
 	if (!rows) {
 		fprintf(out, "out of memory\n");
@@ -180,11 +180,11 @@ void an_stats_print(struct an_stats *s, const struct rd_reader *r, FILE *out)
 		s->ntraces, s->ntraces == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s");
 	/* per name, all processes together */
 	for (size_t i = 0; i < s->ntraces; i++) {
-		const struct rd_trace *t = rd_trace_at(r, i);
+		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, i);
 
-		for (size_t j = 0; j < rd_trace_event_class_count(t); j++)
+		for (size_t j = 0; j < shmtrace_rd_trace_event_class_count(t); j++)
 			if (s->per_class[i][j]) {
-				rows[n].name = rd_trace_event_class_name(t, j);
+				rows[n].name = shmtrace_rd_trace_event_class_name(t, j);
 				rows[n++].n = s->per_class[i][j];
 			}
 	}
@@ -207,8 +207,8 @@ void an_stats_print(struct an_stats *s, const struct rd_reader *r, FILE *out)
 
 		if (!t->key)
 			continue;
-		rows[n].name = rd_trace_procname(rd_trace_at(r, (size_t)(t->key >> 32) - 1));
-		rows[n].pid = rd_trace_vpid(rd_trace_at(r, (size_t)(t->key >> 32) - 1));
+		rows[n].name = shmtrace_rd_trace_procname(shmtrace_rd_trace_at(r, (size_t)(t->key >> 32) - 1));
+		rows[n].pid = shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, (size_t)(t->key >> 32) - 1));
 		rows[n].tid = (uint32_t)t->key;
 		rows[n++].n = t->events;
 	}
@@ -219,26 +219,26 @@ void an_stats_print(struct an_stats *s, const struct rd_reader *r, FILE *out)
 			rows[i].name, rows[i].pid, rows[i].tid);
 	fprintf(out, "\nDiscarded events:\n");
 	for (size_t i = 0; i < s->ntraces; i++) {
-		const struct rd_trace *t = rd_trace_at(r, i);
+		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, i);
 		uint64_t d = 0;
 
-		for (size_t j = 0; j < rd_stream_count(r); j++) {
-			const struct rd_stream *st = rd_stream_at(r, j);
+		for (size_t j = 0; j < shmtrace_rd_stream_count(r); j++) {
+			const struct shmtrace_rd_stream *st = shmtrace_rd_stream_at(r, j);
 
-			if (rd_stream_trace(st) == t)
-				d += rd_stream_discarded(st);
+			if (shmtrace_rd_stream_trace(st) == t)
+				d += shmtrace_rd_stream_discarded(st);
 		}
 		discarded += d;
 		if (!d)
 			continue;
-		fprintf(out, "  %14" PRIu64 "  %s[%" PRId64 "]\n", d, rd_trace_procname(t),
-			rd_trace_vpid(t));
-		for (size_t j = 0; j < rd_stream_count(r); j++) {
-			const struct rd_stream *st = rd_stream_at(r, j);
+		fprintf(out, "  %14" PRIu64 "  %s[%" PRId64 "]\n", d, shmtrace_rd_trace_procname(t),
+			shmtrace_rd_trace_vpid(t));
+		for (size_t j = 0; j < shmtrace_rd_stream_count(r); j++) {
+			const struct shmtrace_rd_stream *st = shmtrace_rd_stream_at(r, j);
 
-			if (rd_stream_trace(st) == t && rd_stream_discarded(st))
-				fprintf(out, "  %14" PRIu64 "    %s\n", rd_stream_discarded(st),
-					rd_stream_path(st));
+			if (shmtrace_rd_stream_trace(st) == t && shmtrace_rd_stream_discarded(st))
+				fprintf(out, "  %14" PRIu64 "    %s\n", shmtrace_rd_stream_discarded(st),
+					shmtrace_rd_stream_path(st));
 		}
 	}
 	fprintf(out, "  %14" PRIu64 "  total\n", discarded);
@@ -305,10 +305,10 @@ struct an_latency *an_latency_new(const char *begin, const char *end, const char
 	return l;
 }
 
-static struct lat_class *lat_class(struct an_latency *l, const struct rd_event *ev)
+static struct lat_class *lat_class(struct an_latency *l, const struct shmtrace_rd_event *ev)
 {
-	const struct rd_trace *t = rd_event_trace(ev);
-	size_t tr = rd_trace_index(t), ci = rd_event_class_index(ev);
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	size_t tr = shmtrace_rd_trace_index(t), ci = shmtrace_rd_event_class_index(ev);
 	struct lat_class *c;
 
 	if (tr >= l->ntr) {
@@ -327,19 +327,19 @@ static struct lat_class *lat_class(struct an_latency *l, const struct rd_event *
 		l->ntr = n;
 	}
 	if (!l->cls[tr]) {
-		l->ncls[tr] = rd_trace_event_class_count(t);
+		l->ncls[tr] = shmtrace_rd_trace_event_class_count(t);
 		l->cls[tr] = calloc(l->ncls[tr] + 1, sizeof(**l->cls));
 		if (!l->cls[tr])
 			return NULL;
 	}
 	c = &l->cls[tr][ci < l->ncls[tr] ? ci : l->ncls[tr]];
 	if (!c->role) {
-		const char *name = rd_event_name(ev);
+		const char *name = shmtrace_rd_event_name(ev);
 
 		c->role = glob_match(l->begin, name) ? 1 : glob_match(l->end, name) ? 2 : 3;
 		c->by_index = -1;
-		for (unsigned i = 0; l->by && i < rd_event_field_count(ev); i++)
-			if (!strcmp(rd_event_field_name(ev, i), l->by))
+		for (unsigned i = 0; l->by && i < shmtrace_rd_event_field_count(ev); i++)
+			if (!strcmp(shmtrace_rd_event_field_name(ev, i), l->by))
 				c->by_index = (int8_t)i;
 		if (l->by && c->by_index < 0 && c->role != 3)
 			c->role = 3;	/* no key: cannot pair it */
@@ -357,16 +357,16 @@ static struct lat_open *lat_slot(struct lat_open *o, size_t cap, uint64_t key)
 }
 
 /* The pairing key: the process, and the thread or the @by field's value. */
-static uint64_t lat_key(const struct rd_event *ev, int by_index)
+static uint64_t lat_key(const struct shmtrace_rd_event *ev, int by_index)
 {
-	uint64_t k = (uint64_t)rd_trace_index(rd_event_trace(ev)) * 0x9e3779b97f4a7c15ULL;
-	struct rd_value v;
+	uint64_t k = (uint64_t)shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev)) * 0x9e3779b97f4a7c15ULL;
+	struct shmtrace_rd_value v;
 
 	if (by_index < 0)
-		return mix64(k ^ rd_event_tid(ev)) | 1;
-	if (rd_event_field(ev, (unsigned)by_index, &v) < 0)
+		return mix64(k ^ shmtrace_rd_event_tid(ev)) | 1;
+	if (shmtrace_rd_event_field(ev, (unsigned)by_index, &v) < 0)
 		return 1;
-	if (v.kind == RD_STRING) {
+	if (v.kind == SHMTRACE_RD_STRING) {
 		uint64_t h = 1469598103934665603ULL;
 
 		for (size_t i = 0; i < v.len; i++)
@@ -376,12 +376,12 @@ static uint64_t lat_key(const struct rd_event *ev, int by_index)
 	return mix64(k ^ mix64(v.u)) | 1;
 }
 
-int an_latency_event(struct an_latency *l, const struct rd_event *ev)
+int an_latency_event(struct an_latency *l, const struct shmtrace_rd_event *ev)
 {
 	struct lat_class *c = lat_class(l, ev);
 	struct lat_open *o;
 	uint64_t key;
-	int64_t ts = rd_event_time_ns(ev);
+	int64_t ts = shmtrace_rd_event_time_ns(ev);
 
 	if (!c)
 		return -ENOMEM;
@@ -411,8 +411,8 @@ int an_latency_event(struct an_latency *l, const struct rd_event *ev)
 			return 0;
 		}
 		o->ts[o->depth++] = ts;
-		o->pid = rd_trace_vpid(rd_event_trace(ev));
-		o->tid = rd_event_tid(ev);
+		o->pid = shmtrace_rd_trace_vpid(shmtrace_rd_event_trace(ev));
+		o->tid = shmtrace_rd_event_tid(ev);
 		return 0;
 	}
 	if (!o->key || !o->depth) {
@@ -442,7 +442,7 @@ int an_latency_event(struct an_latency *l, const struct rd_event *ev)
 			strftime(when, sizeof(when), "%H:%M:%S", &tm);
 			fmt_ns(len, sizeof(len), d);
 			printf("slow: [%s.%09" PRId64 "] %s[%" PRId64 "] tid %" PRIu32 ": %s\n", when,
-			       b % 1000000000, rd_trace_procname(rd_event_trace(ev)), o->pid, o->tid,
+			       b % 1000000000, shmtrace_rd_trace_procname(shmtrace_rd_event_trace(ev)), o->pid, o->tid,
 			       len);
 		}
 	}
@@ -592,18 +592,18 @@ struct an_profile *an_profile_new(an_resolve_fn resolve, void *arg)
 	return p;
 }
 
-static int field_index(const struct rd_event *ev, const char *name)
+static int field_index(const struct shmtrace_rd_event *ev, const char *name)
 {
-	for (unsigned i = 0; i < rd_event_field_count(ev); i++)
-		if (!strcmp(rd_event_field_name(ev, i), name))
+	for (unsigned i = 0; i < shmtrace_rd_event_field_count(ev); i++)
+		if (!strcmp(shmtrace_rd_event_field_name(ev, i), name))
 			return (int)i;
 	return -1;
 }
 
-static int prof_kind(struct an_profile *p, const struct rd_event *ev, int *sz, int *nm)
+static int prof_kind(struct an_profile *p, const struct shmtrace_rd_event *ev, int *sz, int *nm)
 {
-	size_t tr = rd_trace_index(rd_event_trace(ev)), ci = rd_event_class_index(ev);
-	size_t ncls = rd_trace_event_class_count(rd_event_trace(ev));
+	size_t tr = shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev)), ci = shmtrace_rd_event_class_index(ev);
+	size_t ncls = shmtrace_rd_trace_event_class_count(shmtrace_rd_event_trace(ev));
 
 	if (tr >= p->ntr) {
 		size_t n = tr + 8;
@@ -633,7 +633,7 @@ static int prof_kind(struct an_profile *p, const struct rd_event *ev, int *sz, i
 	if (ci > ncls)
 		ci = ncls;
 	if (!p->kind[tr][ci]) {
-		const char *n = rd_event_name(ev);
+		const char *n = shmtrace_rd_event_name(ev);
 		int k = PK_OTHER;
 
 		if (!strcmp(n, "shmtrace_func:entry") && field_index(ev, "addr") >= 0)
@@ -652,11 +652,11 @@ static int prof_kind(struct an_profile *p, const struct rd_event *ev, int *sz, i
 	return p->kind[tr][ci];
 }
 
-static uint64_t field_u64(const struct rd_event *ev, int i)
+static uint64_t field_u64(const struct shmtrace_rd_event *ev, int i)
 {
-	struct rd_value v;
+	struct shmtrace_rd_value v;
 
-	if (i < 0 || rd_event_field(ev, (unsigned)i, &v) < 0 || v.kind != RD_INT)
+	if (i < 0 || shmtrace_rd_event_field(ev, (unsigned)i, &v) < 0 || v.kind != SHMTRACE_RD_INT)
 		return 0;
 	return v.u;
 }
@@ -692,10 +692,10 @@ static struct prof_thread *prof_thread(struct an_profile *p, uint64_t key)
 	return &p->threads[i];
 }
 
-static struct prof_func *prof_func(struct an_profile *p, const struct rd_event *ev,
+static struct prof_func *prof_func(struct an_profile *p, const struct shmtrace_rd_event *ev,
 				   uint64_t addr)
 {
-	size_t tr = rd_trace_index(rd_event_trace(ev)), i;
+	size_t tr = shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev)), i;
 	uint64_t key = mix64(addr ^ ((uint64_t)(tr + 1) << 48)) | 1;
 	char buf[512];
 	const char *name;
@@ -764,11 +764,11 @@ static void prof_pop(struct prof_thread *t, int64_t ts)
 	}
 }
 
-int an_profile_event(struct an_profile *p, const struct rd_event *ev)
+int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 {
 	int sz, nm, k = prof_kind(p, ev, &sz, &nm);
-	uint64_t key = (uint64_t)(rd_trace_index(rd_event_trace(ev)) + 1) << 32 | rd_event_tid(ev);
-	int64_t ts = rd_event_time_ns(ev);
+	uint64_t key = (uint64_t)(shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev)) + 1) << 32 | shmtrace_rd_event_tid(ev);
+	int64_t ts = shmtrace_rd_event_time_ns(ev);
 	struct prof_thread *t;
 	struct prof_func *f;
 	uint64_t addr;

@@ -20,14 +20,14 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "reader/reader.h"
+#include <shmtrace/reader.h>
 
 struct an_stats;
 struct an_latency;
 
-struct an_stats *an_stats_new(const struct rd_reader *r);
-int an_stats_event(struct an_stats *s, const struct rd_event *ev);
-void an_stats_print(struct an_stats *s, const struct rd_reader *r, FILE *out);
+struct an_stats *an_stats_new(const struct shmtrace_rd_reader *r);
+int an_stats_event(struct an_stats *s, const struct shmtrace_rd_event *ev);
+void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE *out);
 void an_stats_free(struct an_stats *s);
 
 /*
@@ -37,7 +37,7 @@ void an_stats_free(struct an_stats *s);
  */
 struct an_latency *an_latency_new(const char *begin, const char *end, const char *by,
 				  uint64_t slower_ns);
-int an_latency_event(struct an_latency *l, const struct rd_event *ev);
+int an_latency_event(struct an_latency *l, const struct shmtrace_rd_event *ev);
 void an_latency_print(struct an_latency *l, FILE *out);
 void an_latency_free(struct an_latency *l);
 
@@ -45,7 +45,7 @@ void an_latency_free(struct an_latency *l);
  * A function's name for an address seen in an event of process (trace)
  * @ev, written to @buf; returns @buf, or NULL when unknown.
  */
-typedef const char *(*an_resolve_fn)(void *arg, const struct rd_event *ev, uint64_t addr,
+typedef const char *(*an_resolve_fn)(void *arg, const struct shmtrace_rd_event *ev, uint64_t addr,
 				     char *buf, size_t len);
 
 /*
@@ -57,7 +57,7 @@ typedef const char *(*an_resolve_fn)(void *arg, const struct rd_event *ev, uint6
  */
 struct an_profile;
 struct an_profile *an_profile_new(an_resolve_fn resolve, void *arg);
-int an_profile_event(struct an_profile *p, const struct rd_event *ev);
+int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev);
 void an_profile_print(struct an_profile *p, FILE *out);
 void an_profile_free(struct an_profile *p);
 
@@ -70,7 +70,7 @@ void an_profile_free(struct an_profile *p);
  */
 struct an_chrome;
 struct an_chrome *an_chrome_new(FILE *out, an_resolve_fn resolve, void *arg);
-int an_chrome_event(struct an_chrome *c, const struct rd_event *ev);
+int an_chrome_event(struct an_chrome *c, const struct shmtrace_rd_event *ev);
 int an_chrome_finish(struct an_chrome *c);	/* closes the JSON; 0 or -EIO */
 
 /* "1.5ms", "200us", "3s", "250" (ns): nanoseconds, or -EINVAL. */

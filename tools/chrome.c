@@ -87,10 +87,10 @@ static int ends_with(const char *s, const char *suffix)
 	return a > b && !strcmp(s + a - b, suffix);
 }
 
-static struct ch_class *ch_class(struct an_chrome *c, const struct rd_event *ev)
+static struct ch_class *ch_class(struct an_chrome *c, const struct shmtrace_rd_event *ev)
 {
-	const struct rd_trace *t = rd_event_trace(ev);
-	size_t tr = rd_trace_index(t), ci = rd_event_class_index(ev);
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	size_t tr = shmtrace_rd_trace_index(t), ci = shmtrace_rd_event_class_index(ev);
 	struct ch_class *k;
 	const char *name;
 
@@ -110,7 +110,7 @@ static struct ch_class *ch_class(struct an_chrome *c, const struct rd_event *ev)
 		c->ntr = n;
 	}
 	if (!c->cls[tr]) {
-		c->ncls[tr] = rd_trace_event_class_count(t);
+		c->ncls[tr] = shmtrace_rd_trace_event_class_count(t);
 		c->cls[tr] = calloc(c->ncls[tr] + 1, sizeof(**c->cls));
 		if (!c->cls[tr])
 			return NULL;
@@ -118,7 +118,7 @@ static struct ch_class *ch_class(struct an_chrome *c, const struct rd_event *ev)
 	k = &c->cls[tr][ci < c->ncls[tr] ? ci : c->ncls[tr]];
 	if (k->kind)
 		return k;
-	name = rd_event_name(ev);
+	name = shmtrace_rd_event_name(ev);
 	k->kind = CK_INSTANT;
 	if (!strcmp(name, "shmtrace_func:entry")) {
 		k->kind = CK_FUNC_ENTRY;
@@ -142,23 +142,23 @@ static struct ch_class *ch_class(struct an_chrome *c, const struct rd_event *ev)
 	return k;
 }
 
-static void ch_args(FILE *out, const struct rd_event *ev)
+static void ch_args(FILE *out, const struct shmtrace_rd_event *ev)
 {
-	unsigned n = rd_event_field_count(ev);
+	unsigned n = shmtrace_rd_event_field_count(ev);
 
 	fputs(",\"args\":{", out);
 	for (unsigned i = 0; i < n; i++) {
-		const char *fname = rd_event_field_name(ev, i);
-		struct rd_value v;
+		const char *fname = shmtrace_rd_event_field_name(ev, i);
+		struct shmtrace_rd_value v;
 
-		if (rd_event_field(ev, i, &v) < 0)
+		if (shmtrace_rd_event_field(ev, i, &v) < 0)
 			continue;
 		if (i)
 			fputc(',', out);
 		json_str(out, fname, strlen(fname));
 		fputc(':', out);
 		switch (v.kind) {
-		case RD_INT:
+		case SHMTRACE_RD_INT:
 			if (v.base == 16)
 				fprintf(out, "\"0x%" PRIx64 "\"", v.u);
 			else if (v.is_signed)
@@ -166,25 +166,25 @@ static void ch_args(FILE *out, const struct rd_event *ev)
 			else
 				fprintf(out, "%" PRIu64, v.u);
 			break;
-		case RD_FLOAT:
+		case SHMTRACE_RD_FLOAT:
 			if (v.d != v.d || v.d - v.d != 0)
 				fputs("null", out);	/* NaN, infinities: not JSON */
 			else
 				fprintf(out, "%.17g", v.d);
 			break;
-		case RD_STRING:
+		case SHMTRACE_RD_STRING:
 			json_str(out, v.str, v.len);
 			break;
-		case RD_SEQUENCE:
-		case RD_ARRAY:
+		case SHMTRACE_RD_SEQUENCE:
+		case SHMTRACE_RD_ARRAY:
 			fputc('[', out);
 			for (uint32_t j = 0; j < v.count; j++) {
 				if (j)
 					fputc(',', out);
 				if (v.is_signed)
-					fprintf(out, "%" PRId64, rd_value_elem_s(&v, j));
+					fprintf(out, "%" PRId64, shmtrace_rd_value_elem_s(&v, j));
 				else
-					fprintf(out, "%" PRIu64, rd_value_elem_u(&v, j));
+					fprintf(out, "%" PRIu64, shmtrace_rd_value_elem_u(&v, j));
 			}
 			fputc(']', out);
 			break;
@@ -199,11 +199,11 @@ static void ch_sep(struct an_chrome *c)
 }
 
 /* Name the process and thread the first time one of their events comes. */
-static int ch_names(struct an_chrome *c, const struct rd_event *ev, int64_t pid, uint32_t tid)
+static int ch_names(struct an_chrome *c, const struct shmtrace_rd_event *ev, int64_t pid, uint32_t tid)
 {
-	const struct rd_trace *t = rd_event_trace(ev);
-	uint64_t key = (uint64_t)(rd_trace_index(t) + 1) << 32 | tid, *slot;
-	const char *pname = rd_trace_procname(t);
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	uint64_t key = (uint64_t)(shmtrace_rd_trace_index(t) + 1) << 32 | tid, *slot;
+	const char *pname = shmtrace_rd_trace_procname(t);
 	size_t i;
 
 	if (2 * (c->nseen + 1) > c->cap) {
@@ -248,20 +248,20 @@ static int ch_names(struct an_chrome *c, const struct rd_event *ev, int64_t pid,
 	return 0;
 }
 
-int an_chrome_event(struct an_chrome *c, const struct rd_event *ev)
+int an_chrome_event(struct an_chrome *c, const struct shmtrace_rd_event *ev)
 {
 	struct ch_class *k = ch_class(c, ev);
-	const struct rd_trace *t = rd_event_trace(ev);
-	int64_t pid = rd_trace_vpid(t), ts = rd_event_time_ns(ev), rel;
-	uint32_t tid = rd_event_tid(ev);
-	const char *name = rd_event_name(ev), *ph = "i", *cat = name;
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	int64_t pid = shmtrace_rd_trace_vpid(t), ts = shmtrace_rd_event_time_ns(ev), rel;
+	uint32_t tid = shmtrace_rd_event_tid(ev);
+	const char *name = shmtrace_rd_event_name(ev), *ph = "i", *cat = name;
 	char buf[512];
 	size_t catlen;
 
 	if (!k)
 		return -ENOMEM;
 	if (pid < 0)
-		pid = (int64_t)rd_trace_index(t) + 1;
+		pid = (int64_t)shmtrace_rd_trace_index(t) + 1;
 	if (!c->started) {
 		c->started = 1;
 		c->t0 = ts;
@@ -273,13 +273,13 @@ int an_chrome_event(struct an_chrome *c, const struct rd_event *ev)
 	switch (k->kind) {
 	case CK_FUNC_ENTRY:
 	case CK_FUNC_EXIT: {
-		struct rd_value v;
+		struct shmtrace_rd_value v;
 		int fi = -1;
 
-		for (unsigned i = 0; i < rd_event_field_count(ev); i++)
-			if (!strcmp(rd_event_field_name(ev, i), "addr"))
+		for (unsigned i = 0; i < shmtrace_rd_event_field_count(ev); i++)
+			if (!strcmp(shmtrace_rd_event_field_name(ev, i), "addr"))
 				fi = (int)i;
-		if (fi < 0 || rd_event_field(ev, (unsigned)fi, &v) < 0 || v.kind != RD_INT)
+		if (fi < 0 || shmtrace_rd_event_field(ev, (unsigned)fi, &v) < 0 || v.kind != SHMTRACE_RD_INT)
 			goto instant;
 		name = c->resolve ? c->resolve(c->arg, ev, v.u, buf, sizeof(buf)) : NULL;
 		if (!name) {

@@ -1,28 +1,39 @@
 # SPDX-License-Identifier: MIT
-# tools/reader.mk - the trace reader: its core as a convenience library
-# (libreader.la, a public library later), the trace-read command, the
-# reader and symbol unit tests, the symbol integration test with its
-# program, and the ELF fuzz target. Included from the top-level Makefile.am.
+# tools/reader.mk - the trace reader: its core (libreadercore.la, also
+# installed as the public libshmtrace-reader with include/shmtrace/reader.h),
+# the symbol tables (libsymbols.la), the trace-read command, the reader and
+# symbol unit tests, the symbol integration test with its program, and the
+# ELF fuzz target. Included from the top-level Makefile.am.
 
-noinst_LTLIBRARIES += libreader.la
-libreader_la_SOURCES = \
-	tools/reader/reader.c tools/reader/reader.h \
+noinst_LTLIBRARIES += libreadercore.la libsymbols.la
+libreadercore_la_SOURCES = \
+	tools/reader/reader.c \
 	tools/reader/tsdl.c tools/reader/tsdl.h \
-	tools/reader/symbols.c tools/reader/symbols.h
+	tools/reader/lz4file.c tools/reader/lz4file.h
+libreadercore_la_CPPFLAGS = $(AM_CPPFLAGS) -DSHMTRACE_BUILDING_READER
+libreadercore_la_CFLAGS = $(AM_CFLAGS) $(LZ4_CFLAGS)
+libreadercore_la_LIBADD = $(LZ4_LIBS)
+libsymbols_la_SOURCES = tools/reader/symbols.c tools/reader/symbols.h
+
+include_shmtrace_HEADERS += include/shmtrace/reader.h
+lib_LTLIBRARIES += libshmtrace-reader.la
+libshmtrace_reader_la_SOURCES =
+libshmtrace_reader_la_LIBADD = libreadercore.la
+libshmtrace_reader_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -Wl,--no-undefined
 
 bin_PROGRAMS += trace-read
 trace_read_SOURCES = tools/trace-read.c \
 	tools/analysis.c tools/analysis.h tools/chrome.c \
 	tools/select.c tools/select.h
 trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-trace_read_LDADD = libreader.la libcommon.la
+trace_read_LDADD = libreadercore.la libsymbols.la libcommon.la
 
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/reader/test-reader
 TESTS += tests/unit/reader/test-reader
 tests_unit_reader_test_reader_SOURCES = tests/unit/reader/test-reader.c
 tests_unit_reader_test_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_reader_test_reader_LDADD = libreader.la $(CHECK_LIBS)
+tests_unit_reader_test_reader_LDADD = libreadercore.la $(CHECK_LIBS)
 endif
 
 # ---- symbols ----------------------------------------------------------------
@@ -32,7 +43,7 @@ TESTS += tests/unit/symbols/test-symbols
 tests_unit_symbols_test_symbols_SOURCES = tests/unit/symbols/test-symbols.c \
 	tests/unit/symbols/elfgen.c tests/unit/symbols/elfgen.h
 tests_unit_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_symbols_test_symbols_LDADD = libreader.la $(CHECK_LIBS)
+tests_unit_symbols_test_symbols_LDADD = libsymbols.la $(CHECK_LIBS)
 endif
 
 # sym-app: records a state dump of itself and addresses of its functions;
@@ -53,7 +64,7 @@ check_PROGRAMS += tests/fuzz/fuzz-elf
 TESTS += tests/fuzz/fuzz-elf
 tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz-elf.c tests/fuzz/driver.c \
 	tests/fuzz/fuzz.h tests/unit/symbols/elfgen.c tests/unit/symbols/elfgen.h
-tests_fuzz_fuzz_elf_LDADD = libreader.la
+tests_fuzz_fuzz_elf_LDADD = libsymbols.la
 
 fuzz_elf_libfuzzer_sources = \
 	$(srcdir)/tests/fuzz/fuzz-elf.c \

@@ -34,7 +34,7 @@
 #include "home.h"
 #include "tracectl.h"
 #include "util.h"
-#include "reader/reader.h"
+#include <shmtrace/reader.h>
 
 #define RECORD_MAX_PATTERNS	64
 #define RECORD_TOP		20	/* event names in the summary */
@@ -217,44 +217,44 @@ static void record_summary(const char *dir, double wall_s)
 	struct record_count *rc = NULL;
 	uint64_t **per = NULL, total = 0, discarded = 0, lost = 0;
 	int64_t first = 0, last = 0;
-	const struct rd_event *ev;
-	struct rd_reader *r;
-	char err[RD_ERRLEN];
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
+	char err[SHMTRACE_RD_ERRLEN];
 	size_t ntr, n = 0, cap = 0, k;
 	int ret;
 
 	fprintf(stderr, "tracectl: record: trace in %s\n", dir);
-	if (rd_open(&r, paths, 1, err, sizeof(err)) < 0) {
+	if (shmtrace_rd_open(&r, paths, 1, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tracectl: record: no trace to summarise: %s\n", err);
 		return;
 	}
-	ntr = rd_trace_count(r);
+	ntr = shmtrace_rd_trace_count(r);
 	per = calloc(ntr + 1, sizeof(*per));
 	for (size_t i = 0; per && i < ntr; i++) {
-		cap += rd_trace_event_class_count(rd_trace_at(r, i));
-		per[i] = calloc(rd_trace_event_class_count(rd_trace_at(r, i)) + 1, sizeof(**per));
+		cap += shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i));
+		per[i] = calloc(shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i)) + 1, sizeof(**per));
 		if (!per[i])
 			goto out;
 	}
 	rc = calloc(cap + 1, sizeof(*rc));
 	if (!per || !rc)
 		goto out;
-	while ((ret = rd_next(r, &ev)) > 0) {
-		int64_t t = rd_event_time_ns(ev);
+	while ((ret = shmtrace_rd_next(r, &ev)) > 0) {
+		int64_t t = shmtrace_rd_event_time_ns(ev);
 
-		per[rd_trace_index(rd_event_trace(ev))][rd_event_class_index(ev)]++;
+		per[shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev))][shmtrace_rd_event_class_index(ev)]++;
 		if (!total++)
 			first = t;
 		last = t;
 	}
 	if (ret < 0)
-		fprintf(stderr, "tracectl: record: %s\n", rd_errmsg(r));
+		fprintf(stderr, "tracectl: record: %s\n", shmtrace_rd_errmsg(r));
 	for (size_t i = 0; i < ntr; i++) {
-		const struct rd_trace *t = rd_trace_at(r, i);
+		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, i);
 
-		for (size_t j = 0; j < rd_trace_event_class_count(t); j++) {
+		for (size_t j = 0; j < shmtrace_rd_trace_event_class_count(t); j++) {
 			if (per[i][j]) {
-				rc[n].name = rd_trace_event_class_name(t, j);
+				rc[n].name = shmtrace_rd_trace_event_class_name(t, j);
 				rc[n++].n = per[i][j];
 			}
 		}
@@ -269,9 +269,9 @@ static void record_summary(const char *dir, double wall_s)
 			rc[k++] = rc[i];
 	}
 	qsort(rc, k, sizeof(*rc), record_cmp_count);
-	for (size_t i = 0; i < rd_stream_count(r); i++) {
-		discarded += rd_stream_discarded(rd_stream_at(r, i));
-		lost += rd_stream_lost_packets(rd_stream_at(r, i));
+	for (size_t i = 0; i < shmtrace_rd_stream_count(r); i++) {
+		discarded += shmtrace_rd_stream_discarded(shmtrace_rd_stream_at(r, i));
+		lost += shmtrace_rd_stream_lost_packets(shmtrace_rd_stream_at(r, i));
 	}
 	fprintf(stderr, "tracectl: record: %zu process%s, %" PRIu64 " events in %.3f s "
 		"(command ran %.3f s), %" PRIu64 " discarded%s\n", ntr, ntr == 1 ? "" : "es",
@@ -287,7 +287,7 @@ out:
 		free(per[i]);
 	free(per);
 	free(rc);
-	rd_close(r);
+	shmtrace_rd_close(r);
 }
 
 int record_main(int argc, char **argv)

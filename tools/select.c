@@ -193,10 +193,10 @@ static void resolve(struct sel_bound *b, int64_t first)
 	b->resolved = 1;
 }
 
-static struct sel_class *sel_class(struct sel *s, const struct rd_event *ev)
+static struct sel_class *sel_class(struct sel *s, const struct shmtrace_rd_event *ev)
 {
-	const struct rd_trace *t = rd_event_trace(ev);
-	size_t tr = rd_trace_index(t), ci = rd_event_class_index(ev);
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	size_t tr = shmtrace_rd_trace_index(t), ci = shmtrace_rd_event_class_index(ev);
 	struct sel_class *c;
 
 	if (tr >= s->ntr) {
@@ -215,7 +215,7 @@ static struct sel_class *sel_class(struct sel *s, const struct rd_event *ev)
 		s->ntr = n;
 	}
 	if (!s->cls[tr]) {
-		s->ncls[tr] = rd_trace_event_class_count(t);
+		s->ncls[tr] = shmtrace_rd_trace_event_class_count(t);
 		s->cls[tr] = calloc(s->ncls[tr] + 1, sizeof(**s->cls));
 		if (!s->cls[tr])
 			return NULL;
@@ -225,14 +225,14 @@ static struct sel_class *sel_class(struct sel *s, const struct rd_event *ev)
 		return c;
 	c->verdict = s->nevents ? -1 : 1;
 	for (size_t i = 0; i < s->nevents; i++)
-		if (glob_match(s->events[i], rd_event_name(ev)))
+		if (glob_match(s->events[i], shmtrace_rd_event_name(ev)))
 			c->verdict = 1;
 	for (unsigned int k = 0; s->filter && k < flt_nfields(s->filter); k++) {
 		const char *name = flt_field_name(s->filter, k);
 
 		c->slot[k] = SLOT_NONE;
-		for (unsigned i = 0; i < rd_event_field_count(ev) && i < 127; i++)
-			if (!strcmp(rd_event_field_name(ev, i), name))
+		for (unsigned i = 0; i < shmtrace_rd_event_field_count(ev) && i < 127; i++)
+			if (!strcmp(shmtrace_rd_event_field_name(ev, i), name))
 				c->slot[k] = (int8_t)i;
 		if (c->slot[k] != SLOT_NONE)
 			continue;
@@ -248,12 +248,12 @@ static struct sel_class *sel_class(struct sel *s, const struct rd_event *ev)
 	return c;
 }
 
-static int run_filter(struct sel *s, const struct sel_class *c, const struct rd_event *ev)
+static int run_filter(struct sel *s, const struct sel_class *c, const struct shmtrace_rd_event *ev)
 {
 	struct flt_value v[FLT_MAX_FIELDS];
 
 	for (unsigned int k = 0; k < flt_nfields(s->filter); k++) {
-		struct rd_value rv;
+		struct shmtrace_rd_value rv;
 
 		v[k].type = FLT_T_NONE;
 		switch (c->slot[k]) {
@@ -261,30 +261,30 @@ static int run_filter(struct sel *s, const struct sel_class *c, const struct rd_
 			break;
 		case SLOT_PID:
 			v[k].type = FLT_T_S64;
-			v[k].s = rd_trace_vpid(rd_event_trace(ev));
+			v[k].s = shmtrace_rd_trace_vpid(shmtrace_rd_event_trace(ev));
 			break;
 		case SLOT_TID:
 			v[k].type = FLT_T_U64;
-			v[k].u = rd_event_tid(ev);
+			v[k].u = shmtrace_rd_event_tid(ev);
 			break;
 		case SLOT_PROC:
 			v[k].type = FLT_T_STR;
-			v[k].str = rd_trace_procname(rd_event_trace(ev));
+			v[k].str = shmtrace_rd_trace_procname(shmtrace_rd_event_trace(ev));
 			break;
 		case SLOT_NAME:
 			v[k].type = FLT_T_STR;
-			v[k].str = rd_event_name(ev);
+			v[k].str = shmtrace_rd_event_name(ev);
 			break;
 		default:
-			if (rd_event_field(ev, (unsigned)c->slot[k], &rv) < 0)
+			if (shmtrace_rd_event_field(ev, (unsigned)c->slot[k], &rv) < 0)
 				break;
-			if (rv.kind == RD_INT) {
+			if (rv.kind == SHMTRACE_RD_INT) {
 				v[k].type = rv.is_signed ? FLT_T_S64 : FLT_T_U64;
 				v[k].u = rv.u;
-			} else if (rv.kind == RD_FLOAT) {
+			} else if (rv.kind == SHMTRACE_RD_FLOAT) {
 				v[k].type = FLT_T_F64;
 				v[k].d = rv.d;
-			} else if (rv.kind == RD_STRING) {
+			} else if (rv.kind == SHMTRACE_RD_STRING) {
 				v[k].type = FLT_T_STR;
 				v[k].str = rv.str;
 			}
@@ -294,14 +294,14 @@ static int run_filter(struct sel *s, const struct sel_class *c, const struct rd_
 	return flt_eval(s->filter, v);
 }
 
-int sel_match(struct sel *s, const struct rd_event *ev)
+int sel_match(struct sel *s, const struct shmtrace_rd_event *ev)
 {
 	struct sel_class *c;
 	int64_t ts;
 	size_t i;
 
 	if (s->begin.set || s->end.set) {
-		ts = rd_event_time_ns(ev);
+		ts = shmtrace_rd_event_time_ns(ev);
 		if (!s->have_first) {
 			s->have_first = 1;
 			s->first = ts;
@@ -314,7 +314,7 @@ int sel_match(struct sel *s, const struct rd_event *ev)
 			return 0;
 	}
 	if (s->npids) {
-		int64_t pid = rd_trace_vpid(rd_event_trace(ev));
+		int64_t pid = shmtrace_rd_trace_vpid(shmtrace_rd_event_trace(ev));
 
 		for (i = 0; i < s->npids && s->pids[i] != pid; i++)
 			;
@@ -322,7 +322,7 @@ int sel_match(struct sel *s, const struct rd_event *ev)
 			return 0;
 	}
 	if (s->ntids) {
-		uint32_t tid = rd_event_tid(ev);
+		uint32_t tid = shmtrace_rd_event_tid(ev);
 
 		for (i = 0; i < s->ntids && s->tids[i] != tid; i++)
 			;

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "reader/reader.h"
+#include <shmtrace/reader.h>
 
 struct sel;
 
@@ -36,7 +36,7 @@ int sel_set_end(struct sel *s, const char *when);
 int sel_set_filter(struct sel *s, const char *expr, char *err, size_t errlen);
 
 /* 1: keep the event; 0: skip it; 2: past the end bound (stop reading). */
-int sel_match(struct sel *s, const struct rd_event *ev);
+int sel_match(struct sel *s, const struct shmtrace_rd_event *ev);
 
 /* Nonzero when something is selected at all (else sel_match always keeps). */
 int sel_active(const struct sel *s);

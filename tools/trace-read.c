@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "reader/reader.h"
+#include <shmtrace/reader.h>
 #include "reader/symbols.h"
 #include "select.h"
 
@@ -199,7 +199,7 @@ static void out_hex_lower(uint64_t v)
 	out_len += sizeof(tmp) - i;
 }
 
-static void out_int(const struct rd_value *v, uint64_t u)
+static void out_int(const struct shmtrace_rd_value *v, uint64_t u)
 {
 	if (v->base == 10 || !v->base) {
 		if (v->is_signed) {
@@ -355,12 +355,12 @@ static void sym_warn(void *arg, const char *msg)
 	fprintf(stderr, "WARNING: %s\n", msg);
 }
 
-static int syms_init(const struct rd_reader *r)
+static int syms_init(const struct shmtrace_rd_reader *r)
 {
 	struct sym_cache_config cfg = { .warn = sym_warn };
 	int rc;
 
-	nprocs = rd_trace_count(r);
+	nprocs = shmtrace_rd_trace_count(r);
 	procs = calloc(nprocs + 1, sizeof(*procs));
 	if (!procs)
 		return -ENOMEM;
@@ -397,12 +397,12 @@ static unsigned char classify(const char *name)
 	return EK_PLAIN;
 }
 
-static unsigned char event_kind(struct proc_syms *p, const struct rd_event *ev)
+static unsigned char event_kind(struct proc_syms *p, const struct shmtrace_rd_event *ev)
 {
-	size_t i = rd_event_class_index(ev);
+	size_t i = shmtrace_rd_event_class_index(ev);
 
 	if (i >= p->nkind) {
-		size_t n = rd_trace_event_class_count(rd_event_trace(ev));
+		size_t n = shmtrace_rd_trace_event_class_count(shmtrace_rd_event_trace(ev));
 		unsigned char *k;
 
 		if (n <= i)
@@ -415,15 +415,15 @@ static unsigned char event_kind(struct proc_syms *p, const struct rd_event *ev)
 		p->nkind = n;
 	}
 	if (p->kind[i] == EK_UNKNOWN)
-		p->kind[i] = classify(rd_event_name(ev));
+		p->kind[i] = classify(shmtrace_rd_event_name(ev));
 	return p->kind[i];
 }
 
 /* Apply a state dump or dlopen/dlclose event to its process's table. */
 static void syms_feed(struct proc_syms *p, unsigned char kind,
-		      const struct rd_event *ev)
+		      const struct shmtrace_rd_event *ev)
 {
-	unsigned i, n = rd_event_field_count(ev), have = 0;
+	unsigned i, n = shmtrace_rd_event_field_count(ev), have = 0;
 	uint64_t base = 0, low = 0, high = 0;
 	const char *path = NULL;
 	const uint8_t *id = NULL;
@@ -431,26 +431,26 @@ static void syms_feed(struct proc_syms *p, unsigned char kind,
 	int64_t result = 0;
 
 	for (i = 0; i < n; i++) {
-		const char *name = rd_event_field_name(ev, i);
-		struct rd_value v;
+		const char *name = shmtrace_rd_event_field_name(ev, i);
+		struct shmtrace_rd_value v;
 
-		if (rd_event_field(ev, i, &v))
+		if (shmtrace_rd_event_field(ev, i, &v))
 			continue;
-		if (v.kind == RD_INT && !strcmp(name, "base")) {
+		if (v.kind == SHMTRACE_RD_INT && !strcmp(name, "base")) {
 			base = v.u;
 			have |= 1;
-		} else if (v.kind == RD_INT && !strcmp(name, "low")) {
+		} else if (v.kind == SHMTRACE_RD_INT && !strcmp(name, "low")) {
 			low = v.u;
 			have |= 2;
-		} else if (v.kind == RD_INT && !strcmp(name, "high")) {
+		} else if (v.kind == SHMTRACE_RD_INT && !strcmp(name, "high")) {
 			high = v.u;
 			have |= 4;
-		} else if (v.kind == RD_STRING && !strcmp(name, "path")) {
+		} else if (v.kind == SHMTRACE_RD_STRING && !strcmp(name, "path")) {
 			path = v.str;
 			have |= 8;
-		} else if (v.kind == RD_INT && !strcmp(name, "result")) {
+		} else if (v.kind == SHMTRACE_RD_INT && !strcmp(name, "result")) {
 			result = v.is_signed ? v.s : (int64_t)v.u;
-		} else if ((v.kind == RD_SEQUENCE || v.kind == RD_ARRAY) &&
+		} else if ((v.kind == SHMTRACE_RD_SEQUENCE || v.kind == SHMTRACE_RD_ARRAY) &&
 			   v.bytes == 1 && !strcmp(name, "build_id") &&
 			   v.count <= SYM_BUILD_ID_MAX) {
 			id = v.data;
@@ -502,29 +502,29 @@ struct print_state {
 	uint64_t last_clock;
 };
 
-static void print_value(const struct rd_value *v)
+static void print_value(const struct shmtrace_rd_value *v)
 {
 	uint32_t i;
 
 	switch (v->kind) {
-	case RD_INT:
+	case SHMTRACE_RD_INT:
 		out_int(v, v->u);
 		break;
-	case RD_FLOAT:
+	case SHMTRACE_RD_FLOAT:
 		out_double(v->d);
 		break;
-	case RD_STRING:
+	case SHMTRACE_RD_STRING:
 		out_escaped(v->str, v->len);
 		break;
-	case RD_SEQUENCE:
-	case RD_ARRAY:
+	case SHMTRACE_RD_SEQUENCE:
+	case SHMTRACE_RD_ARRAY:
 		out_c('[');
 		for (i = 0; i < v->count; i++) {
 			out_room();
 			out_lit(i ? ", [" : " [");
 			out_u64(i);
 			out_lit("] = ");
-			out_int(v, rd_value_elem_u(v, i));
+			out_int(v, shmtrace_rd_value_elem_u(v, i));
 		}
 		out_room();
 		out_lit(" ]");
@@ -532,22 +532,22 @@ static void print_value(const struct rd_value *v)
 	}
 }
 
-static void print_event(struct print_state *ps, const struct rd_event *ev)
+static void print_event(struct print_state *ps, const struct shmtrace_rd_event *ev)
 {
-	const struct rd_trace *t = rd_event_trace(ev);
-	unsigned i, n = rd_event_field_count(ev);
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	unsigned i, n = shmtrace_rd_event_field_count(ev);
 	struct proc_syms *p = NULL;
 	unsigned char kind = EK_PLAIN;
 	int64_t vpid;
 
 	if (sym_cache) {
-		p = &procs[rd_trace_index(t)];
+		p = &procs[shmtrace_rd_trace_index(t)];
 		kind = event_kind(p, ev);
 	}
 
 	out_room();
 	if (ps->raw) {
-		uint64_t c = rd_event_clock(ev);
+		uint64_t c = shmtrace_rd_event_clock(ev);
 
 		out_c('[');
 		out_u64_pad(c, 20);
@@ -567,7 +567,7 @@ static void print_event(struct print_state *ps, const struct rd_event *ev)
 		out_lit(") ");
 		ps->last_clock = c;
 	} else {
-		int64_t ns = rd_event_time_ns(ev);
+		int64_t ns = shmtrace_rd_event_time_ns(ev);
 
 		out_time(ns);
 		out_lit(" (");
@@ -591,32 +591,32 @@ static void print_event(struct print_state *ps, const struct rd_event *ev)
 	}
 	ps->have_last = true;
 
-	out_cstr(rd_trace_procname(t));
+	out_cstr(shmtrace_rd_trace_procname(t));
 	out_room();
 	out_c(':');
-	vpid = rd_trace_vpid(t);
+	vpid = shmtrace_rd_trace_vpid(t);
 	if (vpid >= 0)
 		out_s64(vpid);
 	else
 		out_c('?');
 	out_c(':');
-	out_u64(rd_event_tid(ev));
+	out_u64(shmtrace_rd_event_tid(ev));
 	out_c(' ');
-	out_cstr(rd_event_name(ev));
+	out_cstr(shmtrace_rd_event_name(ev));
 	out_room();
 	out_lit(": {");
 	for (i = 0; i < n; i++) {
-		struct rd_value v;
+		struct shmtrace_rd_value v;
 
-		rd_event_field(ev, i, &v);
+		shmtrace_rd_event_field(ev, i, &v);
 		out_lit(i ? ", " : " ");
-		out_cstr(rd_event_field_name(ev, i));
+		out_cstr(shmtrace_rd_event_field_name(ev, i));
 		out_room();
 		out_lit(" = ");
 		print_value(&v);
 		out_room();
 		/* a state dump's addresses are objects' bounds, not code */
-		if (p && v.kind == RD_INT && v.base == 16 && v.bytes == 8 &&
+		if (p && v.kind == SHMTRACE_RD_INT && v.base == 16 && v.bytes == 8 &&
 		    kind != EK_BIN_INFO)
 			out_symbol(p, v.u);
 	}
@@ -653,12 +653,12 @@ static void out_json_str(const char *s, size_t n)
 }
 
 /* One JSON object per line: time, process, thread, name and fields. */
-static void print_json(const struct rd_event *ev)
+static void print_json(const struct shmtrace_rd_event *ev)
 {
-	const struct rd_trace *t = rd_event_trace(ev);
-	unsigned i, n = rd_event_field_count(ev);
-	const char *pn = rd_trace_procname(t), *en = rd_event_name(ev);
-	int64_t ns = rd_event_time_ns(ev);
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	unsigned i, n = shmtrace_rd_event_field_count(ev);
+	const char *pn = shmtrace_rd_trace_procname(t), *en = shmtrace_rd_event_name(ev);
+	int64_t ns = shmtrace_rd_event_time_ns(ev);
 
 	out_room();
 	out_lit("{\"time_ns\":");
@@ -668,24 +668,24 @@ static void print_json(const struct rd_event *ev)
 	out_lit("\",\"proc\":");
 	out_json_str(pn, strlen(pn));
 	out_lit(",\"pid\":");
-	out_s64(rd_trace_vpid(t));
+	out_s64(shmtrace_rd_trace_vpid(t));
 	out_lit(",\"tid\":");
-	out_u64(rd_event_tid(ev));
+	out_u64(shmtrace_rd_event_tid(ev));
 	out_lit(",\"event\":");
 	out_json_str(en, strlen(en));
 	out_lit(",\"fields\":{");
 	for (i = 0; i < n; i++) {
-		const char *fname = rd_event_field_name(ev, i);
-		struct rd_value v;
+		const char *fname = shmtrace_rd_event_field_name(ev, i);
+		struct shmtrace_rd_value v;
 
-		rd_event_field(ev, i, &v);
+		shmtrace_rd_event_field(ev, i, &v);
 		if (i)
 			out_c(',');
 		out_json_str(fname, strlen(fname));
 		out_c(':');
 		out_room();
 		switch (v.kind) {
-		case RD_INT:
+		case SHMTRACE_RD_INT:
 			if (v.base == 16) {
 				out_lit("\"0x");
 				out_hex_lower(v.u);
@@ -696,26 +696,26 @@ static void print_json(const struct rd_event *ev)
 				out_u64(v.u);
 			}
 			break;
-		case RD_FLOAT:
+		case SHMTRACE_RD_FLOAT:
 			if (v.d != v.d || v.d - v.d != 0)
 				out_lit("null");
 			else
 				out_double(v.d);
 			break;
-		case RD_STRING:
+		case SHMTRACE_RD_STRING:
 			out_json_str(v.str, v.len);
 			break;
-		case RD_SEQUENCE:
-		case RD_ARRAY:
+		case SHMTRACE_RD_SEQUENCE:
+		case SHMTRACE_RD_ARRAY:
 			out_c('[');
 			for (uint32_t j = 0; j < v.count; j++) {
 				out_room();
 				if (j)
 					out_c(',');
 				if (v.is_signed)
-					out_s64(rd_value_elem_s(&v, j));
+					out_s64(shmtrace_rd_value_elem_s(&v, j));
 				else
-					out_u64(rd_value_elem_u(&v, j));
+					out_u64(shmtrace_rd_value_elem_u(&v, j));
 			}
 			out_c(']');
 			break;
@@ -725,9 +725,9 @@ static void print_json(const struct rd_event *ev)
 }
 
 /* Keep the symbol tables up to date with every event read. */
-static void syms_track(const struct rd_event *ev)
+static void syms_track(const struct shmtrace_rd_event *ev)
 {
-	struct proc_syms *p = &procs[rd_trace_index(rd_event_trace(ev))];
+	struct proc_syms *p = &procs[shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev))];
 	unsigned char kind = event_kind(p, ev);
 
 	if (kind > EK_PLAIN)
@@ -735,7 +735,7 @@ static void syms_track(const struct rd_event *ev)
 }
 
 /* For the analyses: a function's name, or NULL. */
-static const char *resolve_name(void *arg, const struct rd_event *ev, uint64_t addr, char *buf,
+static const char *resolve_name(void *arg, const struct shmtrace_rd_event *ev, uint64_t addr, char *buf,
 				size_t len)
 {
 	struct proc_syms *p;
@@ -744,7 +744,7 @@ static const char *resolve_name(void *arg, const struct rd_event *ev, uint64_t a
 	(void)arg;
 	if (!sym_cache)
 		return NULL;
-	p = &procs[rd_trace_index(rd_event_trace(ev))];
+	p = &procs[shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev))];
 	if (!p->tab || !sym_table_resolve(p->tab, addr, &res))
 		return NULL;
 	snprintf(buf, len, "%s", res.name);
@@ -765,25 +765,25 @@ static int cmp_name_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int print_counts(const struct rd_reader *r, uint64_t **counts,
+static int print_counts(const struct shmtrace_rd_reader *r, uint64_t **counts,
 			uint64_t total, uint64_t discarded)
 {
 	struct name_count *nc;
 	size_t i, j, n = 0, cap = 0;
 	char line[64];
 
-	for (i = 0; i < rd_trace_count(r); i++)
-		cap += rd_trace_event_class_count(rd_trace_at(r, i));
+	for (i = 0; i < shmtrace_rd_trace_count(r); i++)
+		cap += shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i));
 	nc = calloc(cap + 1, sizeof(*nc));
 	if (!nc)
 		return -ENOMEM;
-	for (i = 0; i < rd_trace_count(r); i++) {
-		const struct rd_trace *t = rd_trace_at(r, i);
+	for (i = 0; i < shmtrace_rd_trace_count(r); i++) {
+		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, i);
 
-		for (j = 0; j < rd_trace_event_class_count(t); j++) {
+		for (j = 0; j < shmtrace_rd_trace_event_class_count(t); j++) {
 			if (!counts[i][j])
 				continue;
-			nc[n].name = rd_trace_event_class_name(t, j);
+			nc[n].name = shmtrace_rd_trace_event_class_name(t, j);
 			nc[n++].count = counts[i][j];
 		}
 	}
@@ -916,8 +916,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct print_state ps = { 0 };
-	const struct rd_event *ev;
-	struct rd_reader *r = NULL;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r = NULL;
 	struct sel *sel = sel_new();
 	struct an_stats *stats = NULL;
 	struct an_latency *lat = NULL;
@@ -926,7 +926,7 @@ int main(int argc, char **argv)
 	FILE *chrome_out = NULL;
 	uint64_t **counts = NULL;
 	uint64_t total = 0, discarded = 0, nread = 0;
-	char err[RD_ERRLEN], *latency = NULL, *by = NULL, *export_file = NULL;
+	char err[SHMTRACE_RD_ERRLEN], *latency = NULL, *by = NULL, *export_file = NULL;
 	enum mode mode = M_PRINT;
 	bool symbols = true;
 	int c, rc, status = 0, tty = isatty(2), shown = 0, ret = 0;
@@ -1028,7 +1028,7 @@ int main(int argc, char **argv)
 	tzset();
 	raise_fd_limit();
 
-	rc = rd_open(&r, (const char *const *)argv + optind, argc - optind,
+	rc = shmtrace_rd_open(&r, (const char *const *)argv + optind, argc - optind,
 		     err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "trace-read: %s\n", err);
@@ -1039,11 +1039,11 @@ int main(int argc, char **argv)
 		goto nomem;
 	switch (mode) {
 	case M_COUNT:
-		counts = calloc(rd_trace_count(r) + 1, sizeof(*counts));
+		counts = calloc(shmtrace_rd_trace_count(r) + 1, sizeof(*counts));
 		if (!counts)
 			goto nomem;
-		for (i = 0; i < rd_trace_count(r); i++) {
-			size_t n = rd_trace_event_class_count(rd_trace_at(r, i));
+		for (i = 0; i < shmtrace_rd_trace_count(r); i++) {
+			size_t n = shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i));
 
 			counts[i] = calloc(n + 1, sizeof(**counts));
 			if (!counts[i])
@@ -1094,7 +1094,7 @@ int main(int argc, char **argv)
 		t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	}
 
-	while ((rc = rd_next(r, &ev)) > 0) {
+	while ((rc = shmtrace_rd_next(r, &ev)) > 0) {
 		if (tty && !(++nread & 0xfffff))
 			progress(nread, t0, &shown);
 		if (sym_cache)
@@ -1115,7 +1115,7 @@ int main(int argc, char **argv)
 			print_json(ev);
 			break;
 		case M_COUNT:
-			counts[rd_trace_index(rd_event_trace(ev))][rd_event_class_index(ev)]++;
+			counts[shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev))][shmtrace_rd_event_class_index(ev)]++;
 			total++;
 			break;
 		case M_STATS:
@@ -1140,13 +1140,13 @@ int main(int argc, char **argv)
 		goto nomem;
 	if (rc < 0) {
 		out_flush();
-		fprintf(stderr, "trace-read: %s\n", rd_errmsg(r));
+		fprintf(stderr, "trace-read: %s\n", shmtrace_rd_errmsg(r));
 		status = 2;
 	}
-	for (i = 0; i < rd_stream_count(r); i++) {
-		const struct rd_stream *s = rd_stream_at(r, i);
+	for (i = 0; i < shmtrace_rd_stream_count(r); i++) {
+		const struct shmtrace_rd_stream *s = shmtrace_rd_stream_at(r, i);
 
-		discarded += rd_stream_discarded(s);
+		discarded += shmtrace_rd_stream_discarded(s);
 	}
 	if (mode == M_COUNT && !status && print_counts(r, counts, total, discarded))
 		goto nomem;
@@ -1165,15 +1165,15 @@ int main(int argc, char **argv)
 		chrome = NULL;
 	}
 	if (mode != M_STATS) {
-		for (i = 0; i < rd_stream_count(r); i++) {
-			const struct rd_stream *s = rd_stream_at(r, i);
+		for (i = 0; i < shmtrace_rd_stream_count(r); i++) {
+			const struct shmtrace_rd_stream *s = shmtrace_rd_stream_at(r, i);
 
-			if (rd_stream_discarded(s))
+			if (shmtrace_rd_stream_discarded(s))
 				fprintf(stderr, "WARNING: %" PRIu64 " events discarded in %s\n",
-					rd_stream_discarded(s), rd_stream_path(s));
-			if (rd_stream_lost_packets(s))
+					shmtrace_rd_stream_discarded(s), shmtrace_rd_stream_path(s));
+			if (shmtrace_rd_stream_lost_packets(s))
 				fprintf(stderr, "WARNING: %" PRIu64 " packets lost in %s\n",
-					rd_stream_lost_packets(s), rd_stream_path(s));
+					shmtrace_rd_stream_lost_packets(s), shmtrace_rd_stream_path(s));
 		}
 	}
 	if ((out_failed && out_failed != EPIPE) || fflush(stdout) || ferror(stdout)) {
@@ -1183,7 +1183,7 @@ int main(int argc, char **argv)
 	}
 out:
 	if (counts) {
-		for (i = 0; i < rd_trace_count(r); i++)
+		for (i = 0; i < shmtrace_rd_trace_count(r); i++)
 			free(counts[i]);
 		free(counts);
 	}
@@ -1196,7 +1196,7 @@ out:
 		fclose(chrome_out);
 	sel_free(sel);
 	syms_fini();
-	rd_close(r);
+	shmtrace_rd_close(r);
 	return status;
 nomem:
 	out_flush();

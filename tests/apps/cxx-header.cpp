@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The public header, event definitions and emission compile as C++.
 #include <shmtrace/shmtrace.h>
+#include <shmtrace/reader.h>	// the reader's header compiles as C++ too
 #include <string>
 
 SHMTRACE_EVENT(shmtrace_cxx, ev, SHMTRACE_INFO,

@@ -29,7 +29,8 @@ INTEGRATION_TESTS = \
 	tests/integration/record.sh \
 	tests/integration/preload-runpath.sh \
 	tests/integration/read-latency.sh \
-	tests/integration/read-profile.sh
+	tests/integration/read-profile.sh \
+	tests/integration/read-lz4.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

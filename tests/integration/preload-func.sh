@@ -79,15 +79,20 @@ want="3 $((2 * ROUNDS * calls)) $((2 * ROUNDS * calls)) $((2 * ROUNDS * 17)) $((
 [ "$got" = "$want" ] ||
 	fail "threads, fib entries, fib exits, walk, leaf, thread_main: $got, expected $want"
 
-# names, once trace-read resolves them
+# names, once trace-read resolves them: every entry and exit of fib, walk
+# and leaf names its function; recursive calls come from inside fib
 if grep -q ' shmtrace_func:entry: .*addr = 0x[0-9A-Fa-f]* <' "$WORK/tr.out"; then
-	bad=$(grep -ci " shmtrace_func:entry: { addr = 0x$fib, " "$WORK/tr.out" || true)
-	[ "$bad" -eq 0 ] || fail "fib not named in $bad entries: $(grep -i -m1 "addr = 0x$fib, " "$WORK/tr.out")"
-	[ "$(grep -ci " shmtrace_func:entry: { addr = 0x$fib <fib>, call_site = 0x[0-9A-F]* <fib+0x" "$WORK/tr.out")" -gt 0 ] ||
-		fail "no recursive call of fib named: $(grep -i -m1 "addr = 0x$fib " "$WORK/tr.out")"
-	grep -qi " shmtrace_func:entry: { addr = 0x$walk <walk>, call_site = 0x[0-9A-F]* <thread_main+0x" "$WORK/tr.out" ||
-		fail "walk called from thread_main not named"
-	grep -qi " shmtrace_func:exit: { addr = 0x$leaf <leaf>, " "$WORK/tr.out" || fail "leaf not named"
+	for f in fib walk leaf; do
+		a=$(eval echo "\$$f")
+		all=$(grep -ci " shmtrace_func:e[a-z]*: { addr = 0x$a[ ,]" "$WORK/tr.out" || true)
+		named=$(grep -ci " shmtrace_func:e[a-z]*: { addr = 0x$a <$f>, " "$WORK/tr.out" || true)
+		[ "$all" -gt 0 ] && [ "$named" -eq "$all" ] ||
+			fail "$f named in $named of its $all events: $(grep -i -m1 "addr = 0x$a[ ,]" "$WORK/tr.out")"
+	done
+	grep -qi " shmtrace_func:entry: { addr = 0x$fib <fib>, call_site = 0x[0-9A-F]* <fib+0x[0-9a-f]*> }" \
+		"$WORK/tr.out" || fail "no recursive call of fib named"
+	grep -qi " shmtrace_func:entry: { addr = 0x$walk <walk>, call_site = 0x[0-9A-F]* <thread_main+0x[0-9a-f]*> }" \
+		"$WORK/tr.out" || fail "walk called from thread_main not named"
 	names="names checked"
 else
 	names="names not resolved yet by trace-read: not checked"

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # libshmtrace-io.so preloaded into preload-io (every wrapped call, with
 # known arguments, results and errors; it checks errno itself), into dd
-# (8 blocks of 4096 bytes) and into cat: each event carries the call's
-# arguments, result, errno and a duration; babeltrace2 reads the traces
-# without a warning; and the tracer's own I/O never shows: every
+# (8 blocks of 4096 bytes) and into cat (40000 bytes into a pipe): each
+# event carries the call's arguments, result, errno and a duration;
+# babeltrace2 reads the traces without a warning; and the tracer's own
+# I/O never shows: every
 # successful call on a descriptor uses one the program opened (or 0, 1,
 # 2), and no path of the tracer's home is opened.
 . "$(dirname "$0")/lib.sh"

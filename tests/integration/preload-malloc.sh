@@ -55,7 +55,7 @@ check_trace() {
 			if (!match($0, "[{,] " name " = [^,}]*"))
 				return ""
 			v = substr($0, RSTART + length(name) + 5, RLENGTH - length(name) - 5)
-			gsub(/ /, "", v)
+			sub(/ .*/, "", v)	# the value, without a symbol after it
 			return v
 		}
 		BEGIN { lo = hex(lo); hi = hex(hi) }

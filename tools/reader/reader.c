@@ -7,7 +7,7 @@
  * buffer owned by the stream (never the whole file), so memory is bounded by
  * (number of streams) x (largest packet), independent of the trace size.
  * Streams positioned on their next event sit in a binary min-heap keyed by
- * (wall-clock ns of that event, global stream index); rd_next() advances the
+ * (wall-clock ns of that event, global stream index); shmtrace_rd_next() advances the
  * stream whose event it returned last, restores the heap and returns the new
  * root.
  *
@@ -20,7 +20,7 @@
  *    is the end of the event; they stay valid until the stream advances;
  *  - s->last_ts is the clock value of the previous event of the stream
  *    (timestamp_begin at a packet start); timestamps never decrease;
- *  - errors are sticky: once rd_next() failed it keeps returning the error.
+ *  - errors are sticky: once shmtrace_rd_next() failed it keeps returning the error.
  */
 #include <dirent.h>
 #include <endian.h>
@@ -34,15 +34,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reader.h"
+#include <shmtrace/reader.h>
+#include "lz4file.h"
 #include "tsdl.h"
 
-#define RD_MAX_DEPTH 8
-#define RD_MAX_METADATA (64U << 20)
-#define RD_MAX_PACKET (256U << 20)
-#define RD_NS_PER_S 1000000000LL
+#define SHMTRACE_RD_MAX_DEPTH 8
+#define SHMTRACE_RD_MAX_METADATA (64U << 20)
+#define SHMTRACE_RD_MAX_PACKET (256U << 20)
+#define SHMTRACE_RD_NS_PER_S 1000000000LL
 
-struct rd_trace {
+struct shmtrace_rd_trace {
 	char *path;
 	char *meta_path;
 	struct tsdl_metadata *meta;
@@ -51,17 +52,17 @@ struct rd_trace {
 	uint64_t freq;
 };
 
-struct rd_event {
-	struct rd_stream *stream;
+struct shmtrace_rd_event {
+	struct shmtrace_rd_stream *stream;
 	const struct tsdl_event_class *cls;
 	uint64_t ts;		/* raw clock value */
 	int64_t ns;		/* ns since the Epoch */
 	size_t pos;		/* header position in the packet */
 };
 
-struct rd_stream {
-	struct rd_event ev;
-	struct rd_trace *trace;
+struct shmtrace_rd_stream {
+	struct shmtrace_rd_event ev;
+	struct shmtrace_rd_trace *trace;
 	char *path;
 	int fd;
 	size_t index;
@@ -79,22 +80,22 @@ struct rd_stream {
 	uint32_t *foff;
 };
 
-struct rd_reader {
-	struct rd_trace **traces;
+struct shmtrace_rd_reader {
+	struct shmtrace_rd_trace **traces;
 	size_t ntraces, traces_cap;
-	struct rd_stream **streams;
+	struct shmtrace_rd_stream **streams;
 	size_t nstreams, streams_cap;
-	struct rd_stream **heap;
+	struct shmtrace_rd_stream **heap;
 	size_t nheap;
-	struct rd_stream *cur;
+	struct shmtrace_rd_stream *cur;
 	bool started;
 	int error;
-	char err[RD_ERRLEN];
+	char err[SHMTRACE_RD_ERRLEN];
 };
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static inline uint32_t rd_le32(const unsigned char *p)
+static inline uint32_t shmtrace_rd_le32(const unsigned char *p)
 {
 	uint32_t v;
 
@@ -102,7 +103,7 @@ static inline uint32_t rd_le32(const unsigned char *p)
 	return le32toh(v);
 }
 
-static inline uint64_t rd_le64(const unsigned char *p)
+static inline uint64_t shmtrace_rd_le64(const unsigned char *p)
 {
 	uint64_t v;
 
@@ -110,7 +111,7 @@ static inline uint64_t rd_le64(const unsigned char *p)
 	return le64toh(v);
 }
 
-static inline uint64_t rd_read_uint(const unsigned char *p, unsigned bytes)
+static inline uint64_t shmtrace_rd_read_uint(const unsigned char *p, unsigned bytes)
 {
 	uint16_t v16;
 
@@ -121,13 +122,13 @@ static inline uint64_t rd_read_uint(const unsigned char *p, unsigned bytes)
 		memcpy(&v16, p, 2);
 		return le16toh(v16);
 	case 4:
-		return rd_le32(p);
+		return shmtrace_rd_le32(p);
 	default:
-		return rd_le64(p);
+		return shmtrace_rd_le64(p);
 	}
 }
 
-static inline int64_t rd_sext(uint64_t v, unsigned bytes)
+static inline int64_t shmtrace_rd_sext(uint64_t v, unsigned bytes)
 {
 	unsigned sh = 64 - 8 * bytes;
 
@@ -137,7 +138,7 @@ static inline int64_t rd_sext(uint64_t v, unsigned bytes)
 }
 
 __attribute__((format(printf, 3, 4)))
-static int rd_msg(char *err, size_t errlen, const char *fmt, ...)
+static int shmtrace_rd_msg(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -151,7 +152,7 @@ static int rd_msg(char *err, size_t errlen, const char *fmt, ...)
 
 /* Record a sticky error on a stream: "file: offset N: what". */
 __attribute__((format(printf, 5, 6)))
-static int rd_fail(struct rd_reader *r, const struct rd_stream *s,
+static int shmtrace_rd_fail(struct shmtrace_rd_reader *r, const struct shmtrace_rd_stream *s,
 		   uint64_t off, int rc, const char *fmt, ...)
 {
 	va_list ap;
@@ -168,7 +169,7 @@ static int rd_fail(struct rd_reader *r, const struct rd_stream *s,
 	return rc;
 }
 
-static char *rd_join(const char *dir, const char *name)
+static char *shmtrace_rd_join(const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
 	char *p = malloc(a + b + 2);
@@ -181,7 +182,7 @@ static char *rd_join(const char *dir, const char *name)
 	return p;
 }
 
-static int rd_pread_full(int fd, void *buf, size_t len, uint64_t off)
+static int shmtrace_rd_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned char *p = buf;
 
@@ -202,7 +203,7 @@ static int rd_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static uint64_t rd_cycles_to_ns(uint64_t freq, uint64_t v)
+static uint64_t shmtrace_rd_cycles_to_ns(uint64_t freq, uint64_t v)
 {
 	double d;
 
@@ -217,7 +218,7 @@ static uint64_t rd_cycles_to_ns(uint64_t freq, uint64_t v)
 
 /* ---- clock ------------------------------------------------------------- */
 
-static void rd_trace_init_clock(struct rd_trace *t)
+static void shmtrace_rd_trace_init_clock(struct shmtrace_rd_trace *t)
 {
 	const struct tsdl_clock *c = &t->meta->clock;
 	int64_t off_s = c->offset_s, cyc = c->offset;
@@ -231,18 +232,18 @@ static void rd_trace_init_clock(struct rd_trace *t)
 		off_s--;
 	}
 	t->freq = c->freq;
-	t->base_ns = off_s * RD_NS_PER_S +
-		(int64_t)rd_cycles_to_ns(c->freq, (uint64_t)cyc);
+	t->base_ns = off_s * SHMTRACE_RD_NS_PER_S +
+		(int64_t)shmtrace_rd_cycles_to_ns(c->freq, (uint64_t)cyc);
 }
 
-static inline int64_t rd_ns(const struct rd_trace *t, uint64_t v)
+static inline int64_t shmtrace_rd_ns(const struct shmtrace_rd_trace *t, uint64_t v)
 {
-	return t->base_ns + (int64_t)rd_cycles_to_ns(t->freq, v);
+	return t->base_ns + (int64_t)shmtrace_rd_cycles_to_ns(t->freq, v);
 }
 
 /* ---- opening ----------------------------------------------------------- */
 
-static int rd_read_metadata(struct rd_trace *t, char *err, size_t errlen)
+static int shmtrace_rd_read_metadata(struct shmtrace_rd_trace *t, char *err, size_t errlen)
 {
 	struct stat st;
 	char *text = NULL;
@@ -251,71 +252,71 @@ static int rd_read_metadata(struct rd_trace *t, char *err, size_t errlen)
 	fd = open(t->meta_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		rd_msg(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
+		shmtrace_rd_msg(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
 		return rc;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
-		rd_msg(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
+		shmtrace_rd_msg(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
 		goto out;
 	}
-	if (st.st_size > RD_MAX_METADATA) {
+	if (st.st_size > SHMTRACE_RD_MAX_METADATA) {
 		rc = -EFBIG;
-		rd_msg(err, errlen, "%s: metadata too large", t->meta_path);
+		shmtrace_rd_msg(err, errlen, "%s: metadata too large", t->meta_path);
 		goto out;
 	}
 	text = malloc(st.st_size + 1);
 	if (!text) {
 		rc = -ENOMEM;
-		rd_msg(err, errlen, "%s: out of memory", t->meta_path);
+		shmtrace_rd_msg(err, errlen, "%s: out of memory", t->meta_path);
 		goto out;
 	}
-	rc = rd_pread_full(fd, text, st.st_size, 0);
+	rc = shmtrace_rd_pread_full(fd, text, st.st_size, 0);
 	if (rc) {
-		rd_msg(err, errlen, "%s: read error: %s", t->meta_path,
+		shmtrace_rd_msg(err, errlen, "%s: read error: %s", t->meta_path,
 		       strerror(-rc));
 		goto out;
 	}
-	if (st.st_size >= 4 && rd_le32((const unsigned char *)text) ==
+	if (st.st_size >= 4 && shmtrace_rd_le32((const unsigned char *)text) ==
 	    0x75D11D57U) {
 		rc = -ENOTSUP;
-		rd_msg(err, errlen,
+		shmtrace_rd_msg(err, errlen,
 		       "%s:1: packetized metadata is not supported",
 		       t->meta_path);
 		goto out;
 	}
 	if (st.st_size < 9 || memcmp(text, "/* CTF 1.", 9)) {
 		rc = -EINVAL;
-		rd_msg(err, errlen,
+		shmtrace_rd_msg(err, errlen,
 		       "%s:1: not CTF metadata (missing \"/* CTF 1.8 */\" signature)",
 		       t->meta_path);
 		goto out;
 	}
 	if (memchr(text, '\0', st.st_size)) {
 		rc = -EINVAL;
-		rd_msg(err, errlen, "%s: NUL byte in metadata text",
+		shmtrace_rd_msg(err, errlen, "%s: NUL byte in metadata text",
 		       t->meta_path);
 		goto out;
 	}
 	rc = tsdl_parse(text, st.st_size, t->meta_path, &t->meta, err, errlen);
 	if (!rc)
-		rd_trace_init_clock(t);
+		shmtrace_rd_trace_init_clock(t);
 out:
 	free(text);
 	close(fd);
 	return rc;
 }
 
-static int rd_add_stream(struct rd_reader *r, struct rd_trace *t,
+static int shmtrace_rd_add_stream(struct shmtrace_rd_reader *r, struct shmtrace_rd_trace *t,
 			 const char *name, char *err, size_t errlen)
 {
-	struct rd_stream *s;
+	struct shmtrace_rd_stream *s;
 	struct stat st;
 	int rc;
 
 	if (r->nstreams == r->streams_cap) {
 		size_t cap = r->streams_cap ? r->streams_cap * 2 : 16;
-		struct rd_stream **n = realloc(r->streams, cap * sizeof(*n));
+		struct shmtrace_rd_stream **n = realloc(r->streams, cap * sizeof(*n));
 
 		if (!n)
 			goto nomem;
@@ -328,7 +329,7 @@ static int rd_add_stream(struct rd_reader *r, struct rd_trace *t,
 	s->fd = -1;
 	s->trace = t;
 	s->ev.stream = s;
-	s->path = rd_join(t->path, name);
+	s->path = shmtrace_rd_join(t->path, name);
 	s->foff = calloc(t->meta->max_fields + 1, sizeof(*s->foff));
 	if (!s->path || !s->foff) {
 		free(s->path);
@@ -337,35 +338,49 @@ static int rd_add_stream(struct rd_reader *r, struct rd_trace *t,
 		goto nomem;
 	}
 	s->index = r->nstreams;
-	r->streams[r->nstreams++] = s;	/* freed by rd_close from now on */
+	r->streams[r->nstreams++] = s;	/* freed by shmtrace_rd_close from now on */
 	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0 || fstat(s->fd, &st) < 0) {
 		rc = -errno;
-		rd_msg(err, errlen, "%s: %s", s->path, strerror(-rc));
+		shmtrace_rd_msg(err, errlen, "%s: %s", s->path, strerror(-rc));
 		return rc;
+	}
+	if (lz4file_is_frame(s->fd)) {
+		int plain;
+
+		rc = lz4file_inflate(s->fd, s->path, &plain, err, errlen);
+		if (rc < 0)
+			return rc;
+		close(s->fd);
+		s->fd = plain;
+		if (fstat(s->fd, &st) < 0) {
+			rc = -errno;
+			shmtrace_rd_msg(err, errlen, "%s: %s", s->path, strerror(-rc));
+			return rc;
+		}
 	}
 	s->file_size = st.st_size;
 	return 0;
 nomem:
-	rd_msg(err, errlen, "out of memory");
+	shmtrace_rd_msg(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
-static int rd_filter_streams(const struct dirent *d)
+static int shmtrace_rd_filter_streams(const struct dirent *d)
 {
 	return d->d_name[0] != '.' && strcmp(d->d_name, "metadata");
 }
 
-static int rd_add_trace(struct rd_reader *r, const char *dir, char *err,
+static int shmtrace_rd_add_trace(struct shmtrace_rd_reader *r, const char *dir, char *err,
 			size_t errlen)
 {
 	struct dirent **names = NULL;
-	struct rd_trace *t;
+	struct shmtrace_rd_trace *t;
 	int i, n, rc = 0;
 
 	if (r->ntraces == r->traces_cap) {
 		size_t cap = r->traces_cap ? r->traces_cap * 2 : 8;
-		struct rd_trace **nt = realloc(r->traces, cap * sizeof(*nt));
+		struct shmtrace_rd_trace **nt = realloc(r->traces, cap * sizeof(*nt));
 
 		if (!nt)
 			goto nomem;
@@ -376,7 +391,7 @@ static int rd_add_trace(struct rd_reader *r, const char *dir, char *err,
 	if (!t)
 		goto nomem;
 	t->path = strdup(dir);
-	t->meta_path = rd_join(dir, "metadata");
+	t->meta_path = shmtrace_rd_join(dir, "metadata");
 	if (!t->path || !t->meta_path) {
 		free(t->path);
 		free(t->meta_path);
@@ -385,35 +400,35 @@ static int rd_add_trace(struct rd_reader *r, const char *dir, char *err,
 	}
 	t->index = r->ntraces;
 	r->traces[r->ntraces++] = t;
-	rc = rd_read_metadata(t, err, errlen);
+	rc = shmtrace_rd_read_metadata(t, err, errlen);
 	if (rc)
 		return rc;
 
-	n = scandir(dir, &names, rd_filter_streams, alphasort);
+	n = scandir(dir, &names, shmtrace_rd_filter_streams, alphasort);
 	if (n < 0) {
 		rc = -errno;
-		rd_msg(err, errlen, "%s: %s", dir, strerror(-rc));
+		shmtrace_rd_msg(err, errlen, "%s: %s", dir, strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < n; i++) {
 		struct stat st;
-		char *p = rd_join(dir, names[i]->d_name);
+		char *p = shmtrace_rd_join(dir, names[i]->d_name);
 
 		if (!p) {
 			rc = -ENOMEM;
-			rd_msg(err, errlen, "out of memory");
+			shmtrace_rd_msg(err, errlen, "out of memory");
 			break;
 		}
 		if (stat(p, &st) < 0) {
 			rc = -errno;
-			rd_msg(err, errlen, "%s: %s", p, strerror(-rc));
+			shmtrace_rd_msg(err, errlen, "%s: %s", p, strerror(-rc));
 			free(p);
 			break;
 		}
 		free(p);
 		if (!S_ISREG(st.st_mode))
 			continue;	/* index/ and other directories */
-		rc = rd_add_stream(r, t, names[i]->d_name, err, errlen);
+		rc = shmtrace_rd_add_stream(r, t, names[i]->d_name, err, errlen);
 		if (rc)
 			break;
 	}
@@ -422,11 +437,11 @@ static int rd_add_trace(struct rd_reader *r, const char *dir, char *err,
 	free(names);
 	return rc;
 nomem:
-	rd_msg(err, errlen, "out of memory");
+	shmtrace_rd_msg(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
-static int rd_scan(struct rd_reader *r, const char *dir, int depth, char *err,
+static int shmtrace_rd_scan(struct shmtrace_rd_reader *r, const char *dir, int depth, char *err,
 		   size_t errlen)
 {
 	struct dirent **names = NULL;
@@ -434,22 +449,22 @@ static int rd_scan(struct rd_reader *r, const char *dir, int depth, char *err,
 	char *meta;
 	int i, n, rc = 0;
 
-	meta = rd_join(dir, "metadata");
+	meta = shmtrace_rd_join(dir, "metadata");
 	if (!meta) {
-		rd_msg(err, errlen, "out of memory");
+		shmtrace_rd_msg(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	rc = stat(meta, &st);
 	free(meta);
 	if (!rc && S_ISREG(st.st_mode))
-		return rd_add_trace(r, dir, err, errlen);
-	if (depth >= RD_MAX_DEPTH)
+		return shmtrace_rd_add_trace(r, dir, err, errlen);
+	if (depth >= SHMTRACE_RD_MAX_DEPTH)
 		return 0;
 
 	n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0) {
 		rc = -errno;
-		rd_msg(err, errlen, "%s: %s", dir, strerror(-rc));
+		shmtrace_rd_msg(err, errlen, "%s: %s", dir, strerror(-rc));
 		return rc;
 	}
 	rc = 0;
@@ -459,15 +474,15 @@ static int rd_scan(struct rd_reader *r, const char *dir, int depth, char *err,
 
 		if (rc || !strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
-		p = rd_join(dir, name);
+		p = shmtrace_rd_join(dir, name);
 		if (!p) {
 			rc = -ENOMEM;
-			rd_msg(err, errlen, "out of memory");
+			shmtrace_rd_msg(err, errlen, "out of memory");
 			continue;
 		}
 		/* lstat: do not follow symlinks, so no loops */
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
-			rc = rd_scan(r, p, depth + 1, err, errlen);
+			rc = shmtrace_rd_scan(r, p, depth + 1, err, errlen);
 		free(p);
 	}
 	for (i = 0; i < n; i++)
@@ -476,19 +491,19 @@ static int rd_scan(struct rd_reader *r, const char *dir, int depth, char *err,
 	return rc;
 }
 
-int rd_open(struct rd_reader **out, const char *const *paths, size_t npaths,
+int shmtrace_rd_open(struct shmtrace_rd_reader **out, const char *const *paths, size_t npaths,
 	    char *err, size_t errlen)
 {
-	struct rd_reader *r;
+	struct shmtrace_rd_reader *r;
 	struct stat st;
 	size_t i;
 	int rc;
 
 	*out = NULL;
-	rd_msg(err, errlen, "no error");
+	shmtrace_rd_msg(err, errlen, "no error");
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		rd_msg(err, errlen, "out of memory");
+		shmtrace_rd_msg(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < npaths; i++) {
@@ -496,20 +511,20 @@ int rd_open(struct rd_reader **out, const char *const *paths, size_t npaths,
 
 		if (stat(paths[i], &st) < 0) {
 			rc = -errno;
-			rd_msg(err, errlen, "%s: %s", paths[i], strerror(-rc));
+			shmtrace_rd_msg(err, errlen, "%s: %s", paths[i], strerror(-rc));
 			goto fail;
 		}
 		if (!S_ISDIR(st.st_mode)) {
 			rc = -ENOTDIR;
-			rd_msg(err, errlen, "%s: not a directory", paths[i]);
+			shmtrace_rd_msg(err, errlen, "%s: not a directory", paths[i]);
 			goto fail;
 		}
-		rc = rd_scan(r, paths[i], 0, err, errlen);
+		rc = shmtrace_rd_scan(r, paths[i], 0, err, errlen);
 		if (rc)
 			goto fail;
 		if (r->ntraces == before) {
 			rc = -ENOENT;
-			rd_msg(err, errlen, "%s: no CTF trace found (no metadata file)",
+			shmtrace_rd_msg(err, errlen, "%s: no CTF trace found (no metadata file)",
 			       paths[i]);
 			goto fail;
 		}
@@ -517,24 +532,24 @@ int rd_open(struct rd_reader **out, const char *const *paths, size_t npaths,
 	r->heap = calloc(r->nstreams + 1, sizeof(*r->heap));
 	if (!r->heap) {
 		rc = -ENOMEM;
-		rd_msg(err, errlen, "out of memory");
+		shmtrace_rd_msg(err, errlen, "out of memory");
 		goto fail;
 	}
 	*out = r;
 	return 0;
 fail:
-	rd_close(r);
+	shmtrace_rd_close(r);
 	return rc;
 }
 
-void rd_close(struct rd_reader *r)
+void shmtrace_rd_close(struct shmtrace_rd_reader *r)
 {
 	size_t i;
 
 	if (!r)
 		return;
 	for (i = 0; i < r->nstreams; i++) {
-		struct rd_stream *s = r->streams[i];
+		struct shmtrace_rd_stream *s = r->streams[i];
 
 		if (s->fd >= 0)
 			close(s->fd);
@@ -544,7 +559,7 @@ void rd_close(struct rd_reader *r)
 		free(s);
 	}
 	for (i = 0; i < r->ntraces; i++) {
-		struct rd_trace *t = r->traces[i];
+		struct shmtrace_rd_trace *t = r->traces[i];
 
 		tsdl_free(t->meta);
 		free(t->path);
@@ -559,7 +574,7 @@ void rd_close(struct rd_reader *r)
 
 /* ---- packets and events ------------------------------------------------- */
 
-static int rd_load_packet(struct rd_reader *r, struct rd_stream *s)
+static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	const struct tsdl_metadata *m = s->trace->meta;
 	unsigned char h[TSDL_PACKET_HEADER_SIZE];
@@ -569,57 +584,57 @@ static int rd_load_packet(struct rd_reader *r, struct rd_stream *s)
 	int rc;
 
 	if (left < TSDL_PACKET_HEADER_SIZE)
-		return rd_fail(r, s, off, -EBADMSG,
+		return shmtrace_rd_fail(r, s, off, -EBADMSG,
 			       "truncated packet header (%" PRIu64 " bytes left)",
 			       left);
-	rc = rd_pread_full(s->fd, h, sizeof(h), off);
+	rc = shmtrace_rd_pread_full(s->fd, h, sizeof(h), off);
 	if (rc)
-		return rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
+		return shmtrace_rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
 			       "read error: %s", strerror(-rc));
-	magic = rd_le32(h);
+	magic = shmtrace_rd_le32(h);
 	if (magic != TSDL_PACKET_MAGIC)
-		return rd_fail(r, s, off, -EBADMSG,
+		return shmtrace_rd_fail(r, s, off, -EBADMSG,
 			       "bad packet magic 0x%08" PRIx32, magic);
 	if (m->has_uuid && memcmp(h + 4, m->uuid, 16))
-		return rd_fail(r, s, off + 4, -EBADMSG,
+		return shmtrace_rd_fail(r, s, off + 4, -EBADMSG,
 			       "packet uuid does not match the metadata uuid");
-	if (rd_le32(h + 20) != m->stream_id)
-		return rd_fail(r, s, off + 20, -EBADMSG,
-			       "unknown stream id %" PRIu32, rd_le32(h + 20));
-	tsb = rd_le64(h + 32);
-	tse = rd_le64(h + 40);
-	content = rd_le64(h + 48);
-	psize = rd_le64(h + 56);
-	seq = rd_le64(h + 64);
-	disc = rd_le64(h + 72);
+	if (shmtrace_rd_le32(h + 20) != m->stream_id)
+		return shmtrace_rd_fail(r, s, off + 20, -EBADMSG,
+			       "unknown stream id %" PRIu32, shmtrace_rd_le32(h + 20));
+	tsb = shmtrace_rd_le64(h + 32);
+	tse = shmtrace_rd_le64(h + 40);
+	content = shmtrace_rd_le64(h + 48);
+	psize = shmtrace_rd_le64(h + 56);
+	seq = shmtrace_rd_le64(h + 64);
+	disc = shmtrace_rd_le64(h + 72);
 	if (content % 8 || psize % 8 || content < 8 * TSDL_PACKET_HEADER_SIZE ||
 	    content > psize)
-		return rd_fail(r, s, off + 48, -EBADMSG,
+		return shmtrace_rd_fail(r, s, off + 48, -EBADMSG,
 			       "invalid content_size %" PRIu64 " / packet_size %" PRIu64 " (bits)",
 			       content, psize);
 	if (psize / 8 > left)
-		return rd_fail(r, s, off + 56, -EBADMSG,
+		return shmtrace_rd_fail(r, s, off + 56, -EBADMSG,
 			       "packet_size %" PRIu64 " bytes runs past the end of the file (%" PRIu64 " bytes left)",
 			       psize / 8, left);
-	if (psize / 8 > RD_MAX_PACKET)
-		return rd_fail(r, s, off + 56, -EFBIG,
+	if (psize / 8 > SHMTRACE_RD_MAX_PACKET)
+		return shmtrace_rd_fail(r, s, off + 56, -EFBIG,
 			       "packet too large (%" PRIu64 " bytes)", psize / 8);
 	if (tsb > tse)
-		return rd_fail(r, s, off + 32, -EBADMSG,
+		return shmtrace_rd_fail(r, s, off + 32, -EBADMSG,
 			       "timestamp_begin %" PRIu64 " > timestamp_end %" PRIu64,
 			       tsb, tse);
 	if (s->have_packet) {
 		if (tsb < s->last_ts)
-			return rd_fail(r, s, off + 32, -EBADMSG,
+			return shmtrace_rd_fail(r, s, off + 32, -EBADMSG,
 				       "timestamp_begin %" PRIu64 " goes back before the previous event (%" PRIu64 ")",
 				       tsb, s->last_ts);
 		if (seq <= s->seq)
-			return rd_fail(r, s, off + 64, -EBADMSG,
+			return shmtrace_rd_fail(r, s, off + 64, -EBADMSG,
 				       "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
 				       seq, s->seq);
 		s->lost += seq - s->seq - 1;
 		if (disc < s->discarded)
-			return rd_fail(r, s, off + 72, -EBADMSG,
+			return shmtrace_rd_fail(r, s, off + 72, -EBADMSG,
 				       "events_discarded decreases (%" PRIu64 " < %" PRIu64 ")",
 				       disc, s->discarded);
 	}
@@ -632,14 +647,14 @@ static int rd_load_packet(struct rd_reader *r, struct rd_stream *s)
 			cap *= 2;
 		nb = malloc(cap);
 		if (!nb)
-			return rd_fail(r, s, off, -ENOMEM, "out of memory");
+			return shmtrace_rd_fail(r, s, off, -ENOMEM, "out of memory");
 		free(s->buf);
 		s->buf = nb;
 		s->cap = cap;
 	}
-	rc = rd_pread_full(s->fd, s->buf, content, off);
+	rc = shmtrace_rd_pread_full(s->fd, s->buf, content, off);
 	if (rc)
-		return rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
+		return shmtrace_rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
 			       "read error: %s", strerror(-rc));
 	s->have_packet = true;
 	s->pkt_off = off;
@@ -651,12 +666,12 @@ static int rd_load_packet(struct rd_reader *r, struct rd_stream *s)
 	s->last_ts = tsb;
 	s->seq = seq;
 	s->discarded = disc;
-	s->instance_id = rd_le64(h + 24);
-	s->tid = rd_le32(h + 80);
+	s->instance_id = shmtrace_rd_le64(h + 24);
+	s->tid = shmtrace_rd_le32(h + 80);
 	return 0;
 }
 
-static int rd_decode_event(struct rd_reader *r, struct rd_stream *s)
+static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	const unsigned char *buf = s->buf;
 	const struct tsdl_event_class *cls;
@@ -668,9 +683,9 @@ static int rd_decode_event(struct rd_reader *r, struct rd_stream *s)
 		uint32_t w, low, prev_low;
 
 		if (end - pos < 4)
-			return rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+			return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
 				       "truncated event header");
-		w = rd_le32(buf + pos);
+		w = shmtrace_rd_le32(buf + pos);
 		id = w & 0xff;
 		low = w >> 8;
 		prev_low = s->last_ts & 0xffffff;
@@ -680,23 +695,23 @@ static int rd_decode_event(struct rd_reader *r, struct rd_stream *s)
 		pos += 4;
 	} else {
 		if (end - pos < 13)
-			return rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+			return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
 				       "truncated extended event header");
-		id = rd_le32(buf + pos + 1);
-		ts = rd_le64(buf + pos + 5);
+		id = shmtrace_rd_le32(buf + pos + 1);
+		ts = shmtrace_rd_le64(buf + pos + 5);
 		if (ts < s->last_ts)
-			return rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+			return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
 				       "event timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
 				       ts, s->last_ts);
 		pos += 13;
 	}
 	if (ts > s->ts_end)
-		return rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
 			       "event timestamp %" PRIu64 " is after the packet's timestamp_end %" PRIu64,
 			       ts, s->ts_end);
 	cls = tsdl_find_event(s->trace->meta, id);
 	if (!cls)
-		return rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
 			       "unknown event id %" PRIu32, id);
 
 	for (i = 0; i < cls->nfields; i++) {
@@ -715,7 +730,7 @@ static int rd_decode_event(struct rd_reader *r, struct rd_stream *s)
 		case TSDL_F_STRING:
 			z = memchr(buf + pos, 0, end - pos);
 			if (!z)
-				return rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+				return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
 					       "event %s: unterminated string in field %s",
 					       cls->name, f->name);
 			pos = z - buf + 1;
@@ -728,10 +743,10 @@ static int rd_decode_event(struct rd_reader *r, struct rd_stream *s)
 				const struct tsdl_field *lf =
 					&cls->fields[f->len_field];
 
-				n = rd_read_uint(buf + foff[f->len_field],
+				n = shmtrace_rd_read_uint(buf + foff[f->len_field],
 						 lf->bytes);
-				if (lf->is_signed && rd_sext(n, lf->bytes) < 0)
-					return rd_fail(r, s, s->pkt_off + foff[f->len_field],
+				if (lf->is_signed && shmtrace_rd_sext(n, lf->bytes) < 0)
+					return shmtrace_rd_fail(r, s, s->pkt_off + foff[f->len_field],
 						       -EBADMSG,
 						       "event %s: negative length for field %s",
 						       cls->name, f->name);
@@ -747,46 +762,46 @@ static int rd_decode_event(struct rd_reader *r, struct rd_stream *s)
 	foff[i] = pos;
 	s->ev.cls = cls;
 	s->ev.ts = ts;
-	s->ev.ns = rd_ns(s->trace, ts);
+	s->ev.ns = shmtrace_rd_ns(s->trace, ts);
 	s->ev.pos = start;
 	s->last_ts = ts;
 	s->pos = pos;
 	s->nevents++;
 	return 1;
 past_end:
-	return rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+	return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
 		       "event %s: field %s runs past the end of the packet content",
 		       cls->name, cls->fields[i].name);
 }
 
 /* Position s on its next event: 1 if there is one, 0 at end, < 0 error. */
-static int rd_advance(struct rd_reader *r, struct rd_stream *s)
+static int shmtrace_rd_advance(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	int rc;
 
 	while (s->pos >= s->content) {
 		if (s->next_off >= s->file_size)
 			return 0;
-		rc = rd_load_packet(r, s);
+		rc = shmtrace_rd_load_packet(r, s);
 		if (rc)
 			return rc;
 	}
-	return rd_decode_event(r, s);
+	return shmtrace_rd_decode_event(r, s);
 }
 
 /* ---- merge -------------------------------------------------------------- */
 
-static inline bool rd_before(const struct rd_stream *a,
-			     const struct rd_stream *b)
+static inline bool shmtrace_rd_before(const struct shmtrace_rd_stream *a,
+			     const struct shmtrace_rd_stream *b)
 {
 	if (a->ev.ns != b->ev.ns)
 		return a->ev.ns < b->ev.ns;
 	return a->index < b->index;
 }
 
-static void rd_sift_down(struct rd_reader *r, size_t i)
+static void shmtrace_rd_sift_down(struct shmtrace_rd_reader *r, size_t i)
 {
-	struct rd_stream **h = r->heap, *x = h[i];
+	struct shmtrace_rd_stream **h = r->heap, *x = h[i];
 	size_t n = r->nheap;
 
 	for (;;) {
@@ -794,9 +809,9 @@ static void rd_sift_down(struct rd_reader *r, size_t i)
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && rd_before(h[c + 1], h[c]))
+		if (c + 1 < n && shmtrace_rd_before(h[c + 1], h[c]))
 			c++;
-		if (!rd_before(h[c], x))
+		if (!shmtrace_rd_before(h[c], x))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -804,14 +819,14 @@ static void rd_sift_down(struct rd_reader *r, size_t i)
 	h[i] = x;
 }
 
-static void rd_sift_up(struct rd_reader *r, size_t i)
+static void shmtrace_rd_sift_up(struct shmtrace_rd_reader *r, size_t i)
 {
-	struct rd_stream **h = r->heap, *x = h[i];
+	struct shmtrace_rd_stream **h = r->heap, *x = h[i];
 
 	while (i) {
 		size_t p = (i - 1) / 2;
 
-		if (!rd_before(x, h[p]))
+		if (!shmtrace_rd_before(x, h[p]))
 			break;
 		h[i] = h[p];
 		i = p;
@@ -819,7 +834,7 @@ static void rd_sift_up(struct rd_reader *r, size_t i)
 	h[i] = x;
 }
 
-int rd_next(struct rd_reader *r, const struct rd_event **ev)
+int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_event **ev)
 {
 	size_t i;
 	int rc;
@@ -829,16 +844,16 @@ int rd_next(struct rd_reader *r, const struct rd_event **ev)
 	if (!r->started) {
 		r->started = true;
 		for (i = 0; i < r->nstreams; i++) {
-			rc = rd_advance(r, r->streams[i]);
+			rc = shmtrace_rd_advance(r, r->streams[i]);
 			if (rc < 0)
 				return rc;
 			if (rc) {
 				r->heap[r->nheap] = r->streams[i];
-				rd_sift_up(r, r->nheap++);
+				shmtrace_rd_sift_up(r, r->nheap++);
 			}
 		}
 	} else if (r->cur) {
-		rc = rd_advance(r, r->cur);
+		rc = shmtrace_rd_advance(r, r->cur);
 		if (rc < 0)
 			return rc;
 		if (!rc) {
@@ -846,7 +861,7 @@ int rd_next(struct rd_reader *r, const struct rd_event **ev)
 			r->cur = NULL;
 		}
 		if (r->nheap)
-			rd_sift_down(r, 0);
+			shmtrace_rd_sift_down(r, 0);
 	}
 	if (!r->nheap) {
 		r->cur = NULL;
@@ -857,64 +872,64 @@ int rd_next(struct rd_reader *r, const struct rd_event **ev)
 	return 1;
 }
 
-const char *rd_errmsg(const struct rd_reader *r)
+const char *shmtrace_rd_errmsg(const struct shmtrace_rd_reader *r)
 {
 	return r->error ? r->err : "no error";
 }
 
 /* ---- accessors ---------------------------------------------------------- */
 
-size_t rd_trace_count(const struct rd_reader *r)
+size_t shmtrace_rd_trace_count(const struct shmtrace_rd_reader *r)
 {
 	return r->ntraces;
 }
 
-const struct rd_trace *rd_trace_at(const struct rd_reader *r, size_t i)
+const struct shmtrace_rd_trace *shmtrace_rd_trace_at(const struct shmtrace_rd_reader *r, size_t i)
 {
 	return i < r->ntraces ? r->traces[i] : NULL;
 }
 
-size_t rd_stream_count(const struct rd_reader *r)
+size_t shmtrace_rd_stream_count(const struct shmtrace_rd_reader *r)
 {
 	return r->nstreams;
 }
 
-const struct rd_stream *rd_stream_at(const struct rd_reader *r, size_t i)
+const struct shmtrace_rd_stream *shmtrace_rd_stream_at(const struct shmtrace_rd_reader *r, size_t i)
 {
 	return i < r->nstreams ? r->streams[i] : NULL;
 }
 
-const char *rd_trace_path(const struct rd_trace *t)
+const char *shmtrace_rd_trace_path(const struct shmtrace_rd_trace *t)
 {
 	return t->path;
 }
 
-size_t rd_trace_index(const struct rd_trace *t)
+size_t shmtrace_rd_trace_index(const struct shmtrace_rd_trace *t)
 {
 	return t->index;
 }
 
-const char *rd_trace_procname(const struct rd_trace *t)
+const char *shmtrace_rd_trace_procname(const struct shmtrace_rd_trace *t)
 {
 	return t->meta->procname ? t->meta->procname : "";
 }
 
-const char *rd_trace_hostname(const struct rd_trace *t)
+const char *shmtrace_rd_trace_hostname(const struct shmtrace_rd_trace *t)
 {
 	return t->meta->hostname ? t->meta->hostname : "";
 }
 
-int64_t rd_trace_vpid(const struct rd_trace *t)
+int64_t shmtrace_rd_trace_vpid(const struct shmtrace_rd_trace *t)
 {
 	return t->meta->has_vpid ? t->meta->vpid : -1;
 }
 
-const char *rd_trace_uuid(const struct rd_trace *t)
+const char *shmtrace_rd_trace_uuid(const struct shmtrace_rd_trace *t)
 {
 	return t->meta->has_uuid ? t->meta->uuid_str : "";
 }
 
-int rd_trace_env(const struct rd_trace *t, const char *key,
+int shmtrace_rd_trace_env(const struct shmtrace_rd_trace *t, const char *key,
 		 const char **sval, int64_t *ival)
 {
 	uint32_t i;
@@ -933,112 +948,112 @@ int rd_trace_env(const struct rd_trace *t, const char *key,
 	return 0;
 }
 
-const char *rd_trace_clock_name(const struct rd_trace *t)
+const char *shmtrace_rd_trace_clock_name(const struct shmtrace_rd_trace *t)
 {
 	return t->meta->clock.name;
 }
 
-uint64_t rd_trace_clock_freq(const struct rd_trace *t)
+uint64_t shmtrace_rd_trace_clock_freq(const struct shmtrace_rd_trace *t)
 {
 	return t->freq;
 }
 
-size_t rd_trace_event_class_count(const struct rd_trace *t)
+size_t shmtrace_rd_trace_event_class_count(const struct shmtrace_rd_trace *t)
 {
 	return t->meta->nevents;
 }
 
-const char *rd_trace_event_class_name(const struct rd_trace *t, size_t i)
+const char *shmtrace_rd_trace_event_class_name(const struct shmtrace_rd_trace *t, size_t i)
 {
 	return i < t->meta->nevents ? t->meta->events[i].name : NULL;
 }
 
-int64_t rd_trace_clock_to_ns(const struct rd_trace *t, uint64_t value)
+int64_t shmtrace_rd_trace_clock_to_ns(const struct shmtrace_rd_trace *t, uint64_t value)
 {
-	return rd_ns(t, value);
+	return shmtrace_rd_ns(t, value);
 }
 
-const char *rd_stream_path(const struct rd_stream *s)
+const char *shmtrace_rd_stream_path(const struct shmtrace_rd_stream *s)
 {
 	return s->path;
 }
 
-const struct rd_trace *rd_stream_trace(const struct rd_stream *s)
+const struct shmtrace_rd_trace *shmtrace_rd_stream_trace(const struct shmtrace_rd_stream *s)
 {
 	return s->trace;
 }
 
-uint64_t rd_stream_instance_id(const struct rd_stream *s)
+uint64_t shmtrace_rd_stream_instance_id(const struct shmtrace_rd_stream *s)
 {
 	return s->instance_id;
 }
 
-uint32_t rd_stream_tid(const struct rd_stream *s)
+uint32_t shmtrace_rd_stream_tid(const struct shmtrace_rd_stream *s)
 {
 	return s->tid;
 }
 
-uint64_t rd_stream_packet_seq(const struct rd_stream *s)
+uint64_t shmtrace_rd_stream_packet_seq(const struct shmtrace_rd_stream *s)
 {
 	return s->seq;
 }
 
-uint64_t rd_stream_packet_offset(const struct rd_stream *s)
+uint64_t shmtrace_rd_stream_packet_offset(const struct shmtrace_rd_stream *s)
 {
 	return s->pkt_off;
 }
 
-uint64_t rd_stream_discarded(const struct rd_stream *s)
+uint64_t shmtrace_rd_stream_discarded(const struct shmtrace_rd_stream *s)
 {
 	return s->discarded;
 }
 
-uint64_t rd_stream_lost_packets(const struct rd_stream *s)
+uint64_t shmtrace_rd_stream_lost_packets(const struct shmtrace_rd_stream *s)
 {
 	return s->lost;
 }
 
-uint64_t rd_stream_event_count(const struct rd_stream *s)
+uint64_t shmtrace_rd_stream_event_count(const struct shmtrace_rd_stream *s)
 {
 	return s->nevents;
 }
 
-const struct rd_stream *rd_event_stream(const struct rd_event *ev)
+const struct shmtrace_rd_stream *shmtrace_rd_event_stream(const struct shmtrace_rd_event *ev)
 {
 	return ev->stream;
 }
 
-const struct rd_trace *rd_event_trace(const struct rd_event *ev)
+const struct shmtrace_rd_trace *shmtrace_rd_event_trace(const struct shmtrace_rd_event *ev)
 {
 	return ev->stream->trace;
 }
 
-uint64_t rd_event_clock(const struct rd_event *ev)
+uint64_t shmtrace_rd_event_clock(const struct shmtrace_rd_event *ev)
 {
 	return ev->ts;
 }
 
-int64_t rd_event_time_ns(const struct rd_event *ev)
+int64_t shmtrace_rd_event_time_ns(const struct shmtrace_rd_event *ev)
 {
 	return ev->ns;
 }
 
-uint32_t rd_event_id(const struct rd_event *ev)
+uint32_t shmtrace_rd_event_id(const struct shmtrace_rd_event *ev)
 {
 	return ev->cls->id;
 }
 
-const char *rd_event_name(const struct rd_event *ev)
+const char *shmtrace_rd_event_name(const struct shmtrace_rd_event *ev)
 {
 	return ev->cls->name;
 }
 
-size_t rd_event_class_index(const struct rd_event *ev)
+size_t shmtrace_rd_event_class_index(const struct shmtrace_rd_event *ev)
 {
 	return ev->cls->index;
 }
 
-int rd_event_loglevel(const struct rd_event *ev, int64_t *level)
+int shmtrace_rd_event_loglevel(const struct shmtrace_rd_event *ev, int64_t *level)
 {
 	if (!ev->cls->has_loglevel)
 		return 0;
@@ -1046,29 +1061,39 @@ int rd_event_loglevel(const struct rd_event *ev, int64_t *level)
 	return 1;
 }
 
-uint32_t rd_event_tid(const struct rd_event *ev)
+uint32_t shmtrace_rd_event_tid(const struct shmtrace_rd_event *ev)
 {
 	return ev->stream->tid;
 }
 
-uint64_t rd_event_offset(const struct rd_event *ev)
+uint64_t shmtrace_rd_event_offset(const struct shmtrace_rd_event *ev)
 {
 	return ev->stream->pkt_off + ev->pos;
 }
 
-unsigned rd_event_field_count(const struct rd_event *ev)
+unsigned shmtrace_rd_event_field_count(const struct shmtrace_rd_event *ev)
 {
 	return ev->cls->nfields;
 }
 
-const char *rd_event_field_name(const struct rd_event *ev, unsigned i)
+const char *shmtrace_rd_event_field_name(const struct shmtrace_rd_event *ev, unsigned i)
 {
 	return i < ev->cls->nfields ? ev->cls->fields[i].name : NULL;
 }
 
-int rd_event_field(const struct rd_event *ev, unsigned i, struct rd_value *v)
+int shmtrace_rd_event_field_index(const struct shmtrace_rd_event *ev, const char *name)
 {
-	const struct rd_stream *s = ev->stream;
+	unsigned n = shmtrace_rd_event_field_count(ev);
+
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(shmtrace_rd_event_field_name(ev, i), name))
+			return (int)i;
+	return -ENOENT;
+}
+
+int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, struct shmtrace_rd_value *v)
+{
+	const struct shmtrace_rd_stream *s = ev->stream;
 	const struct tsdl_event_class *cls = ev->cls;
 	const struct tsdl_field *f;
 	const unsigned char *p;
@@ -1082,19 +1107,19 @@ int rd_event_field(const struct rd_event *ev, unsigned i, struct rd_value *v)
 	v->base = f->base;
 	switch (f->kind) {
 	case TSDL_F_INT:
-		v->kind = RD_INT;
-		v->u = rd_read_uint(p, f->bytes);
+		v->kind = SHMTRACE_RD_INT;
+		v->u = shmtrace_rd_read_uint(p, f->bytes);
 		if (f->is_signed)
-			v->s = rd_sext(v->u, f->bytes);
+			v->s = shmtrace_rd_sext(v->u, f->bytes);
 		break;
 	case TSDL_F_FLOAT:
-		v->kind = RD_FLOAT;
+		v->kind = SHMTRACE_RD_FLOAT;
 		if (f->bytes == 8) {
-			uint64_t x = rd_le64(p);
+			uint64_t x = shmtrace_rd_le64(p);
 
 			memcpy(&v->d, &x, sizeof(x));
 		} else {
-			uint32_t x = rd_le32(p);
+			uint32_t x = shmtrace_rd_le32(p);
 			float fl;
 
 			memcpy(&fl, &x, sizeof(x));
@@ -1102,13 +1127,13 @@ int rd_event_field(const struct rd_event *ev, unsigned i, struct rd_value *v)
 		}
 		break;
 	case TSDL_F_STRING:
-		v->kind = RD_STRING;
+		v->kind = SHMTRACE_RD_STRING;
 		v->str = (const char *)p;
 		v->len = s->foff[i + 1] - s->foff[i] - 1;
 		break;
 	case TSDL_F_SEQUENCE:
 	case TSDL_F_ARRAY:
-		v->kind = f->kind == TSDL_F_ARRAY ? RD_ARRAY : RD_SEQUENCE;
+		v->kind = f->kind == TSDL_F_ARRAY ? SHMTRACE_RD_ARRAY : SHMTRACE_RD_SEQUENCE;
 		v->data = p;
 		v->count = (s->foff[i + 1] - s->foff[i]) / f->bytes;
 		break;

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../../tools/reader/reader.h"
+#include <shmtrace/reader.h>
 #include "../../../tools/reader/tsdl.h"
 
 /*
@@ -368,13 +368,13 @@ static char *subdir(const char *parent, const char *name)
 	return p;
 }
 
-static struct rd_reader *open_one(const char *path)
+static struct shmtrace_rd_reader *open_one(const char *path)
 {
-	struct rd_reader *r = NULL;
-	char err[RD_ERRLEN];
-	int rc = rd_open(&r, &path, 1, err, sizeof(err));
+	struct shmtrace_rd_reader *r = NULL;
+	char err[SHMTRACE_RD_ERRLEN];
+	int rc = shmtrace_rd_open(&r, &path, 1, err, sizeof(err));
 
-	ck_assert_msg(rc == 0, "rd_open: %s", err);
+	ck_assert_msg(rc == 0, "shmtrace_rd_open: %s", err);
 	return r;
 }
 
@@ -407,123 +407,123 @@ static void build_basic(const char *dir)
 
 START_TEST(test_basic)
 {
-	const struct rd_event *ev;
-	struct rd_reader *r;
-	struct rd_value v;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
+	struct shmtrace_rd_value v;
 	int64_t ll;
 
 	build_basic(tmpdir);
 	r = open_one(tmpdir);
-	ck_assert_int_eq(rd_trace_count(r), 1);
-	ck_assert_int_eq(rd_stream_count(r), 1);
-	ck_assert_str_eq(rd_trace_procname(rd_trace_at(r, 0)), "myproc");
-	ck_assert_str_eq(rd_trace_hostname(rd_trace_at(r, 0)), "testhost");
-	ck_assert_int_eq(rd_trace_vpid(rd_trace_at(r, 0)), 1234);
-	ck_assert_str_eq(rd_trace_uuid(rd_trace_at(r, 0)), UUID_A);
+	ck_assert_int_eq(shmtrace_rd_trace_count(r), 1);
+	ck_assert_int_eq(shmtrace_rd_stream_count(r), 1);
+	ck_assert_str_eq(shmtrace_rd_trace_procname(shmtrace_rd_trace_at(r, 0)), "myproc");
+	ck_assert_str_eq(shmtrace_rd_trace_hostname(shmtrace_rd_trace_at(r, 0)), "testhost");
+	ck_assert_int_eq(shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, 0)), 1234);
+	ck_assert_str_eq(shmtrace_rd_trace_uuid(shmtrace_rd_trace_at(r, 0)), UUID_A);
 
 	/* ev_a */
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	ck_assert_str_eq(rd_event_name(ev), "prov:ev_a");
-	ck_assert_uint_eq(rd_event_clock(ev), 1000);
-	ck_assert_int_eq(rd_event_time_ns(ev),
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	ck_assert_str_eq(shmtrace_rd_event_name(ev), "prov:ev_a");
+	ck_assert_uint_eq(shmtrace_rd_event_clock(ev), 1000);
+	ck_assert_int_eq(shmtrace_rd_event_time_ns(ev),
 			 1700000000LL * 1000000000 + 123456789 + 1000);
-	ck_assert_uint_eq(rd_event_tid(ev), 42);
-	ck_assert_int_eq(rd_event_loglevel(ev, &ll), 1);
+	ck_assert_uint_eq(shmtrace_rd_event_tid(ev), 42);
+	ck_assert_int_eq(shmtrace_rd_event_loglevel(ev, &ll), 1);
 	ck_assert_int_eq(ll, 13);
-	ck_assert_uint_eq(rd_event_field_count(ev), 4);
-	ck_assert_str_eq(rd_event_field_name(ev, 0), "num");
-	ck_assert_int_eq(rd_event_field(ev, 0, &v), 0);
-	ck_assert_int_eq(v.kind, RD_INT);
+	ck_assert_uint_eq(shmtrace_rd_event_field_count(ev), 4);
+	ck_assert_str_eq(shmtrace_rd_event_field_name(ev, 0), "num");
+	ck_assert_int_eq(shmtrace_rd_event_field(ev, 0, &v), 0);
+	ck_assert_int_eq(v.kind, SHMTRACE_RD_INT);
 	ck_assert(v.is_signed);
 	ck_assert_int_eq(v.s, -5);
-	ck_assert_int_eq(rd_event_field(ev, 1, &v), 0);
+	ck_assert_int_eq(shmtrace_rd_event_field(ev, 1, &v), 0);
 	ck_assert_int_eq(v.base, 16);
 	ck_assert_uint_eq(v.u, 0xdeadbeef);
-	ck_assert_int_eq(rd_event_field(ev, 2, &v), 0);
-	ck_assert_int_eq(v.kind, RD_STRING);
+	ck_assert_int_eq(shmtrace_rd_event_field(ev, 2, &v), 0);
+	ck_assert_int_eq(v.kind, SHMTRACE_RD_STRING);
 	ck_assert_str_eq(v.str, "he\"l\\lo\n\t\x01 w\xc3\xb6rld");
 	ck_assert_uint_eq(v.len, strlen(v.str));
-	ck_assert_int_eq(rd_event_field(ev, 3, &v), 0);
-	ck_assert_int_eq(v.kind, RD_FLOAT);
+	ck_assert_int_eq(shmtrace_rd_event_field(ev, 3, &v), 0);
+	ck_assert_int_eq(v.kind, SHMTRACE_RD_FLOAT);
 	ck_assert(v.d == 3.5);
-	ck_assert_int_eq(rd_event_field(ev, 4, &v), -EINVAL);
+	ck_assert_int_eq(shmtrace_rd_event_field(ev, 4, &v), -EINVAL);
 
 	/* ev_seq with 5 elements */
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	ck_assert_str_eq(rd_event_name(ev), "prov:ev_seq");
-	ck_assert_uint_eq(rd_event_clock(ev), 2000);
-	ck_assert_str_eq(rd_event_field_name(ev, 0), "arr_length");
-	ck_assert_str_eq(rd_event_field_name(ev, 1), "arr");
-	ck_assert_int_eq(rd_event_field(ev, 0, &v), 0);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	ck_assert_str_eq(shmtrace_rd_event_name(ev), "prov:ev_seq");
+	ck_assert_uint_eq(shmtrace_rd_event_clock(ev), 2000);
+	ck_assert_str_eq(shmtrace_rd_event_field_name(ev, 0), "arr_length");
+	ck_assert_str_eq(shmtrace_rd_event_field_name(ev, 1), "arr");
+	ck_assert_int_eq(shmtrace_rd_event_field(ev, 0, &v), 0);
 	ck_assert_uint_eq(v.u, 5);
-	ck_assert_int_eq(rd_event_field(ev, 1, &v), 0);
-	ck_assert_int_eq(v.kind, RD_SEQUENCE);
+	ck_assert_int_eq(shmtrace_rd_event_field(ev, 1, &v), 0);
+	ck_assert_int_eq(v.kind, SHMTRACE_RD_SEQUENCE);
 	ck_assert_uint_eq(v.count, 5);
-	ck_assert_int_eq(rd_value_elem_s(&v, 0), 1);
-	ck_assert_int_eq(rd_value_elem_s(&v, 1), -2);
-	ck_assert_int_eq(rd_value_elem_s(&v, 2), 300);
-	ck_assert_int_eq(rd_value_elem_s(&v, 3), -32768);
-	ck_assert_int_eq(rd_value_elem_s(&v, 4), 32767);
+	ck_assert_int_eq(shmtrace_rd_value_elem_s(&v, 0), 1);
+	ck_assert_int_eq(shmtrace_rd_value_elem_s(&v, 1), -2);
+	ck_assert_int_eq(shmtrace_rd_value_elem_s(&v, 2), 300);
+	ck_assert_int_eq(shmtrace_rd_value_elem_s(&v, 3), -32768);
+	ck_assert_int_eq(shmtrace_rd_value_elem_s(&v, 4), 32767);
 
 	/* empty sequence */
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	ck_assert_int_eq(rd_event_field(ev, 1, &v), 0);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	ck_assert_int_eq(shmtrace_rd_event_field(ev, 1, &v), 0);
 	ck_assert_uint_eq(v.count, 0);
 
 	/* empty event, extended header */
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	ck_assert_str_eq(rd_event_name(ev), "prov:empty");
-	ck_assert_uint_eq(rd_event_clock(ev), 0x2000000);
-	ck_assert_uint_eq(rd_event_field_count(ev), 0);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	ck_assert_str_eq(shmtrace_rd_event_name(ev), "prov:empty");
+	ck_assert_uint_eq(shmtrace_rd_event_clock(ev), 0x2000000);
+	ck_assert_uint_eq(shmtrace_rd_event_field_count(ev), 0);
 
 	/* all integer sizes, all bits set */
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	ck_assert_str_eq(rd_event_name(ev), "prov:ints");
-	ck_assert_uint_eq(rd_event_clock(ev), 0x2000005);
-	rd_event_field(ev, 0, &v);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	ck_assert_str_eq(shmtrace_rd_event_name(ev), "prov:ints");
+	ck_assert_uint_eq(shmtrace_rd_event_clock(ev), 0x2000005);
+	shmtrace_rd_event_field(ev, 0, &v);
 	ck_assert_uint_eq(v.u, 0xff);
-	rd_event_field(ev, 1, &v);
+	shmtrace_rd_event_field(ev, 1, &v);
 	ck_assert_uint_eq(v.u, 0xffff);
-	rd_event_field(ev, 2, &v);
+	shmtrace_rd_event_field(ev, 2, &v);
 	ck_assert_uint_eq(v.u, 0xffffffff);
-	rd_event_field(ev, 3, &v);
+	shmtrace_rd_event_field(ev, 3, &v);
 	ck_assert_uint_eq(v.u, UINT64_MAX);
-	rd_event_field(ev, 4, &v);
+	shmtrace_rd_event_field(ev, 4, &v);
 	ck_assert_int_eq(v.s, -1);
-	rd_event_field(ev, 5, &v);
+	shmtrace_rd_event_field(ev, 5, &v);
 	ck_assert_int_eq(v.s, -1);
-	rd_event_field(ev, 6, &v);
+	shmtrace_rd_event_field(ev, 6, &v);
 	ck_assert_int_eq(v.s, -1);
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	rd_event_field(ev, 4, &v);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	shmtrace_rd_event_field(ev, 4, &v);
 	ck_assert_int_eq(v.s, -128);
-	rd_event_field(ev, 5, &v);
+	shmtrace_rd_event_field(ev, 5, &v);
 	ck_assert_int_eq(v.s, 128);
 
 	/* id 300, extended */
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	ck_assert_str_eq(rd_event_name(ev), "other:big_id");
-	ck_assert_uint_eq(rd_event_id(ev), 300);
-	rd_event_field(ev, 0, &v);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	ck_assert_str_eq(shmtrace_rd_event_name(ev), "other:big_id");
+	ck_assert_uint_eq(shmtrace_rd_event_id(ev), 300);
+	shmtrace_rd_event_field(ev, 0, &v);
 	ck_assert_uint_eq(v.u, 77);
 
 	/* second packet */
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	ck_assert_str_eq(rd_event_name(ev), "prov:ev_a");
-	ck_assert_uint_eq(rd_event_clock(ev), 0x3000001);
-	ck_assert_uint_eq(rd_event_tid(ev), 43);
-	ck_assert_uint_eq(rd_stream_discarded(rd_event_stream(ev)), 3);
-	rd_event_field(ev, 2, &v);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	ck_assert_str_eq(shmtrace_rd_event_name(ev), "prov:ev_a");
+	ck_assert_uint_eq(shmtrace_rd_event_clock(ev), 0x3000001);
+	ck_assert_uint_eq(shmtrace_rd_event_tid(ev), 43);
+	ck_assert_uint_eq(shmtrace_rd_stream_discarded(shmtrace_rd_event_stream(ev)), 3);
+	shmtrace_rd_event_field(ev, 2, &v);
 	ck_assert_str_eq(v.str, "");
 	ck_assert_uint_eq(v.len, 0);
-	rd_event_field(ev, 3, &v);
+	shmtrace_rd_event_field(ev, 3, &v);
 	ck_assert(v.d == 0.1);
-	ck_assert_int_eq(rd_next(r, &ev), 1);
-	ck_assert_str_eq(rd_event_name(ev), "prov:empty");
-	ck_assert_int_eq(rd_next(r, &ev), 0);
-	ck_assert_int_eq(rd_next(r, &ev), 0);
-	ck_assert_uint_eq(rd_stream_event_count(rd_stream_at(r, 0)), 9);
-	rd_close(r);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+	ck_assert_str_eq(shmtrace_rd_event_name(ev), "prov:empty");
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 0);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 0);
+	ck_assert_uint_eq(shmtrace_rd_stream_event_count(shmtrace_rd_stream_at(r, 0)), 9);
+	shmtrace_rd_close(r);
 }
 END_TEST
 
@@ -533,8 +533,8 @@ START_TEST(test_wrap)
 		0xfffff0, 0x1000010, 0x1ffffff, 0x2000000, 0x2fffffe,
 		0x3000001, 0x3000001, 0x12345678,
 	};
-	const struct rd_event *ev;
-	struct rd_reader *r;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
 	struct sbuild s;
 	size_t i;
 
@@ -548,12 +548,12 @@ START_TEST(test_wrap)
 	sb_write(&s, tmpdir, "s");
 	r = open_one(tmpdir);
 	for (i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
-		ck_assert_int_eq(rd_next(r, &ev), 1);
-		ck_assert_uint_eq(rd_event_clock(ev), ts[i]);
-		ck_assert_int_eq(rd_event_time_ns(ev), (int64_t)ts[i]);
+		ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+		ck_assert_uint_eq(shmtrace_rd_event_clock(ev), ts[i]);
+		ck_assert_int_eq(shmtrace_rd_event_time_ns(ev), (int64_t)ts[i]);
 	}
-	ck_assert_int_eq(rd_next(r, &ev), 0);
-	rd_close(r);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 0);
+	shmtrace_rd_close(r);
 }
 END_TEST
 
@@ -615,9 +615,9 @@ START_TEST(test_merge)
 		0, 110, 10, 100, 1, 11, 101, 111, 2, 12, 102, 112,
 		3, 103, 13, 113,
 	};
-	const struct rd_event *ev;
-	struct rd_reader *r;
-	struct rd_value v;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
+	struct shmtrace_rd_value v;
 	char *sess = subdir(tmpdir, "session");
 	char *deep = subdir(sess, "deeper");
 	size_t i;
@@ -625,24 +625,24 @@ START_TEST(test_merge)
 
 	build_session(deep);
 	r = open_one(sess);
-	ck_assert_int_eq(rd_trace_count(r), 2);
+	ck_assert_int_eq(shmtrace_rd_trace_count(r), 2);
 	/* 3 stream files per trace, hidden file and index/ ignored */
-	ck_assert_int_eq(rd_stream_count(r), 6);
+	ck_assert_int_eq(shmtrace_rd_stream_count(r), 6);
 	/* traces sorted by path: proca-10 first */
-	ck_assert_str_eq(rd_trace_procname(rd_trace_at(r, 0)), "proca-10");
+	ck_assert_str_eq(shmtrace_rd_trace_procname(shmtrace_rd_trace_at(r, 0)), "proca-10");
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		uint64_t x;
 
-		ck_assert_int_eq(rd_next(r, &ev), 1);
-		rd_event_field(ev, 0, &v);
+		ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
+		shmtrace_rd_event_field(ev, 0, &v);
 		x = v.u;
 		ck_assert_msg(x == order[i], "event %zu: got %" PRIu64
 			      " expected %" PRIu64, i, x, order[i]);
-		ck_assert_int_ge(rd_event_time_ns(ev), prev);
-		prev = rd_event_time_ns(ev);
+		ck_assert_int_ge(shmtrace_rd_event_time_ns(ev), prev);
+		prev = shmtrace_rd_event_time_ns(ev);
 	}
-	ck_assert_int_eq(rd_next(r, &ev), 0);
-	rd_close(r);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 0);
+	shmtrace_rd_close(r);
 	free(deep);
 	free(sess);
 }
@@ -650,8 +650,8 @@ END_TEST
 
 START_TEST(test_discarded)
 {
-	const struct rd_event *ev;
-	struct rd_reader *r;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
 	struct sbuild s;
 	int n = 0;
 
@@ -671,13 +671,13 @@ START_TEST(test_discarded)
 	sb_write(&s, tmpdir, "s");
 	write_file(tmpdir, "empty", "", 0);
 	r = open_one(tmpdir);
-	while (rd_next(r, &ev) > 0)
+	while (shmtrace_rd_next(r, &ev) > 0)
 		n++;
 	ck_assert_int_eq(n, 2);
-	ck_assert_uint_eq(rd_stream_discarded(rd_stream_at(r, 1)), 7);
-	ck_assert_uint_eq(rd_stream_lost_packets(rd_stream_at(r, 1)), 1);
-	ck_assert_uint_eq(rd_stream_discarded(rd_stream_at(r, 0)), 0);
-	rd_close(r);
+	ck_assert_uint_eq(shmtrace_rd_stream_discarded(shmtrace_rd_stream_at(r, 1)), 7);
+	ck_assert_uint_eq(shmtrace_rd_stream_lost_packets(shmtrace_rd_stream_at(r, 1)), 1);
+	ck_assert_uint_eq(shmtrace_rd_stream_discarded(shmtrace_rd_stream_at(r, 0)), 0);
+	shmtrace_rd_close(r);
 }
 END_TEST
 
@@ -722,8 +722,8 @@ END_TEST
 /* Non-1 GHz clock: conversion like babeltrace2. */
 START_TEST(test_freq)
 {
-	const struct rd_event *ev;
-	struct rd_reader *r;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
 	struct sbuild s;
 	char *m = metadata_text(UUID_A, "p", 1, 10, 2500, 1000, events_tsdl);
 
@@ -735,10 +735,10 @@ START_TEST(test_freq)
 	sb_end(&s, 7);
 	sb_write(&s, tmpdir, "s");
 	r = open_one(tmpdir);
-	ck_assert_int_eq(rd_next(r, &ev), 1);
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), 1);
 	/* 10 s + 2500 ms + 7 ms */
-	ck_assert_int_eq(rd_event_time_ns(ev), 12507000000LL);
-	rd_close(r);
+	ck_assert_int_eq(shmtrace_rd_event_time_ns(ev), 12507000000LL);
+	shmtrace_rd_close(r);
 }
 END_TEST
 
@@ -747,32 +747,32 @@ END_TEST
 /* Iterate to the end; return the error (or 0) and the message. */
 static int drain(const char *dir, char *msg, size_t len, int *nev)
 {
-	const struct rd_event *ev;
-	struct rd_reader *r = NULL;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r = NULL;
 	int rc, n = 0;
 
-	rc = rd_open(&r, &dir, 1, msg, len);
+	rc = shmtrace_rd_open(&r, &dir, 1, msg, len);
 	if (rc)
 		return rc;
-	while ((rc = rd_next(r, &ev)) > 0) {
+	while ((rc = shmtrace_rd_next(r, &ev)) > 0) {
 		unsigned i;
 
-		for (i = 0; i < rd_event_field_count(ev); i++) {
-			struct rd_value v;
+		for (i = 0; i < shmtrace_rd_event_field_count(ev); i++) {
+			struct shmtrace_rd_value v;
 
-			ck_assert_int_eq(rd_event_field(ev, i, &v), 0);
-			if (v.kind == RD_STRING)
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, i, &v), 0);
+			if (v.kind == SHMTRACE_RD_STRING)
 				ck_assert_uint_eq(strlen(v.str), v.len);
-			if (v.kind == RD_SEQUENCE && v.count)
-				(void)rd_value_elem_u(&v, v.count - 1);
+			if (v.kind == SHMTRACE_RD_SEQUENCE && v.count)
+				(void)shmtrace_rd_value_elem_u(&v, v.count - 1);
 		}
 		n++;
 	}
 	if (rc)
-		snprintf(msg, len, "%s", rd_errmsg(r));
+		snprintf(msg, len, "%s", shmtrace_rd_errmsg(r));
 	if (nev)
 		*nev = n;
-	rd_close(r);
+	shmtrace_rd_close(r);
 	return rc;
 }
 
@@ -794,7 +794,7 @@ static struct tbuf one_packet(void)
 
 static void expect_corrupt(struct tbuf *f, const char *what)
 {
-	char msg[RD_ERRLEN];
+	char msg[SHMTRACE_RD_ERRLEN];
 	int rc;
 
 	write_meta(tmpdir, UUID_A, "p", 1, 0, 0);
@@ -904,13 +904,13 @@ END_TEST
 
 static void expect_bad_meta(const char *text, const char *what)
 {
-	char msg[RD_ERRLEN];
+	char msg[SHMTRACE_RD_ERRLEN];
 	const char *dir = tmpdir;
-	struct rd_reader *r = NULL;
+	struct shmtrace_rd_reader *r = NULL;
 	int rc;
 
 	write_file(tmpdir, "metadata", text, strlen(text));
-	rc = rd_open(&r, &dir, 1, msg, sizeof(msg));
+	rc = shmtrace_rd_open(&r, &dir, 1, msg, sizeof(msg));
 	ck_assert_int_lt(rc, 0);
 	ck_assert_ptr_null(r);
 	ck_assert_msg(strstr(msg, what) != NULL, "message '%s' lacks '%s'",
@@ -974,7 +974,7 @@ START_TEST(test_fuzz_stream)
 {
 	struct sbuild s;
 	struct tbuf img;
-	char msg[RD_ERRLEN];
+	char msg[SHMTRACE_RD_ERRLEN];
 	size_t i, len;
 	int n;
 
@@ -1042,13 +1042,13 @@ END_TEST
 
 START_TEST(test_no_trace)
 {
-	char msg[RD_ERRLEN];
-	struct rd_reader *r = NULL;
+	char msg[SHMTRACE_RD_ERRLEN];
+	struct shmtrace_rd_reader *r = NULL;
 	const char *p = tmpdir, *missing = "/nonexistent/trace";
 
-	ck_assert_int_eq(rd_open(&r, &p, 1, msg, sizeof(msg)), -ENOENT);
+	ck_assert_int_eq(shmtrace_rd_open(&r, &p, 1, msg, sizeof(msg)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(msg, "no CTF trace"));
-	ck_assert_int_eq(rd_open(&r, &missing, 1, msg, sizeof(msg)), -ENOENT);
+	ck_assert_int_eq(shmtrace_rd_open(&r, &missing, 1, msg, sizeof(msg)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(msg, "/nonexistent/trace"));
 }
 END_TEST
