@@ -87,6 +87,8 @@ struct msg_events {
 _Static_assert(sizeof(struct msg_events) == 16, "events");
 
 #define PROTO_EVNAME_MAX	256
+/* in MSG_CMD arguments of enable-event: PATTERN [SEP CONDITION] */
+#define PROTO_ARG_SEP		'\x1f'
 #define PROTO_FIELDNAME_MAX	64
 #define PROTO_MAX_FIELDS	16
 

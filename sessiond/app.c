@@ -113,7 +113,7 @@ fail:
 static void app_masks(const struct app *a, uint8_t *out)
 {
 	for (uint32_t id = 0; id < a->nev; id++)
-		out[id] = a->ev[id].known ? (uint8_t)session_mask(a->ev[id].desc.name) : 0;
+		out[id] = a->ev[id].known ? (uint8_t)session_mask(a->ev[id].desc.name, a->ev[id].desc.loglevel) : 0;
 }
 
 void app_update(struct app *a, int ring)

@@ -31,22 +31,31 @@
 #define DEFAULT_POOL		10u
 #define DEFAULT_FLUSH_MS	1000u
 
-static int session_enables(const struct session *s, const char *name)
+static int enabler_matches(const struct enabler *e, const char *name, int loglevel)
+{
+	if (e->ll_kind == LL_RANGE && loglevel > e->loglevel)
+		return 0;
+	if (e->ll_kind == LL_ONLY && loglevel != e->loglevel)
+		return 0;
+	return glob_match(e->pattern, name);
+}
+
+static int session_enables(const struct session *s, const char *name, int loglevel)
 {
 	for (const struct enabler *e = s->enablers; e; e = e->next)
-		if (glob_match(e->pattern, name))
+		if (enabler_matches(e, name, loglevel))
 			return 1;
 	return 0;
 }
 
-unsigned int session_mask(const char *event_name)
+unsigned int session_mask(const char *event_name, int loglevel)
 {
 	unsigned int m = 0;
 
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
 		const struct channel *ch = sd.chan[i];
 
-		if (ch && ch->session->active && session_enables(ch->session, event_name))
+		if (ch && ch->session->active && session_enables(ch->session, event_name, loglevel))
 			m |= 1u << i;
 	}
 	return m;
@@ -229,26 +238,63 @@ static void session_destroy(struct session *s)
 	free(s);
 }
 
+static const char *const ll_names[] = {
+	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+};
+
+/* "r6" or "o7" after the pattern's PROTO_ARG_SEP: a log level condition */
+static int enabler_parse(struct enabler *e, const char *arg)
+{
+	const char *sep = strchr(arg, PROTO_ARG_SEP);
+	size_t n = sep ? (size_t)(sep - arg) : strlen(arg);
+
+	if (n == 0 || n >= PROTO_EVNAME_MAX)
+		return -EINVAL;
+	memcpy(e->pattern, arg, n);
+	e->pattern[n] = 0;
+	e->ll_kind = LL_ANY;
+	if (!sep)
+		return 0;
+	if ((sep[1] != 'r' && sep[1] != 'o') || sep[2] < '0' || sep[2] > '7' || sep[3])
+		return -EINVAL;
+	e->ll_kind = sep[1] == 'r' ? LL_RANGE : LL_ONLY;
+	e->loglevel = sep[2] - '0';
+	return 0;
+}
+
+static void enabler_describe(const struct enabler *e, char *buf, size_t len)
+{
+	if (e->ll_kind == LL_ANY)
+		snprintf(buf, len, "%s", e->pattern);
+	else
+		snprintf(buf, len, "%s (loglevel %s %s)", e->pattern,
+			 e->ll_kind == LL_RANGE ? "<=" : "==", ll_names[e->loglevel]);
+}
+
 static int cmd_enable(int fd, struct session *s, int argc, const char **argv)
 {
 	for (int i = 0; i < argc; i++) {
-		size_t n = strlen(argv[i]);
-		struct enabler *e;
+		struct enabler *e, want;
+		char what[PROTO_EVNAME_MAX + 64];
 
-		if (n == 0 || n >= PROTO_EVNAME_MAX)
+		if (enabler_parse(&want, argv[i]) < 0)
 			return reply_end(fd, -EINVAL, "invalid event pattern '%s'", argv[i]);
 		for (e = s->enablers; e; e = e->next)
-			if (!strcmp(e->pattern, argv[i]))
+			if (!strcmp(e->pattern, want.pattern))
 				break;
-		if (e)
-			continue;
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return reply_end(fd, -ENOMEM, "out of memory");
-		memcpy(e->pattern, argv[i], n + 1);
-		e->next = s->enablers;
-		s->enablers = e;
-		reply_text(fd, "Event pattern '%s' enabled in session %s.\n", argv[i], s->name);
+		if (!e) {
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				return reply_end(fd, -ENOMEM, "out of memory");
+			e->next = s->enablers;
+			s->enablers = e;
+		}
+		/* enabling a pattern again replaces its conditions */
+		memcpy(e->pattern, want.pattern, sizeof(e->pattern));
+		e->ll_kind = want.ll_kind;
+		e->loglevel = want.loglevel;
+		enabler_describe(e, what, sizeof(what));
+		reply_text(fd, "Event pattern '%s' enabled in session %s.\n", what, s->name);
 	}
 	apps_update_all();
 	return reply_end(fd, 0, NULL);
@@ -343,8 +389,12 @@ static int cmd_status(int fd, const char *name)
 			   ch->name, ch->mode == SHM_MODE_DISCARD ? "discard" : "overwrite",
 			   ch->num_subbuf, ch->subbuf_size >> 10, ch->pool_size, ch->flush_ms);
 		reply_text(fd, "  enabled events:%s\n", s->enablers ? "" : " none");
-		for (const struct enabler *e = s->enablers; e; e = e->next)
-			reply_text(fd, "    %s\n", e->pattern);
+		for (const struct enabler *e = s->enablers; e; e = e->next) {
+			char what[PROTO_EVNAME_MAX + 64];
+
+			enabler_describe(e, what, sizeof(what));
+			reply_text(fd, "    %s\n", what);
+		}
 		for (const struct app *a = sd.apps; a; a = a->next)
 			nproc++;
 		reply_text(fd, "  traced processes: %d\n", nproc);

@@ -30,8 +30,12 @@ struct channel {
 	struct session *session;
 };
 
+enum ll_kind { LL_ANY, LL_RANGE, LL_ONLY };	/* level <= L (as severe or more), == L */
+
 struct enabler {
 	char pattern[PROTO_EVNAME_MAX];
+	enum ll_kind ll_kind;
+	int loglevel;
 	struct enabler *next;
 };
 
@@ -111,7 +115,7 @@ struct app *app_by_sock(int fd);
 
 /* session.c */
 int session_command(int fd, const char *body, size_t len);
-unsigned int session_mask(const char *event_name);
+unsigned int session_mask(const char *event_name, int loglevel);
 void sessions_shutdown(void);
 int channel_to_consumer(const struct channel *ch);
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -41,9 +42,14 @@ static const struct verb verbs[] = {
 	  "session (one per thread alive at once; default 10; the pool grows).", 0, 1, 1 },
 	{ "destroy", VERB_DESTROY, "destroy [NAME]",
 	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
-	{ "enable-event", VERB_ENABLE_EVENT, "enable-event [-s NAME] PATTERN...",
+	{ "enable-event", VERB_ENABLE_EVENT,
+	  "enable-event [-s NAME] [--loglevel LEVEL | --loglevel-only LEVEL] PATTERN...",
 	  "Record the events whose \"provider:event\" name matches a PATTERN\n"
-	  "('*' matches any characters; '\\' escapes).", 1, 255, 0 },
+	  "('*' matches any characters; '\\' escapes).\n"
+	  "--loglevel LEVEL: only events of LEVEL or more severe; --loglevel-only\n"
+	  "LEVEL: only events of LEVEL. LEVEL: emerg alert crit err warning notice\n"
+	  "info debug, or 0 (emerg) to 7 (debug). Enabling a pattern again\n"
+	  "replaces its conditions.", 1, 255, 0 },
 	{ "disable-event", VERB_DISABLE_EVENT, "disable-event [-s NAME] PATTERN...",
 	  "Remove PATTERNs previously enabled with enable-event.", 1, 255, 0 },
 	{ "start", VERB_START, "start [NAME]", "Start recording.", 0, 1, 1 },
@@ -85,6 +91,21 @@ static int connect_daemon(const char *home)
 		return ret;
 	}
 	return fd;
+}
+
+/* "info", "INFO" or "6": 0..7; -1 when unknown. */
+static int parse_loglevel(const char *s)
+{
+	static const char *const names[] = {
+		"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+	};
+
+	if (s[0] >= '0' && s[0] <= '7' && !s[1])
+		return s[0] - '0';
+	for (int i = 0; i < 8; i++)
+		if (!strcasecmp(s, names[i]))
+			return i;
+	return -1;
 }
 
 int ctl_exe_dir(char *out, size_t cap)
@@ -230,6 +251,8 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "pool-size", required_argument, NULL, 'P' },
+		{ "loglevel", required_argument, NULL, 'L' },
+		{ "loglevel-only", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -237,7 +260,9 @@ int main(int argc, char **argv)
 	char home[1024], output[PATH_MAX + 1] = "";
 	const char *session = "";
 	char *args[260];
-	int c, nargs = 0, overwrite = 0;
+	int c, nargs = 0, overwrite = 0, loglevel = -1;
+	char ll_kind = 0;
+	static char conds[255][PROTO_EVNAME_MAX + 8];
 	char *pool_size = (char *)"";
 
 	if (argc < 2) {
@@ -296,6 +321,17 @@ int main(int argc, char **argv)
 				goto bad;
 			pool_size = optarg;
 			break;
+		case 'L':
+		case 'Y':
+			if (v->verb != VERB_ENABLE_EVENT)
+				goto bad;
+			loglevel = parse_loglevel(optarg);
+			if (loglevel < 0) {
+				fprintf(stderr, "tracectl: unknown log level '%s'\n", optarg);
+				goto bad;
+			}
+			ll_kind = c == 'L' ? 'r' : 'o';
+			break;
 		case 'h':
 			printf("usage: tracectl %s\n\n%s\n", v->usage, v->help);
 			return 0;
@@ -320,6 +356,14 @@ int main(int argc, char **argv)
 	    (v->session_arg && nargs > 0) || (v->max_args == 0 && !v->session_arg && session[0])) {
 		fprintf(stderr, "tracectl: %s: wrong number of arguments\n", v->name);
 		goto bad;
+	}
+	for (int i = 0; ll_kind && i < nargs; i++) {
+		if (snprintf(conds[i], sizeof(conds[i]), "%s%c%c%d", args[i], PROTO_ARG_SEP, ll_kind,
+			     loglevel) >= (int)sizeof(conds[i])) {
+			fprintf(stderr, "tracectl: pattern too long\n");
+			return 2;
+		}
+		args[i] = conds[i];
 	}
 	if (v->verb == VERB_CREATE) {
 		args[0] = output;

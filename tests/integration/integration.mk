@@ -30,7 +30,9 @@ INTEGRATION_TESTS = \
 	tests/integration/preload-runpath.sh \
 	tests/integration/read-latency.sh \
 	tests/integration/read-profile.sh \
-	tests/integration/read-lz4.sh
+	tests/integration/read-lz4.sh \
+	tests/integration/loglevel.sh \
+	tests/integration/sessions.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
