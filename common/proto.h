@@ -125,7 +125,7 @@ _Static_assert(sizeof(struct msg_segment) == 48, "segment");
 enum proto_verb {
 	VERB_CREATE = 1, VERB_DESTROY, VERB_ENABLE_EVENT, VERB_DISABLE_EVENT,
 	VERB_START, VERB_STOP, VERB_LIST, VERB_LIST_EVENTS, VERB_STATUS,
-	VERB_PING,
+	VERB_PING, VERB_ENABLE_CHANNEL,
 	VERB_MAX
 };
 
@@ -137,12 +137,15 @@ struct msg_cmd {
 };
 _Static_assert(sizeof(struct msg_cmd) == 72, "cmd");
 
+#define PROTO_COMPRESS_NONE	0
+#define PROTO_COMPRESS_LZ4	1
+
 struct msg_c_channel {
 	uint64_t chan_id;
 	uint32_t chan_slot;
 	uint32_t flush_ms;		/* flush idle buffers this often, 0 = never */
 	uint32_t mode;
-	uint32_t reserved;
+	uint32_t compress;		/* PROTO_COMPRESS_*: stream files as LZ4 frames */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];	/* session output directory */
 };

@@ -142,7 +142,7 @@ static int handle_chan_add(const struct msg_c_channel *m)
 {
 	struct c_chan *ch;
 
-	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN ||
+	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN || m->compress > PROTO_COMPRESS_LZ4 ||
 	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||
 	    m->output[0] != '/' || !m->name[0] || strchr(m->name, '/'))
 		return -EINVAL;
@@ -153,6 +153,7 @@ static int handle_chan_add(const struct msg_c_channel *m)
 	ch->slot = m->chan_slot;
 	ch->flush_ms = m->flush_ms;
 	ch->mode = m->mode;
+	ch->compress = m->compress;
 	memcpy(ch->name, m->name, sizeof(ch->name));
 	memcpy(ch->output, m->output, sizeof(ch->output));
 	ch->next = c_chans;

@@ -30,6 +30,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <lz4frame.h>
 #include "stream.h"
 #include "log.h"
 #include "tsc.h"
@@ -270,6 +271,46 @@ static uint64_t stream_discarded(const struct c_seg *s, const struct c_stream *s
 	return rb_discarded(&st->rb) + stream_nobuf(s, st);
 }
 
+/*
+ * LZ4: each packet is one complete LZ4 frame, so that the file is readable
+ * (and `lz4 -d` works) at any time, even after a crash of the consumer.
+ * Returns the frame's size in c_lz4_out.
+ */
+static char *c_lz4_in, *c_lz4_out;
+static size_t c_lz4_in_size, c_lz4_out_size;
+
+static ssize_t stream_lz4(const uint8_t *hdr, const void *data, size_t len)
+{
+	LZ4F_preferences_t prefs;
+	size_t in = CTF_PACKET_HDR + len, bound, n;
+
+	memset(&prefs, 0, sizeof(prefs));
+	prefs.frameInfo.contentSize = in;
+	prefs.frameInfo.blockSizeID = LZ4F_max256KB;
+	bound = LZ4F_compressFrameBound(in, &prefs);
+	if (in > c_lz4_in_size) {
+		char *p = realloc(c_lz4_in, in);
+
+		if (!p)
+			return -ENOMEM;
+		c_lz4_in = p;
+		c_lz4_in_size = in;
+	}
+	if (bound > c_lz4_out_size) {
+		char *p = realloc(c_lz4_out, bound);
+
+		if (!p)
+			return -ENOMEM;
+		c_lz4_out = p;
+		c_lz4_out_size = bound;
+	}
+	memcpy(c_lz4_in, hdr, CTF_PACKET_HDR);
+	if (len)
+		memcpy(c_lz4_in + CTF_PACKET_HDR, data, len);
+	n = LZ4F_compressFrame(c_lz4_out, bound, c_lz4_in, in, &prefs);
+	return LZ4F_isError(n) ? -EIO : (ssize_t)n;
+}
+
 static int stream_open(struct c_seg *s, struct c_stream *st)
 {
 	char path[PROTO_PATH_MAX + 256];
@@ -313,7 +354,8 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 		if (seq > st->seq)
 			st->seq = seq;
 	}
-	p.stream_instance_id = st->number;
+	/* unique in the trace: channels share its directory */
+	p.stream_instance_id = (uint64_t)s->chan->slot * SHM_MAX_SLOTS + st->number;
 	p.ts_begin = rg->begin_ts;
 	p.ts_end = rg->end_ts;
 	p.content_bytes = CTF_PACKET_HDR + rg->len;
@@ -325,14 +367,23 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 	iov[0].iov_len = sizeof(hdr);
 	iov[1].iov_base = (void *)rg->data;
 	iov[1].iov_len = rg->len;
-	if (writev_all(st->fd, iov, rg->len ? 2 : 1) < 0) {
+	if (s->chan->compress == PROTO_COMPRESS_LZ4) {
+		ssize_t n = stream_lz4(hdr, rg->data, rg->len);
+
+		if (n < 0 || write_all(st->fd, c_lz4_out, (size_t)n) < 0) {
+			log_err("compressed write to %s failed", s->trace->dir);
+			return -EIO;
+		}
+		st->bytes += (uint64_t)n;	/* on disk */
+	} else if (writev_all(st->fd, iov, rg->len ? 2 : 1) < 0) {
 		log_err("write to %s failed: %s", s->trace->dir, strerror(errno));
 		return -EIO;
+	} else {
+		st->bytes += p.content_bytes;
 	}
 	st->seq++;
 	st->fd_packets++;
 	st->discarded = disc;
-	st->bytes += p.content_bytes;
 	return 0;
 }
 

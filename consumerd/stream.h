@@ -17,6 +17,7 @@ struct c_chan {
 	unsigned int slot;
 	uint32_t flush_ms;
 	uint32_t mode;
+	uint32_t compress;		/* PROTO_COMPRESS_* */
 	uint64_t next_flush;		/* monotonic ns */
 	struct msg_c_stats gone;	/* streams already closed */
 	char name[PROTO_NAME_MAX];

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session.c - sessions, their channel and enabled-event patterns, and the
+ * session.c - sessions, their channels and enabled-event patterns, and the
  * tracectl commands.
  *
- * Each session owns one channel, which takes one of the SHM_MAX_CHAN
- * channel slots that every control page has; an event is recorded in a
- * slot when the slot's session is active and one of its patterns matches
- * the event's "provider:event" name. Sessions are fully independent: each
- * has its own buffers (a pool per process and channel) and output.
+ * Each channel of a session takes one of the SHM_MAX_CHAN channel slots
+ * that every control page has; an event is recorded in a slot when the
+ * slot's session is active and one of the channel's patterns matches the
+ * event's "provider:event" name (and log level). Sessions are fully
+ * independent: each channel has its own buffers (a pool per process and
+ * channel), and each session its own output. enable-event without -c uses
+ * the channel "channel0", created at the first use with the settings of
+ * create (--overwrite, --pool-size).
  *
  * Commands arrive as one MSG_CMD per connection; the reply is zero or more
  * MSG_REPLY_TEXT messages (text to print) and one MSG_REPLY with the
@@ -40,9 +43,9 @@ static int enabler_matches(const struct enabler *e, const char *name, int loglev
 	return glob_match(e->pattern, name);
 }
 
-static int session_enables(const struct session *s, const char *name, int loglevel)
+static int channel_enables(const struct channel *ch, const char *name, int loglevel)
 {
-	for (const struct enabler *e = s->enablers; e; e = e->next)
+	for (const struct enabler *e = ch->enablers; e; e = e->next)
 		if (enabler_matches(e, name, loglevel))
 			return 1;
 	return 0;
@@ -55,7 +58,7 @@ unsigned int session_mask(const char *event_name, int loglevel)
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
 		const struct channel *ch = sd.chan[i];
 
-		if (ch && ch->session->active && session_enables(ch->session, event_name, loglevel))
+		if (ch && ch->session->active && channel_enables(ch, event_name, loglevel))
 			m |= 1u << i;
 	}
 	return m;
@@ -100,6 +103,7 @@ int channel_to_consumer(const struct channel *ch)
 	m.chan_slot = ch->slot;
 	m.flush_ms = ch->flush_ms;
 	m.mode = ch->mode;
+	m.compress = ch->compress;
 	snprintf(m.name, sizeof(m.name), "%s", ch->name);
 	snprintf(m.output, sizeof(m.output), "%s", ch->session->output);
 	return consumer_call(MSG_C_CHANNEL_ADD, &m, sizeof(m), NULL, 0, NULL, 0);
@@ -115,12 +119,78 @@ static int name_ok(const char *n)
 	return 1;
 }
 
+static int parse_u32(const char *arg, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static struct channel *channel_find(const struct session *s, const char *name)
+{
+	for (struct channel *ch = s->chans; ch; ch = ch->next)
+		if (!strcmp(ch->name, name))
+			return ch;
+	return NULL;
+}
+
+/* A new channel of @s in a free slot, known to the consumer. */
+static struct channel *channel_new(int fd, struct session *s, const struct channel *want)
+{
+	struct channel *ch;
+	unsigned int slot;
+
+	for (slot = 0; slot < SHM_MAX_CHAN && sd.chan[slot]; slot++)
+		;
+	if (slot == SHM_MAX_CHAN) {
+		reply_end(fd, -EBUSY, "too many channels in all sessions (at most %d)",
+			  SHM_MAX_CHAN);
+		return NULL;
+	}
+	ch = calloc(1, sizeof(*ch));
+	if (!ch) {
+		reply_end(fd, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	*ch = *want;
+	ch->id = ++sd.next_chan_id;
+	ch->slot = slot;
+	ch->session = s;
+	ch->enablers = NULL;
+	ch->next = NULL;
+	/* the session's channels in creation order */
+	for (struct channel **pp = &s->chans;; pp = &(*pp)->next) {
+		if (!*pp) {
+			*pp = ch;
+			break;
+		}
+	}
+	sd.chan[slot] = ch;
+	channel_to_consumer(ch);
+	return ch;
+}
+
+static void channel_defaults(const struct session *s, struct channel *ch, const char *name)
+{
+	memset(ch, 0, sizeof(*ch));
+	snprintf(ch->name, sizeof(ch->name), "%s", name);
+	ch->subbuf_size = DEFAULT_SUBBUF;
+	ch->num_subbuf = DEFAULT_NUM_SUBBUF;
+	ch->pool_size = s->def_pool;
+	ch->mode = s->def_mode;
+	ch->flush_ms = DEFAULT_FLUSH_MS;
+}
+
 static int cmd_create(int fd, const char *name, int argc, const char **argv)
 {
 	char gen[PROTO_NAME_MAX], stamp[32];
 	struct session *s;
-	struct channel *ch;
-	unsigned int slot;
 	time_t now = time(NULL);
 	struct tm tm;
 	uint32_t pool = DEFAULT_POOL;
@@ -136,30 +206,15 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 		return reply_end(fd, -EINVAL, "invalid session name '%s'", name);
 	if (session_by_name(name))
 		return reply_end(fd, -EEXIST, "session '%s' already exists", name);
-	if (argc > 2 && argv[2][0]) {
-		char *end;
-		unsigned long v = strtoul(argv[2], &end, 10);
-
-		if (*end || v < 1 || v > SHM_MAX_SLOTS)
-			return reply_end(fd, -EINVAL, "--pool-size must be 1 to %u", SHM_MAX_SLOTS);
-		pool = (uint32_t)v;
-	}
-	for (slot = 0; slot < SHM_MAX_CHAN && sd.chan[slot]; slot++)
-		;
-	if (slot == SHM_MAX_CHAN)
-		return reply_end(fd, -EBUSY, "too many sessions (at most %d)", SHM_MAX_CHAN);
+	if (argc > 2 && argv[2][0] && parse_u32(argv[2], 1, SHM_MAX_SLOTS, &pool) < 0)
+		return reply_end(fd, -EINVAL, "--pool-size must be 1 to %u", SHM_MAX_SLOTS);
 	s = calloc(1, sizeof(*s));
-	ch = calloc(1, sizeof(*ch));
-	if (!s || !ch) {
-		free(s);
-		free(ch);
+	if (!s)
 		return reply_end(fd, -ENOMEM, "out of memory");
-	}
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	if (argc > 0 && argv[0][0]) {
 		if (argv[0][0] != '/' || strlen(argv[0]) >= sizeof(s->output) - 64) {
 			free(s);
-			free(ch);
 			return reply_end(fd, -EINVAL, "output must be an absolute path");
 		}
 		snprintf(s->output, sizeof(s->output), "%s", argv[0]);
@@ -171,34 +226,79 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 	if (ret < 0) {
 		reply_end(fd, ret, "cannot create %s: %s", s->output, strerror(-ret));
 		free(s);
-		free(ch);
 		return ret;
 	}
-	ch->id = ++sd.next_chan_id;
-	ch->slot = slot;
-	snprintf(ch->name, sizeof(ch->name), "channel0");
-	ch->subbuf_size = DEFAULT_SUBBUF;
-	ch->num_subbuf = DEFAULT_NUM_SUBBUF;
-	ch->pool_size = pool;
-	ch->mode = argc > 1 && !strcmp(argv[1], "overwrite") ? SHM_MODE_OVERWRITE : SHM_MODE_DISCARD;
-	ch->flush_ms = DEFAULT_FLUSH_MS;
-	ch->session = s;
-	s->chan = ch;
+	s->def_pool = pool;
+	s->def_mode = argc > 1 && !strcmp(argv[1], "overwrite") ? SHM_MODE_OVERWRITE :
+		      SHM_MODE_DISCARD;
 	s->next = sd.sessions;
 	sd.sessions = s;
-	sd.chan[slot] = ch;
-	channel_to_consumer(ch);
-	apps_update_all();
 	log_info("session %s created, output %s", s->name, s->output);
 	reply_text(fd, "Session %s created.\nTraces will be written in %s\n", s->name, s->output);
 	return reply_end(fd, 0, NULL);
 }
 
+/*
+ * enable-channel NAME [key=value...]: subbuf (bytes, a power of two),
+ * num (sub-buffers), mode (discard|overwrite), flush (ms, 0 = never),
+ * pool (buffers), compress (none|lz4).
+ */
+static int cmd_enable_channel(int fd, struct session *s, int argc, const char **argv)
+{
+	struct channel want, *ch;
+
+	if (argc < 1 || !name_ok(argv[0]) || strlen(argv[0]) > 32)
+		return reply_end(fd, -EINVAL, "invalid channel name");
+	if (channel_find(s, argv[0]))
+		return reply_end(fd, -EEXIST, "channel %s exists in session %s (settings are "
+				 "fixed once created)", argv[0], s->name);
+	channel_defaults(s, &want, argv[0]);
+	for (int i = 1; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		const char *v = eq ? eq + 1 : "";
+		size_t klen = eq ? (size_t)(eq - argv[i]) : 0;
+		int bad = 0;
+
+		if (klen == 6 && !strncmp(argv[i], "subbuf", 6))
+			bad = parse_u32(v, 4096, 64u << 20, &want.subbuf_size);
+		else if (klen == 3 && !strncmp(argv[i], "num", 3))
+			bad = parse_u32(v, 2, 1024, &want.num_subbuf);
+		else if (klen == 5 && !strncmp(argv[i], "flush", 5))
+			bad = parse_u32(v, 0, 3600000, &want.flush_ms);
+		else if (klen == 4 && !strncmp(argv[i], "pool", 4))
+			bad = parse_u32(v, 1, SHM_MAX_SLOTS, &want.pool_size);
+		else if (klen == 4 && !strncmp(argv[i], "mode", 4) && !strcmp(v, "discard"))
+			want.mode = SHM_MODE_DISCARD;
+		else if (klen == 4 && !strncmp(argv[i], "mode", 4) && !strcmp(v, "overwrite"))
+			want.mode = SHM_MODE_OVERWRITE;
+		else if (klen == 8 && !strncmp(argv[i], "compress", 8) && !strcmp(v, "lz4"))
+			want.compress = PROTO_COMPRESS_LZ4;
+		else if (klen == 8 && !strncmp(argv[i], "compress", 8) && !strcmp(v, "none"))
+			want.compress = PROTO_COMPRESS_NONE;
+		else
+			bad = -EINVAL;
+		if (bad)
+			return reply_end(fd, -EINVAL, "bad channel setting '%s'", argv[i]);
+	}
+	if (!shm_geometry_ok(want.subbuf_size, want.num_subbuf))
+		return reply_end(fd, -EINVAL, "sub-buffers: %u to %u bytes (whole pages), "
+				 "2 to %u of them", SHM_MIN_SUBBUF, SHM_MAX_SUBBUF,
+				 SHM_MAX_NUM_SUBBUF);
+	ch = channel_new(fd, s, &want);
+	if (!ch)
+		return -EBUSY;
+	apps_update_all();
+	reply_text(fd, "Channel %s enabled in session %s.\n", ch->name, s->name);
+	return reply_end(fd, 0, NULL);
+}
+
 static void session_flush(struct session *s)
 {
-	struct msg_c_id m = { .id = s->chan->id };
+	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
+		struct msg_c_id m = { .id = ch->id };
 
-	consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
+		consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
+	}
 }
 
 static void session_stop(struct session *s)
@@ -211,10 +311,18 @@ static void session_stop(struct session *s)
 	session_flush(s);
 }
 
+static void enablers_free(struct enabler *e)
+{
+	while (e) {
+		struct enabler *next = e->next;
+
+		free(e);
+		e = next;
+	}
+}
+
 static void session_destroy(struct session *s)
 {
-	struct msg_c_id m = { .id = s->chan->id };
-
 	if (s->active)
 		session_stop(s);
 	for (struct session **pp = &sd.sessions; *pp; pp = &(*pp)->next) {
@@ -223,18 +331,19 @@ static void session_destroy(struct session *s)
 			break;
 		}
 	}
-	consumer_call(MSG_C_CHANNEL_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
-	sd.chan[s->chan->slot] = NULL;
-	apps_update_all();
-	apps_forget_channel(s->chan->id);
-	log_info("session %s destroyed", s->name);
-	while (s->enablers) {
-		struct enabler *e = s->enablers;
+	while (s->chans) {
+		struct channel *ch = s->chans;
+		struct msg_c_id m = { .id = ch->id };
 
-		s->enablers = e->next;
-		free(e);
+		s->chans = ch->next;
+		consumer_call(MSG_C_CHANNEL_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
+		sd.chan[ch->slot] = NULL;
+		apps_update_all();
+		apps_forget_channel(ch->id);
+		enablers_free(ch->enablers);
+		free(ch);
 	}
-	free(s->chan);
+	log_info("session %s destroyed", s->name);
 	free(s);
 }
 
@@ -271,30 +380,68 @@ static void enabler_describe(const struct enabler *e, char *buf, size_t len)
 			 e->ll_kind == LL_RANGE ? "<=" : "==", ll_names[e->loglevel]);
 }
 
+/*
+ * The channel named by a first argument "SEP channel=NAME", else the
+ * default channel (created at its first use when @create).
+ */
+static struct channel *enable_channel(int fd, struct session *s, int *argc, const char ***argv,
+				      int create)
+{
+	const char *name = "channel0";
+	struct channel *ch, want;
+
+	if (*argc > 0 && (*argv)[0][0] == PROTO_ARG_SEP) {
+		if (strncmp((*argv)[0] + 1, "channel=", 8)) {
+			reply_end(fd, -EINVAL, "bad argument");
+			return NULL;
+		}
+		name = (*argv)[0] + 9;
+		(*argc)--;
+		(*argv)++;
+		ch = channel_find(s, name);
+		if (!ch)
+			reply_end(fd, -ENOENT, "no channel %s in session %s", name, s->name);
+		return ch;
+	}
+	ch = channel_find(s, name);
+	if (ch || !create) {
+		if (!ch)
+			reply_end(fd, -ENOENT, "no channel %s in session %s", name, s->name);
+		return ch;
+	}
+	channel_defaults(s, &want, name);
+	return channel_new(fd, s, &want);
+}
+
 static int cmd_enable(int fd, struct session *s, int argc, const char **argv)
 {
+	struct channel *ch = enable_channel(fd, s, &argc, &argv, 1);
+
+	if (!ch)
+		return -ENOENT;
 	for (int i = 0; i < argc; i++) {
 		struct enabler *e, want;
 		char what[PROTO_EVNAME_MAX + 64];
 
 		if (enabler_parse(&want, argv[i]) < 0)
 			return reply_end(fd, -EINVAL, "invalid event pattern '%s'", argv[i]);
-		for (e = s->enablers; e; e = e->next)
+		for (e = ch->enablers; e; e = e->next)
 			if (!strcmp(e->pattern, want.pattern))
 				break;
 		if (!e) {
 			e = calloc(1, sizeof(*e));
 			if (!e)
 				return reply_end(fd, -ENOMEM, "out of memory");
-			e->next = s->enablers;
-			s->enablers = e;
+			e->next = ch->enablers;
+			ch->enablers = e;
 		}
 		/* enabling a pattern again replaces its conditions */
 		memcpy(e->pattern, want.pattern, sizeof(e->pattern));
 		e->ll_kind = want.ll_kind;
 		e->loglevel = want.loglevel;
 		enabler_describe(e, what, sizeof(what));
-		reply_text(fd, "Event pattern '%s' enabled in session %s.\n", what, s->name);
+		reply_text(fd, "Event pattern '%s' enabled in channel %s of session %s.\n", what,
+			   ch->name, s->name);
 	}
 	apps_update_all();
 	return reply_end(fd, 0, NULL);
@@ -302,8 +449,12 @@ static int cmd_enable(int fd, struct session *s, int argc, const char **argv)
 
 static int cmd_disable(int fd, struct session *s, int argc, const char **argv)
 {
+	struct channel *ch = enable_channel(fd, s, &argc, &argv, 0);
+
+	if (!ch)
+		return -ENOENT;
 	for (int i = 0; i < argc; i++) {
-		struct enabler **pp = &s->enablers;
+		struct enabler **pp = &ch->enablers;
 
 		while (*pp && strcmp((*pp)->pattern, argv[i]))
 			pp = &(*pp)->next;
@@ -368,47 +519,60 @@ static int cmd_list_events(int fd)
 	return reply_end(fd, 0, NULL);
 }
 
+static void status_channel(int fd, const struct channel *ch)
+{
+	struct msg_c_id m = { .id = ch->id };
+	struct msg_c_stats st;
+	int ret;
+
+	memset(&st, 0, sizeof(st));
+	ret = consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &st, sizeof(st));
+	reply_text(fd, "  channel %s: %s, %u sub-buffers of %u KiB, pool of %u buffers, "
+		   "flush every %u ms%s\n", ch->name,
+		   ch->mode == SHM_MODE_DISCARD ? "discard" : "overwrite", ch->num_subbuf,
+		   ch->subbuf_size >> 10, ch->pool_size, ch->flush_ms,
+		   ch->compress == PROTO_COMPRESS_LZ4 ? ", lz4" : "");
+	reply_text(fd, "    enabled events:%s\n", ch->enablers ? "" : " none");
+	for (const struct enabler *e = ch->enablers; e; e = e->next) {
+		char what[PROTO_EVNAME_MAX + 64];
+
+		enabler_describe(e, what, sizeof(what));
+		reply_text(fd, "      %s\n", what);
+	}
+	if (ret < 0)
+		reply_text(fd, "    consumer: not available (%s)\n", strerror(-ret));
+	else
+		reply_text(fd, "    events recorded: %" PRIu64 "\n    events discarded: %" PRIu64
+			   "\n    events overwritten: %" PRIu64 "\n    bytes written: %" PRIu64
+			   "\n    streams: %" PRIu64 "\n    buffers: %" PRIu64
+			   "\n    events lost without a buffer: %" PRIu64 "\n",
+			   st.events, st.discarded, st.overwritten, st.bytes, st.streams,
+			   st.buffers, st.nobuf);
+}
+
 static int cmd_status(int fd, const char *name)
 {
 	int shown = 0;
 
 	for (struct session *s = sd.sessions; s; s = s->next) {
-		const struct channel *ch = s->chan;
-		struct msg_c_id m = { .id = ch->id };
-		struct msg_c_stats st;
-		int nproc = 0, ret;
+		int nproc = 0;
 
 		if (name[0] && strcmp(name, s->name))
 			continue;
 		shown++;
-		memset(&st, 0, sizeof(st));
-		ret = consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &st, sizeof(st));
 		reply_text(fd, "Session %s: %s\n  output: %s\n", s->name,
 			   s->active ? "active" : "inactive", s->output);
-		reply_text(fd, "  channel %s: %s, %u sub-buffers of %u KiB, pool of %u buffers, flush every %u ms\n",
-			   ch->name, ch->mode == SHM_MODE_DISCARD ? "discard" : "overwrite",
-			   ch->num_subbuf, ch->subbuf_size >> 10, ch->pool_size, ch->flush_ms);
-		reply_text(fd, "  enabled events:%s\n", s->enablers ? "" : " none");
-		for (const struct enabler *e = s->enablers; e; e = e->next) {
-			char what[PROTO_EVNAME_MAX + 64];
-
-			enabler_describe(e, what, sizeof(what));
-			reply_text(fd, "    %s\n", what);
-		}
 		for (const struct app *a = sd.apps; a; a = a->next)
 			nproc++;
 		reply_text(fd, "  traced processes: %d\n", nproc);
 		for (const struct app *a = sd.apps; a; a = a->next)
 			reply_text(fd, "    %s[%d]\n", a->procname, (int)a->pid);
-		if (ret < 0)
-			reply_text(fd, "  consumer: not available (%s)\n", strerror(-ret));
-		else
-			reply_text(fd, "  events recorded: %" PRIu64 "\n  events discarded: %" PRIu64
-				   "\n  events overwritten: %" PRIu64 "\n  bytes written: %" PRIu64
-				   "\n  streams: %" PRIu64 "\n  buffers: %" PRIu64
-				   "\n  events lost without a buffer: %" PRIu64 "\n",
-				   st.events, st.discarded, st.overwritten, st.bytes, st.streams,
-				   st.buffers, st.nobuf);
+		if (!channel_find(s, "channel0"))
+			reply_text(fd, "  channel0 (made by enable-event without -c): %s, pool of %u "
+				   "buffers\n", s->def_mode == SHM_MODE_DISCARD ? "discard" : "overwrite",
+				   s->def_pool);
+		for (const struct channel *ch = s->chans; ch; ch = ch->next)
+			status_channel(fd, ch);
 	}
 	if (name[0] && !shown)
 		return reply_end(fd, -ENOENT, "no session named '%s'", name);
@@ -456,6 +620,8 @@ int session_command(int fd, const char *body, size_t len)
 		return reply_end(fd, 0, NULL);
 	case VERB_ENABLE_EVENT:
 		return cmd_enable(fd, s, argc, argv);
+	case VERB_ENABLE_CHANNEL:
+		return cmd_enable_channel(fd, s, argc, argv);
 	case VERB_DISABLE_EVENT:
 		return cmd_disable(fd, s, argc, argv);
 	case VERB_START:

@@ -18,18 +18,6 @@
 
 struct session;
 
-struct channel {
-	uint64_t id;			/* unique across daemon restarts */
-	unsigned int slot;		/* channel slot in every control page */
-	char name[PROTO_NAME_MAX];
-	uint32_t subbuf_size;
-	uint32_t num_subbuf;
-	uint32_t pool_size;
-	uint32_t mode;
-	uint32_t flush_ms;
-	struct session *session;
-};
-
 enum ll_kind { LL_ANY, LL_RANGE, LL_ONLY };	/* level <= L (as severe or more), == L */
 
 struct enabler {
@@ -39,12 +27,28 @@ struct enabler {
 	struct enabler *next;
 };
 
+struct channel {
+	uint64_t id;			/* unique across daemon restarts */
+	unsigned int slot;		/* channel slot in every control page */
+	char name[PROTO_NAME_MAX];
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	uint32_t pool_size;
+	uint32_t mode;
+	uint32_t flush_ms;
+	uint32_t compress;		/* PROTO_COMPRESS_* */
+	struct enabler *enablers;	/* events recorded in this channel */
+	struct session *session;
+	struct channel *next;		/* the session's channels */
+};
+
 struct session {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
 	int active;
-	struct channel *chan;
-	struct enabler *enablers;
+	uint32_t def_mode;		/* the default channel's, from create */
+	uint32_t def_pool;
+	struct channel *chans;
 	struct session *next;
 };
 

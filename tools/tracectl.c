@@ -40,17 +40,31 @@ static const struct verb verbs[] = {
 	  "data is overwritten instead of new events being discarded.\n"
 	  "--pool-size N: buffers each traced process prepares at first for the\n"
 	  "session (one per thread alive at once; default 10; the pool grows).", 0, 1, 1 },
+	{ "enable-channel", VERB_ENABLE_CHANNEL,
+	  "enable-channel [-s NAME] CHANNEL [--subbuf-size SIZE] [--num-subbuf N]\n"
+	  "         [--overwrite | --discard] [--flush-interval TIME] [--pool-size N]\n"
+	  "         [--compress lz4]",
+	  "Create a channel in the session: its own buffers in every traced process\n"
+	  "and its own stream files. SIZE: bytes, with k or M (default 512k, a whole\n"
+	  "number of pages); N: 2 to 64 sub-buffers (default 16); --overwrite: flight\n"
+	  "recorder (default --discard); TIME: the longest an idle thread's events\n"
+	  "wait before they reach the files, e.g. 200ms or 2s (default 1s, 0 never);\n"
+	  "--pool-size: buffers each process prepares (default 10, it grows);\n"
+	  "--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF).\n"
+	  "Events go to a channel with enable-event -c CHANNEL; without -c, to\n"
+	  "channel0, created with the session's defaults at its first use.", 1, 1, 0 },
 	{ "destroy", VERB_DESTROY, "destroy [NAME]",
 	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
 	{ "enable-event", VERB_ENABLE_EVENT,
-	  "enable-event [-s NAME] [--loglevel LEVEL | --loglevel-only LEVEL] PATTERN...",
+	  "enable-event [-s NAME] [-c CHANNEL] [--loglevel LEVEL | --loglevel-only LEVEL]\n"
+	  "         PATTERN...",
 	  "Record the events whose \"provider:event\" name matches a PATTERN\n"
 	  "('*' matches any characters; '\\' escapes).\n"
 	  "--loglevel LEVEL: only events of LEVEL or more severe; --loglevel-only\n"
 	  "LEVEL: only events of LEVEL. LEVEL: emerg alert crit err warning notice\n"
 	  "info debug, or 0 (emerg) to 7 (debug). Enabling a pattern again\n"
 	  "replaces its conditions.", 1, 255, 0 },
-	{ "disable-event", VERB_DISABLE_EVENT, "disable-event [-s NAME] PATTERN...",
+	{ "disable-event", VERB_DISABLE_EVENT, "disable-event [-s NAME] [-c CHANNEL] PATTERN...",
 	  "Remove PATTERNs previously enabled with enable-event.", 1, 255, 0 },
 	{ "start", VERB_START, "start [NAME]", "Start recording.", 0, 1, 1 },
 	{ "stop", VERB_STOP, "stop [NAME]",
@@ -91,6 +105,54 @@ static int connect_daemon(const char *home)
 		return ret;
 	}
 	return fd;
+}
+
+/* One enable-channel option as "key=value" for the daemon; -EINVAL when bad. */
+static int channel_setting(int opt, const char *arg, char *out, size_t len)
+{
+	char *end;
+	double v = arg ? strtod(arg, &end) : 0;
+	const char *unit = arg ? end : "";
+	unsigned long long n;
+
+	switch (opt) {
+	case 'B':	/* SIZE: bytes, k, M */
+		if (!arg || v <= 0)
+			return -EINVAL;
+		n = (unsigned long long)(v * (!strcasecmp(unit, "k") ? 1024 :
+					      !strcasecmp(unit, "m") ? 1048576 : 1));
+		if (*unit && strcasecmp(unit, "k") && strcasecmp(unit, "m"))
+			return -EINVAL;
+		snprintf(out, len, "subbuf=%llu", n);
+		return 0;
+	case 'F':	/* TIME: ms, s, us; a bare number is ms */
+		if (!arg || v < 0)
+			return -EINVAL;
+		if (!strcmp(unit, "s"))
+			v *= 1000;
+		else if (!strcmp(unit, "us"))
+			v /= 1000;
+		else if (*unit && strcmp(unit, "ms"))
+			return -EINVAL;
+		snprintf(out, len, "flush=%llu", (unsigned long long)(v + 0.5));
+		return 0;
+	case 'N':
+	case 'P':
+		if (!arg || *unit || v < 1)
+			return -EINVAL;
+		snprintf(out, len, "%s=%llu", opt == 'N' ? "num" : "pool", (unsigned long long)v);
+		return 0;
+	case 'O':
+	case 'D':
+		snprintf(out, len, "mode=%s", opt == 'O' ? "overwrite" : "discard");
+		return 0;
+	case 'Z':
+		if (strcmp(arg, "lz4") && strcmp(arg, "none"))
+			return -EINVAL;
+		snprintf(out, len, "compress=%s", arg);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 /* "info", "INFO" or "6": 0..7; -1 when unknown. */
@@ -252,6 +314,12 @@ int main(int argc, char **argv)
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "pool-size", required_argument, NULL, 'P' },
 		{ "loglevel", required_argument, NULL, 'L' },
+		{ "channel", required_argument, NULL, 'c' },
+		{ "subbuf-size", required_argument, NULL, 'B' },
+		{ "num-subbuf", required_argument, NULL, 'N' },
+		{ "discard", no_argument, NULL, 'D' },
+		{ "flush-interval", required_argument, NULL, 'F' },
+		{ "compress", required_argument, NULL, 'Z' },
 		{ "loglevel-only", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -261,7 +329,9 @@ int main(int argc, char **argv)
 	const char *session = "";
 	char *args[260];
 	int c, nargs = 0, overwrite = 0, loglevel = -1;
-	char ll_kind = 0;
+	char ll_kind = 0, *channel = NULL;
+	static char chanarg[PROTO_NAME_MAX + 16], settings[8][64];
+	int nset = 0;
 	static char conds[255][PROTO_EVNAME_MAX + 8];
 	char *pool_size = (char *)"";
 
@@ -290,8 +360,21 @@ int main(int argc, char **argv)
 	argc--;
 	argv++;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:c:h", opts, NULL)) != -1) {
+		if (strchr("BNDFZ", c) && c && v->verb != VERB_ENABLE_CHANNEL)
+			goto bad;
+		if (v->verb == VERB_ENABLE_CHANNEL && strchr("BNODFZP", c) && c) {
+			if (channel_setting(c, optarg, settings[nset], sizeof(settings[0])) < 0)
+				goto bad;
+			nset++;
+			continue;
+		}
 		switch (c) {
+		case 'c':
+			if (v->verb != VERB_ENABLE_EVENT && v->verb != VERB_DISABLE_EVENT)
+				goto bad;
+			channel = optarg;
+			break;
 		case 's':
 			session = optarg;
 			break;
@@ -365,6 +448,17 @@ int main(int argc, char **argv)
 		}
 		args[i] = conds[i];
 	}
+	if (channel) {
+		/* the channel goes first, marked as not a pattern */
+		if (nargs >= 255 || snprintf(chanarg, sizeof(chanarg), "%cchannel=%s", PROTO_ARG_SEP,
+					     channel) >= (int)sizeof(chanarg))
+			goto bad;
+		memmove(args + 1, args, (size_t)nargs * sizeof(args[0]));
+		args[0] = chanarg;
+		nargs++;
+	}
+	for (int i = 0; i < nset; i++)
+		args[nargs++] = settings[i];
 	if (v->verb == VERB_CREATE) {
 		args[0] = output;
 		args[1] = overwrite ? (char *)"overwrite" : (char *)"discard";

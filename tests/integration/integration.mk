@@ -32,7 +32,8 @@ INTEGRATION_TESTS = \
 	tests/integration/read-profile.sh \
 	tests/integration/read-lz4.sh \
 	tests/integration/loglevel.sh \
-	tests/integration/sessions.sh
+	tests/integration/sessions.sh \
+	tests/integration/channels.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

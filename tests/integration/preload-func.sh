@@ -17,7 +17,8 @@ PRE=$B/.libs/libshmtrace.so:$B/.libs/libshmtrace-func.so
 
 start_daemons
 D=$WORK/out
-new_session "$D" 'shmtrace_func:*'
+# the state dump (loaded objects) lets trace-read name the functions
+new_session "$D" 'shmtrace_func:*' 'shmtrace_statedump:*'
 SHMTRACE_REGISTER_TIMEOUT=10000 LD_PRELOAD=$PRE "$APP" $DEPTH $ROUNDS 0 >"$WORK/app.out" ||
 	fail "preload-func failed: $(cat "$WORK/app.out")"
 "$TRACECTL" stop s >/dev/null

@@ -59,7 +59,7 @@ no_foreign_io() {
 				known[fd] = 1
 			next
 		}
-		/ err = 0, / {
+		/ err = 0 }$/ {
 			match($0, /{ fd = -?[0-9]*/)
 			fd = substr($0, RSTART + 7, RLENGTH - 7)
 			if (!(fd in known)) {

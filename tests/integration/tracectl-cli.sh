@@ -10,7 +10,7 @@ expect() {	# expect STATUS PATTERN CMD...: exit status and a message
 	grep -q -- "$pat" "$WORK/o" || fail "'$*' said: $(cat "$WORK/o")"
 }
 expect 0 "usage: tracectl" "$TRACECTL" --help
-for v in create destroy enable-event disable-event start stop list list-events status; do
+for v in create destroy enable-channel enable-event disable-event start stop list list-events status; do
 	expect 0 "usage: tracectl $v" "$TRACECTL" "$v" --help
 done
 expect 2 "usage: tracectl" "$TRACECTL"
@@ -32,9 +32,21 @@ expect 0 "Session s2 created" "$TRACECTL" create s2 -o "$WORK/o2" --pool-size 3
 expect 0 "pool of 3 buffers" "$TRACECTL" status s2
 expect 1 "several sessions" "$TRACECTL" start
 expect 1 "no session named 'nope'" "$TRACECTL" start nope
-expect 0 "enabled in session s1" "$TRACECTL" enable-event -s s1 'a:*' 'b:c'
+expect 0 "enabled in channel channel0 of session s1" "$TRACECTL" enable-event -s s1 'a:*' 'b:c'
+expect 0 "Channel big enabled" "$TRACECTL" enable-channel -s s2 big --subbuf-size 1M \
+	--num-subbuf 4 --overwrite --flush-interval 250ms --pool-size 2 --compress lz4
+expect 0 "channel big: overwrite, 4 sub-buffers of 1024 KiB, pool of 2 buffers, flush every 250 ms, lz4" \
+	"$TRACECTL" status s2
+expect 1 "exists" "$TRACECTL" enable-channel -s s2 big
+expect 1 "bad channel setting\|sub-buffers" "$TRACECTL" enable-channel -s s2 odd --subbuf-size 5000
+expect 2 "usage: tracectl enable-channel" "$TRACECTL" enable-channel -s s2 x --compress zip
+expect 2 "usage: tracectl create" "$TRACECTL" create s4 --num-subbuf 4
+expect 0 "enabled in channel big of session s2" "$TRACECTL" enable-event -s s2 -c big 'x:*'
+expect 1 "no channel nope" "$TRACECTL" enable-event -s s2 -c nope 'x:*'
+expect 0 "      x:\*" "$TRACECTL" status s2
 expect 1 "is not enabled" "$TRACECTL" disable-event -s s1 'zz:*'
 expect 0 "disabled in session s1" "$TRACECTL" disable-event -s s1 'b:c'
+expect 1 "is not enabled" "$TRACECTL" disable-event -s s2 -c big 'b:c'
 expect 0 "started" "$TRACECTL" start s1
 expect 1 "already active" "$TRACECTL" start s1
 expect 0 "s1 \[active\]" "$TRACECTL" list
