@@ -16,19 +16,20 @@
 # each timed (wall clock) with its peak RSS. The table gives the medians;
 # the ratios babeltrace2 / trace-read are taken within each repetition,
 # then their median. Last, the peak RSS of trace-read --stats on a trace
-# of 1,000,000 events and one of 20,000,000 events recorded the same way
-# (same processes, threads and so streams: only the length differs).
-# See bench/README.md.
+# of 1,000,000 events and one of 20,000,000 events, each recorded from one
+# thread emitting at a steady rate (bench/sustained-rate.c): one stream
+# each, only the length differs. See bench/README.md.
 #
 # usage: bench/read-speed.sh [-n EVENTS] [-r REPS] [--no-big] [-k]
 #   -n EVENTS    events of the timed trace (default 10000000)
 #   -r REPS      repetitions (default 3)
-#   --no-big     skip the 20,000,000-event trace (it takes about 700 MB
+#   --no-big     skip the 20,000,000-event trace (it takes about 600 MB
 #                of disk in TMPDIR)
 #   -k           keep the work directory (logs, raw results and the
 #                traces but the 20,000,000-event one)
 # Environment: SHMTRACE_BUILD (default <tree>/build), BABELTRACE2 (default
-# babeltrace2), TMPDIR (where the work directory, and so the traces, go).
+# babeltrace2), CC (default cc, for bench/sustained-rate.c), TMPDIR (where
+# the work directory, and so the traces, go).
 #
 # It is a benchmark, not a test: it prints figures.
 set -euo pipefail
@@ -45,7 +46,7 @@ while [ $# -gt 0 ]; do
 	-r) reps=$2; shift 2 ;;
 	--no-big) use_big=0; shift ;;
 	-k) keep=1; shift ;;
-	-h|--help) sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "usage: $0 [-n EVENTS] [-r REPS] [--no-big] [-k]" >&2; exit 2 ;;
 	esac
 done
@@ -135,29 +136,19 @@ stream_bytes() {	# the stream files of a trace (no metadata)
 }
 stream_count() { find "$1" -type f ! -name metadata | wc -l; }
 
-# record DIR N T P: one session writing to DIR while P gen-events processes
-# run one after the other, T threads each, N events in all (what does not
-# divide goes to one more process of 1 thread). Prints "TOTAL DISCARDED"
-# as trace-read --count reads them, then the session's "events discarded"
-# and "events lost without a buffer".
-record() {
-	local dir=$1 n=$2 t=$3 p=$4 per base extra i k rem st tot dis sdis lost
+# session DIR PATTERN CMD...: one session writing to DIR, PATTERN enabled,
+# while CMD runs. Prints "TOTAL DISCARDED SDISCARDED LOST": the events and
+# discarded events of trace-read --count, then the session's "events
+# discarded" and "events lost without a buffer".
+session() {
+	local dir=$1 pat=$2 st=$work/log/status tot dis sdis lost
+	shift 2
 	rm -rf "$dir"
 	{ "$tc" create s --output "$dir" &&
-	  "$tc" enable-event -s s 'shmtrace_test:*' &&
+	  "$tc" enable-event -s s "$pat" &&
 	  "$tc" start s; } >/dev/null || die "cannot set up a session"
-	per=$((n / t)); base=$((per / p)); extra=$((per % p))
-	for ((i = 0; i < p; i++)); do
-		k=$((base + (i < extra ? 1 : 0)))
-		[ "$k" -gt 0 ] || continue
-		"$gen" -n "$k" -t "$t" || die "gen-events -n $k -t $t failed"
-	done
-	rem=$((n - per * t))
-	if [ "$rem" -gt 0 ]; then
-		"$gen" -n "$rem" -t 1 || die "gen-events -n $rem -t 1 failed"
-	fi
+	"$@" >>"$work/log/programs" || die "$* failed"
 	"$tc" stop s >/dev/null
-	st=$work/log/status-${dir##*/}-$p
 	"$tc" status s >"$st"
 	"$tc" destroy s >/dev/null
 	"$tr" --count "$dir" >"$work/log/count" 2>/dev/null || die "trace-read --count $dir failed"
@@ -168,25 +159,62 @@ record() {
 	echo "${tot:-0} ${dis:-?} ${sdis:-?} ${lost:-?}"
 }
 
-# record_clean DIR N T: record with P processes, P such that each thread
-# emits at most 1000000 events (about 31 MiB, a few laps of its 8 MiB of
-# buffers), then 2P, 4P... until the trace holds N events and nothing was
-# discarded (with smaller processes each thread's share fits in its
-# buffers). Prints the P that did.
-record_clean() {
-	local dir=$1 n=$2 t=$3 p out try
-	p=$(( (n / t + 999999) / 1000000 ))
+# gen_procs N T P: P gen-events processes one after the other, T threads
+# each, N events in all (what does not divide goes to one more process of
+# 1 thread).
+gen_procs() {
+	local n=$1 t=$2 p=$3 per base extra i k rem
+	per=$((n / t)); base=$((per / p)); extra=$((per % p))
+	for ((i = 0; i < p; i++)); do
+		k=$((base + (i < extra ? 1 : 0)))
+		[ "$k" -gt 0 ] || continue
+		"$gen" -n "$k" -t "$t" || return 1
+		sleep 0.1	# the consumer writes the rest of its buffers
+	done
+	rem=$((n - per * t))
+	[ "$rem" -eq 0 ] || "$gen" -n "$rem" -t 1
+}
+
+# record_main DIR N: N events of gen-events, 4 threads per process, in P
+# processes one after the other, P such that each thread emits at most
+# 200000 events (6.3 MiB: its 8 MiB of buffers hold them all, whatever the
+# consumer's pace); more processes if events were discarded all the same.
+# Prints P.
+record_main() {
+	local dir=$1 n=$2 p out
+	p=$(( (n / 4 + 199999) / 200000 ))
 	[ "$p" -gt 0 ] || p=1
-	for try in 1 2 3 4 5 6 7 8; do
-		out=$(record "$dir" "$n" "$t" "$p")
-		if [ "$out" = "$n 0 0 0" ]; then
-			echo "$p"
-			return 0
-		fi
+	while :; do
+		out=$(session "$dir" 'shmtrace_test:*' gen_procs "$n" 4 "$p")
+		[ "$out" = "$n 0 0 0" ] && { echo "$p"; return 0; }
 		set -- $out
-		log "  $p process(es) of $t thread(s): $1 events in the trace, discarded $2" \
+		log "  $p processes of 4 threads: $1 events in the trace, discarded $2" \
 			"(session: $3 discarded, $4 lost without a buffer); again with $((2 * p)) processes"
 		p=$((2 * p))
+		[ $((n / 4 / p)) -gt 1000 ] || die "could not record $n events without discards"
+	done
+}
+
+# rate_run N RATE: one thread emitting N events at a steady RATE per second
+# (bench/sustained-rate.c), pinned to the first allowed CPU
+rate_run() {
+	local secs
+	secs=$(awk -v n="$1" -v r="$2" 'BEGIN { printf "%.9f", n / r }')
+	$pin "$work/sustained-rate" "$2" "$secs"
+}
+
+# record_rate DIR N: N events of sustained-rate, 10 million per second,
+# less if events were discarded. Prints the rate.
+record_rate() {
+	local dir=$1 n=$2 rate out try
+	for rate in 10000000 5000000 2500000 1250000; do
+		for try in 1 2; do
+			out=$(session "$dir" 'bench:*' rate_run "$n" "$rate")
+			[ "$out" = "$n 0 0 0" ] && { echo "$rate"; return 0; }
+			set -- $out
+			log "  $rate events/s: $1 events in the trace, discarded $2" \
+				"(session: $3 discarded, $4 lost without a buffer)"
+		done
 	done
 	die "could not record $n events without discards"
 }
@@ -226,14 +254,16 @@ ratios() {
 		$2 == a && $3 == k { x[$1] = $4 } $2 == b && $3 == k { y[$1] = $4 }
 		END { for (r in x) if ((r in y) && y[r] > 0) print x[r] / y[r] }' "$res"
 }
-fmt() { if [ -n "$2" ]; then printf "$1" "$2"; else printf 'n/a'; fi; }
+fmt() {	# fmt FORMAT VALUE: "n/a" when empty (awk rounds as the min-max do)
+	if [ -n "$2" ]; then awk -v f="$1" -v v="$2" 'BEGIN { printf f, v }'; else printf 'n/a'; fi
+}
 
 # ---- the timed trace -------------------------------------------------------------------
 
 log "recording $events events (gen-events, 4 threads per process)..."
 daemons_start main
 main=$work/trace-main
-procs=$(record_clean "$main" "$events" 4)
+procs=$(record_main "$main" "$events")
 daemons_stop
 bytes=$(stream_bytes "$main")
 streams=$(stream_count "$main")
@@ -267,34 +297,41 @@ for rep in $(seq 1 "$reps"); do
 done
 [ "$keep" = 1 ] || rm -rf "$main"
 
-# ---- memory: the same layout, 1 M and 20 M events ---------------------------------
+# ---- memory: 1 M and 20 M events, one stream -----------------------------------------
 
 mem_note=""
 if [ "$use_big" = 1 ]; then
-	need_kb=$(awk -v b="$bytes" -v n="$events" -v m="$((big + small))" \
-		'BEGIN { printf "%d", b / n * m * 1.2 / 1024 + 65536 }')
+	# event B of sustained-rate: an int64 and a 16-character string
+	need_kb=$(( (big + small) / 1024 * 32 + 65536 ))
 	avail_kb=$(df -Pk "$work" | awk 'NR == 2 { print $4 }')
 	if [ "${avail_kb:-0}" -lt "$need_kb" ]; then
 		mem_note="skipped: $((need_kb / 1024)) MiB of disk needed in ${TMPDIR:-/tmp}, $((avail_kb / 1024)) MiB free"
+		use_big=0
+	elif ! ${CC:-cc} -O2 -I"$top/include" -o "$work/sustained-rate" "$top/bench/sustained-rate.c" \
+		"$build/.libs/libshmtrace.so" -Wl,-rpath,"$build/.libs" -pthread 2>"$work/log/cc.err"; then
+		mem_note="skipped: cannot build bench/sustained-rate.c ($(head -n1 "$work/log/cc.err"))"
 		use_big=0
 	fi
 else
 	mem_note="skipped (--no-big)"
 fi
 if [ "$use_big" = 1 ]; then
-	# The short trace is recorded with as many processes (1 thread each:
-	# the consumer keeps up with one writer) as the long one needed, so
-	# both have the same streams: only their length differs.
-	log "recording $big and $small events (gen-events, 1 thread per process)..."
+	# One thread paced at a rate the consumer keeps up with: both traces
+	# have a single stream, so only their length differs (a reader holds
+	# a packet per stream: the 48 streams of the timed trace would weigh
+	# more than the events, and 20 M events in as few streams cannot be
+	# recorded at full speed without discards).
+	pin=""
+	command -v taskset >/dev/null &&
+		pin="taskset -c $(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')"
+	log "recording $big and $small events (sustained-rate, 1 thread)..."
 	daemons_start mem
-	mprocs=$(record_clean "$work/trace-big" "$big" 1)
-	out=$(record "$work/trace-small" "$small" 1 "$mprocs")
-	[ "$out" = "$small 0 0 0" ] || die "$small events in $mprocs processes: events, discarded: $out"
+	brate=$(record_rate "$work/trace-big" "$big")
+	srate=$(record_rate "$work/trace-small" "$small")
 	daemons_stop
 	mstreams=$(stream_count "$work/trace-big")
-	[ "$(stream_count "$work/trace-small")" = "$mstreams" ] ||
-		die "the 1 M and 20 M traces have different numbers of streams"
 	bigbytes=$(stream_bytes "$work/trace-big")
+	smallbytes=$(stream_bytes "$work/trace-small")
 	find "$work/trace-big" "$work/trace-small" -type f -exec cat {} + >/dev/null
 	for rep in $(seq 1 "$reps"); do
 		log "repetition $rep/$reps: trace-read --stats, $small and $big events"
@@ -335,11 +372,11 @@ echo "babeltrace2 text / trace-read text:     $(fmt %.2f "$R2")" \
 	"(per repetition: $(ratios bttext text sec | sort -g | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 }'))"
 if [ -z "$mem_note" ]; then
 	S=$(med small rss); L=$(med big rss)
-	echo "trace-read --stats peak RSS: $small events $(mib "$S") MiB, $big events $(mib "$L") MiB" \
-		"($mprocs processes x 1 thread = $mstreams streams each;" \
-		"$(awk -v b="$bigbytes" 'BEGIN { printf "%.0f", b / 1048576 }') MiB of streams)," \
-		"difference $(awk -v a="$S" -v b="$L" 'BEGIN { printf "%.1f", (b - a) / 1024 }') MiB;" \
-		"seconds $(fmt %.3f "$(med small sec)") and $(fmt %.3f "$(med big sec)")"
+	echo "trace-read --stats peak RSS: $small events $(mib "$S") MiB, $big events $(mib "$L") MiB," \
+		"difference $(awk -v a="$S" -v b="$L" 'BEGIN { printf "%.1f", (b - a) / 1024 }') MiB" \
+		"(1 thread, $mstreams stream(s) of $(awk -v b="$smallbytes" 'BEGIN { printf "%.1f", b / 1048576 }')" \
+		"and $(awk -v b="$bigbytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB, recorded at $srate and $brate events/s;" \
+		"seconds $(fmt %.3f "$(med small sec)") and $(fmt %.3f "$(med big sec)"))"
 else
 	echo "trace-read --stats peak RSS on $small and $big events: $mem_note"
 fi

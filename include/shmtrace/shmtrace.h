@@ -88,6 +88,9 @@ extern "C" {
 #define SHMTRACE_API
 #endif
 
+/* The tracer's inline code is never itself traced (-finstrument-functions). */
+#define SHMTRACE__NOINSTR __attribute__((no_instrument_function))
+
 /* Version of the ABI between instrumented modules and libshmtrace. */
 #define SHMTRACE_ABI_VERSION 1
 
@@ -217,7 +220,7 @@ extern SHMTRACE_API int shmtrace__clock_tsc;
  * else CLOCK_MONOTONIC in nanoseconds (and always with SHMTRACE_CLOCK=
  * monotonic). The trace's metadata says which, with its frequency.
  */
-static inline uint64_t shmtrace__clock(void)
+static inline SHMTRACE__NOINSTR uint64_t shmtrace__clock(void)
 {
 	struct timespec ts;
 
@@ -230,7 +233,7 @@ static inline uint64_t shmtrace__clock(void)
 }
 
 /* Bytes a string field takes: its length, at most SHMTRACE_STRING_MAX, + 1. */
-static inline uint64_t shmtrace__strsize(const char *s)
+static inline SHMTRACE__NOINSTR uint64_t shmtrace__strsize(const char *s)
 {
 	uint64_t n = strlen(s);
 
@@ -241,13 +244,13 @@ static inline uint64_t shmtrace__strsize(const char *s)
 #define SHMTRACE__TS_BITS 24
 #define SHMTRACE__ID_EXTENDED 255u
 
-static inline uint32_t shmtrace__hdr_size(uint32_t id, uint64_t ts, uint64_t last)
+static inline SHMTRACE__NOINSTR uint32_t shmtrace__hdr_size(uint32_t id, uint64_t ts, uint64_t last)
 {
 	return (id < SHMTRACE__ID_EXTENDED &&
 		((ts - last) >> SHMTRACE__TS_BITS) == 0) ? 4 : 13;
 }
 
-static inline char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id, uint64_t ts)
+static inline SHMTRACE__NOINSTR char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id, uint64_t ts)
 {
 	if (__builtin_expect(hsize == 4, 1)) {
 		uint32_t word = id | (uint32_t)(ts << 8);
@@ -267,7 +270,7 @@ static inline char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id, uint
  * sub-buffer: the last timestamp first, then the release store of the
  * commit word.
  */
-static inline void shmtrace__commit(struct shmtrace__commit *c, uint32_t pos, uint32_t nev,
+static inline SHMTRACE__NOINSTR void shmtrace__commit(struct shmtrace__commit *c, uint32_t pos, uint32_t nev,
 				    uint64_t ts)
 {
 	c->last_ts = ts;
@@ -286,13 +289,13 @@ extern struct shmtrace_event *const __start_shmtrace_events[]
 extern struct shmtrace_event *const __stop_shmtrace_events[]
 	__attribute__((weak, visibility("hidden")));
 
-static inline void shmtrace__module_init(void)
+static inline SHMTRACE__NOINSTR void shmtrace__module_init(void)
 {
 	if ((const void *)__start_shmtrace_events != (const void *)__stop_shmtrace_events)
 		shmtrace_register_events(__start_shmtrace_events, __stop_shmtrace_events);
 }
 
-static inline void shmtrace__module_fini(void)
+static inline SHMTRACE__NOINSTR void shmtrace__module_fini(void)
 {
 #ifndef SHMTRACE_BUILDING_LIB	/* libshmtrace itself stays loaded to the end */
 	if ((const void *)__start_shmtrace_events != (const void *)__stop_shmtrace_events)
@@ -436,15 +439,15 @@ __attribute__((weak, visibility("hidden"))) struct shmtrace_event SHMTRACE__EV(p
 static struct shmtrace_event *const shmtrace__evp_##prov##__##ev \
 	__attribute__((used, section("shmtrace_events"), aligned(sizeof(void *)))) = \
 	&SHMTRACE__EV(prov, ev); \
-static void __attribute__((constructor)) shmtrace__init_##prov##__##ev(void) \
+static void SHMTRACE__NOINSTR __attribute__((constructor)) shmtrace__init_##prov##__##ev(void) \
 { \
 	shmtrace__module_init(); \
 } \
-static void __attribute__((destructor)) shmtrace__fini_##prov##__##ev(void) \
+static void SHMTRACE__NOINSTR __attribute__((destructor)) shmtrace__fini_##prov##__##ev(void) \
 { \
 	shmtrace__module_fini(); \
 } \
-static inline void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
+static inline SHMTRACE__NOINSTR void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 { \
 	struct shmtrace__tls *shmtrace__t = &shmtrace__tls; \
 	unsigned int shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
