@@ -243,7 +243,7 @@ rep_untraced() {
 # shmtrace: the daemons in a fresh home, the cost when off, then recording
 # (in the other order every other repetition).
 rep_shmtrace() {
-	local tc=$build/tracectl out=$work/traces/shmtrace-$rep pre c counts status st n
+	local tc=$build/tracectl out=$work/traces/shmtrace-$rep pre c counts st n
 	pre="LD_PRELOAD=$shmlib/libshmtrace.so:$shmlib/libshmtrace-libc.so"
 	shm_daemons_start "$work/shm-home-$rep" ||
 		{ shm_why="trace-sessiond does not start (see $work/log/sessiond-$rep.log)"; return 1; }

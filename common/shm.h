@@ -34,6 +34,12 @@
  *      24      40    reserved
  *      64      512   chan[8], 64 bytes each (struct shm_ctl_chan)
  *      4096    8192  enabled[event id]: mask of channel slots
+ *      12288   65536 filt[channel slot][event id]: 0, or the number (1..255)
+ *                    of the filter that decides the event in that channel
+ *      77824   16384 filters (struct shm_ctl_filters): nfilters, then
+ *                    per filter its offset and length in `code`, then the
+ *                    bytecode (see filter.h); each filter is checked with
+ *                    flt_validate() by the process before use
  *
  * 2. The process page (struct shm_proc_page, 4096 bytes). Shared
  *    read-write by the process and the consumer daemon. The consumer sets
@@ -57,7 +63,7 @@
 #include <stdint.h>
 #include <shmtrace/shmtrace.h>
 
-#define SHM_VERSION		1
+#define SHM_VERSION		2
 #define SHM_MAX_CHAN		SHMTRACE__MAX_CHAN
 #define SHM_MAX_EVENTS		8192
 #define SHM_PAGE		4096u
@@ -88,7 +94,11 @@ struct shm_ctl_chan {
 };
 
 #define SHM_CTL_HDR		4096u
-#define SHM_CTL_SIZE		(SHM_CTL_HDR + SHM_MAX_EVENTS)
+#define SHM_MAX_FILTERS		255u
+#define SHM_FILTER_MAX_CODE	1024u	/* bytes of one filter's bytecode */
+#define SHM_FILTERS_SIZE	16384u
+#define SHM_CTL_SIZE		(SHM_CTL_HDR + SHM_MAX_EVENTS + SHM_MAX_CHAN * SHM_MAX_EVENTS + \
+				 SHM_FILTERS_SIZE)
 
 struct shm_ctl_page {
 	uint32_t magic;
@@ -101,12 +111,25 @@ struct shm_ctl_page {
 	struct shm_ctl_chan chan[SHM_MAX_CHAN];
 	uint8_t pad[SHM_CTL_HDR - 64 - SHM_MAX_CHAN * sizeof(struct shm_ctl_chan)];
 	uint8_t enabled[SHM_MAX_EVENTS];
+	uint8_t filt[SHM_MAX_CHAN][SHM_MAX_EVENTS];
+	struct shm_ctl_filters {
+		uint32_t nfilters;
+		uint32_t used;			/* bytes of code in use */
+		struct {
+			uint32_t off;		/* in code[] */
+			uint32_t len;
+		} f[SHM_MAX_FILTERS];
+		uint8_t code[SHM_FILTERS_SIZE - 8 - 8 * SHM_MAX_FILTERS];
+	} filters;
 };
 
 _Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
 _Static_assert(offsetof(struct shm_ctl_page, generation) == 16, "ctl generation");
 _Static_assert(offsetof(struct shm_ctl_page, chan) == 64, "ctl chan offset");
 _Static_assert(offsetof(struct shm_ctl_page, enabled) == SHM_CTL_HDR, "ctl enabled");
+_Static_assert(offsetof(struct shm_ctl_page, filt) == SHM_CTL_HDR + SHM_MAX_EVENTS, "ctl filt");
+_Static_assert(offsetof(struct shm_ctl_page, filters) == 77824, "ctl filters");
+_Static_assert(sizeof(struct shm_ctl_filters) == SHM_FILTERS_SIZE, "ctl filters size");
 _Static_assert(sizeof(struct shm_ctl_page) == SHM_CTL_SIZE, "ctl size");
 
 #define SHM_PROC_SIZE		SHM_PAGE

@@ -97,6 +97,9 @@ void procev_applied(void);
 int procev_resync(void);
 void procev_after_fork(void);
 
+/* evfilter.c */
+void evf_thread_exit(void);
+
 /* pool.c */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out);
 void pool_release(struct rb_slot *s);

@@ -67,9 +67,18 @@ void reg_apply(void)
 		for (uint32_t id = 0; id < n; id++) {
 			struct shmtrace_event *ev = __atomic_load_n(&reg_events[id], __ATOMIC_SEQ_CST);
 
-			if (ev)
-				ev->enabled = (uint8_t)(__atomic_load_n(&ctl->enabled[id],
-									__ATOMIC_RELAXED) & mask);
+			if (ev) {
+				uint8_t en = (uint8_t)(__atomic_load_n(&ctl->enabled[id],
+								       __ATOMIC_RELAXED) & mask);
+				uint8_t f = 0;
+
+				for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
+					if (__atomic_load_n(&ctl->filt[c][id], __ATOMIC_RELAXED))
+						f |= (uint8_t)(1u << c);
+				/* filtered first: a channel is never enabled unfiltered */
+				ev->filtered = f & en;
+				ev->enabled = en;
+			}
 		}
 		__atomic_sub_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
 		g2 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);

@@ -56,6 +56,7 @@ static void writer_thread_exit(void *arg)
 	shmtrace__tls.nesting++;
 	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
 		writer_put(c);
+	evf_thread_exit();
 	shmtrace__tls.nesting--;
 }
 

@@ -109,21 +109,56 @@ fail:
 	return -EPROTO;
 }
 
-/* Enable masks of app @a into @out (a->nev entries). */
-static void app_masks(const struct app *a, uint8_t *out)
+/*
+ * Enable masks of app @a into @out (a->nev entries), and for each channel
+ * slot and event the number of its filter into @filt, the filters' code
+ * into @fl (numbered from 1 in the order met; the same enabler, one
+ * number). An event whose filter does not fit is recorded unfiltered.
+ */
+static void app_masks(const struct app *a, uint8_t *out, uint8_t filt[][SHM_MAX_EVENTS],
+		      struct shm_ctl_filters *fl)
 {
-	for (uint32_t id = 0; id < a->nev; id++)
-		out[id] = a->ev[id].known ? (uint8_t)session_mask(a->ev[id].desc.name, a->ev[id].desc.loglevel) : 0;
+	const struct enabler *seen[SHM_MAX_FILTERS];
+
+	memset(fl, 0, sizeof(*fl));
+	for (uint32_t id = 0; id < a->nev; id++) {
+		const struct enabler *f[SHM_MAX_CHAN];
+
+		out[id] = a->ev[id].known ? (uint8_t)session_mask(a->ev[id].desc.name,
+								  a->ev[id].desc.loglevel, f) : 0;
+		for (unsigned int c = 0; c < SHM_MAX_CHAN; c++) {
+			uint32_t n;
+
+			filt[c][id] = 0;
+			if (!(out[id] & (1u << c)) || !f[c])
+				continue;
+			for (n = 0; n < fl->nfilters && seen[n] != f[c]; n++)
+				;
+			if (n == fl->nfilters) {
+				if (n == SHM_MAX_FILTERS ||
+				    f[c]->code_len > sizeof(fl->code) - fl->used)
+					continue;
+				seen[n] = f[c];
+				fl->f[n].off = fl->used;
+				fl->f[n].len = f[c]->code_len;
+				memcpy(fl->code + fl->used, f[c]->code, f[c]->code_len);
+				fl->used += f[c]->code_len;
+				fl->nfilters++;
+			}
+			filt[c][id] = (uint8_t)(n + 1);
+		}
+	}
 }
 
 void app_update(struct app *a, int ring)
 {
-	static uint8_t masks[SHM_MAX_EVENTS];
+	static uint8_t masks[SHM_MAX_EVENTS], filt[SHM_MAX_CHAN][SHM_MAX_EVENTS];
+	static struct shm_ctl_filters fl;
 	struct shm_ctl_page *c = a->ctl;
 	uint64_t g = __atomic_load_n(&c->generation, __ATOMIC_RELAXED);
 	int changed = 0;
 
-	app_masks(a, masks);
+	app_masks(a, masks, filt, &fl);
 	g = (g + 1) | 1;			/* odd: being written */
 	__atomic_store_n(&c->generation, g, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -146,7 +181,10 @@ void app_update(struct app *a, int ring)
 			changed |= masks[id] & ~c->enabled[id];
 			__atomic_store_n(&c->enabled[id], masks[id], __ATOMIC_RELAXED);
 		}
+		for (unsigned int k = 0; k < SHM_MAX_CHAN; k++)
+			c->filt[k][id] = filt[k][id];
 	}
+	memcpy(&c->filters, &fl, sizeof(fl));
 	__atomic_store_n(&c->generation, g + 1, __ATOMIC_RELEASE);
 	if (ring && changed && a->signo && proc_catches(a->pid, a->signo) == 1)
 		kill(a->pid, a->signo);

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sessiond.h"
+#include "filter.h"
 #include "glob.h"
 #include "home.h"
 #include "log.h"
@@ -43,22 +44,43 @@ static int enabler_matches(const struct enabler *e, const char *name, int loglev
 	return glob_match(e->pattern, name);
 }
 
-static int channel_enables(const struct channel *ch, const char *name, int loglevel)
+/*
+ * Does @ch record the event? 1, and *filter set to the enabler whose
+ * filter decides (NULL when one matching pattern has no filter, as the
+ * event is then recorded whatever its fields; the first filter otherwise).
+ */
+static int channel_enables(const struct channel *ch, const char *name, int loglevel,
+			   const struct enabler **filter)
 {
-	for (const struct enabler *e = ch->enablers; e; e = e->next)
-		if (enabler_matches(e, name, loglevel))
+	int any = 0;
+
+	*filter = NULL;
+	for (const struct enabler *e = ch->enablers; e; e = e->next) {
+		if (!enabler_matches(e, name, loglevel))
+			continue;
+		if (!e->code) {
+			*filter = NULL;
 			return 1;
-	return 0;
+		}
+		if (!any)
+			*filter = e;
+		any = 1;
+	}
+	return any;
 }
 
-unsigned int session_mask(const char *event_name, int loglevel)
+/* The channel slots that record the event, and the filter of each. */
+unsigned int session_mask(const char *event_name, int loglevel,
+			  const struct enabler *filter[SHM_MAX_CHAN])
 {
 	unsigned int m = 0;
 
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
 		const struct channel *ch = sd.chan[i];
 
-		if (ch && ch->session->active && channel_enables(ch, event_name, loglevel))
+		filter[i] = NULL;
+		if (ch && ch->session->active &&
+		    channel_enables(ch, event_name, loglevel, &filter[i]))
 			m |= 1u << i;
 	}
 	return m;
@@ -311,12 +333,19 @@ static void session_stop(struct session *s)
 	session_flush(s);
 }
 
+static void enabler_free(struct enabler *e)
+{
+	free(e->filter);
+	free(e->code);
+	free(e);
+}
+
 static void enablers_free(struct enabler *e)
 {
 	while (e) {
 		struct enabler *next = e->next;
 
-		free(e);
+		enabler_free(e);
 		e = next;
 	}
 }
@@ -351,33 +380,71 @@ static const char *const ll_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
 };
 
-/* "r6" or "o7" after the pattern's PROTO_ARG_SEP: a log level condition */
-static int enabler_parse(struct enabler *e, const char *arg)
+/*
+ * PATTERN, then conditions each after a PROTO_ARG_SEP: "r6" or "o7" (log
+ * level), "fEXPR" (filter, compiled here). On a bad filter, @err says
+ * what and where.
+ */
+static int enabler_parse(struct enabler *e, const char *arg, char *err, size_t errlen)
 {
 	const char *sep = strchr(arg, PROTO_ARG_SEP);
 	size_t n = sep ? (size_t)(sep - arg) : strlen(arg);
 
+	memset(e, 0, sizeof(*e));
+	snprintf(err, errlen, "invalid event pattern");
 	if (n == 0 || n >= PROTO_EVNAME_MAX)
 		return -EINVAL;
 	memcpy(e->pattern, arg, n);
 	e->pattern[n] = 0;
 	e->ll_kind = LL_ANY;
-	if (!sep)
-		return 0;
-	if ((sep[1] != 'r' && sep[1] != 'o') || sep[2] < '0' || sep[2] > '7' || sep[3])
-		return -EINVAL;
-	e->ll_kind = sep[1] == 'r' ? LL_RANGE : LL_ONLY;
-	e->loglevel = sep[2] - '0';
+	while (sep) {
+		const char *c = sep + 1, *next = strchr(c, PROTO_ARG_SEP);
+
+		if ((*c == 'r' || *c == 'o') && c[1] >= '0' && c[1] <= '7' &&
+		    (c[2] == 0 || c[2] == PROTO_ARG_SEP)) {
+			e->ll_kind = *c == 'r' ? LL_RANGE : LL_ONLY;
+			e->loglevel = c[1] - '0';
+		} else if (*c == 'f' && !next && !e->code) {
+			unsigned char code[SHM_FILTER_MAX_CODE];
+			char msg[128];
+			int col = 0;
+			long len = flt_compile(c + 1, code, sizeof(code), &col, msg, sizeof(msg));
+
+			if (len < 0) {
+				if (len == -EINVAL)
+					snprintf(err, errlen, "bad filter at column %d: %s", col, msg);
+				else
+					snprintf(err, errlen, "filter too long (at most %u bytes of "
+						 "bytecode)", SHM_FILTER_MAX_CODE);
+				return -EINVAL;
+			}
+			e->filter = strdup(c + 1);
+			e->code = malloc((size_t)len);
+			if (!e->filter || !e->code) {
+				free(e->filter);
+				free(e->code);
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			memcpy(e->code, code, (size_t)len);
+			e->code_len = (uint32_t)len;
+		} else {
+			return -EINVAL;
+		}
+		sep = next;
+	}
 	return 0;
 }
 
 static void enabler_describe(const struct enabler *e, char *buf, size_t len)
 {
-	if (e->ll_kind == LL_ANY)
-		snprintf(buf, len, "%s", e->pattern);
-	else
-		snprintf(buf, len, "%s (loglevel %s %s)", e->pattern,
-			 e->ll_kind == LL_RANGE ? "<=" : "==", ll_names[e->loglevel]);
+	int n = snprintf(buf, len, "%s", e->pattern);
+
+	if (e->ll_kind != LL_ANY && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " (loglevel %s %s)",
+			      e->ll_kind == LL_RANGE ? "<=" : "==", ll_names[e->loglevel]);
+	if (e->filter && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " [filter: %s]", e->filter);
 }
 
 /*
@@ -421,10 +488,13 @@ static int cmd_enable(int fd, struct session *s, int argc, const char **argv)
 		return -ENOENT;
 	for (int i = 0; i < argc; i++) {
 		struct enabler *e, want;
-		char what[PROTO_EVNAME_MAX + 64];
+		char what[PROTO_EVNAME_MAX + 1200], err[200];
+		int ret = enabler_parse(&want, argv[i], err, sizeof(err));
 
-		if (enabler_parse(&want, argv[i]) < 0)
-			return reply_end(fd, -EINVAL, "invalid event pattern '%s'", argv[i]);
+		if (ret < 0) {
+			apps_update_all();
+			return reply_end(fd, ret, "%s", err);
+		}
 		for (e = ch->enablers; e; e = e->next)
 			if (!strcmp(e->pattern, want.pattern))
 				break;
@@ -436,9 +506,10 @@ static int cmd_enable(int fd, struct session *s, int argc, const char **argv)
 			ch->enablers = e;
 		}
 		/* enabling a pattern again replaces its conditions */
-		memcpy(e->pattern, want.pattern, sizeof(e->pattern));
-		e->ll_kind = want.ll_kind;
-		e->loglevel = want.loglevel;
+		free(e->filter);
+		free(e->code);
+		want.next = e->next;
+		*e = want;
 		enabler_describe(e, what, sizeof(what));
 		reply_text(fd, "Event pattern '%s' enabled in channel %s of session %s.\n", what,
 			   ch->name, s->name);
@@ -466,7 +537,7 @@ static int cmd_disable(int fd, struct session *s, int argc, const char **argv)
 		struct enabler *e = *pp;
 
 		*pp = e->next;
-		free(e);
+		enabler_free(e);
 		reply_text(fd, "Event pattern '%s' disabled in session %s.\n", argv[i], s->name);
 	}
 	apps_update_all();
@@ -534,7 +605,7 @@ static void status_channel(int fd, const struct channel *ch)
 		   ch->compress == PROTO_COMPRESS_LZ4 ? ", lz4" : "");
 	reply_text(fd, "    enabled events:%s\n", ch->enablers ? "" : " none");
 	for (const struct enabler *e = ch->enablers; e; e = e->next) {
-		char what[PROTO_EVNAME_MAX + 64];
+		char what[PROTO_EVNAME_MAX + 1200];
 
 		enabler_describe(e, what, sizeof(what));
 		reply_text(fd, "      %s\n", what);

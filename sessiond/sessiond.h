@@ -24,6 +24,9 @@ struct enabler {
 	char pattern[PROTO_EVNAME_MAX];
 	enum ll_kind ll_kind;
 	int loglevel;
+	char *filter;			/* the expression, NULL = none */
+	unsigned char *code;		/* its bytecode (filter.h) */
+	uint32_t code_len;
 	struct enabler *next;
 };
 
@@ -119,7 +122,8 @@ struct app *app_by_sock(int fd);
 
 /* session.c */
 int session_command(int fd, const char *body, size_t len);
-unsigned int session_mask(const char *event_name, int loglevel);
+unsigned int session_mask(const char *event_name, int loglevel,
+			  const struct enabler *filter[SHM_MAX_CHAN]);
 void sessions_shutdown(void);
 int channel_to_consumer(const struct channel *ch);
 

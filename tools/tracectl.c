@@ -57,13 +57,19 @@ static const struct verb verbs[] = {
 	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
 	{ "enable-event", VERB_ENABLE_EVENT,
 	  "enable-event [-s NAME] [-c CHANNEL] [--loglevel LEVEL | --loglevel-only LEVEL]\n"
-	  "         PATTERN...",
+	  "         [--filter EXPR] PATTERN...",
 	  "Record the events whose \"provider:event\" name matches a PATTERN\n"
 	  "('*' matches any characters; '\\' escapes).\n"
 	  "--loglevel LEVEL: only events of LEVEL or more severe; --loglevel-only\n"
 	  "LEVEL: only events of LEVEL. LEVEL: emerg alert crit err warning notice\n"
-	  "info debug, or 0 (emerg) to 7 (debug). Enabling a pattern again\n"
-	  "replaces its conditions.", 1, 255, 0 },
+	  "info debug, or 0 (emerg) to 7 (debug).\n"
+	  "--filter EXPR: only events whose fields satisfy EXPR, decided in the\n"
+	  "traced thread before anything is copied: comparisons of fields with\n"
+	  "numbers, strings (\"/tmp/*\" globs with == and !=) or other fields\n"
+	  "(== != < <= > >=), && || ! and parentheses, e.g.\n"
+	  "  'seq >= 500 && (thread == 1 || path == \"/var/*\")'\n"
+	  "A field the event lacks makes its comparison false. Enabling a pattern\n"
+	  "again replaces its conditions.", 1, 255, 0 },
 	{ "disable-event", VERB_DISABLE_EVENT, "disable-event [-s NAME] [-c CHANNEL] PATTERN...",
 	  "Remove PATTERNs previously enabled with enable-event.", 1, 255, 0 },
 	{ "start", VERB_START, "start [NAME]", "Start recording.", 0, 1, 1 },
@@ -315,6 +321,7 @@ int main(int argc, char **argv)
 		{ "pool-size", required_argument, NULL, 'P' },
 		{ "loglevel", required_argument, NULL, 'L' },
 		{ "channel", required_argument, NULL, 'c' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "subbuf-size", required_argument, NULL, 'B' },
 		{ "num-subbuf", required_argument, NULL, 'N' },
 		{ "discard", no_argument, NULL, 'D' },
@@ -329,10 +336,10 @@ int main(int argc, char **argv)
 	const char *session = "";
 	char *args[260];
 	int c, nargs = 0, overwrite = 0, loglevel = -1;
-	char ll_kind = 0, *channel = NULL;
+	char ll_kind = 0, *channel = NULL, *filter = NULL;
 	static char chanarg[PROTO_NAME_MAX + 16], settings[8][64];
 	int nset = 0;
-	static char conds[255][PROTO_EVNAME_MAX + 8];
+	static char *conds[255];
 	char *pool_size = (char *)"";
 
 	if (argc < 2) {
@@ -360,7 +367,7 @@ int main(int argc, char **argv)
 	argc--;
 	argv++;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:o:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:c:f:h", opts, NULL)) != -1) {
 		if (strchr("BNDFZ", c) && c && v->verb != VERB_ENABLE_CHANNEL)
 			goto bad;
 		if (v->verb == VERB_ENABLE_CHANNEL && strchr("BNODFZP", c) && c) {
@@ -374,6 +381,11 @@ int main(int argc, char **argv)
 			if (v->verb != VERB_ENABLE_EVENT && v->verb != VERB_DISABLE_EVENT)
 				goto bad;
 			channel = optarg;
+			break;
+		case 'f':
+			if (v->verb != VERB_ENABLE_EVENT)
+				goto bad;
+			filter = optarg;
 			break;
 		case 's':
 			session = optarg;
@@ -440,12 +452,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tracectl: %s: wrong number of arguments\n", v->name);
 		goto bad;
 	}
-	for (int i = 0; ll_kind && i < nargs; i++) {
-		if (snprintf(conds[i], sizeof(conds[i]), "%s%c%c%d", args[i], PROTO_ARG_SEP, ll_kind,
-			     loglevel) >= (int)sizeof(conds[i])) {
-			fprintf(stderr, "tracectl: pattern too long\n");
-			return 2;
-		}
+	for (int i = 0; (ll_kind || filter) && i < nargs; i++) {
+		char ll[8] = "";
+		size_t need;
+
+		if (ll_kind)
+			snprintf(ll, sizeof(ll), "%c%c%d", PROTO_ARG_SEP, ll_kind, loglevel);
+		need = strlen(args[i]) + strlen(ll) + (filter ? strlen(filter) + 3 : 0) + 1;
+		conds[i] = malloc(need);
+		if (!conds[i])
+			return 1;
+		if (filter)
+			snprintf(conds[i], need, "%s%s%cf%s", args[i], ll, PROTO_ARG_SEP, filter);
+		else
+			snprintf(conds[i], need, "%s%s", args[i], ll);
 		args[i] = conds[i];
 	}
 	if (channel) {

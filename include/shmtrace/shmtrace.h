@@ -92,7 +92,7 @@ extern "C" {
 #define SHMTRACE__NOINSTR __attribute__((no_instrument_function))
 
 /* Version of the ABI between instrumented modules and libshmtrace. */
-#define SHMTRACE_ABI_VERSION 1
+#define SHMTRACE_ABI_VERSION 2
 
 /* Log levels, most severe first (the syslog order). */
 enum shmtrace_loglevel {
@@ -135,11 +135,14 @@ struct shmtrace_field_desc {
 /*
  * An event descriptor, one per event and module. `enabled` is the mask of
  * the process's channel slots that record the event; it is the only field
- * the disabled fast path reads.
+ * the disabled fast path reads. `filtered` is the part of that mask where
+ * a filter on the fields decides (tracectl enable-event --filter).
  */
 struct shmtrace_event {
 	volatile uint8_t enabled;
+	volatile uint8_t filtered;
 	uint8_t registered;		/* set by libshmtrace */
+	uint8_t reserved;
 	uint16_t abi_version;
 	uint32_t id;			/* assigned by libshmtrace */
 	const char *provider;
@@ -211,6 +214,16 @@ extern SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen;
 SHMTRACE_API int shmtrace__reserve_slow(unsigned int chan, uint64_t need, uint64_t *ts);
 SHMTRACE_API void shmtrace__resync(void);
 SHMTRACE_API void shmtrace__nested_drop(unsigned int mask);
+
+/* A field's value for a filter: integers, doubles (bits) and addresses in
+ * u (raw, as stored), strings in s. */
+struct shmtrace__fval {
+	uint64_t u;
+	const char *s;
+};
+/* The channels of @mask whose filter keeps the event. */
+SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsigned int mask,
+					   const struct shmtrace__fval *v);
 
 /* Nonzero when events are stamped with the TSC (set once, at start-up). */
 extern SHMTRACE_API int shmtrace__clock_tsc;
@@ -422,6 +435,14 @@ static inline SHMTRACE__NOINSTR void shmtrace__module_fini(void)
 	if (n##_len) memcpy(shmtrace__p + 4, n, shmtrace__l_##n - 4); \
 	shmtrace__p += shmtrace__l_##n; }
 
+/* Filter values: one struct shmtrace__fval per field, in order. */
+#define SHMTRACE__FVAL(k, n, T, ty) SHMTRACE__FVAL_##k(n, T) shmtrace__fp++;
+#define SHMTRACE__FVAL_FIX(n, T) { T shmtrace__v = (n); shmtrace__fp->u = 0; \
+	memcpy(&shmtrace__fp->u, &shmtrace__v, sizeof(T)); }
+#define SHMTRACE__FVAL_PTR(n, T) shmtrace__fp->u = (uint64_t)(uintptr_t)(n);
+#define SHMTRACE__FVAL_STR(n, T) shmtrace__fp->s = shmtrace__s_##n;
+#define SHMTRACE__FVAL_SEQ(n, T) shmtrace__fp->u = n##_len;
+
 #define SHMTRACE__EV(p, n) shmtrace__ev_##p##__##n
 #define SHMTRACE__EMIT(p, n) shmtrace__emit_##p##__##n
 
@@ -434,7 +455,7 @@ static inline SHMTRACE__NOINSTR void shmtrace__module_fini(void)
 static const struct shmtrace_field_desc shmtrace__fields_##prov##__##ev[] = { \
 	SHMTRACE__MAP(SHMTRACE__DESC, __VA_ARGS__) { 0, 0, 0 } }; \
 __attribute__((weak, visibility("hidden"))) struct shmtrace_event SHMTRACE__EV(prov, ev) = { \
-	0, 0, SHMTRACE_ABI_VERSION, 0, #prov, #ev, (SHMTRACE__FIRST(__VA_ARGS__)), \
+	0, 0, 0, 0, SHMTRACE_ABI_VERSION, 0, #prov, #ev, (SHMTRACE__FIRST(__VA_ARGS__)), \
 	(uint32_t)SHMTRACE__NARG(__VA_ARGS__) - 1, shmtrace__fields_##prov##__##ev }; \
 static struct shmtrace_event *const shmtrace__evp_##prov##__##ev \
 	__attribute__((used, section("shmtrace_events"), aligned(sizeof(void *)))) = \
@@ -464,6 +485,15 @@ static inline SHMTRACE__NOINSTR void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(_
 		shmtrace__resync(); \
 		shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
 		shmtrace__ts = shmtrace__clock(); /* it may have written events */ \
+	} \
+	if (__builtin_expect(SHMTRACE__EV(prov, ev).filtered & shmtrace__mask, 0)) { \
+		/* decided before any byte is copied */ \
+		struct shmtrace__fval shmtrace__fv[SHMTRACE__NARG(__VA_ARGS__)]; \
+		struct shmtrace__fval *shmtrace__fp = shmtrace__fv; \
+		SHMTRACE__MAP(SHMTRACE__FVAL, __VA_ARGS__) \
+		(void)shmtrace__fp; \
+		shmtrace__mask = shmtrace__filter(&SHMTRACE__EV(prov, ev), shmtrace__mask, \
+						  shmtrace__fv); \
 	} \
 	while (shmtrace__mask) { \
 		const unsigned int shmtrace__c = (unsigned int)__builtin_ctz(shmtrace__mask); \

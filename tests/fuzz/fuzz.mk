@@ -56,3 +56,4 @@ fuzz: $(fuzz_proto_libfuzzer_sources) $(srcdir)/tests/fuzz/fuzz.h
 		echo "fuzz: $(FUZZ_CC) -fsanitize=fuzzer is not available; nothing built"; \
 	fi
 CLEANFILES += tests/fuzz/fuzz-proto-libfuzzer tests/fuzz/.fuzz-probe
+include $(srcdir)/tests/fuzz/fuzz-ctf.mk

@@ -33,7 +33,8 @@ INTEGRATION_TESTS = \
 	tests/integration/read-lz4.sh \
 	tests/integration/loglevel.sh \
 	tests/integration/sessions.sh \
-	tests/integration/channels.sh
+	tests/integration/channels.sh \
+	tests/integration/filter.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

@@ -218,27 +218,46 @@ static uint64_t shmtrace_rd_cycles_to_ns(uint64_t freq, uint64_t v)
 
 /* ---- clock ------------------------------------------------------------- */
 
+/*
+ * The metadata's offsets are any int64: times saturate at INT64_MIN and
+ * INT64_MAX ns rather than wrap around (which would also be undefined).
+ */
 static void shmtrace_rd_trace_init_clock(struct shmtrace_rd_trace *t)
 {
 	const struct tsdl_clock *c = &t->meta->clock;
-	int64_t off_s = c->offset_s, cyc = c->offset;
+	int64_t off_s = c->offset_s, cyc = c->offset, q, ns;
 	int64_t f = c->freq > INT64_MAX ? INT64_MAX : (int64_t)c->freq;
 
 	/* normalise offset into [0, freq) cycles plus seconds */
-	off_s += cyc / f;
+	q = cyc / f;
 	cyc %= f;
 	if (cyc < 0) {
 		cyc += f;
-		off_s--;
+		q--;
 	}
+	if (__builtin_add_overflow(off_s, q, &off_s))
+		off_s = q < 0 ? INT64_MIN : INT64_MAX;
 	t->freq = c->freq;
-	t->base_ns = off_s * SHMTRACE_RD_NS_PER_S +
-		(int64_t)shmtrace_rd_cycles_to_ns(c->freq, (uint64_t)cyc);
+	if (__builtin_mul_overflow(off_s, SHMTRACE_RD_NS_PER_S, &ns))
+		ns = off_s < 0 ? INT64_MIN : INT64_MAX;
+	/* cyc < freq: less than a second, which cannot go below INT64_MIN */
+	if (__builtin_add_overflow(ns, (int64_t)shmtrace_rd_cycles_to_ns(c->freq, (uint64_t)cyc),
+				   &t->base_ns))
+		t->base_ns = INT64_MAX;
 }
 
 static inline int64_t shmtrace_rd_ns(const struct shmtrace_rd_trace *t, uint64_t v)
 {
-	return t->base_ns + (int64_t)shmtrace_rd_cycles_to_ns(t->freq, v);
+	uint64_t ns = shmtrace_rd_cycles_to_ns(t->freq, v);
+	int64_t r;
+
+	/* base_ns + ns, saturated at INT64_MAX (it cannot go below INT64_MIN) */
+	if (ns <= INT64_MAX)
+		return __builtin_add_overflow(t->base_ns, (int64_t)ns, &r) ? INT64_MAX : r;
+	if (t->base_ns >= 0)
+		return INT64_MAX;
+	ns += (uint64_t)t->base_ns;	/* ns - |base_ns|, which does not wrap */
+	return ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
 }
 
 /* ---- opening ----------------------------------------------------------- */
@@ -699,12 +718,13 @@ static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrac
 				       "truncated extended event header");
 		id = shmtrace_rd_le32(buf + pos + 1);
 		ts = shmtrace_rd_le64(buf + pos + 5);
-		if (ts < s->last_ts)
-			return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
-				       "event timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
-				       ts, s->last_ts);
 		pos += 13;
 	}
+	/* extended: any value; compact: its wrap may pass 2^64 and start over */
+	if (ts < s->last_ts)
+		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+			       "event timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
+			       ts, s->last_ts);
 	if (ts > s->ts_end)
 		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
 			       "event timestamp %" PRIu64 " is after the packet's timestamp_end %" PRIu64,

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * evfilter.c - filters on event fields, decided in the traced thread
+ * before any byte of the event is copied.
+ *
+ * The session daemon compiles `enable-event --filter EXPR` into bytecode
+ * (common/filter.h) and puts it in the control page: filt[channel][event
+ * id] names the filter, filters.f[] says where its code is. The inline
+ * fast path calls shmtrace__filter() only for channels in the event's
+ * `filtered` mask, with the event's field values.
+ *
+ * The control page is written by another process: a thread copies a
+ * filter's code into its own cache (a few entries in pages it maps at its
+ * first filtered event and unmaps at exit; only the pointer is in
+ * initial-exec TLS, which stays small for a library loaded by dlopen) under
+ * the page's sequence counter, checks it with flt_validate() and binds its
+ * field names to the event's fields, once per (generation, filter, event);
+ * later events of the same kind evaluate the cached copy. Nothing here
+ * allocates or locks, so signal handlers may emit filtered events too (a
+ * handler that interrupts an event does not get here: nested events are
+ * dropped before). A filter that cannot be read or checked keeps the
+ * event: nothing is lost silently because of a damaged page.
+ */
+#include <string.h>
+#include <sys/mman.h>
+#include "filter.h"
+#include "lib.h"
+
+#define EVF_CACHE	4
+#define EVF_MAX_CODE	SHM_FILTER_MAX_CODE
+
+struct evf_entry {
+	uint64_t gen;			/* control page generation, 0 = empty */
+	uint32_t id;			/* event id */
+	uint8_t num;			/* filter number (1..255) */
+	uint8_t ok;			/* code valid and bound */
+	int8_t bind[FLT_MAX_FIELDS];	/* slot -> field index, -1 none */
+	unsigned char code[EVF_MAX_CODE];
+};
+
+static __thread struct evf_entry *evf_cache __attribute__((tls_model("initial-exec")));
+static __thread unsigned int evf_next __attribute__((tls_model("initial-exec")));
+
+#define EVF_CACHE_BYTES (((EVF_CACHE * sizeof(struct evf_entry)) + SHM_PAGE - 1) & ~(size_t)(SHM_PAGE - 1))
+
+/* At thread exit (writer.c). */
+void evf_thread_exit(void)
+{
+	if (evf_cache)
+		munmap(evf_cache, EVF_CACHE_BYTES);
+	evf_cache = NULL;
+}
+
+/* Copy filter @num's code under the sequence counter; its length or 0. */
+static uint32_t evf_copy(const struct shm_ctl_page *ctl, unsigned int num, unsigned char *out,
+			 uint64_t *gen)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		uint64_t g1 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+		uint32_t off, len;
+
+		if (g1 & 1)
+			continue;
+		off = __atomic_load_n(&ctl->filters.f[num - 1].off, __ATOMIC_RELAXED);
+		len = __atomic_load_n(&ctl->filters.f[num - 1].len, __ATOMIC_RELAXED);
+		if (len == 0 || len > EVF_MAX_CODE || off > sizeof(ctl->filters.code) ||
+		    len > sizeof(ctl->filters.code) - off)
+			return 0;
+		memcpy(out, ctl->filters.code + off, len);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g1) {
+			*gen = g1;
+			return len;
+		}
+	}
+	return 0;
+}
+
+static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c)
+{
+	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
+	uint64_t gen;
+	unsigned int num;
+	struct evf_entry *e;
+	uint32_t len;
+
+	if (!ctl || ev->id >= SHM_MAX_EVENTS)
+		return NULL;
+	num = __atomic_load_n(&ctl->filt[c][ev->id], __ATOMIC_RELAXED);
+	gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+	if (!num || num > SHM_MAX_FILTERS)
+		return NULL;
+	if (!evf_cache) {
+		void *p = mmap(NULL, EVF_CACHE_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return NULL;
+		evf_cache = p;
+	}
+	for (unsigned int i = 0; i < EVF_CACHE; i++) {
+		e = &evf_cache[i];
+		if (e->gen == gen && e->id == ev->id && e->num == num)
+			return e->ok ? e : NULL;
+	}
+	e = &evf_cache[evf_next++ % EVF_CACHE];
+	memset(e, 0, offsetof(struct evf_entry, code));
+	len = evf_copy(ctl, num, e->code, &gen);
+	e->gen = gen;
+	e->id = ev->id;
+	e->num = (uint8_t)num;
+	if (!len || flt_validate(e->code, len) < 0)
+		return NULL;
+	for (unsigned int k = 0; k < flt_nfields(e->code); k++) {
+		const char *name = flt_field_name(e->code, k);
+
+		e->bind[k] = -1;
+		for (uint32_t f = 0; f < ev->nfields && f < 127; f++)
+			if (!strcmp(ev->fields[f].name, name))
+				e->bind[k] = (int8_t)f;
+	}
+	e->ok = 1;
+	return e;
+}
+
+/* A field value as the evaluator sees it, from its raw bits and type. */
+static void evf_value(struct flt_value *out, uint32_t type, const struct shmtrace__fval *v)
+{
+	switch (type) {
+	case SHMTRACE_TYPE_U8: case SHMTRACE_TYPE_U16: case SHMTRACE_TYPE_U32:
+	case SHMTRACE_TYPE_U64: case SHMTRACE_TYPE_HEX64:
+		out->type = FLT_T_U64;
+		out->u = v->u;
+		break;
+	case SHMTRACE_TYPE_S8:
+		out->type = FLT_T_S64;
+		out->s = (int8_t)v->u;
+		break;
+	case SHMTRACE_TYPE_S16:
+		out->type = FLT_T_S64;
+		out->s = (int16_t)v->u;
+		break;
+	case SHMTRACE_TYPE_S32:
+		out->type = FLT_T_S64;
+		out->s = (int32_t)v->u;
+		break;
+	case SHMTRACE_TYPE_S64:
+		out->type = FLT_T_S64;
+		out->s = (int64_t)v->u;
+		break;
+	case SHMTRACE_TYPE_DOUBLE:
+		out->type = FLT_T_F64;
+		memcpy(&out->d, &v->u, sizeof(double));
+		break;
+	case SHMTRACE_TYPE_STRING:
+		out->type = FLT_T_STR;
+		out->str = v->s;
+		break;
+	default:
+		out->type = FLT_T_NONE;	/* sequences cannot be compared */
+		break;
+	}
+}
+
+SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsigned int mask,
+					   const struct shmtrace__fval *v)
+{
+	unsigned int todo = mask & ev->filtered;
+
+	while (todo) {
+		unsigned int c = (unsigned int)__builtin_ctz(todo);
+		const struct evf_entry *e;
+		struct flt_value vals[FLT_MAX_FIELDS];
+
+		todo &= todo - 1;
+		if (c >= SHM_MAX_CHAN)
+			break;
+		e = evf_get(ev, c);
+		if (!e)
+			continue;	/* unreadable: keep */
+		for (unsigned int k = 0; k < flt_nfields(e->code); k++) {
+			if (e->bind[k] < 0)
+				vals[k].type = FLT_T_NONE;
+			else
+				evf_value(&vals[k], ev->fields[e->bind[k]].type, &v[e->bind[k]]);
+		}
+		if (!flt_eval(e->code, vals))
+			mask &= ~(1u << c);
+	}
+	return mask;
+}

@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: MIT
+# tests/fuzz/fuzz-ctf.mk - the reader on untrusted traces: fuzz targets for
+# the metadata (TSDL) parser and for the stream decoder, and the integration
+# test of trace-read on corrupt traces. Included from tests/fuzz/fuzz.mk.
+#
+# tests/fuzz/fuzz-metadata and tests/fuzz/fuzz-stream are linked with the
+# reader core and driver.c (which they include: without a path, the driver
+# then runs their own seed corpus, tests/fuzz/corpus-metadata or
+# tests/fuzz/corpus-stream, instead of the protocol one) as tests of
+# `make check`. `make fuzz` also builds tests/fuzz/fuzz-metadata-libfuzzer
+# and tests/fuzz/fuzz-stream-libfuzzer with libFuzzer and sanitizers.
+
+fuzz_metadata_corpus = \
+	tests/fuzz/corpus-metadata/bad-syntax.tsdl \
+	tests/fuzz/corpus-metadata/gen-events-monotonic.tsdl \
+	tests/fuzz/corpus-metadata/gen-events-tsc.tsdl \
+	tests/fuzz/corpus-metadata/grammar.tsdl \
+	tests/fuzz/corpus-metadata/minimal.tsdl
+fuzz_stream_corpus = \
+	tests/fuzz/corpus-stream/consumer-frames.lz4 \
+	tests/fuzz/corpus-stream/cut-in-event.ctf \
+	tests/fuzz/corpus-stream/cut-in-packet-header.ctf \
+	tests/fuzz/corpus-stream/discarded-events.ctf \
+	tests/fuzz/corpus-stream/lz4-command.lz4 \
+	tests/fuzz/corpus-stream/one-packet-all-types.ctf \
+	tests/fuzz/corpus-stream/six-packets-two-threads.ctf
+EXTRA_DIST += $(fuzz_metadata_corpus) $(fuzz_stream_corpus)
+
+check_PROGRAMS += tests/fuzz/fuzz-metadata tests/fuzz/fuzz-stream
+TESTS += tests/fuzz/fuzz-metadata tests/fuzz/fuzz-stream
+tests_fuzz_fuzz_metadata_SOURCES = tests/fuzz/fuzz-metadata.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_metadata_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-metadata"'
+tests_fuzz_fuzz_metadata_LDADD = libreadercore.la
+tests_fuzz_fuzz_stream_SOURCES = tests/fuzz/fuzz-stream.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_stream_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-stream"'
+tests_fuzz_fuzz_stream_CFLAGS = $(AM_CFLAGS) $(LZ4_CFLAGS)
+tests_fuzz_fuzz_stream_LDADD = libreadercore.la $(LZ4_LIBS)
+
+# trace-read on truncated, flipped and missing trace files
+TESTS += tests/integration/read-corrupt.sh
+dist_check_SCRIPTS += tests/integration/read-corrupt.sh
+
+# make fuzz: $$t is the target's name, $$c its corpus directory
+fuzz_ctf_reader_sources = \
+	$(srcdir)/tools/reader/reader.c \
+	$(srcdir)/tools/reader/tsdl.c \
+	$(srcdir)/tools/reader/lz4file.c
+fuzz_ctf_build = \
+	$(MKDIR_P) tests/fuzz; \
+	if echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return !d + !n; }' | \
+	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o tests/fuzz/.$$t-probe >/dev/null 2>&1; then \
+		rm -f tests/fuzz/.$$t-probe; \
+		echo "  FUZZCC   tests/fuzz/$$t-libfuzzer"; \
+		$(FUZZ_CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(LZ4_CFLAGS) -std=gnu11 $(WARN_CFLAGS) \
+			$(FUZZ_CFLAGS) -o tests/fuzz/$$t-libfuzzer $(srcdir)/tests/fuzz/$$t.c \
+			$(fuzz_ctf_reader_sources) $(LZ4_LIBS) || exit 1; \
+		echo "run it with: mkdir -p $$t-corpus && tests/fuzz/$$t-libfuzzer" \
+			"-max_total_time=60 $$t-corpus $(srcdir)/tests/fuzz/$$c"; \
+	else \
+		rm -f tests/fuzz/.$$t-probe; \
+		echo "fuzz: $(FUZZ_CC) -fsanitize=fuzzer is not available; nothing built"; \
+	fi
+
+.PHONY: fuzz-metadata fuzz-stream
+fuzz: fuzz-metadata fuzz-stream
+fuzz-metadata: $(srcdir)/tests/fuzz/fuzz-metadata.c $(fuzz_ctf_reader_sources) \
+		$(srcdir)/tests/fuzz/fuzz.h
+	@t=fuzz-metadata c=corpus-metadata; $(fuzz_ctf_build)
+fuzz-stream: $(srcdir)/tests/fuzz/fuzz-stream.c $(fuzz_ctf_reader_sources) \
+		$(srcdir)/tests/fuzz/fuzz.h
+	@t=fuzz-stream c=corpus-stream; $(fuzz_ctf_build)
+CLEANFILES += tests/fuzz/fuzz-metadata-libfuzzer tests/fuzz/fuzz-stream-libfuzzer \
+	tests/fuzz/.fuzz-metadata-probe tests/fuzz/.fuzz-stream-probe

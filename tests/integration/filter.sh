@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# enable-event --filter: the traced threads record exactly the events whose
+# fields match, decided before copying; another session on the same events
+# without a filter records everything; a malformed filter is refused with
+# its column.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+start_daemons
+"$TRACECTL" create f --output "$WORK/f" >/dev/null
+"$TRACECTL" create all --output "$WORK/all" >/dev/null
+"$TRACECTL" create str --output "$WORK/str" >/dev/null
+st=0
+"$TRACECTL" enable-event -s f --filter 'seq >= 500 && thread ==' 'shmtrace_test:*' \
+	>/dev/null 2>"$WORK/err" || st=$?
+[ "$st" -eq 1 ] || fail "a malformed filter was accepted"
+grep -q "column 24" "$WORK/err" || fail "no column in: $(cat "$WORK/err")"
+"$TRACECTL" enable-event -s f --filter 'seq >= 500 && thread == 1' 'shmtrace_test:event' \
+	>/dev/null || fail "filter refused"
+"$TRACECTL" enable-event -s f 'shmtrace_test:mark' >/dev/null
+"$TRACECTL" enable-event -s all 'shmtrace_test:*' >/dev/null
+# strings and globs; a field the event lacks (mark) makes it false
+"$TRACECTL" enable-event -s str --filter '(payload == "bcd*" && !(seq % 2 == 1)) || nosuch == 3' \
+	'shmtrace_test:*' >/dev/null 2>&1 && fail "'%' was accepted"
+"$TRACECTL" enable-event -s str --filter 'payload == "bcd*" && seq < 10 || nosuch == 3' \
+	'shmtrace_test:*' >/dev/null || fail "string filter refused"
+"$TRACECTL" status f | grep -q "filter: seq >= 500 && thread == 1" || fail "status does not show the filter"
+for s in f all str; do "$TRACECTL" start $s >/dev/null; done
+"$GEN" -n 2000 -t 3 -T || fail "gen-events failed"
+for s in f all str; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
+n=$(bt_count "$WORK/f" shmtrace_test:event)
+[ "$n" -eq 1500 ] || fail "filtered session: $n events, expected 1500"
+awk '/shmtrace_test:event/ && !/seq = (5[0-9][0-9]|[6-9][0-9][0-9]|1[0-9][0-9][0-9]), thread = 1,/ { bad++ }
+	END { exit bad > 0 }' "$WORK/bt.out" || fail "an event that does not match was recorded"
+[ "$(grep -c 'shmtrace_test:mark' "$WORK/bt.out")" -eq 1 ] || fail "the unfiltered mark is missing"
+n=$(bt_count "$WORK/all" shmtrace_test:event)
+[ "$n" -eq 6000 ] || fail "unfiltered session: $n events, expected 6000"
+# gen-events payloads: thread t starts at letter t (a, b, c...): thread 1 is "bcd..."
+n=$(bt_count "$WORK/str" shmtrace_test:event)
+[ "$n" -eq 10 ] || fail "string filter: $n events, expected 10"
+[ "$(grep -c 'shmtrace_test:types\|shmtrace_test:mark' "$WORK/bt.out")" -eq 0 ] ||
+	fail "events without the fields passed the string filter"
+echo "ok"

@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# trace-read and babeltrace2 read a multi-process, multi-thread trace
+# alike. Two gen-events processes (3 threads each, every field type, one
+# with 40-character strings) run at once with fork-events (2 threads, 4
+# children); every event is enabled, so the processes' state dumps and
+# exec/fork/exit events (hexadecimal fields, paths, byte sequences) are in
+# the trace too. Both outputs are turned into one canonical line per
+# event, "SECONDS.NANOSECONDS PID TID PROCNAME PROVIDER:EVENT field=value...",
+# and must hold the same events (the same multiset), each in time order,
+# with the same order within every thread, the same timestamps to the
+# nanosecond and the same field values. The test programs' own events are
+# also checked against what the programs emitted.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+export LC_ALL=C
+export SHMTRACE_REGISTER_TIMEOUT=10000	# enabled before the first event, even on a loaded machine
+start_daemons
+D=$WORK/out
+N=20000		# events per gen-events thread: within its buffers, nothing is discarded
+new_session "$D" '*'
+
+gen_bg a ready -w -m -T -n $N -t 3
+PID_A=$IDLE_PID
+gen_bg b ready -w -m -T -n $N -t 3 -s 40
+PID_B=$IDLE_PID
+"$B/tests/apps/fork-events" 4 2000 6000 >"$WORK/children" &
+PID_F=$!
+release_idle a
+release_idle b
+wait $PID_A || fail "gen-events a failed"
+wait $PID_B || fail "gen-events b failed"
+wait $PID_F || fail "fork-events failed"
+"$TRACECTL" stop s >/dev/null
+"$TRACECTL" status s >"$WORK/status"
+"$TRACECTL" destroy s >/dev/null
+grep -q "events discarded: 0" "$WORK/status" || fail "status: $(cat "$WORK/status")"
+grep -q "events lost without a buffer: 0" "$WORK/status" || fail "status: $(cat "$WORK/status")"
+[ "$(wc -l <"$WORK/children")" -eq 4 ] || fail "fork-events: $(wc -l <"$WORK/children") children"
+
+"$TRACE_READ" --time-format epoch --no-symbols "$D" >"$WORK/tr.out" 2>"$WORK/tr.err" ||
+	fail "trace-read failed: $(head -3 "$WORK/tr.err")"
+[ ! -s "$WORK/tr.err" ] || fail "trace-read complained: $(head -3 "$WORK/tr.err")"
+"$BT" --clock-seconds "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" ||
+	fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"
+[ ! -s "$WORK/bt.err" ] || fail "babeltrace2 complained: $(head -3 "$WORK/bt.err")"
+
+# The canonical form. trace-read: "[S.NS] (+D) PROC:PID:TID NAME: { f = v, ... }";
+# babeltrace2: "[S.NS] (+D) HOST:PROC:(PID) NAME: { tid = TID }, { f = v, ... }"
+# (the packet context, then the payload). Values: decimal integers (from
+# hexadecimal too, exactly), floating point numbers as %.17g, strings
+# unescaped then escaped one way, arrays and sequences as [v,v,...] (a
+# sequence's X_length field is dropped when it is the count of X's
+# elements), structures as {f=v ...}. Anything else is an error.
+cat >"$WORK/canon.awk" <<'EOF'
+function bad(why) {
+	printf "%s:%d: %s: %s\n", FILENAME, FNR, why, $0 >"/dev/stderr"
+	failed = 1
+	exit 1
+}
+function hex2dec(h,   i, k, d, c, n, carry, out, dig) {
+	n = 1
+	dig[1] = 0
+	for (i = 1; i <= length(h); i++) {
+		d = index("0123456789abcdef", substr(h, i, 1)) - 1
+		if (d < 0) bad("bad hexadecimal digit")
+		carry = d
+		for (k = 1; k <= n; k++) {
+			c = dig[k] * 16 + carry
+			dig[k] = c % 10
+			carry = int(c / 10)
+		}
+		while (carry) {
+			dig[++n] = carry % 10
+			carry = int(carry / 10)
+		}
+	}
+	out = ""
+	for (k = n; k >= 1; k--) out = out dig[k]
+	sub(/^0+/, "", out)
+	return out == "" ? "0" : out
+}
+function scalar(v,   l) {
+	if (v ~ /^0[xX][0-9a-fA-F]+$/) return hex2dec(tolower(substr(v, 3)))
+	if (v ~ /^[-+]?[0-9]+$/) {
+		sub(/^\+/, "", v)
+		l = ""
+		if (substr(v, 1, 1) == "-") { l = "-"; v = substr(v, 2) }
+		sub(/^0+/, "", v)
+		if (v == "") return "0"
+		return l v
+	}
+	if (v ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) return sprintf("%.17g", v + 0)
+	l = tolower(v)
+	sub(/^\+/, "", l)
+	sub(/infinity/, "inf", l)
+	if (l ~ /^-?(inf|nan)$/) return l
+	bad("unknown value '" v "'")
+}
+# a quoted string: escapes decoded, then \ " and control characters escaped
+function str(q,   s, out, i, c, h) {
+	s = substr(q, 2, length(q) - 2)
+	if (s !~ /[\\\001-\037\177]/) return "\"" s "\""
+	out = ""
+	while ((i = index(s, "\\")) > 0) {
+		out = out substr(s, 1, i - 1)
+		c = substr(s, i + 1, 1)
+		s = substr(s, i + 2)
+		if (c == "n") c = "\n"
+		else if (c == "t") c = "\t"
+		else if (c == "r") c = "\r"
+		else if (c == "a") c = "\007"
+		else if (c == "b") c = "\010"
+		else if (c == "f") c = "\014"
+		else if (c == "v") c = "\013"
+		else if (c == "e") c = "\033"
+		else if (c == "x") {
+			h = tolower(substr(s, 1, 2))
+			if (h !~ /^[0-9a-f][0-9a-f]$/) bad("bad \\x escape")
+			c = sprintf("%c", hex2dec(h) + 0)
+			s = substr(s, 3)
+		} else if (c != "\\" && c != "\"") bad("unknown escape \\" c)
+		out = out c
+	}
+	s = out s
+	out = ""
+	for (i = 1; i <= length(s); i++) {
+		c = substr(s, i, 1)
+		if (c == "\\" || c == "\"") out = out "\\" c
+		else if (c in ctl) out = out ctl[c]
+		else out = out c
+	}
+	return "\"" out "\""
+}
+# the value at the start of r; sets vcount to the elements of an array, else -1
+function value(   c, v, out, n) {
+	c = substr(r, 1, 1)
+	vcount = -1
+	if (c == "\"") {
+		if (!match(r, /^"([^"\\]|\\.)*"/)) bad("unterminated string")
+		v = substr(r, 1, RLENGTH)
+		r = substr(r, RLENGTH + 1)
+		return str(v)
+	}
+	if (c == "[") {
+		r = substr(r, 2)
+		if (substr(r, 1, 2) == " ]") { r = substr(r, 3); vcount = 0; return "[]" }
+		out = ""
+		for (n = 0; ; n++) {
+			if (!match(r, /^ \[[0-9]+\] = /)) bad("array element expected")
+			if (substr(r, 3, RLENGTH - 6) + 0 != n) bad("array index " n " expected")
+			r = substr(r, RLENGTH + 1)
+			out = out (n ? "," : "") value()
+			if (substr(r, 1, 1) == ",") { r = substr(r, 2); continue }
+			if (substr(r, 1, 2) == " ]") { r = substr(r, 3); vcount = n + 1; return "[" out "]" }
+			bad("',' or ' ]' expected after an array element")
+		}
+	}
+	if (c == "{") {
+		v = group()
+		vcount = -1
+		return "{" substr(v, 2) "}"
+	}
+	if (!match(r, /^[^], }]+/)) bad("value expected")
+	v = substr(r, 1, RLENGTH)
+	r = substr(r, RLENGTH + 1)
+	return scalar(v)
+}
+# "{ f = v, ... }" at the start of r: " f=v f=v..."
+function group(   out, before, pname, pval, nm, v) {
+	if (substr(r, 1, 1) != "{") bad("'{' expected")
+	r = substr(r, 2)
+	if (substr(r, 1, 2) == " }") { r = substr(r, 3); return "" }
+	out = ""
+	pname = ""
+	for (;;) {
+		if (!match(r, /^ [A-Za-z_][A-Za-z0-9_]* = /)) bad("field name expected")
+		nm = substr(r, 2, RLENGTH - 4)
+		r = substr(r, RLENGTH + 1)
+		v = value()
+		if (vcount >= 0 && pname == nm "_length" && pval == vcount "")
+			out = before
+		before = out
+		out = out " " nm "=" v
+		pname = nm
+		pval = v
+		if (substr(r, 1, 1) == ",") { r = substr(r, 2); continue }
+		if (substr(r, 1, 2) == " }") { r = substr(r, 3); return out }
+		bad("',' or ' }' expected after a field")
+	}
+}
+BEGIN {
+	if (fmt != "tr" && fmt != "bt") { print "canon.awk: -v fmt=tr|bt" >"/dev/stderr"; exit 2 }
+	ctl["\n"] = "\\n"; ctl["\t"] = "\\t"; ctl["\r"] = "\\r"
+	for (i = 1; i < 32; i++)
+		if (!(sprintf("%c", i) in ctl)) ctl[sprintf("%c", i)] = sprintf("\\x%02x", i)
+	ctl[sprintf("%c", 127)] = "\\x7f"
+}
+{
+	r = $0
+	if (!match(r, /^\[[0-9]+\.[0-9]+\] /)) bad("[seconds.nanoseconds] expected")
+	t = substr(r, 2, RLENGTH - 3)
+	if (length(t) - index(t, ".") != 9) bad("not nanoseconds")
+	r = substr(r, RLENGTH + 1)
+	if (!match(r, /^\(\+[0-9?.]+\) /)) bad("(+delta) expected")
+	r = substr(r, RLENGTH + 1)
+	if (!match(r, /^[^ ]+ /)) bad("process expected")
+	who = substr(r, 1, RLENGTH - 1)
+	r = substr(r, RLENGTH + 1)
+	if (!match(r, /^[^ :]+:[^ :]+: /)) bad("provider:event expected")
+	name = substr(r, 1, RLENGTH - 2)
+	r = substr(r, RLENGTH + 1)
+	if (fmt == "tr") {
+		if (!match(who, /:[0-9]+:[0-9]+$/)) bad("PROC:PID:TID expected")
+		proc = substr(who, 1, RSTART - 1)
+		split(substr(who, RSTART + 1), a, ":")
+		pid = a[1]
+		tid = a[2]
+		payload = group()
+	} else {
+		if (!match(who, /:\([0-9]+\)$/)) bad("HOST:PROC:(PID) expected")
+		pid = substr(who, RSTART + 2, RLENGTH - 3)
+		proc = substr(who, 1, RSTART - 1)
+		if (!sub(/^[^:]*:/, "", proc)) bad("HOST:PROC:(PID) expected")
+		ctx = group()
+		if (ctx !~ /^ tid=[0-9]+$/) bad("packet context { tid = N } expected")
+		tid = substr(ctx, 6)
+		if (substr(r, 1, 2) != ", ") bad("', ' expected after the packet context")
+		r = substr(r, 3)
+		payload = group()
+	}
+	if (r != "") bad("trailing text '" r "'")
+	print t, pid, tid, proc, name payload
+}
+END { exit failed }
+EOF
+awk -v fmt=tr -f "$WORK/canon.awk" "$WORK/tr.out" >"$WORK/tr.canon" || fail "cannot parse trace-read's output"
+awk -v fmt=bt -f "$WORK/canon.awk" "$WORK/bt.out" >"$WORK/bt.canon" || fail "cannot parse babeltrace2's output"
+
+ntr=$(wc -l <"$WORK/tr.canon")
+nbt=$(wc -l <"$WORK/bt.canon")
+[ "$ntr" -eq "$nbt" ] || fail "trace-read printed $ntr events, babeltrace2 $nbt"
+
+# each in time order
+for f in tr bt; do
+	awk '{ split($1, x, "."); s = x[1] + 0; ns = x[2] + 0
+	       if (NR > 1 && (s < ps || (s == ps && ns < pns))) { print FNR ": " $0; exit 1 }
+	       ps = s; pns = ns }' "$WORK/$f.canon" >"$WORK/order" ||
+		fail "$f: out of time order at line $(cat "$WORK/order")"
+done
+# the same events, timestamps and values (a multiset)
+sort "$WORK/tr.canon" >"$WORK/tr.sorted"
+sort "$WORK/bt.canon" >"$WORK/bt.sorted"
+diff "$WORK/tr.sorted" "$WORK/bt.sorted" >"$WORK/diff" ||
+	fail "the events differ (< trace-read, > babeltrace2):
+$(head -n 20 "$WORK/diff")"
+# the same order within every thread (sort -s keeps each thread's order)
+sort -s -k2,3 "$WORK/tr.canon" >"$WORK/tr.threads"
+sort -s -k2,3 "$WORK/bt.canon" >"$WORK/bt.threads"
+diff "$WORK/tr.threads" "$WORK/bt.threads" >"$WORK/diff" ||
+	fail "a thread's events come in another order (< trace-read, > babeltrace2):
+$(head -n 20 "$WORK/diff")"
+# the whole order, but for events of different threads at the same nanosecond
+cmp -s "$WORK/tr.canon" "$WORK/bt.canon" && same=identical || same="identical but for ties"
+
+# What the programs emitted: every thread's seq 0, 1, 2... in order, with
+# its thread number and payload; 3 threads x N for each gen-events, 6000
+# for each of fork-events' 2 threads, 2000 for each child.
+c=$WORK/tr.canon
+awk -v a="$PID_A" -v b="$PID_B" -v f="$PID_F" -v N=$N -v kids="$(tr '\n' ' ' <"$WORK/children")" '
+	BEGIN {
+		abc = "abcdefghijklmnopqrstuvwxyz"
+		abc = abc abc abc
+		n = split(kids, k, " ")
+		for (i = 1; i < n; i += 2) child[k[i]] = k[i + 1]
+	}
+	function err(m) { print "line " NR ": " m ": " $0; bad = 1; exit 1 }
+	$5 == "shmtrace_test:event" {
+		if (!match($0, / seq=[0-9]+ thread=[0-9]+ payload="[^"]*"$/)) err("fields")
+		split(substr($0, RSTART + 1), x, " ")
+		seq = substr(x[1], 5) + 0
+		th = substr(x[2], 8) + 0
+		pl = substr(x[3], 10, length(x[3]) - 10)
+		key = $2 " " $3
+		if (seq != next_seq[key] + 0) err("seq " next_seq[key] + 0 " expected")
+		next_seq[key] = seq + 1
+		if (seq == 0) { thread_of[key] = th; pid_of[key] = $2 }
+		else if (thread_of[key] != th) err("thread changes")
+		if ($2 == a || $2 == b) {
+			if (th > 2) err("thread number")
+			want = substr(abc, th + 1, $2 == a ? 16 : 40)
+		} else if ($2 == f) {
+			if (th != 1000000 && th != 1000001) err("thread number")
+			want = th == 1000000 ? "parent" : "parent thread"
+		} else if ($2 in child) {
+			if (th != child[$2]) err("child number")
+			want = "child"
+		} else
+			err("unknown process")
+		if (pl != want) err("payload " want " expected")
+		next
+	}
+	$5 == "shmtrace_test:types" {
+		if (index($0, " u8=255 u16=65535 u32=4294967295 u64=18446744073709551615 s8=-128 s16=-32768 s32=-2147483648 s64=-9223372036854775808 dbl=3.25 ptr=3735928559 str=\"quote\\\" back\\\\slash\" bytes=[1,2,255] ints=[-1,0,2147483647]") == 0 ||
+		    ($2 != a && $2 != b) || $2 != $3) err("types event")
+		types[$2]++
+		next
+	}
+	$5 == "shmtrace_test:mark" {
+		if (($2 != a && $2 != b) || $2 != $3 || NF != 5) err("mark event")
+		marks[$2]++
+		next
+	}
+	END {
+		if (bad) exit 1
+		for (key in next_seq) {
+			p = pid_of[key]
+			want = (p == a || p == b) ? N : p == f ? 6000 : 2000
+			if (next_seq[key] != want) { print key ": " next_seq[key] " events, " want " expected"; exit 1 }
+			threads[p]++
+		}
+		if (threads[a] != 3 || threads[b] != 3 || threads[f] != 2) { print "threads: " threads[a] " " threads[b] " " threads[f]; exit 1 }
+		for (p in child) if (threads[p] != 1) { print "child " p ": no events"; exit 1 }
+		if (types[a] != 1 || types[b] != 1 || marks[a] != 2 || marks[b] != 2) { print "types or marks missing"; exit 1 }
+	}' "$c" >"$WORK/check" || fail "the test programs' events: $(cat "$WORK/check")"
+# the other providers made it in, with their hexadecimal fields and sequences
+grep -q ' shmtrace_statedump:bin_info base=[0-9]* low=[0-9]* high=[0-9]* path="[^"]*" build_id=\[' "$c" ||
+	fail "no state dump in the trace"
+[ "$(grep -c ' shmtrace_proc:fork ' "$c")" -eq 4 ] || fail "not 4 fork events"
+# the processes did run at the same time: the merged order switches
+# between them
+switches=$(awk '$5 == "shmtrace_test:event" { if (NR > 1 && $2 != p) n++; p = $2 } END { print n + 0 }' "$c")
+echo "ok: $ntr events read alike by trace-read and babeltrace2 ($(grep -c ' shmtrace_test:' "$c") of the test programs," \
+	"$(cut -d' ' -f2 "$c" | sort -u | wc -l) processes, $(cut -d' ' -f3 "$c" | sort -u | wc -l) threads," \
+	"$switches switches between processes); global order $same"
