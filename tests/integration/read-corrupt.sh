@@ -246,6 +246,26 @@ rm "$CT/metadata"
 mkdir "$CT/metadata"
 expect 2 "$C" "$C: no CTF trace found"
 
+# ---- bytes changed at random (the same ones every run) ---------------------------
+RANDOM=1
+nerr=0
+for i in $(seq 40); do
+	damaged "4 random bytes changed in $S ($i)"
+	for j in 1 2 3 4; do
+		put_le "$CT/$S" $(((RANDOM << 15 | RANDOM) % SIZE)) 1 $((RANDOM & 255))
+	done
+	for mode in "" --stats; do
+		st=0
+		timeout 60 "$TRACE_READ" $mode "$C" >/dev/null 2>"$WORK/err.txt" || st=$?
+		[ "$st" -eq 0 ] || [ "$st" -eq 2 ] ||
+			fail "$CASE: trace-read $mode: status $st: $(head -3 "$WORK/err.txt")"
+		[ "$st" -eq 0 ] || grep -qF "trace-read: $CT/$S: offset " "$WORK/err.txt" ||
+			fail "$CASE: trace-read $mode: $(head -3 "$WORK/err.txt")"
+	done
+	[ "$st" -eq 0 ] || nerr=$((nerr + 1))
+done
+echo "ok: 40 random changes: $nerr errors (status 2, the file and offset named), others read"
+
 # ---- no trace at all -------------------------------------------------------------
 CASE="directory without traces"
 mkdir -p "$WORK/empty/a/b"

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# filter-cost.sh - the cost of a filter that refuses every event, against
+# the same event disabled and recorded without a filter, in the same run.
+#
+# Four configurations, alternating, R repetitions (medians):
+#   disabled   no session enables the event
+#   recorded   enabled, no filter (1,000,000 events per run: fits the buffers)
+#   refused    enabled with --filter 'seq > 1000000000000 && thread == 1':
+#              false for every event, decided before anything is copied
+#   refused-s  the same with a string filter on a field the event lacks
+#              (bound once per thread, so as cheap)
+#
+# usage: bench/filter-cost.sh [-r REPS] [-n EVENTS] [-k]
+# Environment: SHMTRACE_BUILD (default <tree>/build), CC, TMPDIR.
+set -euo pipefail
+reps=5
+events=10000000
+keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-r) reps=$2; shift 2 ;;
+	-n) events=$2; shift 2 ;;
+	-k) keep=1; shift ;;
+	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [-r REPS] [-n EVENTS] [-k]" >&2; exit 2 ;;
+	esac
+done
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${SHMTRACE_BUILD:-$top/build}
+[ -x "$build/tracectl" ] || { echo "no build in $build" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/filter-cost.XXXXXX")
+export SHMTRACE_HOME=$work/home SHMTRACE_SESSIOND=$build/trace-sessiond \
+	SHMTRACE_CONSUMERD=$build/trace-consumerd
+mkdir -m 0700 "$SHMTRACE_HOME"
+cleanup() {
+	local s c
+	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
+	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
+	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
+	for p in $s $c; do
+		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	done
+	[ "$keep" = 1 ] && echo "kept $work" >&2 || rm -rf "$work"
+}
+trap cleanup EXIT
+${CC:-cc} -O2 -pthread -I"$top/include" -o "$work/fc" "$top/bench/filter-cost.c" \
+	"$build/.libs/libshmtrace.so" -Wl,-rpath,"$build/.libs"
+"$build/trace-sessiond" --daemonize
+T=$build/tracectl
+run() {	# run CONFIG: one measurement, its ns/event
+	local cfg=$1 n=$events
+	case $cfg in
+	disabled) ;;
+	recorded)
+		n=1000000
+		"$T" create r --output "$work/r" >/dev/null
+		"$T" enable-event -s r 'bench_filter:*' >/dev/null ;;
+	refused)
+		"$T" create r --output "$work/r" >/dev/null
+		"$T" enable-event -s r --filter 'seq > 1000000000000 && thread == 1' 'bench_filter:*' >/dev/null ;;
+	refused-s)
+		"$T" create r --output "$work/r" >/dev/null
+		"$T" enable-event -s r --filter 'name == "x*"' 'bench_filter:*' >/dev/null ;;
+	esac
+	[ "$cfg" = disabled ] || "$T" start r >/dev/null
+	"$work/fc" "$n" | sed -n 's/ns_per_event=//p'
+	if [ "$cfg" != disabled ]; then
+		"$T" stop r >/dev/null
+		if [ "$cfg" != recorded ]; then
+			[ -z "$(find "$work/r" -type f ! -name metadata -size +0 2>/dev/null)" ] ||
+				echo "warning: a refusing filter let events through" >&2
+		fi
+		"$T" destroy r >/dev/null
+		rm -rf "$work/r"
+	fi
+}
+declare -A res
+cfgs="disabled recorded refused refused-s"
+for r in $(seq "$reps"); do
+	order=$cfgs
+	[ $((r % 2)) = 0 ] && order=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
+	for c in $order; do res[$c]="${res[$c]:-} $(run "$c")"; done
+done
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+printf '%-10s %10s   (median of %d runs; runs: ns/event)\n' config ns/event "$reps"
+for c in $cfgs; do
+	printf '%-10s %10s   %s\n' "$c" "$(echo "${res[$c]}" | median)" "${res[$c]}"
+done
+echo "refusing filter ns/event: $(echo "${res[refused]}" | median) (event disabled: $(echo "${res[disabled]}" | median), recorded without filter: $(echo "${res[recorded]}" | median))"
