@@ -18,15 +18,17 @@
  *     the input) whose fields all hold known values, then an empty packet
  *     that skips a sequence number. shmtrace_rd_open() must accept the
  *     trace exactly when the reader's own checks of the text pass (the
- *     "CTF 1." signature comment first, no NUL byte), and shmtrace_rd_next() must
- *     return exactly those events, with those values, at those offsets,
- *     in non-decreasing time. One input in 16 that does not parse goes
- *     through shmtrace_rd_open() too: it must fail with a message that
- *     names the metadata file.
+ *     "CTF 1." signature comment first, no NUL byte), and
+ *     shmtrace_rd_next() must return exactly those events, with those
+ *     values, at those offsets, in non-decreasing time; the clock
+ *     conversion must be monotonic. One input in 16 that does not parse
+ *     goes through shmtrace_rd_open() too: it must fail with a message
+ *     that names the metadata file.
  *
  * A broken invariant aborts, which both libFuzzer and driver.c report.
  * Under `make check` the target is linked with driver.c, whose seed corpus
- * here is tests/fuzz/corpus-metadata.
+ * here is tests/fuzz/corpus-metadata (whose real traces' metadata parse
+ * in full; the driver's mutations of text rarely do, libFuzzer's often).
  */
 #include <errno.h>
 #include <fcntl.h>

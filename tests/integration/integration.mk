@@ -34,7 +34,8 @@ INTEGRATION_TESTS = \
 	tests/integration/loglevel.sh \
 	tests/integration/sessions.sh \
 	tests/integration/channels.sh \
-	tests/integration/filter.sh
+	tests/integration/filter.sh \
+	tests/integration/status.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
