@@ -42,6 +42,7 @@ enum proto_type {
 	MSG_C_EVENTS = 37,
 	MSG_C_SEGMENT = 38,		/* fd: segment */
 	MSG_C_STATS = 39,		/* reply MSG_C_STATS_REPLY */
+	MSG_C_SNAPSHOT = 40,
 	/* replies */
 	MSG_REPLY = 64,			/* status in the header; ends a reply */
 	MSG_REPLY_TEXT = 65,		/* body: text, more follows */
@@ -125,7 +126,7 @@ _Static_assert(sizeof(struct msg_segment) == 48, "segment");
 enum proto_verb {
 	VERB_CREATE = 1, VERB_DESTROY, VERB_ENABLE_EVENT, VERB_DISABLE_EVENT,
 	VERB_START, VERB_STOP, VERB_LIST, VERB_LIST_EVENTS, VERB_STATUS,
-	VERB_PING, VERB_ENABLE_CHANNEL,
+	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT,
 	VERB_MAX
 };
 
@@ -162,6 +163,13 @@ _Static_assert(sizeof(struct msg_c_app) == 32, "app");
 struct msg_c_id {
 	uint64_t id;			/* channel or app id */
 };
+
+/* Write what a channel's buffers hold now into traces under @output. */
+struct msg_c_snapshot {
+	uint64_t chan_id;
+	char output[PROTO_PATH_MAX];
+};
+_Static_assert(sizeof(struct msg_c_snapshot) == 8 + PROTO_PATH_MAX, "snapshot");
 
 struct msg_c_stats {
 	uint64_t events;		/* events written to disk */

@@ -216,6 +216,14 @@ static void handle_request(void)
 		a = capp_find(((const struct msg_events *)(const void *)buf)->app_id);
 		ret = a ? capp_add_events(a, (const char *)buf, (size_t)n) : -ENOENT;
 		break;
+	case MSG_C_SNAPSHOT: {
+		const struct msg_c_snapshot *sn = (const void *)buf;
+
+		drain_all(DRAIN_COMPLETE);	/* trace directories exist */
+		ret = memchr(sn->output, 0, sizeof(sn->output)) ?
+		      snapshot_chan(sn->chan_id, sn->output) : -EINVAL;
+		break;
+	}
 	case MSG_C_SEGMENT:
 		a = capp_find(((const struct msg_segment *)(const void *)buf)->app_id);
 		ret = a ? seg_add(a, (const void *)buf, fds[0]) : -ENOENT;

@@ -117,4 +117,7 @@ extern struct c_clock c_clocks[2];	/* by CLOCK_KIND_* */
 
 uint64_t clock_now(uint32_t kind);
 
+/* snapshot.c: copy what channel @chan_id's buffers hold into @output. */
+int snapshot_chan(uint64_t chan_id, const char *output);
+
 #endif

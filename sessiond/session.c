@@ -652,6 +652,39 @@ static int cmd_status(int fd, const char *name)
 	return reply_end(fd, 0, NULL);
 }
 
+/* snapshot [OUTPUT]: what every channel's buffers hold now. */
+static int cmd_snapshot(int fd, struct session *s, int argc, const char **argv)
+{
+	struct msg_c_snapshot m;
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret = 0;
+
+	memset(&m, 0, sizeof(m));
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (argc > 0 && argv[0][0]) {
+		if (argv[0][0] != '/' || strlen(argv[0]) >= sizeof(m.output) - 64)
+			return reply_end(fd, -EINVAL, "output must be an absolute path");
+		snprintf(m.output, sizeof(m.output), "%s", argv[0]);
+	} else {
+		if (snprintf(m.output, sizeof(m.output), "%.4000s/snapshot-%u-%s", s->output,
+			     ++s->nsnapshots, stamp) >= (int)sizeof(m.output))
+			return reply_end(fd, -ENAMETOOLONG, "output path too long");
+	}
+	if (!s->chans)
+		return reply_end(fd, -ENOENT, "session %s has no channel", s->name);
+	for (const struct channel *ch = s->chans; ch && !ret; ch = ch->next) {
+		m.chan_id = ch->id;
+		ret = consumer_call(MSG_C_SNAPSHOT, &m, sizeof(m), NULL, 0, NULL, 0);
+	}
+	if (ret < 0)
+		return reply_end(fd, ret, "snapshot failed: %s", strerror(-ret));
+	reply_text(fd, "Snapshot of session %s written to %s\n", s->name, m.output);
+	return reply_end(fd, 0, NULL);
+}
+
 int session_command(int fd, const char *body, size_t len)
 {
 	const struct msg_cmd *c = (const void *)body;
@@ -693,6 +726,8 @@ int session_command(int fd, const char *body, size_t len)
 		return cmd_enable(fd, s, argc, argv);
 	case VERB_ENABLE_CHANNEL:
 		return cmd_enable_channel(fd, s, argc, argv);
+	case VERB_SNAPSHOT:
+		return cmd_snapshot(fd, s, argc, argv);
 	case VERB_DISABLE_EVENT:
 		return cmd_disable(fd, s, argc, argv);
 	case VERB_START:

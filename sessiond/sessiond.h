@@ -50,6 +50,7 @@ struct session {
 	char output[PROTO_PATH_MAX];
 	int active;
 	uint32_t def_mode;		/* the default channel's, from create */
+	unsigned int nsnapshots;
 	uint32_t def_pool;
 	struct channel *chans;
 	struct session *next;

@@ -53,6 +53,11 @@ static const struct verb verbs[] = {
 	  "--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF).\n"
 	  "Events go to a channel with enable-event -c CHANNEL; without -c, to\n"
 	  "channel0, created with the session's defaults at its first use.", 1, 1, 0 },
+	{ "snapshot", VERB_SNAPSHOT, "snapshot [-s NAME] [--output DIR]",
+	  "Write what the session's buffers hold now (the newest events of every\n"
+	  "thread, contiguous up to now) as traces in DIR (default\n"
+	  "OUTPUT/snapshot-N-DATE), without stopping tracing. Made for flight\n"
+	  "recorder sessions (create --overwrite).", 0, 1, 0 },
 	{ "destroy", VERB_DESTROY, "destroy [NAME]",
 	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
 	{ "enable-event", VERB_ENABLE_EVENT,
@@ -391,7 +396,7 @@ int main(int argc, char **argv)
 			session = optarg;
 			break;
 		case 'o':
-			if (v->verb != VERB_CREATE)
+			if (v->verb != VERB_CREATE && v->verb != VERB_SNAPSHOT)
 				goto bad;
 			if (optarg[0] == '/') {
 				snprintf(output, sizeof(output), "%s", optarg);
@@ -479,6 +484,12 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nset; i++)
 		args[nargs++] = settings[i];
+	if (v->verb == VERB_SNAPSHOT) {
+		if (nargs)
+			goto bad;
+		args[0] = output;
+		nargs = 1;
+	}
 	if (v->verb == VERB_CREATE) {
 		args[0] = output;
 		args[1] = overwrite ? (char *)"overwrite" : (char *)"discard";

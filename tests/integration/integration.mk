@@ -35,7 +35,8 @@ INTEGRATION_TESTS = \
 	tests/integration/sessions.sh \
 	tests/integration/channels.sh \
 	tests/integration/filter.sh \
-	tests/integration/status.sh
+	tests/integration/status.sh \
+	tests/integration/snapshot.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
