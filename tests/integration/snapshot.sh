@@ -8,8 +8,10 @@ start_daemons
 "$TRACECTL" create s --output "$WORK/out" --overwrite >/dev/null
 "$TRACECTL" enable-event -s s 'shmtrace_test:event' >/dev/null
 "$TRACECTL" start s >/dev/null
-"$GEN" -n 400000000 -t 2 -s 8 &	# runs longer than the test: killed below
-pid=$!
+# runs longer than the test (killed below); registered once it says ready
+gen_bg g ready -w -n 400000000 -t 2 -s 8
+pid=$IDLE_PID
+release_idle g
 sleep 0.5
 "$TRACECTL" snapshot -s s --output "$WORK/snap1" >"$WORK/snap.out" || fail "snapshot failed"
 grep -q "written to $WORK/snap1" "$WORK/snap.out" || fail "$(cat "$WORK/snap.out")"
