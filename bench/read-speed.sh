@@ -318,7 +318,7 @@ fi
 if [ "$use_big" = 1 ]; then
 	# One thread paced at a rate the consumer keeps up with: both traces
 	# have a single stream, so only their length differs (a reader holds
-	# a packet per stream: the 48 streams of the timed trace would weigh
+	# a packet per stream: the ~50 streams of the timed trace would weigh
 	# more than the events, and 20 M events in as few streams cannot be
 	# recorded at full speed without discards).
 	pin=""

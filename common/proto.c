@@ -30,7 +30,8 @@ long proto_body_min(unsigned int type)
 	case MSG_C_FLUSH:
 	case MSG_C_APP_DEL:
 	case MSG_C_STATS:	return sizeof(struct msg_c_id);
-	case MSG_C_SNAPSHOT:	return sizeof(struct msg_c_snapshot);
+	case MSG_C_SNAPSHOT:
+	case MSG_C_ROTATE:	return sizeof(struct msg_c_snapshot);
 	case MSG_C_APP_ADD:	return sizeof(struct msg_c_app);
 	case MSG_C_EVENTS:	return sizeof(struct msg_events);
 	case MSG_C_SEGMENT:	return sizeof(struct msg_segment);

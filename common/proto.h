@@ -43,6 +43,7 @@ enum proto_type {
 	MSG_C_SEGMENT = 38,		/* fd: segment */
 	MSG_C_STATS = 39,		/* reply MSG_C_STATS_REPLY */
 	MSG_C_SNAPSHOT = 40,
+	MSG_C_ROTATE = 41,		/* body struct msg_c_snapshot: chunk dir */
 	/* replies */
 	MSG_REPLY = 64,			/* status in the header; ends a reply */
 	MSG_REPLY_TEXT = 65,		/* body: text, more follows */
@@ -126,7 +127,7 @@ _Static_assert(sizeof(struct msg_segment) == 48, "segment");
 enum proto_verb {
 	VERB_CREATE = 1, VERB_DESTROY, VERB_ENABLE_EVENT, VERB_DISABLE_EVENT,
 	VERB_START, VERB_STOP, VERB_LIST, VERB_LIST_EVENTS, VERB_STATUS,
-	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT,
+	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT, VERB_ROTATE,
 	VERB_MAX
 };
 

@@ -224,6 +224,14 @@ static void handle_request(void)
 		      snapshot_chan(sn->chan_id, sn->output) : -EINVAL;
 		break;
 	}
+	case MSG_C_ROTATE: {
+		const struct msg_c_snapshot *sn = (const void *)buf;
+		struct c_chan *ch = chan_find(sn->chan_id);
+
+		ret = ch && memchr(sn->output, 0, sizeof(sn->output)) && sn->output[0] == '/' ?
+		      rotate_output(ch->output, sn->output) : -EINVAL;
+		break;
+	}
 	case MSG_C_SEGMENT:
 		a = capp_find(((const struct msg_segment *)(const void *)buf)->app_id);
 		ret = a ? seg_add(a, (const void *)buf, fds[0]) : -ENOENT;

@@ -20,6 +20,7 @@
  * before any data that uses it can be drained (the session daemon enables
  * events only after the consumer acknowledged their description).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -111,12 +112,50 @@ int capp_add_events(struct c_app *a, const char *body, size_t len)
 	return 0;
 }
 
-static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
+/*
+ * (Re)start trace @t of process @a: a fresh directory named after the
+ * process under its session's output, with a new trace uuid and the full
+ * metadata. Called for a new trace and after a rotation.
+ */
+static int trace_start(struct c_app *a, struct c_trace *t)
 {
 	static char buf[8192];
-	struct c_trace *t;
-	long n;
+	const char *out = t->chan->output;
 	char path[PROTO_PATH_MAX + 128];
+	long n;
+
+	if (mkdir_p(out, 0750) < 0)
+		return -errno;
+	for (int i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", out, a->procname, a->pid);
+		else
+			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u-%d", out, a->procname, a->pid, i);
+		if (mkdir(t->dir, 0750) == 0)
+			break;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	snprintf(path, sizeof(path), "%s/metadata", t->dir);
+	t->meta_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0640);
+	if (t->meta_fd < 0)
+		return -errno;
+	uuid_make(t->info.uuid, t->info.uuid_str);
+	t->nev_written = 0;
+	t->rotated = 0;
+	n = ctfmeta_preamble(buf, sizeof(buf), &t->info);
+	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 || trace_append_events(a, t) < 0) {
+		close(t->meta_fd);
+		t->meta_fd = -1;
+		return -EIO;
+	}
+	log_dbg("trace %s", t->dir);
+	return 0;
+}
+
+static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
+{
+	struct c_trace *t;
 
 	for (t = a->traces; t; t = t->next)
 		if (!strcmp(t->chan->output, ch->output))
@@ -125,24 +164,7 @@ static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 	if (!t)
 		return NULL;
 	t->chan = ch;
-	if (mkdir_p(ch->output, 0750) < 0)
-		goto fail;
-	for (int i = 0; i < 1000; i++) {
-		if (i == 0)
-			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", ch->output, a->procname, a->pid);
-		else
-			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u-%d", ch->output, a->procname,
-				 a->pid, i);
-		if (mkdir(t->dir, 0750) == 0)
-			break;
-		if (errno != EEXIST)
-			goto fail;
-	}
-	snprintf(path, sizeof(path), "%s/metadata", t->dir);
-	t->meta_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0640);
-	if (t->meta_fd < 0)
-		goto fail;
-	uuid_make(t->info.uuid, t->info.uuid_str);
+	t->app = a;
 	if (gethostname(t->info.hostname, sizeof(t->info.hostname) - 1) < 0)
 		strcpy(t->info.hostname, "localhost");
 	for (char *p = t->info.hostname; *p; p++)
@@ -163,19 +185,72 @@ static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 		t->info.offset_s = c->offset_s;
 		t->info.offset = c->offset;
 	}
-	n = ctfmeta_preamble(buf, sizeof(buf), &t->info);
-	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 || trace_append_events(a, t) < 0) {
-		close(t->meta_fd);
-		goto fail;
+	if (trace_start(a, t) < 0) {
+		log_err("cannot create a trace in %s: %s", ch->output, strerror(errno));
+		free(t);
+		return NULL;
 	}
 	t->next = a->traces;
 	a->traces = t;
-	log_dbg("trace %s", t->dir);
 	return t;
-fail:
-	log_err("cannot create a trace in %s: %s", ch->output, strerror(errno));
-	free(t);
-	return NULL;
+}
+
+/*
+ * Rotation: everything committed in the channels writing to @output goes
+ * into the current files, which are closed; the process directories move
+ * into @chunk (renamed: each chunk is a set of complete traces), and the
+ * next packets start new traces in @output, numbered from 0 again, their
+ * discard counts from the rotation on.
+ */
+int rotate_output(const char *output, const char *chunk)
+{
+	char from[PROTO_PATH_MAX + 300], to[PROTO_PATH_MAX * 2 + 300];
+	int ret = mkdir_p(chunk, 0750);
+	struct dirent *d;
+	DIR *dir;
+
+	if (ret < 0)
+		return ret;
+	for (struct c_app *a = c_apps; a; a = a->next) {
+		for (struct c_seg *s = a->segs; s; s = s->next) {
+			if (strcmp(s->chan->output, output))
+				continue;
+			seg_drain(s, DRAIN_PARTIAL);
+			for (uint32_t i = 0; i < s->nslots; i++) {
+				struct c_stream *st = &s->streams[i];
+
+				if (st->fd >= 0)
+					close(st->fd);
+				st->fd = -1;
+				st->fd_packets = 0;
+				st->seq = 0;
+				st->disc_base = st->discarded;
+			}
+		}
+		for (struct c_trace *t = a->traces; t; t = t->next) {
+			if (strcmp(t->chan->output, output) || t->rotated)
+				continue;
+			fsync(t->meta_fd);
+			close(t->meta_fd);
+			t->meta_fd = -1;
+			t->rotated = 1;	/* a new directory at its next packet */
+		}
+	}
+	/* every trace of the chunk, of processes alive or gone, moves into it */
+	dir = opendir(output);
+	while (dir && (d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.' || !strncmp(d->d_name, "chunk-", 6))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", output, d->d_name);
+		snprintf(to, sizeof(to), "%s/%s", chunk, d->d_name);
+		if (rename(from, to) < 0) {
+			ret = -errno;
+			log_err("rotation: cannot move %s: %s", from, strerror(errno));
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return ret;
 }
 
 int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
@@ -337,11 +412,13 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 	struct ctf_packet p;
 	struct iovec iov[2];
 
+	if (s->trace->rotated && trace_start(s->trace->app, s->trace) < 0)
+		return -EIO;
 	if (st->fd < 0 && stream_open(s, st) < 0)
 		return -EIO;
 	if (disc < st->discarded)
 		disc = st->discarded;
-	if (st->fd_packets == 0 && (disc > 0 || st->seq > 0)) {
+	if (st->fd_packets == 0 && (disc > st->disc_base || st->seq > 0)) {
 		struct rb_range empty = *rg;
 		uint64_t seq = st->seq;
 
@@ -360,7 +437,7 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 	p.ts_end = rg->end_ts;
 	p.content_bytes = CTF_PACKET_HDR + rg->len;
 	p.seq = st->seq;
-	p.discarded = disc;
+	p.discarded = disc - st->disc_base;	/* a chunk counts from its start */
 	p.tid = (uint32_t)rg->tid;
 	ctf_packet_header(hdr, &s->trace->info, &p);
 	iov[0].iov_base = hdr;
@@ -512,8 +589,10 @@ void seg_free(struct c_seg *s)
 
 static void trace_free(struct c_trace *t)
 {
-	fsync(t->meta_fd);
-	close(t->meta_fd);
+	if (t->meta_fd >= 0) {
+		fsync(t->meta_fd);
+		close(t->meta_fd);
+	}
 	free(t);
 }
 

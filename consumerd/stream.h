@@ -28,6 +28,8 @@ struct c_chan {
 /* One CTF trace: a process's output in one session. */
 struct c_trace {
 	struct c_chan *chan;		/* the session's channel */
+	struct c_app *app;
+	int rotated;			/* moved to a chunk: restart at the next packet */
 	char dir[PROTO_PATH_MAX + 64];
 	int meta_fd;
 	uint32_t nev_written;		/* event ids described in the metadata */
@@ -43,7 +45,8 @@ struct c_stream {
 	int broken;			/* corrupt counters: no longer read */
 	uint64_t seq;			/* next packet_seq_num */
 	uint64_t fd_packets;		/* packets written */
-	uint64_t discarded;		/* last events_discarded written */
+	uint64_t discarded;		/* last events_discarded written (absolute) */
+	uint64_t disc_base;		/* discards before the current chunk */
 	uint64_t lost_seen;		/* rd.lost_packets already skipped in seq */
 	uint64_t last_closed;		/* the slot's closed counter at the last look */
 	uint64_t bytes;
@@ -116,6 +119,8 @@ struct c_clock {
 extern struct c_clock c_clocks[2];	/* by CLOCK_KIND_* */
 
 uint64_t clock_now(uint32_t kind);
+
+int rotate_output(const char *output, const char *chunk);
 
 /* snapshot.c: copy what channel @chan_id's buffers hold into @output. */
 int snapshot_chan(uint64_t chan_id, const char *output);

@@ -350,10 +350,14 @@ static void enablers_free(struct enabler *e)
 	}
 }
 
+static int session_rotate(struct session *s);
+
 static void session_destroy(struct session *s)
 {
 	if (s->active)
 		session_stop(s);
+	if (s->nrotations)
+		session_rotate(s);	/* the last chunk too: each chunk on its own */
 	for (struct session **pp = &sd.sessions; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
 			*pp = s->next;
@@ -652,6 +656,96 @@ static int cmd_status(int fd, const char *name)
 	return reply_end(fd, 0, NULL);
 }
 
+/* Close the current chunk of @s into OUTPUT/chunk-N; the next one begins. */
+static int session_rotate(struct session *s)
+{
+	struct msg_c_snapshot m;
+	int ret;
+
+	if (!s->chans)
+		return -ENOENT;
+	memset(&m, 0, sizeof(m));
+	if (snprintf(m.output, sizeof(m.output), "%.4000s/chunk-%u", s->output, s->nrotations) >=
+	    (int)sizeof(m.output))
+		return -ENAMETOOLONG;
+	m.chan_id = s->chans->id;	/* the consumer rotates the session's output */
+	ret = consumer_call(MSG_C_ROTATE, &m, sizeof(m), NULL, 0, NULL, 0);
+	if (ret < 0)
+		return ret;
+	s->nrotations++;
+	s->rot_last_ns = now_ns(CLOCK_MONOTONIC);
+	log_info("session %s: chunk %u closed", s->name, s->nrotations - 1);
+	return 0;
+}
+
+static uint64_t session_bytes(const struct session *s)
+{
+	uint64_t b = 0;
+
+	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
+		struct msg_c_id m = { .id = ch->id };
+		struct msg_c_stats st;
+
+		memset(&st, 0, sizeof(st));
+		if (consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &st, sizeof(st)) == 0)
+			b += st.bytes;
+	}
+	return b;
+}
+
+/* Automatic rotations due (called from the main loop). */
+void sessions_tick(void)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	for (struct session *s = sd.sessions; s; s = s->next) {
+		if (!s->active || (!s->rot_ms && !s->rot_bytes))
+			continue;
+		if ((s->rot_ms && now - s->rot_last_ns >= s->rot_ms * 1000000u) ||
+		    (s->rot_bytes && session_bytes(s) >= s->rot_bytes * (s->nrotations + 1)))
+			session_rotate(s);
+	}
+}
+
+/* How often the main loop must call sessions_tick(), in ms. */
+int sessions_tick_ms(void)
+{
+	for (const struct session *s = sd.sessions; s; s = s->next)
+		if (s->rot_ms || s->rot_bytes)
+			return 100;
+	return 1000;
+}
+
+/* rotate [size=BYTES] [every=MS]: now, or automatically from now on. */
+static int cmd_rotate(int fd, struct session *s, int argc, const char **argv)
+{
+	int ret;
+
+	if (argc > 0) {
+		for (int i = 0; i < argc; i++) {
+			uint32_t v;
+
+			if (!strncmp(argv[i], "size=", 5) && !parse_u32(argv[i] + 5, 0, UINT32_MAX, &v))
+				s->rot_bytes = (uint64_t)v << 10;	/* KiB */
+			else if (!strncmp(argv[i], "every=", 6) &&
+				 !parse_u32(argv[i] + 6, 0, UINT32_MAX, &v))
+				s->rot_ms = v;
+			else
+				return reply_end(fd, -EINVAL, "bad rotation setting '%s'", argv[i]);
+		}
+		s->rot_last_ns = now_ns(CLOCK_MONOTONIC);
+		reply_text(fd, "Session %s rotates every %" PRIu64 " ms, every %" PRIu64
+			   " KiB (0: not)\n", s->name, s->rot_ms, s->rot_bytes >> 10);
+		return reply_end(fd, 0, NULL);
+	}
+	ret = session_rotate(s);
+	if (ret < 0)
+		return reply_end(fd, ret, "rotation failed: %s", strerror(-ret));
+	reply_text(fd, "Session %s: chunk %u written to %s/chunk-%u\n", s->name, s->nrotations - 1,
+		   s->output, s->nrotations - 1);
+	return reply_end(fd, 0, NULL);
+}
+
 /* snapshot [OUTPUT]: what every channel's buffers hold now. */
 static int cmd_snapshot(int fd, struct session *s, int argc, const char **argv)
 {
@@ -728,6 +822,8 @@ int session_command(int fd, const char *body, size_t len)
 		return cmd_enable_channel(fd, s, argc, argv);
 	case VERB_SNAPSHOT:
 		return cmd_snapshot(fd, s, argc, argv);
+	case VERB_ROTATE:
+		return cmd_rotate(fd, s, argc, argv);
 	case VERB_DISABLE_EVENT:
 		return cmd_disable(fd, s, argc, argv);
 	case VERB_START:

@@ -385,7 +385,7 @@ static void loop(void)
 	struct epoll_event evs[64];
 
 	while (!sd.quit) {
-		int n = epoll_wait(sd.epfd, evs, 64, 1000);
+		int n = epoll_wait(sd.epfd, evs, 64, sessions_tick_ms());
 
 		if (n < 0 && errno != EINTR)
 			break;
@@ -402,6 +402,8 @@ static void loop(void)
 		}
 		if (sd.consumer_pid == 0 && !sd.quit)
 			consumer_check();
+		if (!sd.quit)
+			sessions_tick();
 	}
 }
 

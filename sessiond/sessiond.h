@@ -51,6 +51,10 @@ struct session {
 	int active;
 	uint32_t def_mode;		/* the default channel's, from create */
 	unsigned int nsnapshots;
+	unsigned int nrotations;	/* chunks closed so far */
+	uint64_t rot_bytes;		/* automatic rotation: bytes per chunk, 0 = off */
+	uint64_t rot_ms;		/* automatic rotation: chunk duration, 0 = off */
+	uint64_t rot_last_ns;		/* when the current chunk began (monotonic) */
 	uint32_t def_pool;
 	struct channel *chans;
 	struct session *next;
@@ -123,6 +127,8 @@ struct app *app_by_sock(int fd);
 
 /* session.c */
 int session_command(int fd, const char *body, size_t len);
+void sessions_tick(void);
+int sessions_tick_ms(void);
 unsigned int session_mask(const char *event_name, int loglevel,
 			  const struct enabler *filter[SHM_MAX_CHAN]);
 void sessions_shutdown(void);

@@ -53,11 +53,17 @@ static const struct verb verbs[] = {
 	  "--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF).\n"
 	  "Events go to a channel with enable-event -c CHANNEL; without -c, to\n"
 	  "channel0, created with the session's defaults at its first use.", 1, 1, 0 },
-	{ "snapshot", VERB_SNAPSHOT, "snapshot [-s NAME] [--output DIR]",
+	{ "rotate", VERB_ROTATE, "rotate [NAME] [--size SIZE] [--every TIME]",
+	  "Close the current chunk of the trace: everything recorded so far goes\n"
+	  "to OUTPUT/chunk-N (complete traces, readable on their own) and tracing\n"
+	  "goes on into a new chunk. With --size (bytes, k, M, G written) or\n"
+	  "--every (e.g. 30s, 500ms), rotate automatically from now on (0: off).\n"
+	  "Destroying a rotated session closes its last chunk too.", 0, 1, 1 },
+	{ "snapshot", VERB_SNAPSHOT, "snapshot [NAME] [--output DIR]",
 	  "Write what the session's buffers hold now (the newest events of every\n"
 	  "thread, contiguous up to now) as traces in DIR (default\n"
 	  "OUTPUT/snapshot-N-DATE), without stopping tracing. Made for flight\n"
-	  "recorder sessions (create --overwrite).", 0, 1, 0 },
+	  "recorder sessions (create --overwrite).", 0, 1, 1 },
 	{ "destroy", VERB_DESTROY, "destroy [NAME]",
 	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
 	{ "enable-event", VERB_ENABLE_EVENT,
@@ -136,6 +142,15 @@ static int channel_setting(int opt, const char *arg, char *out, size_t len)
 			return -EINVAL;
 		snprintf(out, len, "subbuf=%llu", n);
 		return 0;
+	case 'R':	/* rotation size: KiB to the daemon */
+		if (v < 0 || (*unit && strcasecmp(unit, "k") && strcasecmp(unit, "m") &&
+			      strcasecmp(unit, "g")))
+			return -EINVAL;
+		v *= !strcasecmp(unit, "g") ? 1048576 : !strcasecmp(unit, "m") ? 1024 :
+		     !strcasecmp(unit, "k") ? 1 : 1.0 / 1024;
+		snprintf(out, len, "size=%llu", (unsigned long long)(v + 0.999));
+		return 0;
+	case 'E':
 	case 'F':	/* TIME: ms, s, us; a bare number is ms */
 		if (!arg || v < 0)
 			return -EINVAL;
@@ -145,7 +160,8 @@ static int channel_setting(int opt, const char *arg, char *out, size_t len)
 			v /= 1000;
 		else if (*unit && strcmp(unit, "ms"))
 			return -EINVAL;
-		snprintf(out, len, "flush=%llu", (unsigned long long)(v + 0.5));
+		snprintf(out, len, "%s=%llu", opt == 'E' ? "every" : "flush",
+			 (unsigned long long)(v + 0.5));
 		return 0;
 	case 'N':
 	case 'P':
@@ -332,6 +348,8 @@ int main(int argc, char **argv)
 		{ "discard", no_argument, NULL, 'D' },
 		{ "flush-interval", required_argument, NULL, 'F' },
 		{ "compress", required_argument, NULL, 'Z' },
+		{ "size", required_argument, NULL, 'R' },
+		{ "every", required_argument, NULL, 'E' },
 		{ "loglevel-only", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -375,6 +393,13 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "s:o:c:f:h", opts, NULL)) != -1) {
 		if (strchr("BNDFZ", c) && c && v->verb != VERB_ENABLE_CHANNEL)
 			goto bad;
+		if (c == 'R' || c == 'E') {
+			if (v->verb != VERB_ROTATE || nset == 8 ||
+			    channel_setting(c, optarg, settings[nset], sizeof(settings[0])) < 0)
+				goto bad;
+			nset++;
+			continue;
+		}
 		if (v->verb == VERB_ENABLE_CHANNEL && strchr("BNODFZP", c) && c) {
 			if (channel_setting(c, optarg, settings[nset], sizeof(settings[0])) < 0)
 				goto bad;
@@ -485,8 +510,6 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nset; i++)
 		args[nargs++] = settings[i];
 	if (v->verb == VERB_SNAPSHOT) {
-		if (nargs)
-			goto bad;
 		args[0] = output;
 		nargs = 1;
 	}

@@ -3,7 +3,8 @@
  * gen-events - emit a known sequence of events for tests.
  *
  * Each of THREADS threads emits COUNT shmtrace_test:event events with
- * seq = 0..COUNT-1, thread = its index and a payload of STRLEN characters.
+ * seq = 0..COUNT-1, thread = its index and a payload of STRLEN characters,
+ * pausing USEC microseconds after every 1000 with -p.
  * With -w the program first prints "ready" and waits for a line on
  * standard input (so that a test can act once the process is registered);
  * with -m it emits one shmtrace_test:mark before that (which creates the
@@ -18,11 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "test-events.h"
 
 static unsigned long count = 1000;
 static unsigned int strlen_opt = 16;
+static unsigned long pause_us;
 static int wait_after;
 static unsigned int finished;
 static int released;
@@ -39,8 +42,14 @@ static void *worker(void *arg)
 	for (unsigned int i = 0; i < strlen_opt; i++)
 		payload[i] = (char)('a' + (i + t) % 26);
 	payload[strlen_opt] = 0;
-	for (uint64_t i = 0; i < count; i++)
+	for (uint64_t i = 0; i < count; i++) {
 		shmtrace(shmtrace_test, event, i, t, payload);
+		if (pause_us && i % 1000 == 999) {
+			struct timespec ts = { pause_us / 1000000, (long)(pause_us % 1000000) * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	free(payload);
 	if (wait_after) {
 		/* stay alive, idle, until released */
@@ -56,7 +65,8 @@ static void *worker(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-w] [-W] [-T] [-m] [-X]\n");
+	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-p USEC] [-w] [-W] [-T]"
+		" [-m] [-X]\n");
 	exit(1);
 }
 
@@ -66,11 +76,12 @@ int main(int argc, char **argv)
 	int wait = 0, types = 0, mark = 0, exec_again = 0, c;
 	pthread_t *tids;
 
-	while ((c = getopt(argc, argv, "n:t:s:wWTmXh")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:s:p:wWTmXh")) != -1) {
 		switch (c) {
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 't': threads = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 's': strlen_opt = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'p': pause_us = strtoul(optarg, NULL, 0); break;
 		case 'w': wait = 1; break;
 		case 'W': wait_after = 1; break;
 		case 'T': types = 1; break;

@@ -12,11 +12,14 @@
 
 fuzz_metadata_corpus = \
 	tests/fuzz/corpus-metadata/bad-syntax.tsdl \
+	tests/fuzz/corpus-metadata/clock-overflow.tsdl \
+	tests/fuzz/corpus-metadata/clock-underflow.tsdl \
 	tests/fuzz/corpus-metadata/gen-events-monotonic.tsdl \
 	tests/fuzz/corpus-metadata/gen-events-tsc.tsdl \
 	tests/fuzz/corpus-metadata/grammar.tsdl \
 	tests/fuzz/corpus-metadata/minimal.tsdl
 fuzz_stream_corpus = \
+	tests/fuzz/corpus-stream/compact-wrap-past-2-64.ctf \
 	tests/fuzz/corpus-stream/consumer-frames.lz4 \
 	tests/fuzz/corpus-stream/cut-in-event.ctf \
 	tests/fuzz/corpus-stream/cut-in-packet-header.ctf \

