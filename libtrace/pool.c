@@ -247,7 +247,8 @@ static uint32_t pool_owned(struct lib_pool *p, uint64_t *consumed)
  *    with a busy consumer needs a ring's worth of slack per buffer), as
  *    long as it stays under POOL_GROWTH times the buffers owned (or the
  *    initial size), so that the pool follows the threads alive at once;
- *  - when no buffer is usable, a single emergency buffer is added, unless
+ *  - when no buffer is usable, a single emergency buffer is added (an
+ *    eighth of the pool once half the segment table is used), unless
  *    the consumer consumed nothing for POOL_STALL_NS while at least half
  *    the buffers have no owner and are merely full: it is stalled or gone,
  *    and memory must not grow without bound;
@@ -286,7 +287,8 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 		ret = pool_try_take(p, out, &nfree, 0);
 	while (ret == -EAGAIN);
 	if (ret < 0 && (owned >= p->nslots / 2 || idle <= POOL_STALL_NS)) {
-		ret = pool_add_segment(chan, p, 1);
+		/* one buffer; more at once when half the segment table is used */
+		ret = pool_add_segment(chan, p, p->nseg >= SHM_MAX_SEGMENTS / 2 ? p->nslots / 8 + 1 : 1);
 		if (ret == 0)
 			ret = pool_try_take(p, out, &nfree, 0);
 	}
