@@ -11,8 +11,10 @@
  * packet afterwards (its pseq, as the overwrite-mode drain does), and
  * appended with a packet header to the snapshot's stream file. A packet
  * that the writer reused meanwhile breaks the sequence: what was copied
- * before it is thrown away (the file is truncated), so each stream of a
- * snapshot is contiguous up to its newest event. Extra memory: one
+ * before it is thrown away (the file is truncated) and the copy starts
+ * again from the oldest packet the ring then holds (a bounded number of
+ * times), so each stream of a snapshot is contiguous up to its newest
+ * event. Extra memory: one
  * sub-buffer. The consumer's own reading position is not touched.
  */
 #include <errno.h>
@@ -88,26 +90,36 @@ static long snap_packet(const struct c_stream *st, uint64_t seq, int open_packet
 static int snap_stream(const struct c_seg *s, const struct c_stream *st, const char *dir,
 		       char *scratch)
 {
+	const uint32_t num = st->rb.num_subbuf;
 	uint64_t closed = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE);
-	uint64_t first = closed >= st->rb.num_subbuf - 1 ? closed - (st->rb.num_subbuf - 1) : 0;
+	uint64_t seq = closed >= num - 1 ? closed - (num - 1) : 0;
 	uint8_t hdr[CTF_PACKET_HDR];
 	char path[PROTO_PATH_MAX + 256];
-	int fd = -1, written = 0;
+	int fd = -1, written = 0, restarts = 0, tries = 0;
 
 	if (st->broken)
 		return 0;
-	for (uint64_t seq = first; seq <= closed; seq++) {
+	while (seq <= closed) {
 		struct ctf_packet p;
 		long n = snap_packet(st, seq, seq == closed, scratch, &p);
 
-		if (n == -ESTALE && fd >= 0 && seq < closed) {
-			/* a gap: keep only what follows it */
-			if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+		if (n == -EAGAIN && ++tries < 64)
+			continue;	/* the open packet is being written: look again */
+		tries = 0;
+		if (n == -ESTALE && seq < closed && restarts++ < 16) {
+			/* overwritten before we got there: start again from the
+			 * oldest packet the ring holds now, so the copy stays contiguous */
+			if (fd >= 0 && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0))
 				goto fail;
 			written = 0;
-		}
-		if (n <= 0)
+			closed = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE);
+			seq = closed >= num - 1 ? closed - (num - 1) : 0;
 			continue;
+		}
+		if (n <= 0) {
+			seq++;
+			continue;
+		}
 		if (fd < 0) {
 			snprintf(path, sizeof(path), "%s/%s_%u", dir, s->chan->name, st->number);
 			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
@@ -119,6 +131,7 @@ static int snap_stream(const struct c_seg *s, const struct c_stream *st, const c
 		if (write_all(fd, hdr, sizeof(hdr)) < 0 || write_all(fd, scratch, (size_t)n) < 0)
 			goto fail;
 		written++;
+		seq++;
 	}
 	if (fd >= 0)
 		close(fd);

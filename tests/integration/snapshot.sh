@@ -9,7 +9,7 @@ start_daemons
 "$TRACECTL" enable-event -s s 'shmtrace_test:event' >/dev/null
 "$TRACECTL" start s >/dev/null
 # runs longer than the test (killed below); registered once it says ready
-gen_bg g ready -w -n 400000000 -t 2 -s 8
+gen_bg g ready -w -n 400000000 -t 2 -s 8 -p 200
 pid=$IDLE_PID
 release_idle g
 sleep 0.5
