@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# lz4-consumer.sh - what --compress lz4 costs the consumer and saves on
+# disk: the same workload recorded into a plain channel and into an LZ4
+# channel, alternating, R repetitions (medians). For each: bytes on disk,
+# the consumer daemon's CPU time (from /proc), and its throughput in MB of
+# CTF data (before compression) per CPU second.
+#
+# usage: bench/lz4-consumer.sh [-r REPS] [-n EVENTS_PER_THREAD] [-k]
+# Environment: SHMTRACE_BUILD (default <tree>/build), TMPDIR.
+set -euo pipefail
+reps=3
+events=1000000
+keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-r) reps=$2; shift 2 ;;
+	-n) events=$2; shift 2 ;;
+	-k) keep=1; shift ;;
+	-h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [-r REPS] [-n EVENTS_PER_THREAD] [-k]" >&2; exit 2 ;;
+	esac
+done
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${SHMTRACE_BUILD:-$top/build}
+[ -x "$build/tracectl" ] && [ -x "$build/tests/apps/gen-events" ] ||
+	{ echo "no build in $build (make -C build check builds gen-events)" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/lz4-consumer.XXXXXX")
+export SHMTRACE_HOME=$work/home SHMTRACE_SESSIOND=$build/trace-sessiond \
+	SHMTRACE_CONSUMERD=$build/trace-consumerd
+mkdir -m 0700 "$SHMTRACE_HOME"
+cleanup() {
+	local s c
+	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
+	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
+	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
+	for p in $s $c; do
+		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	done
+	[ "$keep" = 1 ] && echo "kept $work" >&2 || rm -rf "$work"
+}
+trap cleanup EXIT
+"$build/trace-sessiond" --daemonize
+for _ in $(seq 50); do [ -s "$SHMTRACE_HOME/consumerd.pid" ] && break; sleep 0.1; done
+cpid=$(cat "$SHMTRACE_HOME/consumerd.pid")
+T=$build/tracectl
+ticks() { awk '{ print $14 + $15 }' "/proc/$cpid/stat"; }
+hz=$(getconf CLK_TCK)
+run() {	# run plain|lz4: "bytes_on_disk ctf_bytes cpu_seconds discarded"
+	local mode=$1 out=$work/t-$1 t0 t1 disk ctf disc
+	rm -rf "$out"
+	"$T" create r --output "$out" >/dev/null
+	if [ "$mode" = lz4 ]; then
+		"$T" enable-channel -s r c --compress lz4 >/dev/null
+	else
+		"$T" enable-channel -s r c >/dev/null
+	fi
+	"$T" enable-event -s r -c c 'shmtrace_test:*' >/dev/null
+	"$T" start r >/dev/null
+	t0=$(ticks)
+	"$build/tests/apps/gen-events" -n "$events" -t 2 -s 24 -p 50
+	"$T" stop r >/dev/null
+	t1=$(ticks)
+	"$T" destroy r >/dev/null
+	disk=$(find "$out" -type f ! -name metadata -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+	if [ "$mode" = lz4 ]; then
+		ctf=$(for f in $(find "$out" -type f ! -name metadata); do lz4 -q -d -c "$f"; done | wc -c)
+	else
+		ctf=$disk
+	fi
+	disc=$("$build/trace-read" --count "$out" | sed -n 's/^ *\([0-9]*\)  discarded$/\1/p')
+	echo "$disk $ctf $(awk -v a="$t0" -v b="$t1" -v h="$hz" 'BEGIN { printf "%.2f", (b - a) / h }') $disc"
+}
+declare -A res
+for r in $(seq "$reps"); do
+	order="plain lz4"
+	[ $((r % 2)) = 0 ] && order="lz4 plain"
+	for m in $order; do res[$m]="${res[$m]:-}|$(run "$m")"; done
+done
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+col() { echo "${res[$1]}" | tr '|' '\n' | grep . | awk -v c="$2" '{ print $c }' | median; }
+printf '%-6s %14s %14s %10s %14s %10s\n' channel "disk bytes" "CTF bytes" "cpu s" "MB CTF/cpu s" discarded
+for m in plain lz4; do
+	printf '%-6s %14s %14s %10s %14.1f %10s\n' "$m" "$(col $m 1)" "$(col $m 2)" "$(col $m 3)" \
+		"$(awk -v b="$(col $m 2)" -v s="$(col $m 3)" 'BEGIN { print (s > 0 ? b / s / 1e6 : 0) }')" \
+		"$(col $m 4)"
+done
+echo "lz4: compression ratio $(awk -v a="$(col lz4 2)" -v b="$(col lz4 1)" 'BEGIN { printf "%.2f", a / b }'), consumer throughput $(awk -v b="$(col lz4 2)" -v s="$(col lz4 3)" 'BEGIN { printf "%.0f", (s > 0 ? b / s / 1e6 : 0) }') MB/s with lz4, $(awk -v b="$(col plain 2)" -v s="$(col plain 3)" 'BEGIN { printf "%.0f", (s > 0 ? b / s / 1e6 : 0) }') MB/s without (per CPU second of the consumer)"
