@@ -116,6 +116,31 @@ static int parse_seconds(const char *p, int with_unit, int64_t *ns)
 	return -EINVAL;
 }
 
+/* "1795322544.123456789": exact to the nanosecond (a double is not). */
+static int parse_epoch(const char *p, int64_t *ns)
+{
+	int64_t sec = 0, frac = 0;
+	int digits = 0;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > INT64_MAX / 10 / 1000000000)
+			return -EINVAL;
+		sec = sec * 10 + (*p - '0');
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (digits++ < 9)
+				frac = frac * 10 + (*p - '0');
+	if (*p)
+		return -EINVAL;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*ns = sec * 1000000000 + frac;
+	return 0;
+}
+
 static int set_bound(struct sel_bound *b, const char *when)
 {
 	unsigned int h, m;
@@ -137,7 +162,7 @@ static int set_bound(struct sel_bound *b, const char *when)
 		return 0;
 	}
 	b->resolved = 1;
-	return parse_seconds(when, 0, &b->ns);
+	return parse_epoch(when, &b->ns);
 }
 
 int sel_set_begin(struct sel *s, const char *when)

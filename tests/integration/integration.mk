@@ -32,6 +32,7 @@ INTEGRATION_TESTS = \
 	tests/integration/read-profile.sh \
 	tests/integration/read-lz4.sh \
 	tests/integration/read-compare.sh \
+	tests/integration/read-select.sh \
 	tests/integration/loglevel.sh \
 	tests/integration/sessions.sh \
 	tests/integration/channels.sh \

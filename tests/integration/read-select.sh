@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# trace-read selection and formats: --event, --filter (numbers, strings,
+# globs, !, ||, parentheses, context), --pid, --tid, --begin/--end, JSON
+# lines that parse and agree with the text, time formats; a bad filter is
+# refused with its column (status 1).
+. "$(dirname "$0")/lib.sh"
+start_daemons
+D=$WORK/out
+new_session "$D" 'shmtrace_test:*'
+"$GEN" -n 1000 -t 3 -T || fail "gen-events failed"
+"$GEN" -n 10 -t 1 || fail "gen-events failed"
+"$TRACECTL" stop s >/dev/null
+"$TRACECTL" destroy s >/dev/null
+count() { "$TRACE_READ" "$@" "$D" | wc -l; }
+[ "$(count)" -eq 3012 ] || fail "$(count) events in all"
+[ "$(count --event 'shmtrace_test:event')" -eq 3010 ] || fail "--event"
+[ "$(count -e 'shmtrace_test:types' -e 'shmtrace_test:mark')" -eq 2 ] || fail "two --event"
+[ "$(count --filter 'seq >= 500 && thread == 1')" -eq 500 ] || fail "--filter numbers: $(count --filter 'seq >= 500 && thread == 1')"
+# 40 with seq < 10 (3 threads and the second process), and types and mark: no seq
+[ "$(count --filter '!(seq >= 10) || (thread == 2 && seq < 5)')" -eq 42 ] || fail "--filter ! || ()"
+[ "$(count --filter 'payload == "cde*" && seq < 3')" -eq 3 ] || fail "--filter glob"
+[ "$(count --filter 'dbl > 1.0 && str != ""')" -eq 1 ] || fail "--filter on types"
+[ "$(count --filter 'nosuch == 1')" -eq 0 ] || fail "--filter missing field"
+pid=$(ls "$D" | sed -n 's/gen-events-\([0-9]*\)/\1/p' | sort -n | tail -1)
+[ "$(count --pid "$pid")" -eq 10 ] || fail "--pid"
+[ "$(count --filter "\$ctx.pid == $pid")" -eq 10 ] || fail "\$ctx.pid"
+tid=$("$TRACE_READ" --pid "$pid" "$D" | head -1 | sed 's/.*:\([0-9]*\) shmtrace_test.*/\1/')
+[ "$(count --tid "$tid")" -eq 10 ] || fail "--tid $tid: $(count --tid "$tid")"
+# time window: the second process only, by its first and last times (epoch)
+"$TRACE_READ" --time-format epoch --pid "$pid" "$D" >"$WORK/p2"
+b=$(head -1 "$WORK/p2" | sed 's/^\[\([0-9.]*\)\].*/\1/')
+e=$(tail -1 "$WORK/p2" | sed 's/^\[\([0-9.]*\)\].*/\1/')
+[ "$(count --begin "$b" --end "$e")" -eq 10 ] || fail "--begin/--end: $(count --begin "$b" --end "$e")"
+[ "$(count --begin +0s --end +0ns)" -ge 1 ] || fail "relative --end"
+# JSON lines: valid, one per event, same values as the text
+"$TRACE_READ" --format json "$D" >"$WORK/json" || fail "--format json"
+[ "$(wc -l <"$WORK/json")" -eq 3012 ] || fail "json lines"
+PY=$(command -v /usr/bin/python3 python3 | head -1)
+if [ -n "$PY" ]; then
+	"$PY" -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event"] == "shmtrace_test:event":
+        assert e["fields"]["seq"] < 1000 and e["fields"]["thread"] < 3, e
+        n += 1
+    if e["event"] == "shmtrace_test:types":
+        f = e["fields"]
+        assert isinstance(f["dbl"], float) and f["ptr"].startswith("0x") and isinstance(f["bytes"], list), f
+assert n == 3010, n
+' "$WORK/json" || fail "JSON content"
+fi
+# relative times start at 0
+"$TRACE_READ" --time-format relative "$D" >"$WORK/rel"
+head -1 "$WORK/rel" | grep -q '^\[0\.000000000\]' || fail "relative time: $(head -1 "$WORK/rel")"
+"$TRACE_READ" --time-format date "$D" >"$WORK/date"
+head -1 "$WORK/date" | grep -q '^\[20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] ' || fail "date time: $(head -1 "$WORK/date")"
+st=0
+"$TRACE_READ" --filter 'seq >= && thread == 1' "$D" >/dev/null 2>"$WORK/err" || st=$?
+[ "$st" -eq 1 ] && grep -q "column 8" "$WORK/err" || fail "bad filter: status $st, $(cat "$WORK/err")"
+echo "ok"
