@@ -27,28 +27,11 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [-r REPS] [-n EVENTS] [-k]" >&2; exit 2 ;;
 	esac
 done
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${SHMTRACE_BUILD:-$top/build}
-[ -x "$build/tracectl" ] || { echo "no build in $build" >&2; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/filter-cost.XXXXXX")
-export SHMTRACE_HOME=$work/home SHMTRACE_SESSIOND=$build/trace-sessiond \
-	SHMTRACE_CONSUMERD=$build/trace-consumerd
-mkdir -m 0700 "$SHMTRACE_HOME"
-cleanup() {
-	local s c
-	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
-	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
-	for p in $s $c; do
-		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	done
-	[ "$keep" = 1 ] && echo "kept $work" >&2 || rm -rf "$work"
-}
-trap cleanup EXIT
+name=filter-cost
+. "$(dirname "$0")/lib.sh"
 ${CC:-cc} -O2 -pthread -I"$top/include" -o "$work/fc" "$top/bench/filter-cost.c" \
 	"$build/.libs/libshmtrace.so" -Wl,-rpath,"$build/.libs"
-"$build/trace-sessiond" --daemonize
-T=$build/tracectl
+bench_daemons
 run() {	# run CONFIG: one measurement, its ns/event
 	local cfg=$1 n=$events
 	case $cfg in
@@ -83,9 +66,8 @@ for r in $(seq "$reps"); do
 	[ $((r % 2)) = 0 ] && order=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
 	for c in $order; do res[$c]="${res[$c]:-} $(run "$c")"; done
 done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 printf '%-10s %10s   (median of %d runs; runs: ns/event)\n' config ns/event "$reps"
 for c in $cfgs; do
-	printf '%-10s %10s   %s\n' "$c" "$(echo "${res[$c]}" | median)" "${res[$c]}"
+	printf '%-10s %10s   %s\n' "$c" "$(echo "${res[$c]}" | tr ' ' '\n' | median)" "${res[$c]}"
 done
-echo "refusing filter ns/event: $(echo "${res[refused]}" | median) (event disabled: $(echo "${res[disabled]}" | median), recorded without filter: $(echo "${res[recorded]}" | median))"
+echo "refusing filter ns/event: $(echo "${res[refused]}" | tr ' ' '\n' | median) (event disabled: $(echo "${res[disabled]}" | tr ' ' '\n' | median), recorded without filter: $(echo "${res[recorded]}" | tr ' ' '\n' | median))"

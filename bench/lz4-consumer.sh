@@ -22,29 +22,11 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [-r REPS] [-n EVENTS_PER_THREAD] [-k]" >&2; exit 2 ;;
 	esac
 done
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${SHMTRACE_BUILD:-$top/build}
-[ -x "$build/tracectl" ] && [ -x "$build/tests/apps/gen-events" ] ||
-	{ echo "no build in $build (make -C build check builds gen-events)" >&2; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/lz4-consumer.XXXXXX")
-export SHMTRACE_HOME=$work/home SHMTRACE_SESSIOND=$build/trace-sessiond \
-	SHMTRACE_CONSUMERD=$build/trace-consumerd
-mkdir -m 0700 "$SHMTRACE_HOME"
-cleanup() {
-	local s c
-	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
-	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
-	for p in $s $c; do
-		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	done
-	[ "$keep" = 1 ] && echo "kept $work" >&2 || rm -rf "$work"
-}
-trap cleanup EXIT
-"$build/trace-sessiond" --daemonize
-for _ in $(seq 50); do [ -s "$SHMTRACE_HOME/consumerd.pid" ] && break; sleep 0.1; done
-cpid=$(cat "$SHMTRACE_HOME/consumerd.pid")
-T=$build/tracectl
+name=lz4-consumer
+. "$(dirname "$0")/lib.sh"
+[ -x "$build/tests/apps/gen-events" ] || { echo "build gen-events first: make -C $build check" >&2; exit 1; }
+bench_daemons
+cpid=$CONSUMERD_PID
 ticks() { awk '{ print $14 + $15 }' "/proc/$cpid/stat"; }
 hz=$(getconf CLK_TCK)
 run() {	# run plain|lz4: "bytes_on_disk ctf_bytes cpu_seconds discarded"
@@ -78,7 +60,6 @@ for r in $(seq "$reps"); do
 	[ $((r % 2)) = 0 ] && order="lz4 plain"
 	for m in $order; do res[$m]="${res[$m]:-}|$(run "$m")"; done
 done
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { echo "${res[$1]}" | tr '|' '\n' | grep . | awk -v c="$2" '{ print $c }' | median; }
 printf '%-6s %14s %14s %10s %14s %10s\n' channel "disk bytes" "CTF bytes" "cpu s" "MB CTF/cpu s" discarded
 for m in plain lz4; do
