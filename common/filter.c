@@ -413,7 +413,7 @@ const char *flt_field_name(const void *code, unsigned int slot)
 	return NULL;
 }
 
-static int is_num(enum flt_type t)
+static inline int is_num(enum flt_type t)
 {
 	return t == FLT_T_S64 || t == FLT_T_U64 || t == FLT_T_F64;
 }
@@ -440,7 +440,7 @@ static int num_cmp(const struct flt_value *a, const struct flt_value *b)
 	return a->u < b->u ? -1 : a->u > b->u;	/* both non-negative */
 }
 
-static int compare(uint8_t op, uint32_t glob, const struct flt_value *a,
+static inline int compare(uint8_t op, uint32_t glob, const struct flt_value *a,
 		   const struct flt_value *b)
 {
 	int r;
@@ -471,7 +471,7 @@ static int compare(uint8_t op, uint32_t glob, const struct flt_value *a,
 	}
 }
 
-static int truth(const struct flt_value *v)
+static inline int truth(const struct flt_value *v)
 {
 	switch (v->type) {
 	case FLT_T_S64: return v->s != 0;
@@ -496,6 +496,18 @@ int flt_eval(const void *code, const struct flt_value *fields)
 
 		switch (x->op) {
 		case FLT_FIELD:
+			/* field against an integer constant, the common case: no push */
+			if (i + 2 < h->ninsn && (x[1].op == FLT_UINT || x[1].op == FLT_INT) &&
+			    x[2].op >= FLT_EQ && x[2].op <= FLT_GE) {
+				struct flt_value c;
+
+				c.type = x[1].op == FLT_UINT ? FLT_T_U64 : FLT_T_S64;
+				c.u = x[1].imm;
+				st[sp].u = (uint64_t)compare(x[2].op, x[2].aux, &fields[x->imm], &c);
+				st[sp++].type = FLT_T_BOOL;
+				i += 2;
+				break;
+			}
 			st[sp++] = fields[x->imm];
 			break;
 		case FLT_INT:

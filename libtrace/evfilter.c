@@ -34,6 +34,7 @@ struct evf_entry {
 	uint32_t id;			/* event id */
 	uint8_t num;			/* filter number (1..255) */
 	uint8_t ok;			/* code valid and bound */
+	uint8_t nfields;		/* field slots of the code */
 	int8_t bind[FLT_MAX_FIELDS];	/* slot -> field index, -1 none */
 	unsigned char code[EVF_MAX_CODE];
 };
@@ -111,7 +112,8 @@ static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c
 	e->num = (uint8_t)num;
 	if (!len || flt_validate(e->code, len) < 0)
 		return NULL;
-	for (unsigned int k = 0; k < flt_nfields(e->code); k++) {
+	e->nfields = (uint8_t)flt_nfields(e->code);
+	for (unsigned int k = 0; k < e->nfields; k++) {
 		const char *name = flt_field_name(e->code, k);
 
 		e->bind[k] = -1;
@@ -178,7 +180,7 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 		e = evf_get(ev, c);
 		if (!e)
 			continue;	/* unreadable: keep */
-		for (unsigned int k = 0; k < flt_nfields(e->code); k++) {
+		for (unsigned int k = 0; k < e->nfields; k++) {
 			if (e->bind[k] < 0)
 				vals[k].type = FLT_T_NONE;
 			else

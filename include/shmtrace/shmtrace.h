@@ -480,21 +480,22 @@ static inline SHMTRACE__NOINSTR void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(_
 		goto out; \
 	} \
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* nesting is set before any write */ \
-	shmtrace__ts = shmtrace__clock(); \
 	if (__builtin_expect(shmtrace__t->gen != *shmtrace__ctl_gen, 0)) { \
-		shmtrace__resync(); \
+		shmtrace__resync(); /* may write events (a state dump) */ \
 		shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
-		shmtrace__ts = shmtrace__clock(); /* it may have written events */ \
 	} \
 	if (__builtin_expect(SHMTRACE__EV(prov, ev).filtered & shmtrace__mask, 0)) { \
-		/* decided before any byte is copied */ \
+		/* decided before the clock is read and any byte is copied */ \
 		struct shmtrace__fval shmtrace__fv[SHMTRACE__NARG(__VA_ARGS__)]; \
 		struct shmtrace__fval *shmtrace__fp = shmtrace__fv; \
 		SHMTRACE__MAP(SHMTRACE__FVAL, __VA_ARGS__) \
 		(void)shmtrace__fp; \
 		shmtrace__mask = shmtrace__filter(&SHMTRACE__EV(prov, ev), shmtrace__mask, \
 						  shmtrace__fv); \
+		if (!shmtrace__mask) \
+			goto out; \
 	} \
+	shmtrace__ts = shmtrace__clock(); \
 	while (shmtrace__mask) { \
 		const unsigned int shmtrace__c = (unsigned int)__builtin_ctz(shmtrace__mask); \
 		struct shmtrace__wbuf *const shmtrace__w = &shmtrace__t->w[shmtrace__c]; \
