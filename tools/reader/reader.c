@@ -854,6 +854,17 @@ static void shmtrace_rd_sift_up(struct shmtrace_rd_reader *r, size_t i)
 	h[i] = x;
 }
 
+/* A stream that ended needs neither its packet buffer nor its file. */
+static void shmtrace_rd_retire(struct shmtrace_rd_stream *s)
+{
+	free(s->buf);
+	s->buf = NULL;
+	s->cap = 0;
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
 int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_event **ev)
 {
 	size_t i;
@@ -870,6 +881,8 @@ int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_even
 			if (rc) {
 				r->heap[r->nheap] = r->streams[i];
 				shmtrace_rd_sift_up(r, r->nheap++);
+			} else {
+				shmtrace_rd_retire(r->streams[i]);
 			}
 		}
 	} else if (r->cur) {
@@ -877,6 +890,7 @@ int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_even
 		if (rc < 0)
 			return rc;
 		if (!rc) {
+			shmtrace_rd_retire(r->cur);
 			r->heap[0] = r->heap[--r->nheap];
 			r->cur = NULL;
 		}
