@@ -431,8 +431,7 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 		if (seq > st->seq)
 			st->seq = seq;
 	}
-	/* unique in the trace: channels share its directory */
-	p.stream_instance_id = (uint64_t)s->chan->slot * SHM_MAX_SLOTS + st->number;
+	p.stream_instance_id = stream_instance_id(s, st);
 	p.ts_begin = rg->begin_ts;
 	p.ts_end = rg->end_ts;
 	p.content_bytes = CTF_PACKET_HDR + rg->len;

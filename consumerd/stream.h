@@ -122,6 +122,12 @@ uint64_t clock_now(uint32_t kind);
 
 int rotate_output(const char *output, const char *chunk);
 
+/* A stream's id in its trace: channels share the trace directory. */
+static inline uint64_t stream_instance_id(const struct c_seg *s, const struct c_stream *st)
+{
+	return (uint64_t)s->chan->slot * SHM_MAX_SLOTS + st->number;
+}
+
 /* snapshot.c: copy what channel @chan_id's buffers hold into @output. */
 int snapshot_chan(uint64_t chan_id, const char *output);
 

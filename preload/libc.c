@@ -137,6 +137,16 @@ static void *arena_alloc(size_t size, size_t align)
 	return arena + start;
 }
 
+/* The aligned allocators before the real ones are known: EINVAL or a block. */
+static void *arena_aligned(size_t alignment, size_t size)
+{
+	if (alignment & (alignment - 1) || alignment > ARENA_PAGE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return arena_alloc(size, alignment);
+}
+
 static size_t arena_size(const void *p)
 {
 	size_t size;
@@ -252,13 +262,8 @@ HELPER_API void *memalign(size_t alignment, size_t size)
 	void *(*next)(size_t, size_t) = helper_next_memalign();
 	void *p;
 
-	if (__builtin_expect(!next, 0)) {
-		if (alignment & (alignment - 1) || alignment > ARENA_PAGE) {
-			errno = EINVAL;
-			return NULL;
-		}
-		return arena_alloc(size, alignment);
-	}
+	if (__builtin_expect(!next, 0))
+		return arena_aligned(alignment, size);
 	p = next(alignment, size);
 	if (helper_tracing(shmtrace_libc, memalign))
 		helper_emit(shmtrace_libc, memalign, alignment, size, p,
@@ -274,12 +279,11 @@ HELPER_API int posix_memalign(void **memptr, size_t alignment, size_t size)
 	if (__builtin_expect(!next, 0)) {
 		void *p;
 
-		if (alignment % sizeof(void *) || alignment & (alignment - 1) ||
-		    alignment > ARENA_PAGE)
+		if (alignment % sizeof(void *))
 			return EINVAL;
-		p = arena_alloc(size, alignment);
+		p = arena_aligned(alignment, size);
 		if (!p)
-			return ENOMEM;
+			return errno;
 		*memptr = p;
 		return 0;
 	}
@@ -295,13 +299,8 @@ HELPER_API void *aligned_alloc(size_t alignment, size_t size)
 	void *(*next)(size_t, size_t) = helper_next_aligned_alloc();
 	void *p;
 
-	if (__builtin_expect(!next, 0)) {
-		if (alignment & (alignment - 1) || alignment > ARENA_PAGE) {
-			errno = EINVAL;
-			return NULL;
-		}
-		return arena_alloc(size, alignment);
-	}
+	if (__builtin_expect(!next, 0))
+		return arena_aligned(alignment, size);
 	p = next(alignment, size);
 	if (helper_tracing(shmtrace_libc, aligned_alloc))
 		helper_emit(shmtrace_libc, aligned_alloc, alignment, size, p,

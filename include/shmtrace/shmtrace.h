@@ -257,13 +257,15 @@ static inline SHMTRACE__NOINSTR uint64_t shmtrace__strsize(const char *s)
 #define SHMTRACE__TS_BITS 24
 #define SHMTRACE__ID_EXTENDED 255u
 
-static inline SHMTRACE__NOINSTR uint32_t shmtrace__hdr_size(uint32_t id, uint64_t ts, uint64_t last)
+static inline SHMTRACE__NOINSTR uint32_t shmtrace__hdr_size(uint32_t id, uint64_t ts,
+							     uint64_t last)
 {
 	return (id < SHMTRACE__ID_EXTENDED &&
 		((ts - last) >> SHMTRACE__TS_BITS) == 0) ? 4 : 13;
 }
 
-static inline SHMTRACE__NOINSTR char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id, uint64_t ts)
+static inline SHMTRACE__NOINSTR char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id,
+							 uint64_t ts)
 {
 	if (__builtin_expect(hsize == 4, 1)) {
 		uint32_t word = id | (uint32_t)(ts << 8);
@@ -277,14 +279,13 @@ static inline SHMTRACE__NOINSTR char *shmtrace__put_hdr(char *p, uint32_t hsize,
 	return p + 13;
 }
 
-/* Publish the event just written: the release store is the commit. */
 /*
  * Publish the event just written, which ends at @pos, the @nev-th of its
  * sub-buffer: the last timestamp first, then the release store of the
  * commit word.
  */
-static inline SHMTRACE__NOINSTR void shmtrace__commit(struct shmtrace__commit *c, uint32_t pos, uint32_t nev,
-				    uint64_t ts)
+static inline SHMTRACE__NOINSTR void shmtrace__commit(struct shmtrace__commit *c, uint32_t pos,
+						       uint32_t nev, uint64_t ts)
 {
 	c->last_ts = ts;
 	__atomic_store_n(&c->word, ((uint64_t)nev << 32) | pos, __ATOMIC_RELEASE);
