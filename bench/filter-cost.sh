@@ -17,18 +17,8 @@
 set -euo pipefail
 reps=5
 events=10000000
-keep=0
-while [ $# -gt 0 ]; do
-	case $1 in
-	-r) reps=$2; shift 2 ;;
-	-n) events=$2; shift 2 ;;
-	-k) keep=1; shift ;;
-	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: $0 [-r REPS] [-n EVENTS] [-k]" >&2; exit 2 ;;
-	esac
-done
 name=filter-cost
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" "$@"
 ${CC:-cc} -O2 -pthread -I"$top/include" -o "$work/fc" "$top/bench/filter-cost.c" \
 	"$build/.libs/libshmtrace.so" -Wl,-rpath,"$build/.libs"
 bench_daemons

@@ -1,8 +1,20 @@
 # SPDX-License-Identifier: MIT
-# bench/lib.sh - what the small benchmarks share: their work directory and
-# SHMTRACE_HOME, the daemons of the build started and stopped by pid, and
-# medians. Source it after setting `name` (the work directory's prefix) and
-# `keep` (1: keep the work directory).
+# bench/lib.sh - what the small benchmarks share: their options, their work
+# directory and SHMTRACE_HOME, the daemons of the build started and stopped
+# by pid, and medians. Source it with the script's arguments after setting
+# `name` (the work directory's prefix) and the defaults `reps` and `events`:
+# it parses -r REPS, -n EVENTS, -k (keep the work directory) and -h (prints
+# the script's header comment, up to its usage line's block).
+keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-r) reps=$2; shift 2 ;;
+	-n) events=$2; shift 2 ;;
+	-k) keep=1; shift ;;
+	-h|--help) sed -n '3,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
+	esac
+done
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SHMTRACE_BUILD:-$top/build}
 [ -x "$build/tracectl" ] || { echo "no build in $build" >&2; exit 1; }

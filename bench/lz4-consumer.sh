@@ -12,18 +12,8 @@
 set -euo pipefail
 reps=3
 events=1000000
-keep=0
-while [ $# -gt 0 ]; do
-	case $1 in
-	-r) reps=$2; shift 2 ;;
-	-n) events=$2; shift 2 ;;
-	-k) keep=1; shift ;;
-	-h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: $0 [-r REPS] [-n EVENTS_PER_THREAD] [-k]" >&2; exit 2 ;;
-	esac
-done
 name=lz4-consumer
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" "$@"
 [ -x "$build/tests/apps/gen-events" ] || { echo "build gen-events first: make -C $build check" >&2; exit 1; }
 bench_daemons
 cpid=$CONSUMERD_PID

@@ -40,6 +40,53 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		b->len += (size_t)n;
 }
 
+const struct ctf_context ctf_contexts[CTF_NCONTEXTS] = {
+	{ "ip", SHMTRACE__CTX_IP, "xint64_t", "address of the code that emitted the event" },
+	{ "cpu_id", SHMTRACE__CTX_CPU, "uint32_t", "CPU the thread ran on" },
+};
+
+uint32_t ctf_context_bit(const char *name)
+{
+	for (unsigned int i = 0; i < CTF_NCONTEXTS; i++)
+		if (!strcmp(name, ctf_contexts[i].name))
+			return ctf_contexts[i].bit;
+	return 0;
+}
+
+static void ctfmeta_stream_into(struct sbuf *b, uint32_t ctx)
+{
+	sb_printf(b,
+		  "stream {\n\tid = %" PRIu32 ";\n\tpacket.context := struct {\n"
+		  "\t\tuint64_clock_t timestamp_begin;\n\t\tuint64_clock_t timestamp_end;\n"
+		  "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"
+		  "\t\tuint64_t events_discarded;\n\t\tuint32_t tid;\n\t};\n"
+		  "\tevent.header := struct {\n"
+		  "\t\tenum : uint8_t { compact = 0 ... 254, extended = 255 } id;\n"
+		  "\t\tvariant <id> {\n"
+		  "\t\t\tstruct { uint24_clock_t timestamp; } compact;\n"
+		  "\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
+		  "\t\t} v;\n\t} align(8);\n", ctx);
+	if (ctx) {
+		sb_printf(b, "\tevent.context := struct {\n");
+		for (unsigned int i = 0; i < CTF_NCONTEXTS; i++)
+			if (ctx & ctf_contexts[i].bit)
+				sb_printf(b, "\t\t%s _%s;\n", ctf_contexts[i].type,
+					  ctf_contexts[i].name);
+		sb_printf(b, "\t};\n");
+	}
+	sb_printf(b, "};\n\n");
+}
+
+long ctfmeta_stream(char *buf, size_t cap, uint32_t ctx)
+{
+	struct sbuf b = { buf, cap, 0, 0 };
+
+	if (ctx & ~SHMTRACE__CTX_ALL)
+		return -EINVAL;
+	ctfmeta_stream_into(&b, ctx);
+	return b.err ? b.err : (long)b.len;
+}
+
 long ctfmeta_preamble(char *buf, size_t cap, const struct ctf_trace_info *t)
 {
 	struct sbuf b = { buf, cap, 0, 0 };
@@ -78,17 +125,8 @@ long ctfmeta_preamble(char *buf, size_t cap, const struct ctf_trace_info *t)
 		  "typealias integer { size = 24; align = 1; signed = false; map = clock.%s.value; } := uint24_clock_t;\n"
 		  "typealias integer { size = 64; align = 8; signed = false; map = clock.%s.value; } := uint64_clock_t;\n\n",
 		  t->clock_name, t->clock_name);
-	sb_printf(&b,
-		  "stream {\n\tid = 0;\n\tpacket.context := struct {\n"
-		  "\t\tuint64_clock_t timestamp_begin;\n\t\tuint64_clock_t timestamp_end;\n"
-		  "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"
-		  "\t\tuint64_t events_discarded;\n\t\tuint32_t tid;\n\t};\n"
-		  "\tevent.header := struct {\n"
-		  "\t\tenum : uint8_t { compact = 0 ... 254, extended = 255 } id;\n"
-		  "\t\tvariant <id> {\n"
-		  "\t\t\tstruct { uint24_clock_t timestamp; } compact;\n"
-		  "\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
-		  "\t\t} v;\n\t} align(8);\n};\n\n");
+	if (!b.err)
+		ctfmeta_stream_into(&b, 0);
 	return b.err ? b.err : (long)b.len;
 }
 
@@ -106,13 +144,13 @@ static const char *int_name(uint32_t type)
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
 }
 
-long ctfmeta_event(char *buf, size_t cap, const struct proto_event *ev)
+long ctfmeta_event(char *buf, size_t cap, const struct proto_event *ev, uint32_t ctx)
 {
 	struct sbuf b = { buf, cap, 0, 0 };
 
-	sb_printf(&b, "event {\n\tname = \"%s\";\n\tid = %" PRIu32 ";\n\tstream_id = 0;\n"
-		  "\tloglevel = %" PRId32 ";\n\tfields := struct {\n",
-		  ev->name, ev->id, ev->loglevel);
+	sb_printf(&b, "event {\n\tname = \"%s\";\n\tid = %" PRIu32 ";\n\tstream_id = %" PRIu32
+		  ";\n\tloglevel = %" PRId32 ";\n\tfields := struct {\n",
+		  ev->name, ev->id, ctx, ev->loglevel);
 	for (uint32_t i = 0; i < ev->nfields && i < PROTO_MAX_FIELDS; i++) {
 		const struct proto_field *f = &ev->fields[i];
 		const char *tn;
@@ -137,12 +175,12 @@ long ctfmeta_event(char *buf, size_t cap, const struct proto_event *ev)
 void ctf_packet_header(uint8_t out[CTF_PACKET_HDR], const struct ctf_trace_info *t,
 		       const struct ctf_packet *p)
 {
-	uint32_t magic = CTF_MAGIC, stream_id = 0;
+	uint32_t magic = CTF_MAGIC;
 	uint64_t bits = p->content_bytes * 8;
 
 	memcpy(out + 0, &magic, 4);
 	memcpy(out + 4, t->uuid, 16);
-	memcpy(out + 20, &stream_id, 4);
+	memcpy(out + 20, &p->stream_id, 4);
 	memcpy(out + 24, &p->stream_instance_id, 8);
 	memcpy(out + 32, &p->ts_begin, 8);
 	memcpy(out + 40, &p->ts_end, 8);

@@ -27,7 +27,23 @@ struct ctf_trace_info {
 	uint64_t offset;		/* ... plus this many ticks */
 };
 
+/*
+ * Context fields (tracectl add-context): each set is a stream class whose
+ * id is its mask of SHMTRACE__CTX_* bits; fields are written in table order.
+ */
+struct ctf_context {
+	const char *name;
+	uint32_t bit;			/* SHMTRACE__CTX_* */
+	const char *type;		/* TSDL type */
+	const char *help;
+};
+#define CTF_NCONTEXTS 2
+extern const struct ctf_context ctf_contexts[CTF_NCONTEXTS];
+/* The bit of context @name, or 0. */
+uint32_t ctf_context_bit(const char *name);
+
 struct ctf_packet {
+	uint32_t stream_id;		/* stream class: the context mask */
 	uint64_t stream_instance_id;
 	uint64_t ts_begin;
 	uint64_t ts_end;
@@ -37,10 +53,12 @@ struct ctf_packet {
 	uint32_t tid;
 };
 
-/* Metadata preamble (types, trace, env, clock, stream). Bytes or -ENOSPC. */
+/* Metadata preamble (types, trace, env, clock, stream 0). Bytes or -ENOSPC. */
 long ctfmeta_preamble(char *buf, size_t cap, const struct ctf_trace_info *t);
-/* One event block. Bytes or -ENOSPC / -EINVAL. */
-long ctfmeta_event(char *buf, size_t cap, const struct proto_event *ev);
+/* Stream class @ctx (a mask of SHMTRACE__CTX_*). Bytes or -ENOSPC / -EINVAL. */
+long ctfmeta_stream(char *buf, size_t cap, uint32_t ctx);
+/* One event block, in stream class @ctx. Bytes or -ENOSPC / -EINVAL. */
+long ctfmeta_event(char *buf, size_t cap, const struct proto_event *ev, uint32_t ctx);
 /* Serialise a packet header and context into CTF_PACKET_HDR bytes. */
 void ctf_packet_header(uint8_t out[CTF_PACKET_HDR], const struct ctf_trace_info *t,
 		       const struct ctf_packet *p);

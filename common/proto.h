@@ -121,13 +121,15 @@ struct msg_segment {
 	uint32_t nslots;
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
+	uint32_t context;		/* SHMTRACE__CTX_* its writers add */
+	uint32_t reserved;
 };
-_Static_assert(sizeof(struct msg_segment) == 48, "segment");
+_Static_assert(sizeof(struct msg_segment) == 56, "segment");
 
 enum proto_verb {
 	VERB_CREATE = 1, VERB_DESTROY, VERB_ENABLE_EVENT, VERB_DISABLE_EVENT,
 	VERB_START, VERB_STOP, VERB_LIST, VERB_LIST_EVENTS, VERB_STATUS,
-	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT, VERB_ROTATE,
+	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT, VERB_ROTATE, VERB_ADD_CONTEXT,
 	VERB_MAX
 };
 

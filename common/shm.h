@@ -63,7 +63,7 @@
 #include <stdint.h>
 #include <shmtrace/shmtrace.h>
 
-#define SHM_VERSION		2
+#define SHM_VERSION		3
 #define SHM_MAX_CHAN		SHMTRACE__MAX_CHAN
 #define SHM_MAX_EVENTS		8192
 #define SHM_PAGE		4096u
@@ -90,7 +90,8 @@ struct shm_ctl_chan {
 	uint32_t num_subbuf;
 	uint32_t pool_size;		/* buffers in the first segment */
 	uint32_t mode;			/* SHM_MODE_* */
-	uint8_t reserved[40];
+	uint32_t context;		/* SHMTRACE__CTX_* fields of every event */
+	uint8_t reserved[36];
 };
 
 #define SHM_CTL_HDR		4096u
@@ -124,6 +125,7 @@ struct shm_ctl_page {
 };
 
 _Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
+_Static_assert(offsetof(struct shm_ctl_chan, context) == 24, "ctl chan context");
 _Static_assert(offsetof(struct shm_ctl_page, generation) == 16, "ctl generation");
 _Static_assert(offsetof(struct shm_ctl_page, chan) == 64, "ctl chan offset");
 _Static_assert(offsetof(struct shm_ctl_page, enabled) == SHM_CTL_HDR, "ctl enabled");
@@ -212,10 +214,12 @@ struct shm_seg_hdr {
 	uint32_t num_subbuf;
 	uint32_t slot_size;		/* bytes per slot, header included */
 	uint32_t slot_hdr;		/* bytes of the slot header */
-	uint8_t reserved[8];
+	uint32_t context;		/* SHMTRACE__CTX_* its writers add */
+	uint8_t reserved[4];
 };
 
 _Static_assert(sizeof(struct shm_seg_hdr) == 64, "seg hdr size");
+_Static_assert(offsetof(struct shm_seg_hdr, context) == 56, "seg hdr context");
 
 /* Bytes of a slot header for a geometry: page-aligned so data is too. */
 static inline uint32_t shm_slot_hdr_size(uint32_t num_subbuf)

@@ -126,6 +126,7 @@ static int snap_stream(const struct c_seg *s, const struct c_stream *st, const c
 			if (fd < 0)
 				return -errno;
 		}
+		p.stream_id = s->context;
 		p.stream_instance_id = stream_instance_id(s, st);
 		ctf_packet_header(hdr, &s->trace->info, &p);
 		if (write_all(fd, hdr, sizeof(hdr)) < 0 || write_all(fd, scratch, (size_t)n) < 0)

@@ -65,20 +65,49 @@ struct c_app *capp_find(uint64_t id)
 	return NULL;
 }
 
-static int trace_append_events(struct c_app *a, struct c_trace *t)
+/* Describe events [@from, @to) of @a in stream class @ctx of @t. */
+static int trace_write_events(struct c_app *a, struct c_trace *t, uint32_t ctx, uint32_t from,
+			      uint32_t to)
 {
 	static char buf[16384];
 
-	for (; t->nev_written < a->nev; t->nev_written++) {
-		const struct proto_event *e = &a->ev[t->nev_written];
+	for (uint32_t id = from; id < to; id++) {
+		const struct proto_event *e = &a->ev[id];
 		long n;
 
 		if (!e->name[0])
 			continue;
-		n = ctfmeta_event(buf, sizeof(buf), e);
+		n = ctfmeta_event(buf, sizeof(buf), e, ctx);
 		if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0)
 			return -EIO;
 	}
+	return 0;
+}
+
+/* Append the events learnt since the last call, in every declared class. */
+static int trace_append_events(struct c_app *a, struct c_trace *t)
+{
+	for (uint32_t ctx = 0; ctx <= SHMTRACE__CTX_ALL; ctx++)
+		if ((t->classes & (1u << ctx)) &&
+		    trace_write_events(a, t, ctx, t->nev_written, a->nev) < 0)
+			return -EIO;
+	t->nev_written = a->nev;
+	return 0;
+}
+
+/* Declare stream class @ctx in @t, with every event known so far. */
+static int trace_add_class(struct c_trace *t, uint32_t ctx)
+{
+	char buf[1024];
+	long n;
+
+	if (t->classes & (1u << ctx))
+		return 0;
+	n = ctfmeta_stream(buf, sizeof(buf), ctx);
+	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 ||
+	    trace_write_events(t->app, t, ctx, 0, t->nev_written) < 0)
+		return -EIO;
+	t->classes |= 1u << ctx;
 	return 0;
 }
 
@@ -142,15 +171,21 @@ static int trace_start(struct c_app *a, struct c_trace *t)
 		return -errno;
 	uuid_make(t->info.uuid, t->info.uuid_str);
 	t->nev_written = 0;
+	t->classes = 1;		/* stream class 0 is in the preamble */
 	t->rotated = 0;
 	n = ctfmeta_preamble(buf, sizeof(buf), &t->info);
-	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 || trace_append_events(a, t) < 0) {
-		close(t->meta_fd);
-		t->meta_fd = -1;
-		return -EIO;
-	}
+	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 || trace_append_events(a, t) < 0)
+		goto fail;
+	/* the classes of the segments already writing into this trace */
+	for (const struct c_seg *s = a->segs; s; s = s->next)
+		if (s->trace == t && trace_add_class(t, s->context) < 0)
+			goto fail;
 	log_dbg("trace %s", t->dir);
 	return 0;
+fail:
+	close(t->meta_fd);
+	t->meta_fd = -1;
+	return -EIO;
 }
 
 static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
@@ -261,7 +296,8 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	void *base;
 
 	if (!ch || m->chan_slot != ch->slot || !shm_geometry_ok(m->subbuf_size, m->num_subbuf) ||
-	    m->nslots == 0 || m->nslots > SHM_MAX_SLOTS || m->first_slot > SHM_MAX_SLOTS)
+	    m->nslots == 0 || m->nslots > SHM_MAX_SLOTS || m->first_slot > SHM_MAX_SLOTS ||
+	    (m->context & ~SHMTRACE__CTX_ALL))
 		return -EINVAL;
 	slot_hdr = shm_slot_hdr_size(m->num_subbuf);
 	slot_size = slot_hdr + m->subbuf_size * m->num_subbuf;
@@ -281,7 +317,8 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	s->streams = calloc(m->nslots, sizeof(*s->streams));
 	s->trace = trace_get(a, ch);
 	base = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (!s->streams || !s->trace || base == MAP_FAILED) {
+	if (!s->streams || !s->trace || base == MAP_FAILED ||
+	    (!s->trace->rotated && trace_add_class(s->trace, m->context) < 0)) {
 		if (base != MAP_FAILED)
 			munmap(base, m->size);
 		free(s->streams);
@@ -290,6 +327,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	}
 	s->chan = ch;
 	s->clock = a->clock;
+	s->context = m->context;
 	s->proc = a->proc;
 	s->nobuf_base = &a->nobuf_base[ch->slot];
 	s->base = base;
@@ -431,6 +469,7 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 		if (seq > st->seq)
 			st->seq = seq;
 	}
+	p.stream_id = s->context;
 	p.stream_instance_id = stream_instance_id(s, st);
 	p.ts_begin = rg->begin_ts;
 	p.ts_end = rg->end_ts;

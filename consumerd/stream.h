@@ -33,6 +33,7 @@ struct c_trace {
 	char dir[PROTO_PATH_MAX + 64];
 	int meta_fd;
 	uint32_t nev_written;		/* event ids described in the metadata */
+	uint32_t classes;		/* stream classes declared: bit 1 << context */
 	struct ctf_trace_info info;
 	struct c_trace *next;
 };
@@ -55,6 +56,7 @@ struct c_stream {
 struct c_seg {
 	struct c_chan *chan;
 	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
+	uint32_t context;		/* SHMTRACE__CTX_*: its stream class */
 	struct shm_proc_page *proc;	/* its process's page */
 	const uint64_t *nobuf_base;	/* its process's lost_nobuf before the channel */
 	struct c_trace *trace;

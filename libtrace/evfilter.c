@@ -36,6 +36,8 @@ struct evf_entry {
 	uint8_t ok;			/* code valid and bound */
 	uint8_t nfields;		/* field slots of the code */
 	int8_t bind[FLT_MAX_FIELDS];	/* slot -> field index, -1 none */
+	uint8_t vtype[FLT_MAX_FIELDS];	/* slot -> enum flt_type of its value */
+	uint8_t sext[FLT_MAX_FIELDS];	/* slot -> shift that sign-extends it */
 	unsigned char code[EVF_MAX_CODE];
 };
 
@@ -75,6 +77,35 @@ static uint32_t evf_copy(const struct shm_ctl_page *ctl, unsigned int num, unsig
 		}
 	}
 	return 0;
+}
+
+/*
+ * How the evaluator sees a field of @type: *vtype, and for signed integers
+ * narrower than 64 bits the shift that sign-extends their raw bits.
+ */
+static void evf_kind(uint32_t type, uint8_t *vtype, uint8_t *sext)
+{
+	*sext = 0;
+	switch (type) {
+	case SHMTRACE_TYPE_U8: case SHMTRACE_TYPE_U16: case SHMTRACE_TYPE_U32:
+	case SHMTRACE_TYPE_U64: case SHMTRACE_TYPE_HEX64:
+		*vtype = FLT_T_U64;
+		break;
+	case SHMTRACE_TYPE_S8: case SHMTRACE_TYPE_S16: case SHMTRACE_TYPE_S32:
+	case SHMTRACE_TYPE_S64:
+		*vtype = FLT_T_S64;
+		*sext = (uint8_t)(64 - 8 * (1u << (type - SHMTRACE_TYPE_S8)));
+		break;
+	case SHMTRACE_TYPE_DOUBLE:
+		*vtype = FLT_T_F64;	/* the bits, as stored */
+		break;
+	case SHMTRACE_TYPE_STRING:
+		*vtype = FLT_T_STR;
+		break;
+	default:
+		*vtype = FLT_T_NONE;	/* sequences cannot be compared */
+		break;
+	}
 }
 
 static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c)
@@ -117,51 +148,17 @@ static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c
 		const char *name = flt_field_name(e->code, k);
 
 		e->bind[k] = -1;
-		for (uint32_t f = 0; f < ev->nfields && f < 127; f++)
-			if (!strcmp(ev->fields[f].name, name))
+		e->vtype[k] = FLT_T_NONE;
+		e->sext[k] = 0;
+		for (uint32_t f = 0; f < ev->nfields && f < 127; f++) {
+			if (!strcmp(ev->fields[f].name, name)) {
 				e->bind[k] = (int8_t)f;
+				evf_kind(ev->fields[f].type, &e->vtype[k], &e->sext[k]);
+			}
+		}
 	}
 	e->ok = 1;
 	return e;
-}
-
-/* A field value as the evaluator sees it, from its raw bits and type. */
-static void evf_value(struct flt_value *out, uint32_t type, const struct shmtrace__fval *v)
-{
-	switch (type) {
-	case SHMTRACE_TYPE_U8: case SHMTRACE_TYPE_U16: case SHMTRACE_TYPE_U32:
-	case SHMTRACE_TYPE_U64: case SHMTRACE_TYPE_HEX64:
-		out->type = FLT_T_U64;
-		out->u = v->u;
-		break;
-	case SHMTRACE_TYPE_S8:
-		out->type = FLT_T_S64;
-		out->s = (int8_t)v->u;
-		break;
-	case SHMTRACE_TYPE_S16:
-		out->type = FLT_T_S64;
-		out->s = (int16_t)v->u;
-		break;
-	case SHMTRACE_TYPE_S32:
-		out->type = FLT_T_S64;
-		out->s = (int32_t)v->u;
-		break;
-	case SHMTRACE_TYPE_S64:
-		out->type = FLT_T_S64;
-		out->s = (int64_t)v->u;
-		break;
-	case SHMTRACE_TYPE_DOUBLE:
-		out->type = FLT_T_F64;
-		memcpy(&out->d, &v->u, sizeof(double));
-		break;
-	case SHMTRACE_TYPE_STRING:
-		out->type = FLT_T_STR;
-		out->str = v->s;
-		break;
-	default:
-		out->type = FLT_T_NONE;	/* sequences cannot be compared */
-		break;
-	}
 }
 
 SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsigned int mask,
@@ -181,10 +178,14 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 		if (!e)
 			continue;	/* unreadable: keep */
 		for (unsigned int k = 0; k < e->nfields; k++) {
-			if (e->bind[k] < 0)
-				vals[k].type = FLT_T_NONE;
-			else
-				evf_value(&vals[k], ev->fields[e->bind[k]].type, &v[e->bind[k]]);
+			const struct shmtrace__fval *f = &v[e->bind[k] < 0 ? 0 : e->bind[k]];
+			unsigned int sh = e->sext[k];
+
+			vals[k].type = (enum flt_type)e->vtype[k];
+			if (vals[k].type == FLT_T_STR)
+				vals[k].str = f->s;
+			else	/* bits as stored; none: not looked at */
+				vals[k].u = sh ? (uint64_t)((int64_t)(f->u << sh) >> sh) : f->u;
 		}
 		if (!flt_eval(e->code, vals))
 			mask &= ~(1u << c);

@@ -41,6 +41,7 @@ struct lib_pool {
 	uint32_t slot_hdr;
 	uint32_t pool_size;
 	uint32_t mode;
+	uint32_t context;		/* SHMTRACE__CTX_*: every event's context fields */
 	uint64_t consumed_seen;		/* packets consumed, last seen to change */
 	uint64_t consumed_seen_ns;	/* when (CLOCK_MONOTONIC) */
 	uint32_t nseg;

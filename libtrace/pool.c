@@ -55,6 +55,7 @@ static void pool_describe(unsigned int chan, struct lib_pool *p, uint32_t k)
 	m.nslots = s->nslots;
 	m.subbuf_size = p->subbuf_size;
 	m.num_subbuf = p->num_subbuf;
+	m.context = p->context;
 	s->described = lib.sock >= 0 &&
 		       proto_send(lib.sock, MSG_APP_SEGMENT, 0, &m, sizeof(m), &s->fd, 1) == 0;
 	if (!s->described)
@@ -103,6 +104,7 @@ static int pool_add_segment(unsigned int chan, struct lib_pool *p, uint32_t nslo
 	h->num_subbuf = p->num_subbuf;
 	h->slot_size = p->slot_size;
 	h->slot_hdr = p->slot_hdr;
+	h->context = p->context;
 	s->base = base;
 	s->size = size;
 	s->first = p->nslots;
@@ -132,9 +134,11 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	uint32_t num = __atomic_load_n(&c->num_subbuf, __ATOMIC_RELAXED);
 	uint32_t size = __atomic_load_n(&c->pool_size, __ATOMIC_RELAXED);
 	uint32_t mode = __atomic_load_n(&c->mode, __ATOMIC_RELAXED);
+	uint32_t context = __atomic_load_n(&c->context, __ATOMIC_RELAXED);
 
 	if (!shm_geometry_ok(subbuf, num) || size == 0 || size > SHM_MAX_SLOTS ||
-	    (mode != SHM_MODE_DISCARD && mode != SHM_MODE_OVERWRITE))
+	    (mode != SHM_MODE_DISCARD && mode != SHM_MODE_OVERWRITE) ||
+	    (context & ~SHMTRACE__CTX_ALL))
 		return -EINVAL;
 	/* an old channel's segments stay mapped: its threads may still write */
 	for (uint32_t k = 0; k < p->nseg; k++)
@@ -147,6 +151,7 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	p->slot_size = p->slot_hdr + subbuf * num;
 	p->pool_size = size;
 	p->mode = mode;
+	p->context = context;
 	p->consumed_seen_ns = now_ns(CLOCK_MONOTONIC);	/* a consumer's first packet takes time */
 	if (pool_add_segment(chan, p, size) == 0)
 		return 0;

@@ -11,8 +11,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
+#if HAVE_DECL___RSEQ_OFFSET
+#include <sys/rseq.h>
+#endif
 #include "lib.h"
 #include "tsc.h"
 
@@ -74,6 +79,29 @@ void writer_drop_all(void)
 }
 
 /*
+ * The kernel keeps the CPU number of a thread in its rseq area, which the C
+ * library registers for every thread: reading it costs one load. NULL when
+ * there is none (the fast path then asks shmtrace__cpu_slow()).
+ */
+static const volatile int32_t *writer_rseq_cpu(void)
+{
+#if HAVE_DECL___RSEQ_OFFSET
+	if (__rseq_size >= offsetof(struct rseq, cpu_id) + sizeof(uint32_t))
+		return (const volatile int32_t *)(void *)((char *)__builtin_thread_pointer() +
+							  __rseq_offset +
+							  offsetof(struct rseq, cpu_id));
+#endif
+	return NULL;
+}
+
+SHMTRACE_API uint32_t shmtrace__cpu_slow(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? UINT32_MAX : (uint32_t)cpu;
+}
+
+/*
  * Make room for an event of @need bytes in channel slot @c. When the thread
  * takes a buffer here, *ts is read again: the buffer's previous owner may
  * have written events after the caller read its clock, and a stream's
@@ -101,13 +129,17 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		ws->chan_id = id;
 		ws->rb.hdr->owner_tid = writer_tid();
 		rb_wbuf_reset(w);
+		w->ctx = lib.pool[c].context;
+		if (w->ctx & SHMTRACE__CTX_CPU && !shmtrace__tls.cpu_id)
+			shmtrace__tls.cpu_id = writer_rseq_cpu();
 		*ts = shmtrace__clock_tsc ? tsc_read_ordered() : shmtrace__clock();
 		if (!writer_key_set) {
 			writer_key_set = 1;
 			pthread_setspecific(writer_key, (void *)1);
 		}
 	}
-	ret = rb_reserve_slow(&ws->rb, w, need, *ts, writer_tid(), &published);
+	ret = rb_reserve_slow(&ws->rb, w, need + shmtrace__ctx_size(w->ctx), *ts, writer_tid(),
+			      &published);
 	if (published)
 		lib_wake_consumer();
 	return ret;

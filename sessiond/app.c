@@ -174,6 +174,7 @@ void app_update(struct app *a, int ring)
 		cc->num_subbuf = ch->num_subbuf;
 		cc->pool_size = ch->pool_size;
 		cc->mode = ch->mode;
+		cc->context = ch->context;
 		__atomic_store_n(&cc->chan_id, ch->id, __ATOMIC_RELAXED);
 	}
 	for (uint32_t id = 0; id < a->nev; id++) {
@@ -243,7 +244,7 @@ static int app_segment(struct app *a, const struct msg_segment *m, int fd)
 
 	if (!shm_geometry_ok(m->subbuf_size, m->num_subbuf) || m->nslots == 0 ||
 	    m->nslots > SHM_MAX_SLOTS || m->first_slot > SHM_MAX_SLOTS - m->nslots ||
-	    m->seg_index >= SHM_MAX_SEGMENTS)
+	    m->seg_index >= SHM_MAX_SEGMENTS || (m->context & ~SHMTRACE__CTX_ALL))
 		goto bad;
 	slot_size = shm_slot_hdr_size(m->num_subbuf) + (uint64_t)m->subbuf_size * m->num_subbuf;
 	if (m->size != SHM_PAGE + slot_size * m->nslots || memfd_check(fd, m->size) < 0)

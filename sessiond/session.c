@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sessiond.h"
+#include "ctfmeta.h"
 #include "filter.h"
 #include "glob.h"
 #include "home.h"
@@ -44,28 +45,73 @@ static int enabler_matches(const struct enabler *e, const char *name, int loglev
 	return glob_match(e->pattern, name);
 }
 
+static int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen);
+
+/*
+ * The filter that decides when the filtered patterns @parts all match one
+ * event: their filters or-ed, compiled once and kept until the channel's
+ * patterns change. NULL when that is too long: the event is then recorded
+ * whatever its fields (more than asked for, never less).
+ */
+static const struct enabler *channel_combo(struct channel *ch, const struct enabler **parts,
+					   unsigned int n)
+{
+	char expr[8192], err[200];
+	size_t len = 0;
+	struct enabler *e;
+
+	for (unsigned int i = 0; i < n; i++) {
+		int k = snprintf(expr + len, sizeof(expr) - len, "%s(%s)", i ? " || " : "",
+				 parts[i]->filter);
+
+		if (k < 0 || (size_t)k >= sizeof(expr) - len)
+			return NULL;
+		len += (size_t)k;
+	}
+	for (e = ch->combos; e; e = e->next)
+		if (!strcmp(e->filter, expr))
+			return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	if (filter_set(e, expr, err, sizeof(err)) < 0) {
+		log_warn("channel %s: filters of several patterns cannot be combined (%s): "
+			 "the events they share are recorded unfiltered", ch->name, err);
+		free(e);
+		return NULL;
+	}
+	e->next = ch->combos;
+	ch->combos = e;
+	return e;
+}
+
 /*
  * Does @ch record the event? 1, and *filter set to the enabler whose
- * filter decides (NULL when one matching pattern has no filter, as the
- * event is then recorded whatever its fields; the first filter otherwise).
+ * filter decides: NULL when a matching pattern has no filter (the event is
+ * then recorded whatever its fields), the pattern's when one matches, and
+ * their filters or-ed when several do.
  */
-static int channel_enables(const struct channel *ch, const char *name, int loglevel,
+static int channel_enables(struct channel *ch, const char *name, int loglevel,
 			   const struct enabler **filter)
 {
+	const struct enabler *parts[16];
+	unsigned int n = 0;
 	int any = 0;
 
 	*filter = NULL;
 	for (const struct enabler *e = ch->enablers; e; e = e->next) {
 		if (!enabler_matches(e, name, loglevel))
 			continue;
-		if (!e->code) {
-			*filter = NULL;
+		if (!e->code)
 			return 1;
-		}
-		if (!any)
-			*filter = e;
+		if (n < sizeof(parts) / sizeof(parts[0]))
+			parts[n] = e;
+		n++;
 		any = 1;
 	}
+	if (n > sizeof(parts) / sizeof(parts[0]))
+		return any;	/* too many to combine: unfiltered */
+	*filter = n > 1 ? channel_combo(ch, parts, n) : n ? parts[0] : NULL;
 	return any;
 }
 
@@ -76,7 +122,7 @@ unsigned int session_mask(const char *event_name, int loglevel,
 	unsigned int m = 0;
 
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
-		const struct channel *ch = sd.chan[i];
+		struct channel *ch = sd.chan[i];
 
 		filter[i] = NULL;
 		if (ch && ch->session->active &&
@@ -374,6 +420,7 @@ static void session_destroy(struct session *s)
 		apps_update_all();
 		apps_forget_channel(ch->id);
 		enablers_free(ch->enablers);
+		enablers_free(ch->combos);
 		free(ch);
 	}
 	log_info("session %s destroyed", s->name);
@@ -383,6 +430,37 @@ static void session_destroy(struct session *s)
 static const char *const ll_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
 };
+
+/* Compile @expr into @e's filter; on error, @err says what and where. */
+static int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen)
+{
+	unsigned char code[SHM_FILTER_MAX_CODE];
+	char msg[128];
+	int col = 0;
+	long len = flt_compile(expr, code, sizeof(code), &col, msg, sizeof(msg));
+
+	if (len < 0) {
+		if (len == -EINVAL)
+			snprintf(err, errlen, "bad filter at column %d: %s", col, msg);
+		else
+			snprintf(err, errlen, "filter too long (at most %u bytes of bytecode)",
+				 SHM_FILTER_MAX_CODE);
+		return -EINVAL;
+	}
+	e->filter = strdup(expr);
+	e->code = malloc((size_t)len);
+	if (!e->filter || !e->code) {
+		free(e->filter);
+		free(e->code);
+		e->filter = NULL;
+		e->code = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(e->code, code, (size_t)len);
+	e->code_len = (uint32_t)len;
+	return 0;
+}
 
 /*
  * PATTERN, then conditions each after a PROTO_ARG_SEP: "r6" or "o7" (log
@@ -409,29 +487,10 @@ static int enabler_parse(struct enabler *e, const char *arg, char *err, size_t e
 			e->ll_kind = *c == 'r' ? LL_RANGE : LL_ONLY;
 			e->loglevel = c[1] - '0';
 		} else if (*c == 'f' && !next && !e->code) {
-			unsigned char code[SHM_FILTER_MAX_CODE];
-			char msg[128];
-			int col = 0;
-			long len = flt_compile(c + 1, code, sizeof(code), &col, msg, sizeof(msg));
+			int ret = filter_set(e, c + 1, err, errlen);
 
-			if (len < 0) {
-				if (len == -EINVAL)
-					snprintf(err, errlen, "bad filter at column %d: %s", col, msg);
-				else
-					snprintf(err, errlen, "filter too long (at most %u bytes of "
-						 "bytecode)", SHM_FILTER_MAX_CODE);
-				return -EINVAL;
-			}
-			e->filter = strdup(c + 1);
-			e->code = malloc((size_t)len);
-			if (!e->filter || !e->code) {
-				free(e->filter);
-				free(e->code);
-				snprintf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			memcpy(e->code, code, (size_t)len);
-			e->code_len = (uint32_t)len;
+			if (ret < 0)
+				return ret;
 		} else {
 			return -EINVAL;
 		}
@@ -490,6 +549,8 @@ static int cmd_enable(int fd, struct session *s, int argc, const char **argv)
 
 	if (!ch)
 		return -ENOENT;
+	enablers_free(ch->combos);	/* the patterns change: made again */
+	ch->combos = NULL;
 	for (int i = 0; i < argc; i++) {
 		struct enabler *e, want;
 		char what[PROTO_EVNAME_MAX + 1200], err[200];
@@ -528,6 +589,8 @@ static int cmd_disable(int fd, struct session *s, int argc, const char **argv)
 
 	if (!ch)
 		return -ENOENT;
+	enablers_free(ch->combos);	/* the patterns change: made again */
+	ch->combos = NULL;
 	for (int i = 0; i < argc; i++) {
 		struct enabler **pp = &ch->enablers;
 
@@ -543,6 +606,58 @@ static int cmd_disable(int fd, struct session *s, int argc, const char **argv)
 		*pp = e->next;
 		enabler_free(e);
 		reply_text(fd, "Event pattern '%s' disabled in session %s.\n", argv[i], s->name);
+	}
+	apps_update_all();
+	return reply_end(fd, 0, NULL);
+}
+
+/* Names of the context fields in @ctx, comma-separated, or "none". */
+static void context_names(uint32_t ctx, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	snprintf(buf, len, "none");
+	for (unsigned int i = 0; i < CTF_NCONTEXTS; i++)
+		if (ctx & ctf_contexts[i].bit)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      ctf_contexts[i].name);
+}
+
+/*
+ * add-context [SEP channel=NAME] FIELD...: the channel's events carry these
+ * context fields; without a channel, every channel of the session (the
+ * default one is made when there is none). Only before the session first
+ * starts: a stream's layout never changes.
+ */
+static int cmd_add_context(int fd, struct session *s, int argc, const char **argv)
+{
+	int all = !(argc > 0 && argv[0][0] == PROTO_ARG_SEP);
+	struct channel *ch = enable_channel(fd, s, &argc, &argv, 1);
+	uint32_t ctx = 0;
+	char names[128];
+
+	if (!ch)
+		return -ENOENT;
+	if (s->started)
+		return reply_end(fd, -EBUSY, "session %s has been started: context fields can "
+				 "only be added before the first start", s->name);
+	if (argc == 0)
+		return reply_end(fd, -EINVAL, "no context field named");
+	for (int i = 0; i < argc; i++) {
+		uint32_t bit = ctf_context_bit(argv[i]);
+
+		if (!bit) {
+			context_names(SHMTRACE__CTX_ALL, names, sizeof(names));
+			return reply_end(fd, -EINVAL, "unknown context field '%s' (known: %s)",
+					 argv[i], names);
+		}
+		ctx |= bit;
+	}
+	for (ch = all ? s->chans : ch; ch; ch = all ? ch->next : NULL) {
+		ch->context |= ctx;
+		context_names(ch->context, names, sizeof(names));
+		reply_text(fd, "Context of channel %s in session %s: %s.\n", ch->name, s->name,
+			   names);
 	}
 	apps_update_all();
 	return reply_end(fd, 0, NULL);
@@ -598,6 +713,7 @@ static void status_channel(int fd, const struct channel *ch)
 {
 	struct msg_c_id m = { .id = ch->id };
 	struct msg_c_stats st;
+	char names[128];
 	int ret;
 
 	memset(&st, 0, sizeof(st));
@@ -607,6 +723,10 @@ static void status_channel(int fd, const struct channel *ch)
 		   ch->mode == SHM_MODE_DISCARD ? "discard" : "overwrite", ch->num_subbuf,
 		   ch->subbuf_size >> 10, ch->pool_size, ch->flush_ms,
 		   ch->compress == PROTO_COMPRESS_LZ4 ? ", lz4" : "");
+	if (ch->context) {
+		context_names(ch->context, names, sizeof(names));
+		reply_text(fd, "    context: %s\n", names);
+	}
 	reply_text(fd, "    enabled events:%s\n", ch->enablers ? "" : " none");
 	for (const struct enabler *e = ch->enablers; e; e = e->next) {
 		char what[PROTO_EVNAME_MAX + 1200];
@@ -826,10 +946,13 @@ int session_command(int fd, const char *body, size_t len)
 		return cmd_rotate(fd, s, argc, argv);
 	case VERB_DISABLE_EVENT:
 		return cmd_disable(fd, s, argc, argv);
+	case VERB_ADD_CONTEXT:
+		return cmd_add_context(fd, s, argc, argv);
 	case VERB_START:
 		if (s->active)
 			return reply_end(fd, -EALREADY, "session %s is already active", s->name);
 		s->active = 1;
+		s->started = 1;
 		apps_update_all();
 		reply_text(fd, "Tracing started for session %s.\n", s->name);
 		return reply_end(fd, 0, NULL);

@@ -40,7 +40,9 @@ struct channel {
 	uint32_t mode;
 	uint32_t flush_ms;
 	uint32_t compress;		/* PROTO_COMPRESS_* */
+	uint32_t context;		/* SHMTRACE__CTX_* (add-context) */
 	struct enabler *enablers;	/* events recorded in this channel */
+	struct enabler *combos;		/* filters of several patterns, or-ed */
 	struct session *session;
 	struct channel *next;		/* the session's channels */
 };
@@ -49,6 +51,7 @@ struct session {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
 	int active;
+	int started;			/* was active once: stream layouts are fixed */
 	uint32_t def_mode;		/* the default channel's, from create */
 	unsigned int nsnapshots;
 	unsigned int nrotations;	/* chunks closed so far */

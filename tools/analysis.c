@@ -17,6 +17,7 @@
 #include <time.h>
 #include "analysis.h"
 #include "glob.h"
+#include "select.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -270,7 +271,7 @@ struct lat_open {
 
 struct lat_class {			/* per (trace, class) */
 	int8_t role;			/* 0 unknown, 1 begin, 2 end, 3 neither */
-	int8_t by_index;		/* field index of @by, -1 none */
+	int16_t by_ref;			/* sel_field_ref() of @by, -1 none */
 };
 
 struct an_latency {
@@ -335,13 +336,11 @@ static struct lat_class *lat_class(struct an_latency *l, const struct shmtrace_r
 	c = &l->cls[tr][ci < l->ncls[tr] ? ci : l->ncls[tr]];
 	if (!c->role) {
 		const char *name = shmtrace_rd_event_name(ev);
+		int ref = l->by ? sel_field_ref(ev, l->by) : -1;
 
 		c->role = glob_match(l->begin, name) ? 1 : glob_match(l->end, name) ? 2 : 3;
-		c->by_index = -1;
-		for (unsigned i = 0; l->by && i < shmtrace_rd_event_field_count(ev); i++)
-			if (!strcmp(shmtrace_rd_event_field_name(ev, i), l->by))
-				c->by_index = (int8_t)i;
-		if (l->by && c->by_index < 0 && c->role != 3)
+		c->by_ref = ref >= 0 && ref <= INT16_MAX ? (int16_t)ref : -1;
+		if (l->by && c->by_ref < 0 && c->role != 3)
 			c->role = 3;	/* no key: cannot pair it */
 	}
 	return c;
@@ -357,14 +356,14 @@ static struct lat_open *lat_slot(struct lat_open *o, size_t cap, uint64_t key)
 }
 
 /* The pairing key: the process, and the thread or the @by field's value. */
-static uint64_t lat_key(const struct shmtrace_rd_event *ev, int by_index)
+static uint64_t lat_key(const struct shmtrace_rd_event *ev, int by_ref)
 {
 	uint64_t k = (uint64_t)shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev)) * 0x9e3779b97f4a7c15ULL;
 	struct shmtrace_rd_value v;
 
-	if (by_index < 0)
+	if (by_ref < 0)
 		return mix64(k ^ shmtrace_rd_event_tid(ev)) | 1;
-	if (shmtrace_rd_event_field(ev, (unsigned)by_index, &v) < 0)
+	if (sel_field_value(ev, by_ref, &v) < 0)
 		return 1;
 	if (v.kind == SHMTRACE_RD_STRING) {
 		uint64_t h = 1469598103934665603ULL;
@@ -387,7 +386,7 @@ int an_latency_event(struct an_latency *l, const struct shmtrace_rd_event *ev)
 		return -ENOMEM;
 	if (c->role == 3)
 		return 0;
-	key = lat_key(ev, c->by_index);
+	key = lat_key(ev, c->by_ref);
 	if (c->role == 1 && 2 * (l->nopen + 1) > l->cap) {
 		struct lat_open *n = calloc(2 * l->cap, sizeof(*n));
 

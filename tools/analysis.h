@@ -32,8 +32,8 @@ void an_stats_free(struct an_stats *s);
 
 /*
  * @begin and @end: event name globs; @by: a field of both events whose
- * value pairs them (NULL: the thread); @slower_ns: list pairs longer than
- * this (0: none).
+ * value pairs them (payload or context, as sel_field_ref() finds it; NULL:
+ * the thread); @slower_ns: list pairs longer than this (0: none).
  */
 struct an_latency *an_latency_new(const char *begin, const char *end, const char *by,
 				  uint64_t slower_ns);

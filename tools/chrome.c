@@ -6,6 +6,7 @@
  *	{"ph":"M","name":"process_name","pid":P,"tid":P,"args":{"name":"proc"}},
  *	{"ph":"B","name":"fib","cat":"shmtrace_func","ts":12.345,"pid":P,"tid":T},
  *	{"ph":"i","s":"t","name":"app:tick","ts":...,"args":{"n":3}},
+ *	{"ph":"i",...,"args":{"n":4,"context":{"ip":"0x4011d6","cpu_id":2}}},
  *	...]}
  *
  * Timestamps are microseconds (with nanosecond decimals) from the first
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis.h"
+#include "select.h"
 
 enum { CK_UNKNOWN, CK_INSTANT, CK_BEGIN, CK_END, CK_FUNC_ENTRY, CK_FUNC_EXIT };
 
@@ -142,16 +144,16 @@ static struct ch_class *ch_class(struct an_chrome *c, const struct shmtrace_rd_e
 	return k;
 }
 
-static void ch_args(FILE *out, const struct shmtrace_rd_event *ev)
+/* "name":value,... of the context fields (@ctx) or of the payload */
+static void ch_fields(FILE *out, const struct shmtrace_rd_event *ev, bool ctx)
 {
-	unsigned n = shmtrace_rd_event_field_count(ev);
+	unsigned n = sel_event_count(ev, ctx);
 
-	fputs(",\"args\":{", out);
 	for (unsigned i = 0; i < n; i++) {
-		const char *fname = shmtrace_rd_event_field_name(ev, i);
 		struct shmtrace_rd_value v;
+		const char *fname = sel_event_value(ev, ctx, i, &v);
 
-		if (shmtrace_rd_event_field(ev, i, &v) < 0)
+		if (!fname)
 			continue;
 		if (i)
 			fputc(',', out);
@@ -189,6 +191,18 @@ static void ch_args(FILE *out, const struct shmtrace_rd_event *ev)
 			fputc(']', out);
 			break;
 		}
+	}
+}
+
+/* The payload fields, and the context fields (if any) as "context". */
+static void ch_args(FILE *out, const struct shmtrace_rd_event *ev)
+{
+	fputs(",\"args\":{", out);
+	ch_fields(out, ev, false);
+	if (sel_event_count(ev, true)) {
+		fputs(sel_event_count(ev, false) ? ",\"context\":{" : "\"context\":{", out);
+		ch_fields(out, ev, true);
+		fputc('}', out);
 	}
 	fputc('}', out);
 }

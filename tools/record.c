@@ -3,7 +3,7 @@
  * record.c - tracectl record: trace one command from start to end.
  *
  *	tracectl record [--output DIR] [--preload LIST] [--event PATTERN]...
- *			[--overwrite] [--pool-size N] [--] CMD [ARG]...
+ *			[--overwrite] [--pool-size N] [--context LIST] [--] CMD [ARG]...
  *
  * Starts the session daemon when none runs, creates a session of its own
  * (record-<command>-<pid>), enables the process events and state dumps,
@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "ctfmeta.h"
 #include "home.h"
 #include "tracectl.h"
 #include "util.h"
@@ -71,6 +72,8 @@ static void record_usage(FILE *f)
 		"  (-finstrument-functions), io (file descriptors), or all.\n"
 		"--event PATTERN: record events matching PATTERN (repeatable); without\n"
 		"  --event nor --preload every event is recorded.\n"
+		"--context LIST: context fields of every event, comma-separated: ip\n"
+		"  (address of the code that emitted it), cpu_id (the CPU).\n"
 		"--overwrite, --pool-size N: as for create.\n");
 }
 
@@ -298,11 +301,14 @@ int record_main(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "pool-size", required_argument, NULL, 'P' },
+		{ "context", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
 	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[3];
+	char *contexts[CTF_NCONTEXTS], *tok, *save;
+	int nctx = 0;
 	const char *output = NULL, *base;
 	char *pool_size = (char *)"";
 	unsigned int mask = 0;
@@ -333,6 +339,15 @@ int record_main(int argc, char **argv)
 			break;
 		case 'P':
 			pool_size = optarg;
+			break;
+		case 'C':
+			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (!ctf_context_bit(tok) || nctx == CTF_NCONTEXTS) {
+					fprintf(stderr, "tracectl: record: bad context field '%s'\n", tok);
+					return 2;
+				}
+				contexts[nctx++] = tok;
+			}
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -380,7 +395,8 @@ int record_main(int argc, char **argv)
 	create[2] = pool_size;
 	if (ctl_command(home, "record", VERB_CREATE, session, 3, create, NULL))
 		return 1;
-	if (ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
+	if ((nctx && ctl_command(home, "record", VERB_ADD_CONTEXT, session, nctx, contexts, NULL)) ||
+	    ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
 	    ctl_command(home, "record", VERB_START, session, 0, NULL, NULL)) {
 		ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
 		return 1;

@@ -3,9 +3,10 @@
  * select.c - trace-read's event selection (see select.h).
  *
  * Per (trace, event class) a verdict on the name (unknown, keep, skip) and
- * the binding of the filter's field slots to the class's field indices
- * (or to the context values), both computed at the class's first event.
- * Memory: a byte and FLT_MAX_FIELDS small integers per class seen.
+ * the binding of the filter's field slots to the class's payload or context
+ * fields (or to the process, thread and event name), both computed at the
+ * class's first event. Memory: a byte and FLT_MAX_FIELDS small integers
+ * per class seen.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,12 +18,13 @@
 #include "glob.h"
 
 #define SEL_MAX_IDS 64
+#define SEL_CTX "$ctx."
 
 enum { SLOT_NONE = -1, SLOT_PID = -2, SLOT_TID = -3, SLOT_PROC = -4, SLOT_NAME = -5 };
 
 struct sel_class {
 	int8_t verdict;			/* 0 unknown, 1 keep, -1 skip */
-	int8_t slot[FLT_MAX_FIELDS];	/* field index, or SLOT_* */
+	int16_t slot[FLT_MAX_FIELDS];	/* sel_field_ref(), or SLOT_* */
 };
 
 struct sel_bound {
@@ -218,6 +220,22 @@ static void resolve(struct sel_bound *b, int64_t first)
 	b->resolved = 1;
 }
 
+/* See sel_field_value() for what a reference is. */
+int sel_field_ref(const struct shmtrace_rd_event *ev, const char *name)
+{
+	int i;
+
+	if (!strncmp(name, SEL_CTX, strlen(SEL_CTX))) {
+		i = shmtrace_rd_event_context_index(ev, name + strlen(SEL_CTX));
+		return i < 0 ? i : 2 * i + 1;
+	}
+	i = shmtrace_rd_event_field_index(ev, name);
+	if (i >= 0)
+		return 2 * i;
+	i = shmtrace_rd_event_context_index(ev, name);
+	return i < 0 ? i : 2 * i + 1;
+}
+
 static struct sel_class *sel_class(struct sel *s, const struct shmtrace_rd_event *ev)
 {
 	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
@@ -254,11 +272,9 @@ static struct sel_class *sel_class(struct sel *s, const struct shmtrace_rd_event
 			c->verdict = 1;
 	for (unsigned int k = 0; s->filter && k < flt_nfields(s->filter); k++) {
 		const char *name = flt_field_name(s->filter, k);
+		int ref = sel_field_ref(ev, name);
 
-		c->slot[k] = SLOT_NONE;
-		for (unsigned i = 0; i < shmtrace_rd_event_field_count(ev) && i < 127; i++)
-			if (!strcmp(shmtrace_rd_event_field_name(ev, i), name))
-				c->slot[k] = (int8_t)i;
+		c->slot[k] = ref >= 0 && ref <= INT16_MAX ? (int16_t)ref : SLOT_NONE;
 		if (c->slot[k] != SLOT_NONE)
 			continue;
 		if (!strcmp(name, "$ctx.pid"))
@@ -301,7 +317,7 @@ static int run_filter(struct sel *s, const struct sel_class *c, const struct shm
 			v[k].str = shmtrace_rd_event_name(ev);
 			break;
 		default:
-			if (shmtrace_rd_event_field(ev, (unsigned)c->slot[k], &rv) < 0)
+			if (sel_field_value(ev, c->slot[k], &rv) < 0)
 				break;
 			if (rv.kind == SHMTRACE_RD_INT) {
 				v[k].type = rv.is_signed ? FLT_T_S64 : FLT_T_U64;

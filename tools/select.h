@@ -8,6 +8,7 @@
 #ifndef SHMTRACE_TOOLS_SELECT_H
 #define SHMTRACE_TOOLS_SELECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <shmtrace/reader.h>
@@ -29,11 +30,50 @@ void sel_add_tid(struct sel *s, uint32_t tid);
 int sel_set_begin(struct sel *s, const char *when);
 int sel_set_end(struct sel *s, const char *when);
 /*
- * Keep events for which @expr holds. Fields are the event's own; also
- * $ctx.pid, $ctx.tid and $ctx.procname, and $event.name. On error,
- * -EINVAL and @err says what and at which column.
+ * Keep events for which @expr holds. Fields are named as sel_field_ref()
+ * finds them; also $ctx.pid, $ctx.tid and $ctx.procname (unless the event
+ * has a context field of that name), and $event.name. On error, -EINVAL
+ * and @err says what and at which column.
  */
 int sel_set_filter(struct sel *s, const char *expr, char *err, size_t errlen);
+
+/*
+ * A field of @ev named by the user: the payload field @name, else the
+ * context field @name; "$ctx.NAME" names the context field NAME only.
+ * Returns a reference (>= 0, the same for every event of the class) for
+ * sel_field_value(), or -ENOENT.
+ */
+int sel_field_ref(const struct shmtrace_rd_event *ev, const char *name);
+/*
+ * Fill *v with the field @ref (>= 0) of @ev; 0, or -EINVAL when it has
+ * none. References: payload field i is 2 i, context field i is 2 i + 1.
+ */
+static inline int sel_field_value(const struct shmtrace_rd_event *ev, int ref,
+				  struct shmtrace_rd_value *v)
+{
+	if (ref & 1)
+		return shmtrace_rd_event_context(ev, (unsigned)ref >> 1, v);
+	return shmtrace_rd_event_field(ev, (unsigned)ref >> 1, v);
+}
+
+/* How many context fields (@ctx) or payload fields @ev has. */
+static inline unsigned sel_event_count(const struct shmtrace_rd_event *ev, bool ctx)
+{
+	return ctx ? shmtrace_rd_event_context_count(ev) : shmtrace_rd_event_field_count(ev);
+}
+
+/*
+ * Context field @i (@ctx) or payload field @i of @ev: fills *v and returns
+ * its name, or NULL when @ev has no such field.
+ */
+static inline const char *sel_event_value(const struct shmtrace_rd_event *ev, bool ctx,
+					  unsigned i, struct shmtrace_rd_value *v)
+{
+	if (ctx)
+		return shmtrace_rd_event_context(ev, i, v) ? NULL :
+			shmtrace_rd_event_context_name(ev, i);
+	return shmtrace_rd_event_field(ev, i, v) ? NULL : shmtrace_rd_event_field_name(ev, i);
+}
 
 /* 1: keep the event; 0: skip it; 2: past the end bound (stop reading). */
 int sel_match(struct sel *s, const struct shmtrace_rd_event *ev);

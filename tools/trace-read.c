@@ -4,14 +4,19 @@
  * CTF traces merged in time order, one per line, in a babeltrace2-like
  * text format, or per-event-name counts with --count.
  *
+ * Context fields (doc/trace-format.md) come before the payload, as
+ * babeltrace2 prints a stream event context:
+ * "name: { ip = 0x..., cpu_id = 1 }, { payload }".
+ *
  * Symbols: each process (trace) has a table of its loaded objects, fed by
  * the shmtrace_statedump:bin_info and shmtrace_proc:dlopen/dlclose events
  * as they stream by (a state dump precedes the addresses that need it).
- * Every hexadecimal 64-bit field that falls in a function of a known object
- * is followed by " <name+0xoffset>" (reader/symbols.h); --no-symbols turns
- * this off. Events are classified once per event class, so an event with
- * no such field costs one array look-up more, and the symbol module caches
- * recent answers, so repeated call sites cost a hash probe.
+ * Every hexadecimal 64-bit field (payload or context, such as ip) that
+ * falls in a function of a known object is followed by " <name+0xoffset>"
+ * (reader/symbols.h); --no-symbols turns this off. Events are classified
+ * once per event class, so an event with no such field costs one array
+ * look-up more, and the symbol module caches recent answers, so repeated
+ * call sites cost a hash probe.
  *
  * All decoding is done by the reader core (reader/reader.h); this file only
  * formats. Output goes through one large buffer written with write(2), and
@@ -532,10 +537,35 @@ static void print_value(const struct shmtrace_rd_value *v)
 	}
 }
 
+/*
+ * "{ name = value, ... }": the context fields (@ctx) or the payload; with
+ * @p, 64-bit hexadecimal values are followed by their symbol.
+ */
+static void print_group(const struct shmtrace_rd_event *ev, bool ctx, struct proc_syms *p)
+{
+	unsigned i, n = sel_event_count(ev, ctx);
+
+	out_c('{');
+	for (i = 0; i < n; i++) {
+		struct shmtrace_rd_value v;
+		const char *name = sel_event_value(ev, ctx, i, &v);
+
+		out_lit(i ? ", " : " ");
+		out_cstr(name);
+		out_room();
+		out_lit(" = ");
+		print_value(&v);
+		out_room();
+		if (p && v.kind == SHMTRACE_RD_INT && v.base == 16 && v.bytes == 8)
+			out_symbol(p, v.u);
+	}
+	out_lit(" }");
+	out_room();
+}
+
 static void print_event(struct print_state *ps, const struct shmtrace_rd_event *ev)
 {
 	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
-	unsigned i, n = shmtrace_rd_event_field_count(ev);
 	struct proc_syms *p = NULL;
 	unsigned char kind = EK_PLAIN;
 	int64_t vpid;
@@ -604,23 +634,14 @@ static void print_event(struct print_state *ps, const struct shmtrace_rd_event *
 	out_c(' ');
 	out_cstr(shmtrace_rd_event_name(ev));
 	out_room();
-	out_lit(": {");
-	for (i = 0; i < n; i++) {
-		struct shmtrace_rd_value v;
-
-		shmtrace_rd_event_field(ev, i, &v);
-		out_lit(i ? ", " : " ");
-		out_cstr(shmtrace_rd_event_field_name(ev, i));
-		out_room();
-		out_lit(" = ");
-		print_value(&v);
-		out_room();
-		/* a state dump's addresses are objects' bounds, not code */
-		if (p && v.kind == SHMTRACE_RD_INT && v.base == 16 && v.bytes == 8 &&
-		    kind != EK_BIN_INFO)
-			out_symbol(p, v.u);
+	out_lit(": ");
+	if (sel_event_count(ev, true)) {
+		print_group(ev, true, p);
+		out_lit(", ");
 	}
-	out_lit(" }\n");
+	/* a state dump's addresses are objects' bounds, not code */
+	print_group(ev, false, kind != EK_BIN_INFO ? p : NULL);
+	out_c('\n');
 }
 
 /* A string as JSON (UTF-8 passes through; control characters escaped). */
@@ -652,33 +673,16 @@ static void out_json_str(const char *s, size_t n)
 	out_c('"');
 }
 
-/* One JSON object per line: time, process, thread, name and fields. */
-static void print_json(const struct shmtrace_rd_event *ev)
+/* {"name":value,...}: the context fields (@ctx) or the payload. */
+static void json_group(const struct shmtrace_rd_event *ev, bool ctx)
 {
-	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
-	unsigned i, n = shmtrace_rd_event_field_count(ev);
-	const char *pn = shmtrace_rd_trace_procname(t), *en = shmtrace_rd_event_name(ev);
-	int64_t ns = shmtrace_rd_event_time_ns(ev);
+	unsigned i, n = sel_event_count(ev, ctx);
 
-	out_room();
-	out_lit("{\"time_ns\":");
-	out_s64(ns);
-	out_lit(",\"time\":\"");
-	out_time_bare(ns);
-	out_lit("\",\"proc\":");
-	out_json_str(pn, strlen(pn));
-	out_lit(",\"pid\":");
-	out_s64(shmtrace_rd_trace_vpid(t));
-	out_lit(",\"tid\":");
-	out_u64(shmtrace_rd_event_tid(ev));
-	out_lit(",\"event\":");
-	out_json_str(en, strlen(en));
-	out_lit(",\"fields\":{");
+	out_c('{');
 	for (i = 0; i < n; i++) {
-		const char *fname = shmtrace_rd_event_field_name(ev, i);
 		struct shmtrace_rd_value v;
+		const char *fname = sel_event_value(ev, ctx, i, &v);
 
-		shmtrace_rd_event_field(ev, i, &v);
 		if (i)
 			out_c(',');
 		out_json_str(fname, strlen(fname));
@@ -721,7 +725,40 @@ static void print_json(const struct shmtrace_rd_event *ev)
 			break;
 		}
 	}
-	out_lit("}}\n");
+	out_room();
+	out_c('}');
+}
+
+/*
+ * One JSON object per line: time, process, thread, name, the context
+ * fields when the event has some ("context") and the payload ("fields").
+ */
+static void print_json(const struct shmtrace_rd_event *ev)
+{
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	const char *pn = shmtrace_rd_trace_procname(t), *en = shmtrace_rd_event_name(ev);
+	int64_t ns = shmtrace_rd_event_time_ns(ev);
+
+	out_room();
+	out_lit("{\"time_ns\":");
+	out_s64(ns);
+	out_lit(",\"time\":\"");
+	out_time_bare(ns);
+	out_lit("\",\"proc\":");
+	out_json_str(pn, strlen(pn));
+	out_lit(",\"pid\":");
+	out_s64(shmtrace_rd_trace_vpid(t));
+	out_lit(",\"tid\":");
+	out_u64(shmtrace_rd_event_tid(ev));
+	out_lit(",\"event\":");
+	out_json_str(en, strlen(en));
+	if (sel_event_count(ev, true)) {
+		out_lit(",\"context\":");
+		json_group(ev, true);
+	}
+	out_lit(",\"fields\":");
+	json_group(ev, false);
+	out_lit("}\n");
 }
 
 /* Keep the symbol tables up to date with every event read. */
@@ -830,7 +867,9 @@ static void usage(FILE *f)
 		"  -e, --event PATTERN   events whose provider:event matches (repeatable)\n"
 		"  -f, --filter EXPR     events whose fields satisfy EXPR, e.g.\n"
 		"                        'seq >= 500 && (path == \"/tmp/*\" || !ok)';\n"
-		"                        also $ctx.pid, $ctx.tid, $ctx.procname\n"
+		"                        a name is a payload field, else a context field\n"
+		"                        (cpu_id); $ctx.NAME a context field only; also\n"
+		"                        $ctx.pid, $ctx.tid, $ctx.procname\n"
 		"      --pid PID, --tid TID   (repeatable)\n"
 		"      --begin T, --end T     T: seconds since the Epoch, a time of day\n"
 		"                        (HH:MM:SS.frac) or +DURATION from the first event\n"
@@ -841,7 +880,8 @@ static void usage(FILE *f)
 		"  -l, --latency BEGIN,END   pair BEGIN and END events (name patterns) per\n"
 		"                        thread: count, min, p50, p90, p99, p99.9, max and\n"
 		"                        a power-of-two histogram\n"
-		"      --by FIELD        pair by the value of FIELD instead of the thread\n"
+		"      --by FIELD        pair by the value of FIELD (as in --filter)\n"
+		"                        instead of the thread\n"
 		"      --slower-than D   list the pairs longer than D (e.g. 1ms, 250us)\n"
 		"  -p, --profile         calls, total and self time per function from\n"
 		"                        function entry/exit events, bytes allocated\n"

@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "ctfmeta.h"
 #include "home.h"
 #include "proto.h"
 #include "tracectl.h"
@@ -80,7 +81,15 @@ static const struct verb verbs[] = {
 	  "(== != < <= > >=), && || ! and parentheses, e.g.\n"
 	  "  'seq >= 500 && (thread == 1 || path == \"/var/*\")'\n"
 	  "A field the event lacks makes its comparison false. Enabling a pattern\n"
-	  "again replaces its conditions.", 1, 255, 0 },
+	  "again replaces its conditions; an event that several patterns match is\n"
+	  "recorded when any of them keeps it.", 1, 255, 0 },
+	{ "add-context", VERB_ADD_CONTEXT,
+	  "add-context [-s NAME] [-c CHANNEL] [--list] -t FIELD [-t FIELD]...",
+	  "Add context fields to every event of CHANNEL (without -c, of every\n"
+	  "channel of the session, channel0 if there is none yet), recorded between\n"
+	  "the event header and its fields. Only before the session first starts.\n"
+	  "--list: the fields known (ip: address of the code that emitted the\n"
+	  "event; cpu_id: the CPU the thread ran on).", 0, 255, 0 },
 	{ "disable-event", VERB_DISABLE_EVENT, "disable-event [-s NAME] [-c CHANNEL] PATTERN...",
 	  "Remove PATTERNs previously enabled with enable-event.", 1, 255, 0 },
 	{ "start", VERB_START, "start [NAME]", "Start recording.", 0, 1, 1 },
@@ -351,6 +360,8 @@ int main(int argc, char **argv)
 		{ "size", required_argument, NULL, 'R' },
 		{ "every", required_argument, NULL, 'E' },
 		{ "loglevel-only", required_argument, NULL, 'Y' },
+		{ "type", required_argument, NULL, 't' },
+		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -390,7 +401,7 @@ int main(int argc, char **argv)
 	argc--;
 	argv++;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:o:c:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:c:f:t:h", opts, NULL)) != -1) {
 		if (strchr("BNDFZ", c) && c && v->verb != VERB_ENABLE_CHANNEL)
 			goto bad;
 		if (c == 'R' || c == 'E') {
@@ -408,10 +419,22 @@ int main(int argc, char **argv)
 		}
 		switch (c) {
 		case 'c':
-			if (v->verb != VERB_ENABLE_EVENT && v->verb != VERB_DISABLE_EVENT)
+			if (v->verb != VERB_ENABLE_EVENT && v->verb != VERB_DISABLE_EVENT &&
+			    v->verb != VERB_ADD_CONTEXT)
 				goto bad;
 			channel = optarg;
 			break;
+		case 't':
+			if (v->verb != VERB_ADD_CONTEXT || nargs >= 255)
+				goto bad;
+			args[nargs++] = optarg;
+			break;
+		case 'l':
+			if (v->verb != VERB_ADD_CONTEXT)
+				goto bad;
+			for (unsigned int i = 0; i < CTF_NCONTEXTS; i++)
+				printf("%-8s %s\n", ctf_contexts[i].name, ctf_contexts[i].help);
+			return 0;
 		case 'f':
 			if (v->verb != VERB_ENABLE_EVENT)
 				goto bad;
@@ -476,6 +499,10 @@ int main(int argc, char **argv)
 		if (nargs >= 255)
 			goto bad;
 		args[nargs++] = argv[i];
+	}
+	if (v->verb == VERB_ADD_CONTEXT && !nargs) {
+		fprintf(stderr, "tracectl: add-context: name a field with -t (see --list)\n");
+		goto bad;
 	}
 	if (nargs < v->min_args || (v->session_arg ? 0 : nargs) > v->max_args ||
 	    (v->session_arg && nargs > 0) || (v->max_args == 0 && !v->session_arg && session[0])) {

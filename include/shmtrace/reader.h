@@ -24,6 +24,11 @@
  *		fail(shmtrace_rd_errmsg(r));
  *	shmtrace_rd_close(r);
  *
+ * Fields: an event has its payload fields and, when its channel recorded
+ * any, context fields (doc/trace-format.md: "ip", "cpu_id"), each with its
+ * own accessors below. Names are as babeltrace2 prints them (without the
+ * leading underscore of the metadata).
+ *
  * Order: events of all streams of all traces come out merged by time
  * (nanoseconds since the Epoch; ties: trace order, then stream order, then
  * file order). Times come from each trace's clock description, so traces
@@ -117,6 +122,10 @@ SHMTRACE_RD_API int shmtrace_rd_trace_env(const struct shmtrace_rd_trace *t, con
 		 const char **sval, int64_t *ival);
 SHMTRACE_RD_API const char *shmtrace_rd_trace_clock_name(const struct shmtrace_rd_trace *t);
 SHMTRACE_RD_API uint64_t shmtrace_rd_trace_clock_freq(const struct shmtrace_rd_trace *t);
+/*
+ * Event classes: one per event and stream class (an event recorded with
+ * and without context fields has two, of the same name).
+ */
 SHMTRACE_RD_API size_t shmtrace_rd_trace_event_class_count(const struct shmtrace_rd_trace *t);
 SHMTRACE_RD_API const char *shmtrace_rd_trace_event_class_name(const struct shmtrace_rd_trace *t, size_t i);
 /* Convert a raw clock value of this trace to ns since the Epoch. */
@@ -154,6 +163,21 @@ SHMTRACE_RD_API int shmtrace_rd_event_field_index(const struct shmtrace_rd_event
 						  const char *name);
 /* Fill *v with field i; -EINVAL if i is out of range. */
 SHMTRACE_RD_API int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, struct shmtrace_rd_value *v);
+
+/*
+ * Context fields of the event, in the order written (0 when it has none);
+ * integers only (SHMTRACE_RD_INT), e.g. "ip" (base 16) and "cpu_id".
+ */
+SHMTRACE_RD_API unsigned shmtrace_rd_event_context_count(const struct shmtrace_rd_event *ev);
+/* Name of context field i ("ip"), NULL if i is out of range. */
+SHMTRACE_RD_API const char *shmtrace_rd_event_context_name(const struct shmtrace_rd_event *ev,
+							   unsigned i);
+/* Index of the context field named @name, or -ENOENT. */
+SHMTRACE_RD_API int shmtrace_rd_event_context_index(const struct shmtrace_rd_event *ev,
+						    const char *name);
+/* Fill *v with context field i; -EINVAL if i is out of range. */
+SHMTRACE_RD_API int shmtrace_rd_event_context(const struct shmtrace_rd_event *ev, unsigned i,
+					      struct shmtrace_rd_value *v);
 
 /* Element i (< v->count) of an SHMTRACE_RD_SEQUENCE or SHMTRACE_RD_ARRAY value. */
 static inline uint64_t shmtrace_rd_value_elem_u(const struct shmtrace_rd_value *v, uint32_t i)

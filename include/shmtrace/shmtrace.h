@@ -195,15 +195,26 @@ struct shmtrace__commit {
 struct shmtrace__wbuf {
 	char *data;			/* current sub-buffer's first byte */
 	uint32_t end;			/* its size; 0 = none */
-	uint32_t reserved;
+	uint32_t ctx;			/* SHMTRACE__CTX_* fields of its events */
 	struct shmtrace__commit *commit; /* never NULL */
 };
+
+/*
+ * Context fields (tracectl add-context), written in this order between the
+ * event header and the payload when the channel's `ctx` has their bit.
+ */
+#define SHMTRACE__CTX_IP	1u	/* 8 bytes: address of the emitting code */
+#define SHMTRACE__CTX_CPU	2u	/* 4 bytes: CPU number */
+#define SHMTRACE__CTX_ALL	3u
 
 struct shmtrace__tls {
 	uint64_t gen;			/* control generation applied */
 	uint32_t nesting;		/* >0 while inside shmtrace code */
 	int32_t tid;
 	struct shmtrace__wbuf w[SHMTRACE__MAX_CHAN];
+	/* the kernel's CPU number for this thread (its rseq area), or NULL;
+	 * set when the thread first takes a buffer */
+	const volatile int32_t *cpu_id;
 };
 
 extern SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
@@ -211,9 +222,13 @@ extern SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
 /* Points at the control page's generation counter (never NULL). */
 extern SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen;
 
+/* Room for an event of @need bytes (header and payload; the channel's
+ * context fields are added) in channel slot @chan; 0: dropped, counted. */
 SHMTRACE_API int shmtrace__reserve_slow(unsigned int chan, uint64_t need, uint64_t *ts);
 SHMTRACE_API void shmtrace__resync(void);
 SHMTRACE_API void shmtrace__nested_drop(unsigned int mask);
+/* The CPU number from the system call, when the rseq area is not there. */
+SHMTRACE_API uint32_t shmtrace__cpu_slow(void);
 
 /* A field's value for a filter: integers, doubles (bits) and addresses in
  * u (raw, as stored), strings in s. */
@@ -277,6 +292,43 @@ static inline SHMTRACE__NOINSTR char *shmtrace__put_hdr(char *p, uint32_t hsize,
 	memcpy(p + 1, &id, 4);
 	memcpy(p + 5, &ts, 8);
 	return p + 13;
+}
+
+/* Bytes of the context fields @ctx (SHMTRACE__CTX_*). */
+static inline SHMTRACE__NOINSTR uint32_t shmtrace__ctx_size(uint32_t ctx)
+{
+	return (ctx & SHMTRACE__CTX_IP) * 8 + (ctx & SHMTRACE__CTX_CPU) * 2;
+}
+
+/*
+ * Write the context fields @ctx at @p. Always inlined, like the emit
+ * function around it, so that the address recorded is the call site's.
+ */
+static inline __attribute__((always_inline)) SHMTRACE__NOINSTR char *
+shmtrace__put_ctx(char *p, uint32_t ctx, const struct shmtrace__tls *t)
+{
+	if (ctx & SHMTRACE__CTX_IP) {
+		uint64_t ip;
+
+#if defined(__x86_64__)
+		__asm__ __volatile__("leaq 0(%%rip), %0" : "=r"(ip));
+#elif defined(__aarch64__)
+		__asm__ __volatile__("adr %0, ." : "=r"(ip));
+#else
+		ip = (uint64_t)(uintptr_t)__builtin_return_address(0);
+#endif
+		memcpy(p, &ip, 8);
+		p += 8;
+	}
+	if (ctx & SHMTRACE__CTX_CPU) {
+		const volatile int32_t *c = t->cpu_id;
+		int32_t v = c ? *c : -1;
+		uint32_t cpu = v >= 0 ? (uint32_t)v : shmtrace__cpu_slow();
+
+		memcpy(p, &cpu, 4);
+		p += 4;
+	}
+	return p;
 }
 
 /*
@@ -469,7 +521,8 @@ static void SHMTRACE__NOINSTR __attribute__((destructor)) shmtrace__fini_##prov#
 { \
 	shmtrace__module_fini(); \
 } \
-static inline SHMTRACE__NOINSTR void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
+static inline __attribute__((always_inline)) SHMTRACE__NOINSTR void \
+SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 { \
 	struct shmtrace__tls *shmtrace__t = &shmtrace__tls; \
 	unsigned int shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
@@ -505,26 +558,34 @@ static inline SHMTRACE__NOINSTR void SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(_
 		uint64_t shmtrace__word = shmtrace__cm->word; \
 		uint32_t shmtrace__h = shmtrace__hdr_size(shmtrace__id, shmtrace__ts, \
 							  shmtrace__cm->last_ts); \
+		uint32_t shmtrace__x = shmtrace__w->ctx; \
 		char *shmtrace__p; \
 		shmtrace__mask &= shmtrace__mask - 1; \
-		if (__builtin_expect((uint32_t)shmtrace__word + shmtrace__h + shmtrace__size > \
+		if (__builtin_expect((uint32_t)shmtrace__word + shmtrace__h + \
+				     shmtrace__ctx_size(shmtrace__x) + shmtrace__size > \
 				     shmtrace__w->end, 0)) { \
 			if (!shmtrace__reserve_slow(shmtrace__c, shmtrace__h + shmtrace__size, \
 						    &shmtrace__ts)) \
 				continue; \
+			/* maybe a new buffer: its context may differ */ \
 			shmtrace__cm = shmtrace__w->commit; \
 			shmtrace__word = __atomic_load_n(&shmtrace__cm->word, __ATOMIC_RELAXED); \
+			shmtrace__h = shmtrace__hdr_size(shmtrace__id, shmtrace__ts, \
+							 shmtrace__cm->last_ts); \
+			shmtrace__x = shmtrace__w->ctx; \
 			/* shared memory: never write where it does not fit */ \
-			if ((uint32_t)shmtrace__word + shmtrace__h + shmtrace__size > \
-			    shmtrace__w->end) \
+			if ((uint32_t)shmtrace__word + shmtrace__h + \
+			    shmtrace__ctx_size(shmtrace__x) + shmtrace__size > shmtrace__w->end) \
 				continue; \
 		} \
 		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + (uint32_t)shmtrace__word, \
 						shmtrace__h, shmtrace__id, shmtrace__ts); \
+		if (__builtin_expect(shmtrace__x != 0, 0)) \
+			shmtrace__p = shmtrace__put_ctx(shmtrace__p, shmtrace__x, shmtrace__t); \
 		SHMTRACE__MAP(SHMTRACE__PUT, __VA_ARGS__) \
 		(void)shmtrace__p; \
-		shmtrace__commit(shmtrace__cm, \
-				 (uint32_t)shmtrace__word + shmtrace__h + (uint32_t)shmtrace__size, \
+		shmtrace__commit(shmtrace__cm, (uint32_t)shmtrace__word + shmtrace__h + \
+				 shmtrace__ctx_size(shmtrace__x) + (uint32_t)shmtrace__size, \
 				 (uint32_t)(shmtrace__word >> 32) + 1, shmtrace__ts); \
 	} \
 out: \

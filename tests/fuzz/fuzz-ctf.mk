@@ -14,6 +14,7 @@ fuzz_metadata_corpus = \
 	tests/fuzz/corpus-metadata/bad-syntax.tsdl \
 	tests/fuzz/corpus-metadata/clock-overflow.tsdl \
 	tests/fuzz/corpus-metadata/clock-underflow.tsdl \
+	tests/fuzz/corpus-metadata/context-classes.tsdl \
 	tests/fuzz/corpus-metadata/gen-events-monotonic.tsdl \
 	tests/fuzz/corpus-metadata/gen-events-tsc.tsdl \
 	tests/fuzz/corpus-metadata/grammar.tsdl \

@@ -10,13 +10,18 @@
  *     whose invariants hold: event classes sorted by unique id, the dense
  *     table agreeing with the binary search, fields of valid kinds, sizes
  *     and bases, sequences counted by a preceding integer field, env keys
- *     unique, max_fields exact.
+ *     unique, max_fields exact; stream classes sorted by unique id, each
+ *     with integer context fields at consecutive offsets, its events one
+ *     slice of the event classes (sorted by stream class, then id) and a
+ *     dense table agreeing with its binary search.
  *  2. When it parsed, the text becomes the metadata file of a trace in a
- *     temporary directory (made once per process), next to a stream file
- *     made here from the description: a packet with one event of every
- *     class (compact and extended headers, timestamps picked by a hash of
- *     the input) whose fields all hold known values, then an empty packet
- *     that skips a sequence number. shmtrace_rd_open() must accept the
+ *     temporary directory (made once per process), next to one stream file
+ *     per stream class (the first FM_MAX_STREAMS; the others of those files
+ *     are empty) made here from the description: a packet with one event of
+ *     every class of the stream class (compact and extended headers,
+ *     timestamps picked by a hash of the input) whose context and payload
+ *     fields all hold known values, then an empty packet that skips a
+ *     sequence number. shmtrace_rd_open() must accept the
  *     trace exactly when the reader's own checks of the text pass (the
  *     "CTF 1." signature comment first, no NUL byte), and
  *     shmtrace_rd_next() must return exactly those events, with those
@@ -50,19 +55,21 @@
 	}									\
 } while (0)
 
-#define FM_MAX_CLASSES	512		/* events written per input */
+#define FM_MAX_CLASSES	512		/* events written per stream */
 #define FM_MAX_ARRAY	4096		/* bytes of a fixed array field */
-#define FM_MAX_STREAM	(1 << 20)	/* bytes of events per input */
-#define FM_TID		4242u
-#define FM_INSTANCE	7u
+#define FM_MAX_STREAM	(1 << 20)	/* bytes of events per stream */
+#define FM_MAX_STREAMS	4		/* stream files (and classes) written */
+#define FM_TID		4242u		/* plus the stream's number */
+#define FM_INSTANCE	7u		/* plus the stream's number */
 #define FM_DISCARDED	5u
 
-static char fm_dir[256], fm_meta[300], fm_stream[300];
+static char fm_dir[256], fm_meta[300], fm_stream[FM_MAX_STREAMS][300];
 
 static void fm_cleanup(void)
 {
 	unlink(fm_meta);
-	unlink(fm_stream);
+	for (int i = 0; i < FM_MAX_STREAMS; i++)
+		unlink(fm_stream[i]);
 	rmdir(fm_dir);
 }
 
@@ -77,7 +84,8 @@ static void fm_init(void)
 	snprintf(fm_dir, sizeof(fm_dir), "%s/fuzz-metadata.XXXXXX", tmp);
 	CHECK(mkdtemp(fm_dir) != NULL);
 	snprintf(fm_meta, sizeof(fm_meta), "%s/metadata", fm_dir);
-	snprintf(fm_stream, sizeof(fm_stream), "%s/chan_0", fm_dir);
+	for (int i = 0; i < FM_MAX_STREAMS; i++)
+		snprintf(fm_stream[i], sizeof(fm_stream[i]), "%s/chan_%d", fm_dir, i);
 	atexit(fm_cleanup);
 }
 
@@ -141,9 +149,47 @@ static void fm_check_field(const struct tsdl_event_class *c, uint32_t j)
 	}
 }
 
+static void fm_check_stream_class(const struct tsdl_metadata *m, uint32_t k)
+{
+	const struct tsdl_stream_class *sc = &m->streams[k];
+	uint32_t i, off = 0;
+
+	if (k)
+		CHECK(sc->id > m->streams[k - 1].id);
+	CHECK(tsdl_find_stream(m, sc->id) == sc);
+	CHECK(sc->nctx == 0 || sc->ctx != NULL);
+	for (i = 0; i < sc->nctx; i++) {
+		const struct tsdl_field *f = &sc->ctx[i];
+
+		CHECK(f->kind == TSDL_F_INT && fm_int_bytes(f->bytes));
+		CHECK(f->name && f->name[0] != '\0');
+		CHECK(f->name == f->decl_name ||
+		      (f->decl_name[0] == '_' && f->name == f->decl_name + 1));
+		CHECK(f->offset == off);
+		off += f->bytes;
+	}
+	CHECK(sc->ctx_bytes == off);
+	CHECK(sc->events >= m->events && sc->events + sc->nevents <= m->events + m->nevents);
+	for (i = 0; i < sc->nevents; i++) {
+		CHECK(sc->events[i].stream == sc);
+		CHECK(tsdl_stream_find_event(sc, sc->events[i].id) == &sc->events[i]);
+		CHECK(tsdl_stream_find_event_slow(sc, sc->events[i].id) == &sc->events[i]);
+	}
+	CHECK(sc->ndense <= 65536);
+	for (i = 0; i < sc->ndense; i++)
+		CHECK(sc->dense[i] == tsdl_stream_find_event_slow(sc, i));
+	/* ids no class has */
+	for (i = 0; i < 4; i++) {
+		static const uint32_t ids[] = { 255, 65535, 65536, UINT32_MAX };
+		const struct tsdl_event_class *c = tsdl_stream_find_event(sc, ids[i]);
+
+		CHECK(!c || (c->id == ids[i] && c->stream == sc));
+	}
+}
+
 static void fm_check_meta(const struct tsdl_metadata *m)
 {
-	uint32_t i, j, maxf = 0;
+	uint32_t i, j, maxf = 0, nev = 0;
 
 	CHECK(m->major == 1);
 	CHECK(m->clock.name != NULL);
@@ -162,32 +208,33 @@ static void fm_check_meta(const struct tsdl_metadata *m)
 		if (!strcmp(e->key, "vpid") && e->is_int)
 			CHECK(m->has_vpid && m->vpid == e->ival);
 	}
+	CHECK(m->nstreams >= 1 && m->nstreams <= TSDL_MAX_STREAMS);
+	for (i = 0; i < m->nstreams; i++) {
+		fm_check_stream_class(m, i);
+		nev += m->streams[i].nevents;
+	}
+	CHECK(nev == m->nevents);
 	for (i = 0; i < m->nevents; i++) {
 		const struct tsdl_event_class *c = &m->events[i];
 
 		CHECK(c->name != NULL);
 		CHECK(c->index == i);
-		if (i)
-			CHECK(c->id > m->events[i - 1].id);
+		CHECK(c->stream >= m->streams && c->stream < m->streams + m->nstreams);
+		if (i) {
+			const struct tsdl_event_class *p = &m->events[i - 1];
+
+			CHECK(c->stream->id > p->stream->id ||
+			      (c->stream == p->stream && c->id > p->id));
+		}
 		CHECK(c->nfields == 0 || c->fields != NULL);
 		for (j = 0; j < c->nfields; j++)
 			fm_check_field(c, j);
 		if (c->nfields > maxf)
 			maxf = c->nfields;
-		CHECK(tsdl_find_event(m, c->id) == c);
-		CHECK(tsdl_find_event_slow(m, c->id) == c);
+		if (c->stream == m->streams)
+			CHECK(tsdl_find_event(m, c->id) == c);
 	}
 	CHECK(m->max_fields == maxf);
-	CHECK(m->ndense <= 65536);
-	for (i = 0; i < m->ndense; i++)
-		CHECK(m->dense[i] == tsdl_find_event_slow(m, i));
-	/* ids no class has */
-	for (i = 0; i < 4; i++) {
-		static const uint32_t ids[] = { 255, 65535, 65536, UINT32_MAX };
-		const struct tsdl_event_class *c = tsdl_find_event(m, ids[i]);
-
-		CHECK(!c || c->id == ids[i]);
-	}
 }
 
 /* ---- a stream made from a description ------------------------------------ */
@@ -248,27 +295,37 @@ static uint64_t fm_mask(uint64_t v, unsigned bytes)
 	return bytes >= 8 ? v : v & ((UINT64_C(1) << (8 * bytes)) - 1);
 }
 
-/* The value of integer field j of event k; lengths stay small. */
-static uint64_t fm_int_value(const struct tsdl_event_class *c, size_t k, uint32_t j)
+/* Value number n of an integer of @bytes bytes. */
+static uint64_t fm_pattern(unsigned bytes, size_t n)
 {
-	const struct tsdl_field *f = &c->fields[j];
-
-	if (fm_is_len_field(c, j))
-		return (k + j) % 4;
-	switch ((k + j) % 6) {
+	switch (n % 6) {
 	case 0:
 		return 0;
 	case 1:
 		return 1;
 	case 2:
-		return fm_mask(UINT64_MAX, f->bytes);
+		return fm_mask(UINT64_MAX, bytes);
 	case 3:
-		return UINT64_C(1) << (8 * f->bytes - 1);
+		return UINT64_C(1) << (8 * bytes - 1);
 	case 4:
-		return fm_mask(UINT64_C(0x0123456789abcdef), f->bytes);
+		return fm_mask(UINT64_C(0x0123456789abcdef), bytes);
 	default:
 		return 0x80;
 	}
+}
+
+/* The value of integer field j of event k; lengths stay small. */
+static uint64_t fm_int_value(const struct tsdl_event_class *c, size_t k, uint32_t j)
+{
+	if (fm_is_len_field(c, j))
+		return (k + j) % 4;
+	return fm_pattern(c->fields[j].bytes, k + j);
+}
+
+/* The value of context field j of event k. */
+static uint64_t fm_ctx_value(const struct tsdl_event_class *c, size_t k, uint32_t j)
+{
+	return fm_pattern(c->stream->ctx[j].bytes, k + j + 2);
 }
 
 static double fm_float_value(size_t k, uint32_t j)
@@ -358,22 +415,24 @@ static uint64_t fm_hash(const uint8_t *data, size_t size)
 	return h;
 }
 
-static void fm_put_header(struct fm_buf *b, const struct tsdl_metadata *m, uint64_t tsb,
+/* A packet of stream class @sc in stream file @i. */
+static void fm_put_header(struct fm_buf *b, const struct tsdl_metadata *m,
+			  const struct tsdl_stream_class *sc, unsigned i, uint64_t tsb,
 			  uint64_t seq)
 {
 	static const uint8_t zero[16];
 
 	fm_put_le(b, TSDL_PACKET_MAGIC, 4);
 	fm_put(b, m->has_uuid ? m->uuid : zero, 16);
-	fm_put_le(b, (uint32_t)m->stream_id, 4);
-	fm_put_le(b, FM_INSTANCE, 8);
+	fm_put_le(b, sc->id, 4);
+	fm_put_le(b, FM_INSTANCE + i, 8);
 	fm_put_le(b, tsb, 8);
 	fm_put_le(b, tsb, 8);		/* timestamp_end, set later */
 	fm_put_le(b, 0, 8);		/* content_size, set later */
 	fm_put_le(b, 0, 8);		/* packet_size, set later */
 	fm_put_le(b, seq, 8);
 	fm_put_le(b, FM_DISCARDED * (seq + 1), 8);
-	fm_put_le(b, FM_TID, 4);
+	fm_put_le(b, FM_TID + i, 4);
 }
 
 static void fm_end_packet(struct fm_buf *b, size_t start, uint64_t tse)
@@ -385,8 +444,9 @@ static void fm_end_packet(struct fm_buf *b, size_t start, uint64_t tse)
 	fm_set_le(b, start + 56, bits, 8);
 }
 
-/* Write the stream; returns the number of events in *ev. */
+/* Write stream file @i, of stream class @sc; returns the number of events in *ev. */
 static size_t fm_make_stream(struct fm_buf *b, const struct tsdl_metadata *m,
+			     const struct tsdl_stream_class *sc, unsigned i,
 			     uint64_t h, struct fm_event *ev)
 {
 	static const uint64_t begins[] = {
@@ -398,9 +458,9 @@ static size_t fm_make_stream(struct fm_buf *b, const struct tsdl_metadata *m,
 	size_t n = 0, k;
 
 	b->len = 0;
-	fm_put_header(b, m, ts, 0);
-	for (k = 0; k < m->nevents && k < FM_MAX_CLASSES; k++) {
-		const struct tsdl_event_class *c = &m->events[k];
+	fm_put_header(b, m, sc, i, ts, 0);
+	for (k = 0; k < sc->nevents && n < FM_MAX_CLASSES; k++) {
+		const struct tsdl_event_class *c = &sc->events[k];
 
 		if (!fm_fits(c))
 			continue;
@@ -409,7 +469,7 @@ static size_t fm_make_stream(struct fm_buf *b, const struct tsdl_metadata *m,
 		if (n)
 			ts += step;
 		ev[n].cls = c;
-		ev[n].k = k;
+		ev[n].k = c->index;
 		ev[n].off = b->len;
 		ev[n].ts = ts;
 		if (c->id <= 254 && (k + (h >> 16)) % 3 != 0) {
@@ -419,18 +479,34 @@ static size_t fm_make_stream(struct fm_buf *b, const struct tsdl_metadata *m,
 			fm_put_le(b, c->id, 4);
 			fm_put_le(b, ts, 8);
 		}
-		fm_put_payload(b, c, k);
+		for (uint32_t j = 0; j < sc->nctx; j++)
+			fm_put_le(b, fm_ctx_value(c, c->index, j), sc->ctx[j].bytes);
+		fm_put_payload(b, c, c->index);
 		n++;
 	}
 	fm_end_packet(b, 0, ts);
 	/* an empty packet; one sequence number lost */
 	k = b->len;
-	fm_put_header(b, m, ts, 2);
+	fm_put_header(b, m, sc, i, ts, 2);
 	fm_end_packet(b, k, ts);
 	return n;
 }
 
 /* ---- reading it back -------------------------------------------------------- */
+
+/* An integer field @f read as *v, written as @u. */
+static void fm_check_int(const struct shmtrace_rd_value *v, const struct tsdl_field *f,
+			 uint64_t u)
+{
+	unsigned sh = 64 - 8 * f->bytes;
+
+	CHECK(v->kind == SHMTRACE_RD_INT && v->bytes == f->bytes);
+	CHECK(v->is_signed == f->is_signed && v->base == f->base);
+	if (f->is_signed)
+		CHECK(v->s == (sh ? (int64_t)(u << sh) >> sh : (int64_t)u));
+	else
+		CHECK(v->u == u);
+}
 
 static void fm_check_value(const struct shmtrace_rd_event *e, const struct fm_event *x,
 			   uint32_t j)
@@ -447,16 +523,7 @@ static void fm_check_value(const struct shmtrace_rd_event *e, const struct fm_ev
 	CHECK(v.bytes == f->bytes || f->kind == TSDL_F_STRING);
 	switch (f->kind) {
 	case TSDL_F_INT:
-		CHECK(v.kind == SHMTRACE_RD_INT);
-		CHECK(v.is_signed == f->is_signed && v.base == f->base);
-		if (f->is_signed) {
-			uint64_t u = fm_int_value(c, x->k, j);
-			unsigned sh = 64 - 8 * f->bytes;
-
-			CHECK(v.s == (sh ? (int64_t)(u << sh) >> sh : (int64_t)u));
-		} else {
-			CHECK(v.u == fm_int_value(c, x->k, j));
-		}
+		fm_check_int(&v, f, fm_int_value(c, x->k, j));
 		break;
 	case TSDL_F_FLOAT:
 		CHECK(v.kind == SHMTRACE_RD_FLOAT);
@@ -488,7 +555,29 @@ static void fm_check_value(const struct shmtrace_rd_event *e, const struct fm_ev
 	}
 }
 
-static void fm_check_event(const struct shmtrace_rd_event *e, const struct fm_event *x)
+static void fm_check_context(const struct shmtrace_rd_event *e, const struct fm_event *x)
+{
+	const struct tsdl_stream_class *sc = x->cls->stream;
+	struct shmtrace_rd_value v;
+	int idx;
+
+	CHECK(shmtrace_rd_event_context_count(e) == sc->nctx);
+	CHECK(shmtrace_rd_event_context_name(e, sc->nctx) == NULL);
+	CHECK(shmtrace_rd_event_context(e, sc->nctx, &v) == -EINVAL);
+	for (uint32_t j = 0; j < sc->nctx; j++) {
+		memset(&v, 0, sizeof(v));
+		CHECK(shmtrace_rd_event_context(e, j, &v) == 0);
+		fm_check_int(&v, &sc->ctx[j], fm_ctx_value(x->cls, x->k, j));
+		CHECK(!strcmp(shmtrace_rd_event_context_name(e, j), sc->ctx[j].name));
+		idx = shmtrace_rd_event_context_index(e, sc->ctx[j].name);
+		CHECK(idx >= 0 && (uint32_t)idx <= j);
+		CHECK(!strcmp(sc->ctx[idx].name, sc->ctx[j].name));
+	}
+}
+
+/* Event x of stream file @i. */
+static void fm_check_event(const struct shmtrace_rd_event *e, const struct fm_event *x,
+			   unsigned i)
 {
 	const struct tsdl_event_class *c = x->cls;
 	int64_t level = 0;
@@ -499,7 +588,7 @@ static void fm_check_event(const struct shmtrace_rd_event *e, const struct fm_ev
 	CHECK(shmtrace_rd_event_class_index(e) == c->index);
 	CHECK(shmtrace_rd_event_clock(e) == x->ts);
 	CHECK(shmtrace_rd_event_offset(e) == x->off);
-	CHECK(shmtrace_rd_event_tid(e) == FM_TID);
+	CHECK(shmtrace_rd_event_tid(e) == FM_TID + i);
 	CHECK(shmtrace_rd_event_loglevel(e, &level) == c->has_loglevel);
 	if (c->has_loglevel)
 		CHECK(level == c->loglevel);
@@ -511,6 +600,7 @@ static void fm_check_event(const struct shmtrace_rd_event *e, const struct fm_ev
 		CHECK(idx >= 0 && (uint32_t)idx <= j);
 		CHECK(!strcmp(c->fields[idx].name, c->fields[j].name));
 	}
+	fm_check_context(e, x);
 }
 
 static void fm_check_trace(const struct shmtrace_rd_reader *r, const struct tsdl_metadata *m)
@@ -520,7 +610,7 @@ static void fm_check_trace(const struct shmtrace_rd_reader *r, const struct tsdl
 	int64_t ival;
 
 	CHECK(shmtrace_rd_trace_count(r) == 1);
-	CHECK(shmtrace_rd_stream_count(r) == 1);
+	CHECK(shmtrace_rd_stream_count(r) == FM_MAX_STREAMS);
 	t = shmtrace_rd_trace_at(r, 0);
 	CHECK(shmtrace_rd_trace_at(r, 1) == NULL);
 	CHECK(!strcmp(shmtrace_rd_trace_path(t), fm_dir));
@@ -549,29 +639,46 @@ static void fm_check_trace(const struct shmtrace_rd_reader *r, const struct tsdl
 	      shmtrace_rd_trace_clock_to_ns(t, UINT64_MAX));
 }
 
+/* Stream file @i: its events were written, or it was left empty. */
+static void fm_check_stream(const struct shmtrace_rd_reader *r, const struct tsdl_metadata *m,
+			    unsigned i, size_t nev)
+{
+	const struct shmtrace_rd_stream *s = shmtrace_rd_stream_at(r, i);
+
+	CHECK(!strcmp(shmtrace_rd_stream_path(s), fm_stream[i]));
+	CHECK(shmtrace_rd_stream_event_count(s) == nev);
+	if (i >= m->nstreams)
+		return;
+	CHECK(shmtrace_rd_stream_lost_packets(s) == 1);
+	CHECK(shmtrace_rd_stream_discarded(s) == 3 * FM_DISCARDED);
+	CHECK(shmtrace_rd_stream_packet_seq(s) == 2);
+	CHECK(shmtrace_rd_stream_instance_id(s) == FM_INSTANCE + i);
+	CHECK(shmtrace_rd_stream_tid(s) == FM_TID + i);
+}
+
 static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_metadata *m)
 {
 	static struct fm_buf b;
-	static struct fm_event ev[FM_MAX_CLASSES];
+	static struct fm_event ev[FM_MAX_STREAMS][FM_MAX_CLASSES];
 	const char *paths[1] = { fm_dir };
 	char err[SHMTRACE_RD_ERRLEN];
 	struct shmtrace_rd_reader *r;
 	const struct shmtrace_rd_event *e;
-	const struct shmtrace_rd_stream *s;
-	bool sig_ok, id_ok = true;
-	size_t n = 0, nev = 0;
+	size_t n[FM_MAX_STREAMS] = { 0 }, nev[FM_MAX_STREAMS] = { 0 };
+	uint64_t h = fm_hash(data, size);
 	int64_t last_ns = INT64_MIN;
+	unsigned i;
+	bool sig_ok;
 	int rc;
 
 	sig_ok = size >= 9 && !memcmp(data, "/* CTF 1.", 9) && !memchr(data, 0, size);
 	fm_write_file(fm_meta, data, size);
-	if (m) {
-		nev = fm_make_stream(&b, m, fm_hash(data, size), ev);
-		id_ok = m->stream_id <= UINT32_MAX;
-	} else {
+	for (i = 0; i < FM_MAX_STREAMS; i++) {
 		b.len = 0;
+		if (m && i < m->nstreams)
+			nev[i] = fm_make_stream(&b, m, &m->streams[i], i, h >> i, ev[i]);
+		fm_write_file(fm_stream[i], b.p ? b.p : (const unsigned char *)"", b.len);
 	}
-	fm_write_file(fm_stream, b.p ? b.p : (const unsigned char *)"", b.len);
 
 	rc = shmtrace_rd_open(&r, paths, 1, err, sizeof(err));
 	if (!m || !sig_ok) {
@@ -585,31 +692,24 @@ static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_met
 	}
 	fm_check_trace(r, m);
 	while ((rc = shmtrace_rd_next(r, &e)) > 0) {
-		CHECK(n < nev);
-		fm_check_event(e, &ev[n]);
+		for (i = 0; shmtrace_rd_event_stream(e) != shmtrace_rd_stream_at(r, i); i++)
+			CHECK(i + 1 < FM_MAX_STREAMS);
+		CHECK(n[i] < nev[i]);
+		fm_check_event(e, &ev[i][n[i]], i);
 		CHECK(shmtrace_rd_event_time_ns(e) >= last_ns);
 		last_ns = shmtrace_rd_event_time_ns(e);
-		n++;
+		n[i]++;
 	}
-	s = shmtrace_rd_stream_at(r, 0);
-	if (!id_ok) {
-		CHECK(rc == -EBADMSG && n == 0);
-		CHECK(!strncmp(shmtrace_rd_errmsg(r), fm_stream, strlen(fm_stream)));
-	} else {
-		if (rc) {
-			fprintf(stderr, "fuzz-metadata: shmtrace_rd_next: %s\n", shmtrace_rd_errmsg(r));
-			CHECK(rc == 0);
-		}
-		CHECK(n == nev);
-		CHECK(shmtrace_rd_stream_event_count(s) == nev);
-		CHECK(shmtrace_rd_stream_lost_packets(s) == 1);
-		CHECK(shmtrace_rd_stream_discarded(s) == 3 * FM_DISCARDED);
-		CHECK(shmtrace_rd_stream_packet_seq(s) == 2);
-		CHECK(shmtrace_rd_stream_instance_id(s) == FM_INSTANCE);
-		CHECK(shmtrace_rd_stream_tid(s) == FM_TID);
+	if (rc) {
+		fprintf(stderr, "fuzz-metadata: shmtrace_rd_next: %s\n", shmtrace_rd_errmsg(r));
+		CHECK(rc == 0);
 	}
-	/* errors and the end are sticky */
-	CHECK(shmtrace_rd_next(r, &e) == rc);
+	for (i = 0; i < FM_MAX_STREAMS; i++) {
+		CHECK(n[i] == nev[i]);
+		fm_check_stream(r, m, i, nev[i]);
+	}
+	/* the end is sticky */
+	CHECK(shmtrace_rd_next(r, &e) == 0);
 	shmtrace_rd_close(r);
 }
 

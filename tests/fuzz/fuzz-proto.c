@@ -91,7 +91,7 @@ static void check_event(const struct proto_event *ev, const char *rec, size_t le
 	CHECK(n >= 0 && (size_t)n == len);
 	CHECK(memcmp(wire, rec, len) == 0);
 	/* and the metadata writer declares it */
-	n = ctfmeta_event(text, sizeof(text), ev);
+	n = ctfmeta_event(text, sizeof(text), ev, 0);
 	CHECK(n > 0 && (size_t)n == strlen(text));
 }
 

@@ -2,13 +2,17 @@
 # enable-event --filter: the traced threads record exactly the events whose
 # fields match, decided before copying; another session on the same events
 # without a filter records everything; a malformed filter is refused with
-# its column.
+# its column. Two patterns with filters matching one event record it when
+# either filter keeps it.
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 start_daemons
 "$TRACECTL" create f --output "$WORK/f" >/dev/null
 "$TRACECTL" create all --output "$WORK/all" >/dev/null
 "$TRACECTL" create str --output "$WORK/str" >/dev/null
+"$TRACECTL" create or --output "$WORK/or" >/dev/null
+"$TRACECTL" enable-event -s or --filter 'seq < 10' 'shmtrace_test:event' >/dev/null
+"$TRACECTL" enable-event -s or --filter 'seq >= 1995 || thread == 7' 'shmtrace_test:*' >/dev/null
 st=0
 "$TRACECTL" enable-event -s f --filter 'seq >= 500 && thread ==' 'shmtrace_test:*' \
 	>/dev/null 2>"$WORK/err" || st=$?
@@ -24,9 +28,9 @@ grep -q "column 24" "$WORK/err" || fail "no column in: $(cat "$WORK/err")"
 "$TRACECTL" enable-event -s str --filter 'payload == "bcd*" && seq < 10 || nosuch == 3' \
 	'shmtrace_test:*' >/dev/null || fail "string filter refused"
 "$TRACECTL" status f | grep -q "filter: seq >= 500 && thread == 1" || fail "status does not show the filter"
-for s in f all str; do "$TRACECTL" start $s >/dev/null; done
+for s in f all str or; do "$TRACECTL" start $s >/dev/null; done
 "$GEN" -n 2000 -t 3 -T || fail "gen-events failed"
-for s in f all str; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
+for s in f all str or; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
 n=$(bt_count "$WORK/f" shmtrace_test:event)
 [ "$n" -eq 1500 ] || fail "filtered session: $n events, expected 1500"
 awk '/shmtrace_test:event/ && !/seq = (5[0-9][0-9]|[6-9][0-9][0-9]|1[0-9][0-9][0-9]), thread = 1,/ { bad++ }
@@ -39,4 +43,8 @@ n=$(bt_count "$WORK/str" shmtrace_test:event)
 [ "$n" -eq 10 ] || fail "string filter: $n events, expected 10"
 [ "$(grep -c 'shmtrace_test:types\|shmtrace_test:mark' "$WORK/bt.out")" -eq 0 ] ||
 	fail "events without the fields passed the string filter"
+n=$(bt_count "$WORK/or" shmtrace_test:event)
+[ "$n" -eq 45 ] || fail "two filtered patterns: $n events, expected 45 (seq < 10 or >= 1995)"
+awk '/shmtrace_test:event/ && !/seq = ([0-9]|199[5-9]), /  { bad++ } END { exit bad > 0 }' \
+	"$WORK/bt.out" || fail "two filtered patterns: an event that neither keeps was recorded"
 echo "ok"

@@ -39,7 +39,13 @@ INTEGRATION_TESTS = \
 	tests/integration/filter.sh \
 	tests/integration/status.sh \
 	tests/integration/snapshot.sh \
-	tests/integration/rotate.sh
+	tests/integration/rotate.sh \
+	tests/integration/context.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
+
+# trace-read on a generated trace of several stream classes (context fields)
+TESTS += tests/integration/read-context.sh
+dist_check_SCRIPTS += tests/integration/read-context.sh
+EXTRA_DIST += tests/integration/read-context-gen.py

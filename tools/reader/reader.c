@@ -11,13 +11,21 @@
  * stream whose event it returned last, restores the heap and returns the new
  * root.
  *
+ * Each stream file holds packets of one stream class (the stream_id of its
+ * packet headers), which the stream keeps from its first packet: the class
+ * gives the context fields that every event carries between its header and
+ * its payload, and the dense table its event ids are looked up in.
+ *
  * Invariants:
  *  - every offset and length read from a file is checked against the packet
  *    content (for events) or the file size (for packets) before use; the
  *    packet buffer holds exactly content_size/8 bytes of the current packet;
+ *  - s->sc is the stream class of every packet read so far (NULL before the
+ *    first); a packet of another class is an error;
  *  - s->ev describes the stream's current event; its field offsets
  *    (s->foff[0..nfields]) are absolute positions in s->buf, foff[nfields]
- *    is the end of the event; they stay valid until the stream advances;
+ *    is the end of the event, and its context is the s->sc->ctx_bytes right
+ *    before foff[0]; they stay valid until the stream advances;
  *  - s->last_ts is the clock value of the previous event of the stream
  *    (timestamp_begin at a packet start); timestamps never decrease;
  *  - errors are sticky: once shmtrace_rd_next() failed it keeps returning the error.
@@ -77,6 +85,7 @@ struct shmtrace_rd_stream {
 	uint64_t seq, discarded, instance_id, lost, nevents;
 	uint32_t tid;
 	bool have_packet;
+	const struct tsdl_stream_class *sc;
 	uint32_t *foff;
 };
 
@@ -599,7 +608,8 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 	unsigned char h[TSDL_PACKET_HEADER_SIZE];
 	uint64_t off = s->next_off, left = s->file_size - off;
 	uint64_t content, psize, tsb, tse, seq, disc;
-	uint32_t magic;
+	const struct tsdl_stream_class *sc = s->sc;
+	uint32_t magic, sid;
 	int rc;
 
 	if (left < TSDL_PACKET_HEADER_SIZE)
@@ -617,9 +627,17 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 	if (m->has_uuid && memcmp(h + 4, m->uuid, 16))
 		return shmtrace_rd_fail(r, s, off + 4, -EBADMSG,
 			       "packet uuid does not match the metadata uuid");
-	if (shmtrace_rd_le32(h + 20) != m->stream_id)
-		return shmtrace_rd_fail(r, s, off + 20, -EBADMSG,
-			       "unknown stream id %" PRIu32, shmtrace_rd_le32(h + 20));
+	sid = shmtrace_rd_le32(h + 20);
+	if (!sc || sc->id != sid) {
+		sc = tsdl_find_stream(m, sid);
+		if (!sc)
+			return shmtrace_rd_fail(r, s, off + 20, -EBADMSG,
+				       "unknown stream id %" PRIu32, sid);
+		if (s->sc)
+			return shmtrace_rd_fail(r, s, off + 20, -EBADMSG,
+				       "stream id %" PRIu32 " after packets of stream id %" PRIu32,
+				       sid, s->sc->id);
+	}
 	tsb = shmtrace_rd_le64(h + 32);
 	tse = shmtrace_rd_le64(h + 40);
 	content = shmtrace_rd_le64(h + 48);
@@ -676,6 +694,7 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 		return shmtrace_rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
 			       "read error: %s", strerror(-rc));
 	s->have_packet = true;
+	s->sc = sc;
 	s->pkt_off = off;
 	s->next_off = off + psize / 8;
 	s->pos = TSDL_PACKET_HEADER_SIZE;
@@ -693,6 +712,7 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	const unsigned char *buf = s->buf;
+	const struct tsdl_stream_class *sc = s->sc;
 	const struct tsdl_event_class *cls;
 	size_t start = s->pos, pos = start, end = s->content;
 	uint32_t id, i, *foff = s->foff;
@@ -729,10 +749,15 @@ static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrac
 		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
 			       "event timestamp %" PRIu64 " is after the packet's timestamp_end %" PRIu64,
 			       ts, s->ts_end);
-	cls = tsdl_find_event(s->trace->meta, id);
+	cls = tsdl_stream_find_event(sc, id);
 	if (!cls)
 		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
 			       "unknown event id %" PRIu32, id);
+	if (end - pos < sc->ctx_bytes)
+		return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+			       "event %s: context runs past the end of the packet content",
+			       cls->name);
+	pos += sc->ctx_bytes;
 
 	for (i = 0; i < cls->nfields; i++) {
 		const struct tsdl_field *f = &cls->fields[i];
@@ -1105,37 +1130,20 @@ uint64_t shmtrace_rd_event_offset(const struct shmtrace_rd_event *ev)
 	return ev->stream->pkt_off + ev->pos;
 }
 
-unsigned shmtrace_rd_event_field_count(const struct shmtrace_rd_event *ev)
+/* Index of the field named @name among @n, or -ENOENT. */
+static int shmtrace_rd_find_field(const struct tsdl_field *f, unsigned n,
+				  const char *name)
 {
-	return ev->cls->nfields;
-}
-
-const char *shmtrace_rd_event_field_name(const struct shmtrace_rd_event *ev, unsigned i)
-{
-	return i < ev->cls->nfields ? ev->cls->fields[i].name : NULL;
-}
-
-int shmtrace_rd_event_field_index(const struct shmtrace_rd_event *ev, const char *name)
-{
-	unsigned n = shmtrace_rd_event_field_count(ev);
-
 	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(shmtrace_rd_event_field_name(ev, i), name))
+		if (!strcmp(f[i].name, name))
 			return (int)i;
 	return -ENOENT;
 }
 
-int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, struct shmtrace_rd_value *v)
+/* Fill *v with the value of field @f, the @n bytes at @p. */
+static inline void shmtrace_rd_value(const struct tsdl_field *f, const unsigned char *p,
+				     size_t n, struct shmtrace_rd_value *v)
 {
-	const struct shmtrace_rd_stream *s = ev->stream;
-	const struct tsdl_event_class *cls = ev->cls;
-	const struct tsdl_field *f;
-	const unsigned char *p;
-
-	if (i >= cls->nfields)
-		return -EINVAL;
-	f = &cls->fields[i];
-	p = s->buf + s->foff[i];
 	v->bytes = f->bytes;
 	v->is_signed = f->is_signed;
 	v->base = f->base;
@@ -1163,14 +1171,73 @@ int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, stru
 	case TSDL_F_STRING:
 		v->kind = SHMTRACE_RD_STRING;
 		v->str = (const char *)p;
-		v->len = s->foff[i + 1] - s->foff[i] - 1;
+		v->len = n - 1;
 		break;
 	case TSDL_F_SEQUENCE:
 	case TSDL_F_ARRAY:
 		v->kind = f->kind == TSDL_F_ARRAY ? SHMTRACE_RD_ARRAY : SHMTRACE_RD_SEQUENCE;
 		v->data = p;
-		v->count = (s->foff[i + 1] - s->foff[i]) / f->bytes;
+		v->count = n / f->bytes;
 		break;
 	}
+}
+
+unsigned shmtrace_rd_event_field_count(const struct shmtrace_rd_event *ev)
+{
+	return ev->cls->nfields;
+}
+
+const char *shmtrace_rd_event_field_name(const struct shmtrace_rd_event *ev, unsigned i)
+{
+	return i < ev->cls->nfields ? ev->cls->fields[i].name : NULL;
+}
+
+int shmtrace_rd_event_field_index(const struct shmtrace_rd_event *ev, const char *name)
+{
+	return shmtrace_rd_find_field(ev->cls->fields, ev->cls->nfields, name);
+}
+
+int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, struct shmtrace_rd_value *v)
+{
+	const uint32_t *foff = ev->stream->foff;
+
+	if (i >= ev->cls->nfields)
+		return -EINVAL;
+	shmtrace_rd_value(&ev->cls->fields[i], ev->stream->buf + foff[i],
+			  foff[i + 1] - foff[i], v);
+	return 0;
+}
+
+unsigned shmtrace_rd_event_context_count(const struct shmtrace_rd_event *ev)
+{
+	return ev->cls->stream->nctx;
+}
+
+const char *shmtrace_rd_event_context_name(const struct shmtrace_rd_event *ev, unsigned i)
+{
+	const struct tsdl_stream_class *sc = ev->cls->stream;
+
+	return i < sc->nctx ? sc->ctx[i].name : NULL;
+}
+
+int shmtrace_rd_event_context_index(const struct shmtrace_rd_event *ev, const char *name)
+{
+	const struct tsdl_stream_class *sc = ev->cls->stream;
+
+	return shmtrace_rd_find_field(sc->ctx, sc->nctx, name);
+}
+
+int shmtrace_rd_event_context(const struct shmtrace_rd_event *ev, unsigned i,
+			      struct shmtrace_rd_value *v)
+{
+	const struct shmtrace_rd_stream *s = ev->stream;
+	const struct tsdl_stream_class *sc = ev->cls->stream;
+	const struct tsdl_field *f;
+
+	if (i >= sc->nctx)
+		return -EINVAL;
+	f = &sc->ctx[i];
+	shmtrace_rd_value(f, s->buf + s->foff[0] - sc->ctx_bytes + f->offset,
+			  f->bytes, v);
 	return 0;
 }

@@ -6,8 +6,14 @@
  * recursive descent parser into a small generic type tree (integer,
  * floating point, string, struct, enum, variant, array, sequence). The tree
  * is then checked against the fixed packet header, packet context and event
- * header layout of doc/trace-format.md, and every event's payload struct is
- * lowered to a flat array of struct tsdl_field that the reader decodes.
+ * header layout of doc/trace-format.md (each stream class's as its block
+ * ends), and every stream class's event context and every event's payload
+ * struct are lowered to flat arrays of struct tsdl_field that the reader
+ * decodes. Event classes are keyed by (stream class, id): an event block
+ * names a stream class declared before it (or none when the trace has a
+ * single stream class), and tsdl_finish() sorts them by that key, so each
+ * stream class's events are one slice of the array, with its own dense id
+ * table.
  *
  * Invariants:
  *  - every allocation (tokens' strings, types, the result) comes from one
@@ -20,6 +26,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,11 +125,21 @@ struct tsdl_alias {
 	struct tsdl_alias *next;
 };
 
+/* A stream block being parsed. */
+struct tsdl_sc {
+	struct tsdl_stream_class cls;
+	int line;
+	uint32_t index;		/* in tsdl_metadata.streams, set at the end */
+	struct tsdl_type *packet_context, *event_header;
+	struct tsdl_sc *next;
+};
+
 struct tsdl_ev {
 	struct tsdl_event_class cls;
 	int line;
 	bool has_id, has_name, has_stream_id;
 	uint64_t stream_id;
+	struct tsdl_sc *sc;	/* NULL: no stream_id given */
 	struct tsdl_ev *next;
 };
 
@@ -163,9 +180,12 @@ struct tsdl_parser {
 	uint32_t env_cap;
 	struct tsdl_ev *evs;
 	uint32_t nevs;
-	bool seen_trace, seen_stream, seen_clock;
-	int stream_line, trace_line;
-	struct tsdl_type *packet_header, *packet_context, *event_header;
+	struct tsdl_sc *scs;		/* stream classes, last declared first */
+	uint32_t nscs;
+	struct tsdl_stream_class *streams;	/* the result's, by id */
+	bool seen_trace, seen_clock;
+	int trace_line;
+	struct tsdl_type *packet_header;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -1063,8 +1083,8 @@ static int tsdl_env_add(struct tsdl_parser *P, const char *key,
 }
 
 static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
-			    struct tsdl_ev *ev, const char *key,
-			    const struct tsdl_value *v)
+			    struct tsdl_ev *ev, struct tsdl_sc *sc,
+			    const char *key, const struct tsdl_value *v)
 {
 	struct tsdl_metadata *m = P->m;
 	struct tsdl_clock *c = &m->clock;
@@ -1115,8 +1135,12 @@ static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
 			rc = tsdl_val_bool(P, v, key, &c->absolute);
 		break;
 	case B_STREAM:
-		if (!strcmp(key, "id"))
-			rc = tsdl_val_u64(P, v, key, &m->stream_id);
+		if (!strcmp(key, "id")) {
+			rc = tsdl_val_u64(P, v, key, &u);
+			if (!rc && u > UINT32_MAX)
+				rc = tsdl_err(P, v->line, "stream id out of range");
+			sc->cls.id = u;
+		}
 		break;
 	case B_EVENT:
 		if (!strcmp(key, "name")) {
@@ -1142,31 +1166,49 @@ static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
 
 static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
 			    struct tsdl_type *t);
+static int tsdl_lower_context(struct tsdl_parser *P, struct tsdl_sc *sc,
+			      const struct tsdl_type *t);
+static int tsdl_add_stream(struct tsdl_parser *P, struct tsdl_sc *sc);
 
 static int tsdl_block_type(struct tsdl_parser *P, enum tsdl_block b,
-			   struct tsdl_ev *ev, const char *key,
-			   struct tsdl_type *t, int line)
+			   struct tsdl_ev *ev, struct tsdl_sc *sc,
+			   const char *key, struct tsdl_type *t, int line)
 {
 	if (b == B_TRACE && !strcmp(key, "packet.header")) {
 		P->packet_header = t;
 		return 0;
 	}
 	if (b == B_STREAM && !strcmp(key, "packet.context")) {
-		P->packet_context = t;
+		sc->packet_context = t;
 		return 0;
 	}
 	if (b == B_STREAM && !strcmp(key, "event.header")) {
-		P->event_header = t;
+		sc->event_header = t;
 		return 0;
 	}
+	if (b == B_STREAM && !strcmp(key, "event.context"))
+		return tsdl_lower_context(P, sc, t);
 	if (b == B_EVENT && !strcmp(key, "fields"))
 		return tsdl_lower_event(P, ev, t);
 	return tsdl_err(P, line, "unsupported type assignment '%s'", key);
 }
 
+/* The stream class declared with @id, or NULL. */
+static struct tsdl_sc *tsdl_declared_stream(struct tsdl_parser *P, uint64_t id)
+{
+	struct tsdl_sc *sc;
+
+	for (sc = P->scs; sc; sc = sc->next) {
+		if (sc->cls.id == id)
+			return sc;
+	}
+	return NULL;
+}
+
 static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 {
 	struct tsdl_ev *ev = NULL;
+	struct tsdl_sc *sc = NULL;
 	int line = P->tok.line;
 	int rc;
 
@@ -1176,6 +1218,11 @@ static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 		if (!ev)
 			return tsdl_nomem(P);
 		ev->line = line;
+	} else if (b == B_STREAM) {
+		sc = tsdl_alloc(&P->arena, sizeof(*sc));
+		if (!sc)
+			return tsdl_nomem(P);
+		sc->line = line;
 	}
 	rc = tsdl_expect(P, '{');
 	if (rc)
@@ -1194,13 +1241,13 @@ static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 
 			rc = tsdl_parse_type(P, &t);
 			if (!rc)
-				rc = tsdl_block_type(P, b, ev, key, t, kline);
+				rc = tsdl_block_type(P, b, ev, sc, key, t, kline);
 		} else if (tsdl_accept(P, '=')) {
 			struct tsdl_value v;
 
 			rc = tsdl_parse_value(P, &v);
 			if (!rc)
-				rc = tsdl_block_value(P, b, ev, key, &v);
+				rc = tsdl_block_value(P, b, ev, sc, key, &v);
 		} else {
 			rc = tsdl_expect(P, '=');
 		}
@@ -1216,14 +1263,19 @@ static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 	if (b == B_EVENT) {
 		if (!ev->has_name || !ev->has_id)
 			return tsdl_err(P, line, "event without name or id");
-		if (ev->has_stream_id && (!P->seen_stream ||
-					  ev->stream_id != P->m->stream_id))
-			return tsdl_err(P, line, "event '%s' refers to unknown stream %" PRIu64,
-					ev->cls.name, ev->stream_id);
+		if (ev->has_stream_id) {
+			ev->sc = tsdl_declared_stream(P, ev->stream_id);
+			if (!ev->sc)
+				return tsdl_err(P, line,
+						"event '%s' refers to unknown stream %" PRIu64,
+						ev->cls.name, ev->stream_id);
+		}
 		ev->next = P->evs;
 		P->evs = ev;
 		P->nevs++;
 	}
+	if (b == B_STREAM)
+		return tsdl_add_stream(P, sc);
 	if (b == B_CLOCK && !P->m->clock.name)
 		return tsdl_err(P, line, "clock without name");
 	return 0;
@@ -1286,13 +1338,14 @@ static const struct tsdl_member *tsdl_member(const struct tsdl_type *t,
 	return NULL;
 }
 
-static int tsdl_check_event_header(struct tsdl_parser *P)
+static int tsdl_check_event_header(struct tsdl_parser *P,
+				   const struct tsdl_sc *sc)
 {
-	const struct tsdl_type *t = P->event_header;
+	const struct tsdl_type *t = sc->event_header;
 	const struct tsdl_member *id, *v, *c, *e, *x;
 
 	if (!t)
-		return tsdl_err(P, P->stream_line, "missing event.header");
+		return tsdl_err(P, sc->line, "missing event.header");
 	if (t->kind != TK_STRUCT_T || t->nmembers != 2)
 		goto bad;
 	id = t->members;
@@ -1340,6 +1393,81 @@ static int tsdl_lower_int(struct tsdl_parser *P, const struct tsdl_type *t,
 	return 0;
 }
 
+/* Names as declared, and without their leading underscore. */
+static void tsdl_name_field(struct tsdl_field *f, const char *decl_name)
+{
+	f->decl_name = decl_name;
+	f->name = decl_name[0] == '_' && decl_name[1] ? decl_name + 1 :
+		decl_name;
+}
+
+static int tsdl_lower_context(struct tsdl_parser *P, struct tsdl_sc *sc,
+			      const struct tsdl_type *t)
+{
+	const struct tsdl_member *m;
+	struct tsdl_field *ctx, *f;
+	uint32_t i, off = 0;
+	int rc;
+
+	if (t->kind != TK_STRUCT_T || t->align > 8)
+		return tsdl_err(P, t->line, "unsupported event.context layout");
+	if (sc->cls.ctx)
+		return tsdl_err(P, t->line, "duplicate event.context");
+	ctx = tsdl_alloc(&P->arena, (t->nmembers + 1) * sizeof(*ctx));
+	if (!ctx)
+		return tsdl_nomem(P);
+	for (m = t->members, i = 0; m; m = m->next, i++) {
+		f = &ctx[i];
+		tsdl_name_field(f, m->name);
+		if (m->type->kind != TK_INT_T)
+			return tsdl_err(P, m->line,
+					"context field '%s': only integers are supported",
+					m->name);
+		f->kind = TSDL_F_INT;
+		f->offset = off;
+		rc = tsdl_lower_int(P, m->type, f, m->line);
+		if (rc)
+			return rc;
+		off += f->bytes;
+	}
+	sc->cls.ctx = ctx;
+	sc->cls.nctx = t->nmembers;
+	sc->cls.ctx_bytes = off;
+	return 0;
+}
+
+/* A stream block ended: check it and add it to the declared ones. */
+static int tsdl_add_stream(struct tsdl_parser *P, struct tsdl_sc *sc)
+{
+	static const struct tsdl_expect ctx[] = {
+		{ "timestamp_begin", 64, 0 },
+		{ "timestamp_end", 64, 0 },
+		{ "content_size", 64, 0 },
+		{ "packet_size", 64, 0 },
+		{ "packet_seq_num", 64, 0 },
+		{ "events_discarded", 64, 0 },
+		{ "tid", 32, 0 },
+	};
+	int rc;
+
+	rc = tsdl_check_layout(P, sc->packet_context, ctx, 7, "packet.context",
+			       sc->line);
+	if (!rc)
+		rc = tsdl_check_event_header(P, sc);
+	if (rc)
+		return rc;
+	if (tsdl_declared_stream(P, sc->cls.id))
+		return tsdl_err(P, sc->line, "duplicate stream id %" PRIu32,
+				sc->cls.id);
+	if (P->nscs == TSDL_MAX_STREAMS)
+		return tsdl_err(P, sc->line, "more than %u stream classes",
+				TSDL_MAX_STREAMS);
+	sc->next = P->scs;
+	P->scs = sc;
+	P->nscs++;
+	return 0;
+}
+
 static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
 			    struct tsdl_type *t)
 {
@@ -1359,9 +1487,7 @@ static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
 		const struct tsdl_type *mt = m->type;
 
 		f = &fields[i];
-		f->decl_name = m->name;
-		f->name = m->name[0] == '_' && m->name[1] ? m->name + 1 :
-			m->name;
+		tsdl_name_field(f, m->name);
 		switch (mt->kind) {
 		case TK_INT_T:
 			f->kind = TSDL_F_INT;
@@ -1417,11 +1543,121 @@ static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
 	return 0;
 }
 
+static int tsdl_cmp_sc(const void *a, const void *b)
+{
+	const struct tsdl_sc *x = *(const struct tsdl_sc *const *)a;
+	const struct tsdl_sc *y = *(const struct tsdl_sc *const *)b;
+
+	return x->cls.id < y->cls.id ? -1 : x->cls.id > y->cls.id;
+}
+
 static int tsdl_cmp_ev(const void *a, const void *b)
 {
 	const struct tsdl_event_class *x = a, *y = b;
 
+	if (x->stream != y->stream)
+		return x->stream->id < y->stream->id ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The stream classes, sorted by id; each parsed one learns its index. */
+static int tsdl_finish_streams(struct tsdl_parser *P)
+{
+	struct tsdl_stream_class *streams;
+	struct tsdl_sc **order, *sc;
+	uint32_t i;
+
+	if (!P->nscs)
+		return tsdl_err(P, P->line, "missing stream block");
+	order = tsdl_alloc(&P->arena, P->nscs * sizeof(*order));
+	streams = tsdl_alloc(&P->arena, P->nscs * sizeof(*streams));
+	if (!order || !streams)
+		return tsdl_nomem(P);
+	for (sc = P->scs, i = 0; sc; sc = sc->next)
+		order[i++] = sc;
+	qsort(order, P->nscs, sizeof(*order), tsdl_cmp_sc);
+	for (i = 0; i < P->nscs; i++) {
+		order[i]->index = i;
+		streams[i] = order[i]->cls;
+	}
+	P->streams = streams;
+	P->m->streams = streams;
+	P->m->nstreams = P->nscs;
+	return 0;
+}
+
+/* Each stream class's slice of the events, and its dense id table. */
+static int tsdl_finish_dense(struct tsdl_parser *P)
+{
+	struct tsdl_metadata *m = P->m;
+	const struct tsdl_event_class **dense;
+	const struct tsdl_event_class *evs = m->events;
+	uint32_t i, j, k = 0;
+
+	for (i = 0; i < m->nstreams; i++) {
+		struct tsdl_stream_class *sc = &P->streams[i];
+		uint64_t cap;
+
+		sc->events = evs + k;
+		while (k < m->nevents && evs[k].stream == sc)
+			k++;
+		sc->nevents = evs + k - sc->events;
+		sc->ndense = 0;
+		if (sc->nevents) {
+			cap = 1024 + 64 * (uint64_t)sc->nevents;
+			if (cap > TSDL_DENSE_MAX)
+				cap = TSDL_DENSE_MAX;
+			sc->ndense = sc->events[sc->nevents - 1].id;
+			sc->ndense = sc->ndense < cap ? sc->ndense + 1 : cap;
+		}
+		dense = tsdl_alloc(&P->arena, (sc->ndense + 1) * sizeof(*dense));
+		if (!dense)
+			return tsdl_nomem(P);
+		for (j = 0; j < sc->nevents && sc->events[j].id < sc->ndense; j++)
+			dense[sc->events[j].id] = &sc->events[j];
+		sc->dense = (const struct tsdl_event_class *const *)dense;
+	}
+	return 0;
+}
+
+static int tsdl_finish_events(struct tsdl_parser *P)
+{
+	struct tsdl_metadata *m = P->m;
+	struct tsdl_event_class *evs;
+	struct tsdl_ev *e, *bad = NULL;
+	uint32_t i;
+
+	for (e = P->evs; e; e = e->next) {
+		if (!e->sc && P->nscs > 1)
+			bad = e;	/* the first declared one, in the end */
+		e->cls.stream = &m->streams[e->sc ? e->sc->index : 0];
+	}
+	if (bad)
+		return tsdl_err(P, bad->line,
+				"event '%s' without stream_id in a trace of %" PRIu32 " stream classes",
+				bad->cls.name, P->nscs);
+	evs = tsdl_alloc(&P->arena, (P->nevs + 1) * sizeof(*evs));
+	if (!evs)
+		return tsdl_nomem(P);
+	for (e = P->evs, i = P->nevs; e; e = e->next)
+		evs[--i] = e->cls;	/* keep declaration order */
+	qsort(evs, P->nevs, sizeof(*evs), tsdl_cmp_ev);
+	for (i = 0; i < P->nevs; i++) {
+		if (i && !tsdl_cmp_ev(&evs[i], &evs[i - 1])) {
+			for (e = P->evs; e && tsdl_cmp_ev(&e->cls, &evs[i]);
+			     e = e->next)
+				;
+			return tsdl_err(P, e ? e->line : P->line,
+					"duplicate event id %" PRIu32 " in stream %" PRIu32,
+					evs[i].id, evs[i].stream->id);
+		}
+		evs[i].index = i;
+		if (evs[i].nfields > m->max_fields)
+			m->max_fields = evs[i].nfields;
+	}
+	m->events = evs;
+	m->nevents = P->nevs;
+	return tsdl_finish_dense(P);
 }
 
 static int tsdl_finish(struct tsdl_parser *P)
@@ -1432,19 +1668,7 @@ static int tsdl_finish(struct tsdl_parser *P)
 		{ "stream_id", 32, 0 },
 		{ "stream_instance_id", 64, 0 },
 	};
-	static const struct tsdl_expect ctx[] = {
-		{ "timestamp_begin", 64, 0 },
-		{ "timestamp_end", 64, 0 },
-		{ "content_size", 64, 0 },
-		{ "packet_size", 64, 0 },
-		{ "packet_seq_num", 64, 0 },
-		{ "events_discarded", 64, 0 },
-		{ "tid", 32, 0 },
-	};
 	struct tsdl_metadata *m = P->m;
-	struct tsdl_event_class *evs, **dense;
-	struct tsdl_ev *e;
-	uint32_t i;
 	int rc;
 
 	if (!P->seen_trace)
@@ -1458,67 +1682,47 @@ static int tsdl_finish(struct tsdl_parser *P)
 		m->clock.freq = 1000000000;
 	rc = tsdl_check_layout(P, P->packet_header, hdr, 4, "packet.header",
 			       P->trace_line);
-	if (rc)
-		return rc;
-	if (!P->seen_stream)
-		return tsdl_err(P, P->line, "missing stream block");
-	rc = tsdl_check_layout(P, P->packet_context, ctx, 7, "packet.context",
-			       P->stream_line);
 	if (!rc)
-		rc = tsdl_check_event_header(P);
-	if (rc)
-		return rc;
-
-	evs = tsdl_alloc(&P->arena, (P->nevs + 1) * sizeof(*evs));
-	if (!evs)
-		return tsdl_nomem(P);
-	for (e = P->evs, i = P->nevs; e; e = e->next)
-		evs[--i] = e->cls;	/* keep declaration order */
-	qsort(evs, P->nevs, sizeof(*evs), tsdl_cmp_ev);
-	for (i = 0; i < P->nevs; i++) {
-		if (i && evs[i].id == evs[i - 1].id) {
-			for (e = P->evs; e && e->cls.id != evs[i].id; e = e->next)
-				;
-			return tsdl_err(P, e ? e->line : P->line,
-					"duplicate event id %" PRIu32, evs[i].id);
-		}
-		evs[i].index = i;
-		if (evs[i].nfields > m->max_fields)
-			m->max_fields = evs[i].nfields;
-	}
-	m->events = evs;
-	m->nevents = P->nevs;
-	m->ndense = 0;
-	if (P->nevs) {
-		uint32_t top = evs[P->nevs - 1].id;
-
-		m->ndense = top < TSDL_DENSE_MAX ? top + 1 : TSDL_DENSE_MAX;
-	}
-	dense = tsdl_alloc(&P->arena, (m->ndense + 1) * sizeof(*dense));
-	if (!dense)
-		return tsdl_nomem(P);
-	for (i = 0; i < P->nevs && evs[i].id < m->ndense; i++)
-		dense[evs[i].id] = &evs[i];
-	m->dense = (const struct tsdl_event_class *const *)dense;
-	return 0;
+		rc = tsdl_finish_streams(P);
+	if (!rc)
+		rc = tsdl_finish_events(P);
+	return rc;
 }
 
-const struct tsdl_event_class *
-tsdl_find_event_slow(const struct tsdl_metadata *m, uint32_t id)
+/* Binary search of @n elements of @size bytes, sorted by a leading uint32_t id. */
+static const void *tsdl_search_id(const void *base, uint32_t n, size_t size,
+				  uint32_t id)
 {
-	uint32_t lo = 0, hi = m->nevents;
+	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
+		const void *x = (const char *)base + (size_t)mid * size;
+		uint32_t xid = *(const uint32_t *)x;
 
-		if (m->events[mid].id == id)
-			return &m->events[mid];
-		if (m->events[mid].id < id)
+		if (xid == id)
+			return x;
+		if (xid < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return NULL;
+}
+
+_Static_assert(offsetof(struct tsdl_stream_class, id) == 0, "id leads");
+_Static_assert(offsetof(struct tsdl_event_class, id) == 0, "id leads");
+
+const struct tsdl_stream_class *
+tsdl_find_stream(const struct tsdl_metadata *m, uint32_t id)
+{
+	return tsdl_search_id(m->streams, m->nstreams, sizeof(*m->streams), id);
+}
+
+const struct tsdl_event_class *
+tsdl_stream_find_event_slow(const struct tsdl_stream_class *sc, uint32_t id)
+{
+	return tsdl_search_id(sc->events, sc->nevents, sizeof(*sc->events), id);
 }
 
 static int tsdl_parse_top(struct tsdl_parser *P)
@@ -1550,11 +1754,6 @@ static int tsdl_parse_top(struct tsdl_parser *P)
 			P->seen_clock = true;
 			rc = tsdl_parse_block(P, B_CLOCK);
 		} else if (tsdl_is_kw(P, "stream")) {
-			if (P->seen_stream)
-				return tsdl_err(P, line,
-						"multiple stream classes are not supported");
-			P->seen_stream = true;
-			P->stream_line = line;
 			rc = tsdl_parse_block(P, B_STREAM);
 		} else if (tsdl_is_kw(P, "event")) {
 			rc = tsdl_parse_block(P, B_EVENT);

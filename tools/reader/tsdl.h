@@ -3,8 +3,11 @@
  * tsdl.h - parser for the TSDL (CTF 1.8 metadata) dialect shmtrace writes.
  *
  * tsdl_parse() turns the metadata text into a read-only description of the
- * trace: clock, environment, uuid and event classes with flat field lists.
- * Everything returned lives in one allocation arena released by tsdl_free().
+ * trace: clock, environment, uuid, stream classes (each with its event
+ * context fields) and event classes with flat field lists. An event class
+ * belongs to one stream class: the same event declared in two stream
+ * classes is two event classes. Everything returned lives in one
+ * allocation arena released by tsdl_free().
  */
 #ifndef SHMTRACE_TSDL_H
 #define SHMTRACE_TSDL_H
@@ -16,6 +19,8 @@
 /* Size of the fixed packet header + packet context (doc/trace-format.md). */
 #define TSDL_PACKET_HEADER_SIZE 84
 #define TSDL_PACKET_MAGIC 0xC1FC1FC1U
+/* Stream classes one trace may declare. */
+#define TSDL_MAX_STREAMS 256
 
 enum tsdl_field_kind {
 	TSDL_F_INT,		/* integer of 1, 2, 4 or 8 bytes */
@@ -34,7 +39,10 @@ struct tsdl_field {
 	uint8_t base;		/* 2, 8, 10 or 16 */
 	uint32_t length;	/* TSDL_F_ARRAY: element count */
 	uint32_t len_field;	/* TSDL_F_SEQUENCE: index of the length field */
+	uint32_t offset;	/* context fields: byte offset in the context */
 };
+
+struct tsdl_stream_class;
 
 struct tsdl_event_class {
 	uint32_t id;
@@ -44,6 +52,30 @@ struct tsdl_event_class {
 	int64_t loglevel;
 	uint32_t nfields;
 	const struct tsdl_field *fields;
+	const struct tsdl_stream_class *stream;	/* the class it belongs to */
+};
+
+/*
+ * A stream class: the packets whose header says stream_id = id. Its events
+ * carry the context fields (integers only, TSDL_F_INT) between the event
+ * header and the payload, ctx_bytes in all.
+ */
+struct tsdl_stream_class {
+	uint32_t id;
+	uint32_t nctx;
+	const struct tsdl_field *ctx;
+	uint32_t ctx_bytes;
+
+	uint32_t nevents;
+	const struct tsdl_event_class *events;	/* sorted by id, in m->events */
+
+	/*
+	 * Dense id -> class table for ids < ndense (NULL slots: unknown): at
+	 * most 1024 slots plus 64 per event class, and 65536, so that its size
+	 * follows the metadata's.
+	 */
+	uint32_t ndense;
+	const struct tsdl_event_class *const *dense;
 };
 
 struct tsdl_clock {
@@ -81,15 +113,13 @@ struct tsdl_metadata {
 	bool has_vpid;
 	int64_t vpid;
 
-	uint64_t stream_id;		/* the only stream class */
+	uint32_t nstreams;		/* 1 .. TSDL_MAX_STREAMS */
+	const struct tsdl_stream_class *streams;	/* sorted by id */
 
 	uint32_t nevents;
-	const struct tsdl_event_class *events;	/* sorted by id */
+	/* sorted by (stream class id, id) */
+	const struct tsdl_event_class *events;
 	uint32_t max_fields;		/* max nfields over all events */
-
-	/* Dense id -> class table for ids < ndense (NULL slots: unknown). */
-	uint32_t ndense;
-	const struct tsdl_event_class *const *dense;
 
 	void *arena;
 };
@@ -105,15 +135,30 @@ int tsdl_parse(const char *text, size_t len, const char *path,
 
 void tsdl_free(struct tsdl_metadata *m);
 
-const struct tsdl_event_class *
-tsdl_find_event_slow(const struct tsdl_metadata *m, uint32_t id);
+/* The stream class @id, or NULL. */
+const struct tsdl_stream_class *
+tsdl_find_stream(const struct tsdl_metadata *m, uint32_t id);
 
+const struct tsdl_event_class *
+tsdl_stream_find_event_slow(const struct tsdl_stream_class *sc, uint32_t id);
+
+/* Event class @id of stream class @sc, or NULL. */
+static inline const struct tsdl_event_class *
+tsdl_stream_find_event(const struct tsdl_stream_class *sc, uint32_t id)
+{
+	if (id < sc->ndense)
+		return sc->dense[id];
+	return tsdl_stream_find_event_slow(sc, id);
+}
+
+/*
+ * Event class @id of the first stream class (the lowest id: the only one
+ * of a trace without context fields), or NULL.
+ */
 static inline const struct tsdl_event_class *
 tsdl_find_event(const struct tsdl_metadata *m, uint32_t id)
 {
-	if (id < m->ndense)
-		return m->dense[id];
-	return tsdl_find_event_slow(m, id);
+	return tsdl_stream_find_event(&m->streams[0], id);
 }
 
 #endif /* SHMTRACE_TSDL_H */

@@ -121,7 +121,7 @@ static long gen_preamble(char *buf, size_t cap, const void *arg)
 
 static long gen_event(char *buf, size_t cap, const void *arg)
 {
-	return ctfmeta_event(buf, cap, arg);
+	return ctfmeta_event(buf, cap, arg, 0);
 }
 
 /* @fn at every capacity: -ENOSPC up to @full (the NUL needs a byte), no overrun. */
@@ -241,7 +241,7 @@ START_TEST(test_event_block)
 	long n;
 
 	all_types_event(&ev);
-	n = ctfmeta_event(buf, sizeof(buf), &ev);
+	n = ctfmeta_event(buf, sizeof(buf), &ev, 0);
 	ck_assert_int_eq(n, (long)strlen(expect_event));
 	ck_assert_str_eq(buf, expect_event);
 	check_enospc(gen_event, &ev, n);
@@ -251,7 +251,7 @@ START_TEST(test_event_block)
 	strcpy(ev.name, "p:e");
 	ev.id = 0;
 	ev.loglevel = -1;
-	n = ctfmeta_event(buf, sizeof(buf), &ev);
+	n = ctfmeta_event(buf, sizeof(buf), &ev, 0);
 	ck_assert_str_eq(buf, "event {\n\tname = \"p:e\";\n\tid = 0;\n\tstream_id = 0;\n"
 			 "\tloglevel = -1;\n\tfields := struct {\n\t};\n};\n\n");
 	ck_assert_int_eq(n, (long)strlen(buf));
@@ -267,7 +267,7 @@ START_TEST(test_event_block)
 		memset(&ev, 0, sizeof(ev));
 		strcpy(ev.name, "p:e");
 		field(&ev, SHMTRACE_TYPE_SEQ | t, "x");
-		ck_assert_int_gt(ctfmeta_event(buf, sizeof(buf), &ev), 0);
+		ck_assert_int_gt(ctfmeta_event(buf, sizeof(buf), &ev, 0), 0);
 		snprintf(want, sizeof(want), "\t\tuint32_t _x_length;\n\t\t%s _x[_x_length];\n",
 			 tn[t]);
 		ck_assert_ptr_nonnull(strstr(buf, want));
@@ -289,7 +289,7 @@ START_TEST(test_event_bad_types)
 		strcpy(ev.name, "p:e");
 		field(&ev, SHMTRACE_TYPE_U8, "ok");
 		field(&ev, bad[i], "bad");
-		ck_assert_msg(ctfmeta_event(buf, sizeof(buf), &ev) == -EINVAL, "type %#x", bad[i]);
+		ck_assert_msg(ctfmeta_event(buf, sizeof(buf), &ev, 0) == -EINVAL, "type %#x", bad[i]);
 	}
 	/* every type the decoder accepts is declared */
 	for (uint32_t t = 0; t < 0x200; t++) {
@@ -298,18 +298,18 @@ START_TEST(test_event_bad_types)
 		memset(&ev, 0, sizeof(ev));
 		strcpy(ev.name, "p:e");
 		field(&ev, t, "v");
-		ck_assert_msg(ctfmeta_event(buf, sizeof(buf), &ev) > 0, "type %#x", t);
+		ck_assert_msg(ctfmeta_event(buf, sizeof(buf), &ev, 0) > 0, "type %#x", t);
 	}
 	/* a field count beyond the array is bounded */
 	all_types_event(&ev);
 	field(&ev, SHMTRACE_TYPE_U8, "last");
 	ck_assert_uint_eq(ev.nfields, PROTO_MAX_FIELDS);
 	{
-		long n16 = ctfmeta_event(buf, sizeof(buf), &ev);
+		long n16 = ctfmeta_event(buf, sizeof(buf), &ev, 0);
 
 		ck_assert_int_gt(n16, 0);
 		ev.nfields = 1000;
-		ck_assert_int_eq(ctfmeta_event(buf, sizeof(buf), &ev), n16);
+		ck_assert_int_eq(ctfmeta_event(buf, sizeof(buf), &ev, 0), n16);
 		ck_assert_ptr_nonnull(strstr(buf, "\t\tuint8_t _last;\n\t};\n};\n\n"));
 	}
 }
@@ -334,10 +334,43 @@ START_TEST(test_event_declared_names_unique)
 	ck_assert(ret == 1 || ret == -EPROTO);
 	if (ret != 1)
 		return;		/* rejected by the decoder: fine */
-	ck_assert_int_gt(ctfmeta_event(text, sizeof(text), &ev), 0);
+	ck_assert_int_gt(ctfmeta_event(text, sizeof(text), &ev, 0), 0);
 	ck_assert_msg(strstr(strstr(text, "_buf_length;") + 1, "_buf_length;") == NULL,
 		      "proto_event_decode accepted fields \"buf\" (sequence) and "
 		      "\"buf_length\"; ctfmeta_event then declares _buf_length twice:\n%s", text);
+}
+END_TEST
+
+/* Stream classes of context sets: declarations in bit order, ids = masks. */
+START_TEST(test_context_classes)
+{
+	static char buf[4096];
+	struct proto_event ev;
+	long n;
+
+	ck_assert_uint_eq(ctf_context_bit("ip"), SHMTRACE__CTX_IP);
+	ck_assert_uint_eq(ctf_context_bit("cpu_id"), SHMTRACE__CTX_CPU);
+	ck_assert_uint_eq(ctf_context_bit("cpu"), 0);
+	ck_assert_uint_eq(ctf_context_bit(""), 0);
+	n = ctfmeta_stream(buf, sizeof(buf), 0);
+	ck_assert_int_gt(n, 0);
+	ck_assert_ptr_nonnull(strstr(buf, "stream {\n\tid = 0;\n"));
+	ck_assert_ptr_null(strstr(buf, "event.context"));
+	n = ctfmeta_stream(buf, sizeof(buf), SHMTRACE__CTX_ALL);
+	ck_assert_int_eq(n, (long)strlen(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "stream {\n\tid = 3;\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "} align(8);\n\tevent.context := struct {\n"
+				      "\t\txint64_t _ip;\n\t\tuint32_t _cpu_id;\n\t};\n};\n"));
+	ctfmeta_stream(buf, sizeof(buf), SHMTRACE__CTX_CPU);
+	ck_assert_ptr_nonnull(strstr(buf, "event.context := struct {\n\t\tuint32_t _cpu_id;\n\t};"));
+	ck_assert_ptr_null(strstr(buf, "_ip"));
+	ck_assert_int_eq(ctfmeta_stream(buf, sizeof(buf), SHMTRACE__CTX_ALL + 1), -EINVAL);
+	ck_assert_int_eq(ctfmeta_stream(buf, 100, SHMTRACE__CTX_ALL), -ENOSPC);
+	memset(&ev, 0, sizeof(ev));
+	ev.id = 7;
+	snprintf(ev.name, sizeof(ev.name), "p:e");
+	ck_assert_int_gt(ctfmeta_event(buf, sizeof(buf), &ev, 2), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\tid = 7;\n\tstream_id = 2;\n"));
 }
 END_TEST
 
@@ -345,6 +378,7 @@ START_TEST(test_packet_header)
 {
 	struct ctf_trace_info t;
 	struct ctf_packet p = {
+		.stream_id = 3,
 		.stream_instance_id = 0x0102030405060708ull,
 		.ts_begin = 0x1112131415161718ull,
 		.ts_end = 0x2122232425262728ull,
@@ -368,7 +402,7 @@ START_TEST(test_packet_header)
 	ck_assert_int_eq(out[3], 0xc1);
 	ck_assert_mem_eq(out + 4, t.uuid, 16);
 	memcpy(&v32, out + 20, 4);
-	ck_assert_uint_eq(v32, 0);		/* stream_id */
+	ck_assert_uint_eq(v32, 3);		/* stream_id */
 	memcpy(&v, out + 24, 8);
 	ck_assert_uint_eq(v, p.stream_instance_id);
 	memcpy(&v, out + 32, 8);
@@ -523,7 +557,7 @@ START_TEST(test_babeltrace2)
 	field(&ev, SHMTRACE_TYPE_HEX64, "p");
 	field(&ev, SHMTRACE_TYPE_DOUBLE, "d");
 	field(&ev, SHMTRACE_TYPE_U8, "b");
-	m = ctfmeta_event(meta + n, sizeof(meta) - (size_t)n, &ev);
+	m = ctfmeta_event(meta + n, sizeof(meta) - (size_t)n, &ev, 0);
 	ck_assert_int_gt(m, 0);
 
 	/* one packet: a compact then an extended event header */
@@ -589,6 +623,7 @@ static Suite *ctfmeta_suite(void)
 	tcase_add_test(tc, test_event_bad_types);
 	tcase_add_test(tc, test_event_declared_names_unique);
 	tcase_add_test(tc, test_packet_header);
+	tcase_add_test(tc, test_context_classes);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tb, 30);
 	tcase_add_test(tb, test_babeltrace2);
