@@ -34,6 +34,10 @@
  * no clock read. When enabled, the event is written into the calling
  * thread's own buffer in shared memory with plain stores; no lock, no
  * system call and no atomic read-modify-write happen in the common case.
+ * A channel given context fields (tracectl add-context) also records the
+ * address of the shmtrace() call (one instruction: the emit function is
+ * always inlined) and the CPU number (one load from the thread's rseq
+ * area, which the kernel keeps current).
  *
  * Safety
  * ------
