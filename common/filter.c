@@ -431,13 +431,7 @@ static int num_cmp(const struct flt_value *a, const struct flt_value *b)
 			return 2;	/* NaN */
 		return x < y ? -1 : x > y;
 	}
-	if (a->type == FLT_T_S64 && b->type == FLT_T_S64)
-		return a->s < b->s ? -1 : a->s > b->s;
-	if (a->type == FLT_T_S64 && a->s < 0)
-		return -1;	/* negative < any unsigned */
-	if (b->type == FLT_T_S64 && b->s < 0)
-		return 1;
-	return a->u < b->u ? -1 : a->u > b->u;	/* both non-negative */
+	return flt_int_cmp(a->type == FLT_T_S64, a->u, b->type == FLT_T_S64, b->u);
 }
 
 static inline int compare(uint8_t op, uint32_t glob, const struct flt_value *a,
@@ -461,14 +455,7 @@ static inline int compare(uint8_t op, uint32_t glob, const struct flt_value *a,
 	} else {
 		return 0;	/* missing field, or string against number */
 	}
-	switch (op) {
-	case FLT_EQ: return r == 0;
-	case FLT_NE: return r != 0;
-	case FLT_LT: return r < 0;
-	case FLT_LE: return r <= 0;
-	case FLT_GT: return r > 0;
-	default: return r >= 0;
-	}
+	return flt_op_holds(op, r);
 }
 
 static inline int truth(const struct flt_value *v)
@@ -548,4 +535,30 @@ int flt_eval(const void *code, const struct flt_value *fields)
 		}
 	}
 	return truth(&st[0]);
+}
+
+int flt_conjunction(const void *code, struct flt_term *out, unsigned int max)
+{
+	const struct flt_hdr *h = code;
+	const struct flt_insn *in = code_insn(code);
+	unsigned int n = 0, i = 0;
+
+	/* term (AND_JMP term)*: any nesting of && alone is the and of its leaves */
+	for (;;) {
+		if (i + 3 > h->ninsn || n == max || in[i].op != FLT_FIELD ||
+		    (in[i + 1].op != FLT_INT && in[i + 1].op != FLT_UINT) ||
+		    in[i + 2].op < FLT_EQ || in[i + 2].op > FLT_GE)
+			return -1;
+		out[n].slot = (uint32_t)in[i].imm;
+		out[n].op = in[i + 2].op;
+		out[n].c_signed = in[i + 1].op == FLT_INT;
+		out[n].c = in[i + 1].imm;
+		n++;
+		i += 3;
+		if (i == h->ninsn)
+			return (int)n;
+		if (in[i].op != FLT_AND_JMP)
+			return -1;
+		i++;
+	}
 }

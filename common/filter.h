@@ -102,4 +102,50 @@ unsigned int flt_nfields(const void *code);
  */
 int flt_eval(const void *code, const struct flt_value *fields);
 
+/*
+ * Integers @a and @b, each signed or not, compared as mathematical values:
+ * -1, 0 or 1 (a negative signed value is below every unsigned one).
+ */
+static inline int flt_int_cmp(int a_signed, uint64_t a, int b_signed, uint64_t b)
+{
+	if (a_signed && b_signed)
+		return (int64_t)a < (int64_t)b ? -1 : (int64_t)a > (int64_t)b;
+	if (a_signed && (int64_t)a < 0)
+		return -1;
+	if (b_signed && (int64_t)b < 0)
+		return 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Whether comparison @op (FLT_EQ..FLT_GE) holds for a comparison result @r. */
+static inline int flt_op_holds(uint8_t op, int r)
+{
+	switch (op) {
+	case FLT_EQ: return r == 0;
+	case FLT_NE: return r != 0;
+	case FLT_LT: return r < 0;
+	case FLT_LE: return r <= 0;
+	case FLT_GT: return r > 0;
+	default: return r >= 0;
+	}
+}
+
+/*
+ * Most filters are a conjunction of fields compared with integer constants
+ * ("seq >= 500 && thread == 1"). flt_conjunction() recognises that form in
+ * validated bytecode and lists its comparisons in @out (at most @max):
+ * their number, or -1 when the filter has another form. For fields whose
+ * values are integers, the filter keeps an event exactly when every term
+ * holds: flt_op_holds(op, flt_int_cmp(field signed, value, c_signed, c)),
+ * which is what flt_eval() computes; a missing field makes its term false.
+ */
+struct flt_term {
+	uint32_t slot;		/* field slot */
+	uint8_t op;		/* FLT_EQ..FLT_GE */
+	uint8_t c_signed;	/* the constant is signed (FLT_INT) */
+	uint64_t c;
+};
+
+int flt_conjunction(const void *code, struct flt_term *out, unsigned int max);
+
 #endif

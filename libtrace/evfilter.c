@@ -15,7 +15,9 @@
  * initial-exec TLS, which stays small for a library loaded by dlopen) under
  * the page's sequence counter, checks it with flt_validate() and binds its
  * field names to the event's fields, once per (generation, filter, event);
- * later events of the same kind evaluate the cached copy. Nothing here
+ * later events of the same kind evaluate the cached copy: straight from the
+ * raw field values when it is a conjunction of integer comparisons (most
+ * filters), else with the interpreter. Nothing here
  * allocates or locks, so signal handlers may emit filtered events too (a
  * handler that interrupts an event does not get here: nested events are
  * dropped before). A filter that cannot be read or checked keeps the
@@ -28,6 +30,15 @@
 
 #define EVF_CACHE	4
 #define EVF_MAX_CODE	SHM_FILTER_MAX_CODE
+#define EVF_TERMS	8
+
+/* A comparison of a conjunction, bound to the event's field. */
+struct evf_term {
+	struct flt_term t;
+	int8_t field;			/* -1: the event has none: false */
+	uint8_t sext;			/* sign-extending shift of its raw bits */
+	uint8_t is_signed;
+};
 
 struct evf_entry {
 	uint64_t gen;			/* control page generation, 0 = empty */
@@ -38,6 +49,8 @@ struct evf_entry {
 	int8_t bind[FLT_MAX_FIELDS];	/* slot -> field index, -1 none */
 	uint8_t vtype[FLT_MAX_FIELDS];	/* slot -> enum flt_type of its value */
 	uint8_t sext[FLT_MAX_FIELDS];	/* slot -> shift that sign-extends it */
+	int8_t nterms;			/* a conjunction of integer comparisons, or -1 */
+	struct evf_term terms[EVF_TERMS];
 	unsigned char code[EVF_MAX_CODE];
 };
 
@@ -108,6 +121,51 @@ static void evf_kind(uint32_t type, uint8_t *vtype, uint8_t *sext)
 	}
 }
 
+/*
+ * When the filter is a conjunction of comparisons of integer fields with
+ * constants, decide it straight from the raw values (evf_conj()), without
+ * the interpreter: same result, half the time.
+ */
+static void evf_plan(struct evf_entry *e)
+{
+	struct flt_term t[EVF_TERMS];
+	int n = flt_conjunction(e->code, t, EVF_TERMS);
+
+	e->nterms = -1;
+	for (int i = 0; i < n; i++) {
+		struct evf_term *x = &e->terms[i];
+		uint8_t vt;
+
+		if (t[i].slot >= e->nfields)
+			return;
+		vt = e->vtype[t[i].slot];
+		if (vt != FLT_T_S64 && vt != FLT_T_U64 && vt != FLT_T_NONE)
+			return;		/* a double or a string: the interpreter */
+		x->t = t[i];
+		x->field = vt == FLT_T_NONE ? -1 : e->bind[t[i].slot];
+		x->sext = e->sext[t[i].slot];
+		x->is_signed = vt == FLT_T_S64;
+	}
+	e->nterms = (int8_t)n;
+}
+
+static int evf_conj(const struct evf_entry *e, const struct shmtrace__fval *v)
+{
+	for (int i = 0; i < e->nterms; i++) {
+		const struct evf_term *x = &e->terms[i];
+		uint64_t u;
+
+		if (x->field < 0)
+			return 0;
+		u = v[x->field].u;
+		if (x->sext)
+			u = (uint64_t)((int64_t)(u << x->sext) >> x->sext);
+		if (!flt_op_holds(x->t.op, flt_int_cmp(x->is_signed, u, x->t.c_signed, x->t.c)))
+			return 0;
+	}
+	return 1;
+}
+
 static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c)
 {
 	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
@@ -157,6 +215,7 @@ static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c
 			}
 		}
 	}
+	evf_plan(e);
 	e->ok = 1;
 	return e;
 }
@@ -177,6 +236,11 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 		e = evf_get(ev, c);
 		if (!e)
 			continue;	/* unreadable: keep */
+		if (e->nterms >= 0) {
+			if (!evf_conj(e, v))
+				mask &= ~(1u << c);
+			continue;
+		}
 		for (unsigned int k = 0; k < e->nfields; k++) {
 			const struct shmtrace__fval *f = &v[e->bind[k] < 0 ? 0 : e->bind[k]];
 			unsigned int sh = e->sext[k];

@@ -11,6 +11,12 @@ start_daemons
 "$TRACECTL" create all --output "$WORK/all" >/dev/null
 "$TRACECTL" create str --output "$WORK/str" >/dev/null
 "$TRACECTL" create or --output "$WORK/or" >/dev/null
+# narrow signed and unsigned fields, decided in the traced thread without
+# the interpreter (a conjunction of integer comparisons)
+"$TRACECTL" create ty --output "$WORK/ty" >/dev/null
+"$TRACECTL" enable-event -s ty --filter 's8 == -128 && s16 < -32767 && s32 <= -2147483648 &&
+	s64 < 0 && u8 == 255 && u16 > 65534 && u32 == 4294967295 && u64 > 18446744073709551614 && u64 != -1' 'shmtrace_test:types' \
+	>/dev/null || fail "types filter refused"
 "$TRACECTL" enable-event -s or --filter 'seq < 10' 'shmtrace_test:event' >/dev/null
 "$TRACECTL" enable-event -s or --filter 'seq >= 1995 || thread == 7' 'shmtrace_test:*' >/dev/null
 st=0
@@ -28,9 +34,9 @@ grep -q "column 24" "$WORK/err" || fail "no column in: $(cat "$WORK/err")"
 "$TRACECTL" enable-event -s str --filter 'payload == "bcd*" && seq < 10 || nosuch == 3' \
 	'shmtrace_test:*' >/dev/null || fail "string filter refused"
 "$TRACECTL" status f | grep -q "filter: seq >= 500 && thread == 1" || fail "status does not show the filter"
-for s in f all str or; do "$TRACECTL" start $s >/dev/null; done
+for s in f all str or ty; do "$TRACECTL" start $s >/dev/null; done
 "$GEN" -n 2000 -t 3 -T || fail "gen-events failed"
-for s in f all str or; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
+for s in f all str or ty; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
 n=$(bt_count "$WORK/f" shmtrace_test:event)
 [ "$n" -eq 1500 ] || fail "filtered session: $n events, expected 1500"
 awk '/shmtrace_test:event/ && !/seq = (5[0-9][0-9]|[6-9][0-9][0-9]|1[0-9][0-9][0-9]), thread = 1,/ { bad++ }
@@ -43,6 +49,8 @@ n=$(bt_count "$WORK/str" shmtrace_test:event)
 [ "$n" -eq 10 ] || fail "string filter: $n events, expected 10"
 [ "$(grep -c 'shmtrace_test:types\|shmtrace_test:mark' "$WORK/bt.out")" -eq 0 ] ||
 	fail "events without the fields passed the string filter"
+n=$(bt_count "$WORK/ty" shmtrace_test:types)
+[ "$n" -eq 1 ] || fail "filter on narrow fields: $n types events, expected 1"
 n=$(bt_count "$WORK/or" shmtrace_test:event)
 [ "$n" -eq 45 ] || fail "two filtered patterns: $n events, expected 45 (seq < 10 or >= 1995)"
 awk '/shmtrace_test:event/ && !/seq = ([0-9]|199[5-9]), /  { bad++ } END { exit bad > 0 }' \

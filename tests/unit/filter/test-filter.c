@@ -199,6 +199,67 @@ START_TEST(test_validate_rejects)
 }
 END_TEST
 
+/*
+ * A conjunction of integer comparisons, decided from the terms that
+ * flt_conjunction() lists, gives what flt_eval() gives: random field values
+ * (signed and unsigned, around the constants and at the extremes) and
+ * constants of both signs, missing fields included.
+ */
+static const struct { const char *expr; int nterms; } conjs[] = {
+	{ "a > 5", 1 },
+	{ "a >= -3 && b == 7", 2 },
+	{ "(a < 0 && b != 18446744073709551615) && c <= 9223372036854775807", 3 },
+	{ "a == -1 && (b > 2 && c < -9223372036854775807)", 3 },
+	{ "a != 0 && nosuch == 1", 2 },
+	{ "a > 5 || b == 1", -1 },
+	{ "!(a > 5)", -1 },
+	{ "a > 1.5", -1 },
+	{ "a == b", -1 },
+	{ "a", -1 },
+};
+
+START_TEST(test_conjunction)
+{
+	static const uint64_t picks[] = { 0, 1, 2, 5, 6, 7, 9, 18, UINT64_MAX, INT64_MAX,
+					  (uint64_t)INT64_MIN, (uint64_t)-1 - 1, (uint64_t)-3,
+					  (uint64_t)-4 };
+	struct flt_term t[8];
+	struct flt_value v[FLT_MAX_FIELDS];
+	char msg[128];
+	int col = 0, n;
+	long len = flt_compile(conjs[_i].expr, code, sizeof(code), &col, msg, sizeof(msg));
+
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(flt_validate(code, (size_t)len), 0);
+	n = flt_conjunction(code, t, 8);
+	ck_assert_int_eq(n, conjs[_i].nterms);
+	ck_assert_int_eq(flt_conjunction(code, t, 0), -1);	/* no room: not this form */
+	srand(7 + (unsigned int)_i);
+	for (int round = 0; n > 0 && round < 20000; round++) {
+		int want, got = 1;
+
+		for (unsigned int k = 0; k < flt_nfields(code); k++) {
+			int r = rand();
+
+			v[k].type = !strcmp(flt_field_name(code, k), "nosuch") ? FLT_T_NONE :
+				    (r & 1) ? FLT_T_S64 : FLT_T_U64;
+			v[k].u = (r & 2) ? picks[(r >> 2) % (sizeof(picks) / sizeof(picks[0]))] :
+				 ((uint64_t)rand() << 33) ^ (uint64_t)rand();
+		}
+		want = flt_eval(code, v);
+		for (int i = 0; i < n && got; i++) {
+			const struct flt_value *f = &v[t[i].slot];
+
+			got = f->type != FLT_T_NONE &&
+			      flt_op_holds(t[i].op, flt_int_cmp(f->type == FLT_T_S64, f->u,
+								 t[i].c_signed, t[i].c));
+		}
+		ck_assert_msg(got == want, "'%s' round %d: terms say %d, flt_eval %d",
+			      conjs[_i].expr, round, got, want);
+	}
+}
+END_TEST
+
 static Suite *filter_suite(void)
 {
 	Suite *s = suite_create("filter");
@@ -208,6 +269,7 @@ static Suite *filter_suite(void)
 	tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_validate_rejects);
+	tcase_add_loop_test(tc, test_conjunction, 0, (int)(sizeof(conjs) / sizeof(conjs[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }
