@@ -22,7 +22,7 @@
 #include "tsc.h"
 
 #define WRITER_NOBUF_RETRY	63
-#define W_NONE { NULL, 0, 0, &rb_no_commit }
+#define W_NONE { NULL, 0, 0, 0, &rb_no_commit }
 SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
 	__attribute__((tls_model("initial-exec"))) = {
 	.w = { W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE },
@@ -129,7 +129,8 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		ws->chan_id = id;
 		ws->rb.hdr->owner_tid = writer_tid();
 		rb_wbuf_reset(w);
-		w->ctx = lib.pool[c].context;
+		w->ctx = (uint16_t)lib.pool[c].context;
+		w->ctx_size = (uint16_t)shmtrace__ctx_size(w->ctx);
 		if (w->ctx & SHMTRACE__CTX_CPU && !shmtrace__tls.cpu_id)
 			shmtrace__tls.cpu_id = writer_rseq_cpu();
 		*ts = shmtrace__clock_tsc ? tsc_read_ordered() : shmtrace__clock();
@@ -138,7 +139,7 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 			pthread_setspecific(writer_key, (void *)1);
 		}
 	}
-	ret = rb_reserve_slow(&ws->rb, w, need + shmtrace__ctx_size(w->ctx), *ts, writer_tid(),
+	ret = rb_reserve_slow(&ws->rb, w, need + w->ctx_size, *ts, writer_tid(),
 			      &published);
 	if (published)
 		lib_wake_consumer();

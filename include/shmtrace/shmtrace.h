@@ -199,7 +199,8 @@ struct shmtrace__commit {
 struct shmtrace__wbuf {
 	char *data;			/* current sub-buffer's first byte */
 	uint32_t end;			/* its size; 0 = none */
-	uint32_t ctx;			/* SHMTRACE__CTX_* fields of its events */
+	uint16_t ctx;			/* SHMTRACE__CTX_* fields of its events */
+	uint16_t ctx_size;		/* their bytes: shmtrace__ctx_size(ctx) */
 	struct shmtrace__commit *commit; /* never NULL */
 };
 
@@ -563,11 +564,12 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		uint32_t shmtrace__h = shmtrace__hdr_size(shmtrace__id, shmtrace__ts, \
 							  shmtrace__cm->last_ts); \
 		uint32_t shmtrace__x = shmtrace__w->ctx; \
+		/* where the event ends: the bounds check, then the commit */ \
+		uint64_t shmtrace__e = (uint32_t)shmtrace__word + shmtrace__h + \
+				       shmtrace__w->ctx_size + shmtrace__size; \
 		char *shmtrace__p; \
 		shmtrace__mask &= shmtrace__mask - 1; \
-		if (__builtin_expect((uint32_t)shmtrace__word + shmtrace__h + \
-				     shmtrace__ctx_size(shmtrace__x) + shmtrace__size > \
-				     shmtrace__w->end, 0)) { \
+		if (__builtin_expect(shmtrace__e > shmtrace__w->end, 0)) { \
 			if (!shmtrace__reserve_slow(shmtrace__c, shmtrace__h + shmtrace__size, \
 						    &shmtrace__ts)) \
 				continue; \
@@ -577,9 +579,10 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 			shmtrace__h = shmtrace__hdr_size(shmtrace__id, shmtrace__ts, \
 							 shmtrace__cm->last_ts); \
 			shmtrace__x = shmtrace__w->ctx; \
+			shmtrace__e = (uint32_t)shmtrace__word + shmtrace__h + \
+				      shmtrace__w->ctx_size + shmtrace__size; \
 			/* shared memory: never write where it does not fit */ \
-			if ((uint32_t)shmtrace__word + shmtrace__h + \
-			    shmtrace__ctx_size(shmtrace__x) + shmtrace__size > shmtrace__w->end) \
+			if (shmtrace__e > shmtrace__w->end) \
 				continue; \
 		} \
 		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + (uint32_t)shmtrace__word, \
@@ -588,8 +591,7 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 			shmtrace__p = shmtrace__put_ctx(shmtrace__p, shmtrace__x, shmtrace__t); \
 		SHMTRACE__MAP(SHMTRACE__PUT, __VA_ARGS__) \
 		(void)shmtrace__p; \
-		shmtrace__commit(shmtrace__cm, (uint32_t)shmtrace__word + shmtrace__h + \
-				 shmtrace__ctx_size(shmtrace__x) + (uint32_t)shmtrace__size, \
+		shmtrace__commit(shmtrace__cm, (uint32_t)shmtrace__e, \
 				 (uint32_t)(shmtrace__word >> 32) + 1, shmtrace__ts); \
 	} \
 out: \
