@@ -632,15 +632,16 @@ static void context_names(uint32_t ctx, char *buf, size_t len)
 static int cmd_add_context(int fd, struct session *s, int argc, const char **argv)
 {
 	int all = !(argc > 0 && argv[0][0] == PROTO_ARG_SEP);
-	struct channel *ch = enable_channel(fd, s, &argc, &argv, 1);
+	struct channel *ch;
 	uint32_t ctx = 0;
 	char names[128];
 
-	if (!ch)
-		return -ENOENT;
 	if (s->started)
 		return reply_end(fd, -EBUSY, "session %s has been started: context fields can "
 				 "only be added before the first start", s->name);
+	ch = enable_channel(fd, s, &argc, &argv, 1);
+	if (!ch)
+		return -ENOENT;
 	if (argc == 0)
 		return reply_end(fd, -EINVAL, "no context field named");
 	for (int i = 0; i < argc; i++) {

@@ -38,7 +38,13 @@ st=0
 "$TRACECTL" add-context -s s -t ip >/dev/null 2>"$WORK/err" || st=$?
 [ "$st" -eq 1 ] && grep -q "only be added before the first start" "$WORK/err" ||
 	fail "add-context after start was accepted"
-for s in s c2; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
+# refused without side effect: no default channel made for it
+"$TRACECTL" create c3 --output "$WORK/c3" >/dev/null
+"$TRACECTL" start c3 >/dev/null
+"$TRACECTL" add-context -s c3 -t cpu_id >/dev/null 2>&1 && fail "add-context after start (c3)"
+"$TRACECTL" status c3 | grep -q "channel0 (made by enable-event" ||
+	fail "a refused add-context made a channel"
+for s in s c2 c3; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
 
 nth=$(python3 -c 'import os; print(min(4, len(os.sched_getaffinity(0))))')
 total=$((N * (2 * nth + 1)))
