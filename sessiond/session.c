@@ -45,7 +45,36 @@ static int enabler_matches(const struct enabler *e, const char *name, int loglev
 	return glob_match(e->pattern, name);
 }
 
-static int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen);
+/* Compile @expr into @e's filter; on error, @err says what and where. */
+static int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen)
+{
+	unsigned char code[SHM_FILTER_MAX_CODE];
+	char msg[128];
+	int col = 0;
+	long len = flt_compile(expr, code, sizeof(code), &col, msg, sizeof(msg));
+
+	if (len < 0) {
+		if (len == -EINVAL)
+			snprintf(err, errlen, "bad filter at column %d: %s", col, msg);
+		else
+			snprintf(err, errlen, "filter too long (at most %u bytes of bytecode)",
+				 SHM_FILTER_MAX_CODE);
+		return -EINVAL;
+	}
+	e->filter = strdup(expr);
+	e->code = malloc((size_t)len);
+	if (!e->filter || !e->code) {
+		free(e->filter);
+		free(e->code);
+		e->filter = NULL;
+		e->code = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(e->code, code, (size_t)len);
+	e->code_len = (uint32_t)len;
+	return 0;
+}
 
 /*
  * The filter that decides when the filtered patterns @parts all match one
@@ -96,7 +125,6 @@ static int channel_enables(struct channel *ch, const char *name, int loglevel,
 {
 	const struct enabler *parts[16];
 	unsigned int n = 0;
-	int any = 0;
 
 	*filter = NULL;
 	for (const struct enabler *e = ch->enablers; e; e = e->next) {
@@ -107,12 +135,11 @@ static int channel_enables(struct channel *ch, const char *name, int loglevel,
 		if (n < sizeof(parts) / sizeof(parts[0]))
 			parts[n] = e;
 		n++;
-		any = 1;
 	}
 	if (n > sizeof(parts) / sizeof(parts[0]))
-		return any;	/* too many to combine: unfiltered */
+		return 1;	/* too many to combine: unfiltered */
 	*filter = n > 1 ? channel_combo(ch, parts, n) : n ? parts[0] : NULL;
-	return any;
+	return n > 0;
 }
 
 /* The channel slots that record the event, and the filter of each. */
@@ -430,37 +457,6 @@ static void session_destroy(struct session *s)
 static const char *const ll_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
 };
-
-/* Compile @expr into @e's filter; on error, @err says what and where. */
-static int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen)
-{
-	unsigned char code[SHM_FILTER_MAX_CODE];
-	char msg[128];
-	int col = 0;
-	long len = flt_compile(expr, code, sizeof(code), &col, msg, sizeof(msg));
-
-	if (len < 0) {
-		if (len == -EINVAL)
-			snprintf(err, errlen, "bad filter at column %d: %s", col, msg);
-		else
-			snprintf(err, errlen, "filter too long (at most %u bytes of bytecode)",
-				 SHM_FILTER_MAX_CODE);
-		return -EINVAL;
-	}
-	e->filter = strdup(expr);
-	e->code = malloc((size_t)len);
-	if (!e->filter || !e->code) {
-		free(e->filter);
-		free(e->code);
-		e->filter = NULL;
-		e->code = NULL;
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	memcpy(e->code, code, (size_t)len);
-	e->code_len = (uint32_t)len;
-	return 0;
-}
 
 /*
  * PATTERN, then conditions each after a PROTO_ARG_SEP: "r6" or "o7" (log
