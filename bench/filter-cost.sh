@@ -19,8 +19,7 @@ reps=5
 events=10000000
 name=filter-cost
 . "$(dirname "$0")/lib.sh" "$@"
-${CC:-cc} -O2 -pthread -I"$top/include" -o "$work/fc" "$top/bench/filter-cost.c" \
-	"$build/.libs/libshmtrace.so" -Wl,-rpath,"$build/.libs"
+bench_cc "$work/fc" "$top/bench/filter-cost.c"
 bench_daemons
 run() {	# run CONFIG: one measurement, its ns/event
 	local cfg=$1 n=$events

@@ -43,6 +43,12 @@ bench_daemons() {
 	CONSUMERD_PID=$(cat "$SHMTRACE_HOME/consumerd.pid")
 }
 
+# bench_cc OUT SOURCE: a benchmark program linked with the build's libshmtrace
+bench_cc() {
+	${CC:-cc} -O2 -pthread -I"$top/include" -o "$1" "$2" "$build/.libs/libshmtrace.so" \
+		-Wl,-rpath,"$build/.libs"
+}
+
 # median of the numbers on standard input, one per line
 median() {
 	grep . | sort -g | awk '{ v[NR] = $1 }
