@@ -15,7 +15,9 @@
  * initial-exec TLS, which stays small for a library loaded by dlopen) under
  * the page's sequence counter, checks it with flt_validate() and binds its
  * field names to the event's fields, once per (generation, filter, event);
- * later events of the same kind evaluate the cached copy: straight from the
+ * later events of the same kind evaluate the cached copy (a name that is
+ * not a field of the event may name the thread's context: $ctx.cpu_id,
+ * $ctx.vtid, $ctx.vpid): straight from the
  * raw field values when it is a conjunction of integer comparisons (most
  * filters), else with the interpreter. Nothing here
  * allocates or locks, so signal handlers may emit filtered events too (a
@@ -25,6 +27,7 @@
  */
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "filter.h"
 #include "lib.h"
 
@@ -32,10 +35,21 @@
 #define EVF_MAX_CODE	SHM_FILTER_MAX_CODE
 #define EVF_TERMS	8
 
+/*
+ * What a filter's field slot is bound to: a field of the event (>= 0), or
+ * one of these. Names not among the event's fields may name the thread's
+ * context, as in trace-read: "$ctx.cpu_id" (or a bare "cpu_id"),
+ * "$ctx.vtid" / "$ctx.tid", "$ctx.vpid" / "$ctx.pid".
+ */
+#define EVF_NONE	(-1)		/* nothing: its comparisons are false */
+#define EVF_CPU		(-2)
+#define EVF_TID		(-3)
+#define EVF_PID		(-4)
+
 /* A comparison of a conjunction, bound to the event's field. */
 struct evf_term {
 	struct flt_term t;
-	int8_t field;			/* -1: the event has none: false */
+	int8_t field;			/* a field, or EVF_* */
 	uint8_t sext;			/* sign-extending shift of its raw bits */
 	uint8_t is_signed;
 };
@@ -46,7 +60,7 @@ struct evf_entry {
 	uint8_t num;			/* filter number (1..255) */
 	uint8_t ok;			/* code valid and bound */
 	uint8_t nfields;		/* field slots of the code */
-	int8_t bind[FLT_MAX_FIELDS];	/* slot -> field index, -1 none */
+	int8_t bind[FLT_MAX_FIELDS];	/* slot -> field index, or EVF_* */
 	uint8_t vtype[FLT_MAX_FIELDS];	/* slot -> enum flt_type of its value */
 	uint8_t sext[FLT_MAX_FIELDS];	/* slot -> shift that sign-extends it */
 	int8_t nterms;			/* a conjunction of integer comparisons, or -1 */
@@ -142,11 +156,36 @@ static void evf_plan(struct evf_entry *e)
 		if (vt != FLT_T_S64 && vt != FLT_T_U64 && vt != FLT_T_NONE)
 			return;		/* a double or a string: the interpreter */
 		x->t = t[i];
-		x->field = vt == FLT_T_NONE ? -1 : e->bind[t[i].slot];
+		x->field = vt == FLT_T_NONE ? EVF_NONE : e->bind[t[i].slot];
 		x->sext = e->sext[t[i].slot];
 		x->is_signed = vt == FLT_T_S64;
 	}
 	e->nterms = (int8_t)n;
+}
+
+/* The context named by @kind (EVF_CPU, EVF_TID, EVF_PID), now. */
+static uint64_t evf_ctx(int kind)
+{
+	const volatile int32_t *cpu = shmtrace__tls.cpu_id;
+
+	switch (kind) {
+	case EVF_CPU:
+		return cpu && *cpu >= 0 ? (uint64_t)*cpu : shmtrace__cpu_slow();
+	case EVF_TID:
+		if (!shmtrace__tls.tid)
+			shmtrace__tls.tid = (int32_t)gettid();
+		return (uint64_t)shmtrace__tls.tid;
+	default:
+		return (uint64_t)lib.pid;
+	}
+}
+
+/* The bits of slot @field's value: a raw field value sign-extended, or the context. */
+static inline uint64_t evf_raw(int field, unsigned int sext, const struct shmtrace__fval *v)
+{
+	if (field < 0)
+		return evf_ctx(field);
+	return sext ? (uint64_t)((int64_t)(v[field].u << sext) >> sext) : v[field].u;
 }
 
 static int evf_conj(const struct evf_entry *e, const struct shmtrace__fval *v)
@@ -155,15 +194,29 @@ static int evf_conj(const struct evf_entry *e, const struct shmtrace__fval *v)
 		const struct evf_term *x = &e->terms[i];
 		uint64_t u;
 
-		if (x->field < 0)
+		if (x->field == EVF_NONE)
 			return 0;
-		u = v[x->field].u;
-		if (x->sext)
-			u = (uint64_t)((int64_t)(u << x->sext) >> x->sext);
+		u = evf_raw(x->field, x->sext, v);
 		if (!flt_op_holds(x->t.op, flt_int_cmp(x->is_signed, u, x->t.c_signed, x->t.c)))
 			return 0;
 	}
 	return 1;
+}
+
+/* The context a name that is not one of the event's fields names, or EVF_NONE. */
+static int8_t evf_ctx_kind(const char *name)
+{
+	if (!strncmp(name, "$ctx.", 5))
+		name += 5;
+	else if (strcmp(name, "cpu_id"))
+		return EVF_NONE;	/* bare names: only the context field cpu_id */
+	if (!strcmp(name, "cpu_id"))
+		return EVF_CPU;
+	if (!strcmp(name, "vtid") || !strcmp(name, "tid"))
+		return EVF_TID;
+	if (!strcmp(name, "vpid") || !strcmp(name, "pid"))
+		return EVF_PID;
+	return EVF_NONE;
 }
 
 static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c)
@@ -205,7 +258,7 @@ static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c
 	for (unsigned int k = 0; k < e->nfields; k++) {
 		const char *name = flt_field_name(e->code, k);
 
-		e->bind[k] = -1;
+		e->bind[k] = EVF_NONE;
 		e->vtype[k] = FLT_T_NONE;
 		e->sext[k] = 0;
 		for (uint32_t f = 0; f < ev->nfields && f < 127; f++) {
@@ -213,6 +266,11 @@ static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c
 				e->bind[k] = (int8_t)f;
 				evf_kind(ev->fields[f].type, &e->vtype[k], &e->sext[k]);
 			}
+		}
+		if (e->bind[k] == EVF_NONE) {
+			e->bind[k] = evf_ctx_kind(name);
+			if (e->bind[k] != EVF_NONE)
+				e->vtype[k] = FLT_T_U64;
 		}
 	}
 	evf_plan(e);
@@ -242,14 +300,13 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 			continue;
 		}
 		for (unsigned int k = 0; k < e->nfields; k++) {
-			const struct shmtrace__fval *f = &v[e->bind[k] < 0 ? 0 : e->bind[k]];
-			unsigned int sh = e->sext[k];
-
 			vals[k].type = (enum flt_type)e->vtype[k];
+			if (vals[k].type == FLT_T_NONE)
+				continue;	/* not looked at */
 			if (vals[k].type == FLT_T_STR)
-				vals[k].str = f->s;
-			else	/* bits as stored; none: not looked at */
-				vals[k].u = sh ? (uint64_t)((int64_t)(f->u << sh) >> sh) : f->u;
+				vals[k].str = v[e->bind[k]].s;
+			else	/* bits as stored, or the context */
+				vals[k].u = evf_raw(e->bind[k], e->sext[k], v);
 		}
 		if (!flt_eval(e->code, vals))
 			mask &= ~(1u << c);

@@ -80,9 +80,10 @@ static const struct verb verbs[] = {
 	  "numbers, strings (\"/tmp/*\" globs with == and !=) or other fields\n"
 	  "(== != < <= > >=), && || ! and parentheses, e.g.\n"
 	  "  'seq >= 500 && (thread == 1 || path == \"/var/*\")'\n"
-	  "A field the event lacks makes its comparison false. Enabling a pattern\n"
-	  "again replaces its conditions; an event that several patterns match is\n"
-	  "recorded when any of them keeps it.", 1, 255, 0 },
+	  "A field the event lacks makes its comparison false; $ctx.cpu_id (or\n"
+	  "cpu_id), $ctx.vtid and $ctx.vpid name the emitting thread's CPU, thread\n"
+	  "and process. Enabling a pattern again replaces its conditions; an event\n"
+	  "that several patterns match is recorded when any of them keeps it.", 1, 255, 0 },
 	{ "add-context", VERB_ADD_CONTEXT,
 	  "add-context [-s NAME] [-c CHANNEL] [--list] -t FIELD [-t FIELD]...",
 	  "Add context fields to every event of CHANNEL (without -c, of every\n"

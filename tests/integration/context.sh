@@ -31,8 +31,14 @@ st=0
 "$TRACECTL" create c2 --output "$WORK/c2" >/dev/null
 "$TRACECTL" add-context -s c2 -t cpu_id >/dev/null || fail "add-context without a channel"
 "$TRACECTL" enable-event -s c2 'shmtrace_test:*' >/dev/null
-"$TRACECTL" start s >/dev/null
-"$TRACECTL" start c2 >/dev/null
+# filters decided in the traced thread on its context: the CPU (a bare
+# name that is no field of the event, or $ctx.), the thread and process
+"$TRACECTL" create c4 --output "$WORK/c4" >/dev/null
+"$TRACECTL" enable-event -s c4 --filter 'cpu_id == 0 && site == 1' 'shmtrace_test:ctx' >/dev/null
+"$TRACECTL" create c5 --output "$WORK/c5" >/dev/null
+"$TRACECTL" enable-event -s c5 --filter '$ctx.vtid > 0 && $ctx.vpid > 0 && ($ctx.cpu_id < 0 || cpu < 0)' \
+	'shmtrace_test:ctx' >/dev/null
+for s in s c2 c4 c5; do "$TRACECTL" start $s >/dev/null; done
 "$APP" -n $N >"$WORK/app.out" || fail "context-app failed"
 st=0
 "$TRACECTL" add-context -s s -t ip >/dev/null 2>"$WORK/err" || st=$?
@@ -44,7 +50,7 @@ st=0
 "$TRACECTL" add-context -s c3 -t cpu_id >/dev/null 2>&1 && fail "add-context after start (c3)"
 "$TRACECTL" status c3 | grep -q "channel0 (made by enable-event" ||
 	fail "a refused add-context made a channel"
-for s in s c2 c3; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
+for s in s c2 c3 c4 c5; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
 
 nth=$(python3 -c 'import os; print(min(4, len(os.sched_getaffinity(0))))')
 total=$((N * (2 * nth + 1)))
@@ -54,6 +60,16 @@ cp "$WORK/bt.out" "$WORK/s.txt"
 n=$(bt_count "$WORK/c2" shmtrace_test:ctx)
 [ "$n" -eq "$total" ] || fail "session c2: $n events, expected $total"
 cp "$WORK/bt.out" "$WORK/c2.txt"
+cpu0=$(python3 -c 'import os; print(int(0 in sorted(os.sched_getaffinity(0))[:4]))')
+if [ "$cpu0" = 1 ]; then
+	n=$(bt_count "$WORK/c4" shmtrace_test:ctx)
+	[ "$n" -eq "$N" ] || fail "filter on cpu_id: $n events, expected $N"
+	[ "$(grep -c 'site = 1, cpu = 0,' "$WORK/bt.out")" -eq "$N" ] ||
+		fail "filter on cpu_id kept other events"
+fi
+n=$(bt_count "$WORK/c5" shmtrace_test:ctx)
+[ "$n" -eq "$N" ] || fail "filter on \$ctx.vtid, vpid, cpu_id: $n events, expected $N"
+[ "$(grep -c 'cpu = -1,' "$WORK/bt.out")" -eq "$N" ] || fail "filter on the context kept others"
 nm -S "$BIN" >"$WORK/nm.out" || fail "nm failed on $BIN"
 "$TRACE_READ" "$WORK/s" >"$WORK/tr.txt" || fail "trace-read failed"
 "$TRACE_READ" --filter 'cpu_id == 0 && site == 1' "$WORK/s" >"$WORK/tr0.txt" || fail "trace-read --filter failed"
