@@ -8,13 +8,18 @@
  * LLVMFuzzerTestOneInput(), then ITERATIONS (default 50000) mutations of
  * them made with a seeded PRNG, so that every run is the same; the
  * mutations stop early after SECONDS (default 3). Without PATH, the seed
- * corpus is $srcdir/tests/fuzz/corpus (srcdir is set by `make check`).
+ * corpus is $srcdir/FUZZ_DRIVER_CORPUS (srcdir is set by `make check`;
+ * each target may define its own, default tests/fuzz/corpus).
  * Finding no seed at all is an error, so that a broken setup cannot pass.
  *
  * When the target aborts or crashes, the input is written to
  * fuzz-crash-input in the current directory first, to be replayed with
  * `fuzz-target fuzz-crash-input` or a libFuzzer build.
  */
+#ifndef FUZZ_DRIVER_CORPUS
+#define FUZZ_DRIVER_CORPUS "tests/fuzz/corpus"
+#endif
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -325,7 +330,7 @@ int main(int argc, char **argv)
 		const char *srcdir = getenv("srcdir");
 		char path[4096];
 
-		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus", srcdir ? srcdir : ".");
+		snprintf(path, sizeof(path), "%s/%s", srcdir ? srcdir : ".", FUZZ_DRIVER_CORPUS);
 		if (add_path(path) < 0)
 			return 1;
 	}

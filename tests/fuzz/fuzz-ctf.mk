@@ -4,8 +4,8 @@
 # test of trace-read on corrupt traces. Included from tests/fuzz/fuzz.mk.
 #
 # tests/fuzz/fuzz-metadata and tests/fuzz/fuzz-stream are linked with the
-# reader core and driver.c (which they include: without a path, the driver
-# then runs their own seed corpus, tests/fuzz/corpus-metadata or
+# reader core and driver.c (built with FUZZ_DRIVER_CORPUS: without a path,
+# the driver runs their own seed corpus, tests/fuzz/corpus-metadata or
 # tests/fuzz/corpus-stream, instead of the protocol one) as tests of
 # `make check`. `make fuzz` also builds tests/fuzz/fuzz-metadata-libfuzzer
 # and tests/fuzz/fuzz-stream-libfuzzer with libFuzzer and sanitizers.
@@ -32,11 +32,11 @@ EXTRA_DIST += $(fuzz_metadata_corpus) $(fuzz_stream_corpus)
 
 check_PROGRAMS += tests/fuzz/fuzz-metadata tests/fuzz/fuzz-stream
 TESTS += tests/fuzz/fuzz-metadata tests/fuzz/fuzz-stream
-tests_fuzz_fuzz_metadata_SOURCES = tests/fuzz/fuzz-metadata.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_metadata_SOURCES = tests/fuzz/fuzz-metadata.c tests/fuzz/driver.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_metadata_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-metadata"'
 tests_fuzz_fuzz_metadata_LDADD = libreadercore.la
-tests_fuzz_fuzz_stream_SOURCES = tests/fuzz/fuzz-stream.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_stream_SOURCES = tests/fuzz/fuzz-stream.c tests/fuzz/driver.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_stream_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-stream"'
 tests_fuzz_fuzz_stream_CFLAGS = $(AM_CFLAGS) $(LZ4_CFLAGS)

@@ -650,37 +650,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(plain);
 	return 0;
 }
-
-#ifdef FUZZ_DRIVER_CORPUS
-/*
- * make check: driver.c runs the target; without a path given it reads this
- * target's own corpus instead of the protocol one.
- */
-static int driver_main(int argc, char **argv);
-#define main driver_main
-#include "driver.c"
-#undef main
-
-int main(int argc, char **argv)
-{
-	const char *srcdir = getenv("srcdir");
-	static char corpus[4096];
-	char **args;
-	int i;
-
-	/* a path among the arguments? (-n, -t and -s take a value) */
-	for (i = 1; i < argc; i++) {
-		if (argv[i][0] != '-')
-			return driver_main(argc, argv);
-		if (argv[i][1] && strchr("nts", argv[i][1]) && !argv[i][2])
-			i++;
-	}
-	snprintf(corpus, sizeof(corpus), "%s/%s", srcdir ? srcdir : ".", FUZZ_DRIVER_CORPUS);
-	args = calloc(argc + 2, sizeof(*args));
-	if (!args)
-		return 1;
-	memcpy(args, argv, argc * sizeof(*args));
-	args[argc] = corpus;
-	return driver_main(argc + 1, args);
-}
-#endif
