@@ -21,6 +21,7 @@ INTEGRATION_TESTS = \
 	tests/integration/crash-kill.sh \
 	tests/integration/crash-segv.sh \
 	tests/integration/crash-abort.sh \
+	tests/integration/crash-running.sh \
 	tests/integration/idle-flush.sh \
 	tests/integration/restart.sh \
 	tests/integration/no-memory.sh \

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The traced program dies in full flight (SIGKILL, SIGSEGV, abort), its
+# threads anywhere, even between reserving an event and committing it.
+# Each thread counted the events that returned, in a file that outlives
+# the program: its trace holds exactly seq 0..count-1, plus the event it
+# may have finished just before dying, in order, and babeltrace2 reads the
+# trace without complaint. Should the machine be too slow for the consumer
+# to keep up, the events discarded are accounted for instead.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+start_daemons
+ulimit -c 0
+i=0
+for run in "kill 60" "segv 120" "abort 180" "kill 240"; do
+	read -r how ms <<<"$run"
+	i=$((i + 1))
+	D=$WORK/out$i
+	"$TRACECTL" create c$i --output "$D" >/dev/null &&
+		"$TRACECTL" enable-event -s c$i 'shmtrace_test:*' >/dev/null &&
+		"$TRACECTL" start c$i >/dev/null || fail "cannot set up session c$i"
+	"$B/tests/apps/crash-events" 4 "$how" "$WORK/counts$i" "$ms" 2>/dev/null &&
+		fail "crash-events did not die ($how)"
+	"$TRACECTL" stop c$i >/dev/null
+	"$TRACECTL" status c$i >"$WORK/status$i"
+	"$TRACECTL" destroy c$i >/dev/null
+	disc=$(sed -n 's/.*events discarded: //p' "$WORK/status$i" | head -1)
+	[ -n "$disc" ] || fail "status: $(cat "$WORK/status$i")"
+	n=$(bt_count "$D" shmtrace_test:event)
+	od -An -v -tu8 -w8 "$WORK/counts$i" | awk '{ print NR - 1, $1 }' >"$WORK/c$i"
+	[ "$(wc -l <"$WORK/c$i")" -eq 4 ] || fail "count file of run $i"
+	# per thread: events in time order, count, highest seq, order kept
+	seq_pairs "$WORK/bt.out" | awk '
+		{ if ($1 in n && $2 <= last[$1]) bad[$1] = 1
+		  n[$1]++; last[$1] = $2 }
+		END { for (t = 0; t < 4; t++) print t, n[t] + 0, (t in last) ? last[t] : -1, bad[t] + 0 }' \
+		>"$WORK/t$i"
+	total=0
+	while read -r t c; do
+		read -r _ got top disorder < <(awk -v t="$t" '$1 == t' "$WORK/t$i")
+		[ "$c" -gt 1000 ] || fail "run $i thread $t: only $c events before the $how"
+		[ "$disorder" -eq 0 ] || fail "run $i thread $t: seq not increasing"
+		[ "$top" -le "$c" ] || fail "run $i thread $t: seq $top recorded, only $c returned"
+		if [ "$disc" -eq 0 ]; then
+			[ "$got" -eq "$c" ] || [ "$got" -eq $((c + 1)) ] ||
+				fail "run $i thread $t: $got events in the trace, $c returned ($how)"
+			[ "$top" -eq $((got - 1)) ] || fail "run $i thread $t: a gap below seq $top"
+		fi
+		total=$((total + c))
+	done <"$WORK/c$i"
+	if [ "$disc" -ne 0 ]; then
+		[ $((n + disc)) -ge "$total" ] && [ $((n + disc)) -le $((total + 4)) ] ||
+			fail "run $i: $n recorded + $disc discarded, $total returned"
+	fi
+	echo "run $i ($how after $ms ms): $n events recorded, $disc discarded, $total returned"
+done
+echo "ok"
