@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
 # 10,000 threads, at most 8 alive at once, 100 events each: every event is
-# in the trace, buffers are reused so that stream files stay few, and the
-# daemons leak no file descriptor.
+# in the trace, buffers are reused so that stream files stay few, the
+# daemons leak no file descriptor, and memory follows the threads alive at
+# once, not the threads ever created: against a first run of 1,000
+# threads, neither the program's peak nor the daemons' resident memory
+# grows by more than 1 MiB.
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 start_daemons
 fds() { ls "/proc/$1/fd" | wc -l; }
+rss() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }
+# churn N: N threads, 8 at once, 100 events each; peak RSS in KiB in $WORK/rss
+churn() {
+	"$B/libtool" --mode=execute /usr/bin/env time -f "%M" -o "$WORK/rss" \
+		"$B/tests/apps/thread-churn" "$1" 8 100 || fail "thread-churn $1 failed"
+}
 s0=$(fds "$SESSIOND_PID")
 c0=$(fds "$CONSUMERD_PID")
+"$TRACECTL" create warm --output "$WORK/warm" >/dev/null
+"$TRACECTL" enable-event -s warm 'shmtrace_test:*' >/dev/null
+"$TRACECTL" start warm >/dev/null
+churn 1000
+"$TRACECTL" destroy warm >/dev/null
+p1=$(cat "$WORK/rss")
+s1=$(rss "$SESSIOND_PID")
+c1=$(rss "$CONSUMERD_PID")
 D=$WORK/out
 new_session "$D" 'shmtrace_test:*'
-"$B/libtool" --mode=execute /usr/bin/env time -f "%M" -o "$WORK/rss" \
-	"$B/tests/apps/thread-churn" 10000 8 100 || fail "thread-churn failed"
+churn 10000
 "$TRACECTL" stop s >/dev/null
 "$TRACECTL" status s >"$WORK/status"
 buffers=$(sed -n 's/.*buffers: //p' "$WORK/status")
@@ -24,5 +40,11 @@ echo "stream files: $files, buffers in the pool: $buffers, program peak RSS: $(c
 [ "$files" -lt 1000 ] || fail "$files stream files: buffers are not reused"
 [ "$(fds "$SESSIOND_PID")" -eq "$s0" ] || fail "trace-sessiond: $(fds "$SESSIOND_PID") fds, $s0 before"
 [ "$(fds "$CONSUMERD_PID")" -eq "$c0" ] || fail "trace-consumerd: $(fds "$CONSUMERD_PID") fds, $c0 before"
-echo "daemons' peak RSS: sessiond $(grep VmHWM "/proc/$SESSIOND_PID/status" | tr -s ' '), consumerd $(grep VmHWM "/proc/$CONSUMERD_PID/status" | tr -s ' ')"
+p2=$(cat "$WORK/rss")
+s2=$(rss "$SESSIOND_PID")
+c2=$(rss "$CONSUMERD_PID")
+echo "KiB after 1,000 and 10,000 threads: program peak $p1, $p2; sessiond $s1, $s2; consumerd $c1, $c2"
+[ "$p2" -le $((p1 + 1024)) ] || fail "the program's memory grows with the threads created"
+[ "$s2" -le $((s1 + 1024)) ] || fail "trace-sessiond's memory grows with the threads created"
+[ "$c2" -le $((c1 + 1024)) ] || fail "trace-consumerd's memory grows with the threads created"
 echo "ok"
