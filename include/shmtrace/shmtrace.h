@@ -34,10 +34,11 @@
  * no clock read. When enabled, the event is written into the calling
  * thread's own buffer in shared memory with plain stores; no lock, no
  * system call and no atomic read-modify-write happen in the common case.
- * A channel given context fields (tracectl add-context) also records the
- * address of the shmtrace() call (one instruction: the emit function is
- * always inlined) and the CPU number (one load from the thread's rseq
- * area, which the kernel keeps current).
+ * The writing is done by one function per event and source file, out of
+ * line; the call site only tests the byte and calls it. A channel given
+ * context fields (tracectl add-context) also records the address of the
+ * shmtrace() call (the emit function's return address) and the CPU number
+ * (one load from the thread's rseq area, which the kernel keeps current).
  *
  * Safety
  * ------
@@ -306,23 +307,16 @@ static inline SHMTRACE__NOINSTR uint32_t shmtrace__ctx_size(uint32_t ctx)
 }
 
 /*
- * Write the context fields @ctx at @p. Always inlined, like the emit
- * function around it, so that the address recorded is the call site's.
+ * Write the context fields @ctx at @p; @ip is the address of the code that
+ * emitted the event.
  */
-static inline __attribute__((always_inline)) SHMTRACE__NOINSTR char *
-shmtrace__put_ctx(char *p, uint32_t ctx, const struct shmtrace__tls *t)
+static inline SHMTRACE__NOINSTR char *
+shmtrace__put_ctx(char *p, uint32_t ctx, const struct shmtrace__tls *t, const void *ip)
 {
 	if (ctx & SHMTRACE__CTX_IP) {
-		uint64_t ip;
+		uint64_t v = (uint64_t)(uintptr_t)ip;
 
-#if defined(__x86_64__)
-		__asm__ __volatile__("leaq 0(%%rip), %0" : "=r"(ip));
-#elif defined(__aarch64__)
-		__asm__ __volatile__("adr %0, ." : "=r"(ip));
-#else
-		ip = (uint64_t)(uintptr_t)__builtin_return_address(0);
-#endif
-		memcpy(p, &ip, 8);
+		memcpy(p, &v, 8);
 		p += 8;
 	}
 	if (ctx & SHMTRACE__CTX_CPU) {
@@ -526,7 +520,7 @@ static void SHMTRACE__NOINSTR __attribute__((destructor)) shmtrace__fini_##prov#
 { \
 	shmtrace__module_fini(); \
 } \
-static inline __attribute__((always_inline)) SHMTRACE__NOINSTR void \
+static __attribute__((noinline, unused)) SHMTRACE__NOINSTR void \
 SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 { \
 	struct shmtrace__tls *shmtrace__t = &shmtrace__tls; \
@@ -588,7 +582,8 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		shmtrace__p = shmtrace__put_hdr(shmtrace__w->data + (uint32_t)shmtrace__word, \
 						shmtrace__h, shmtrace__id, shmtrace__ts); \
 		if (__builtin_expect(shmtrace__x != 0, 0)) \
-			shmtrace__p = shmtrace__put_ctx(shmtrace__p, shmtrace__x, shmtrace__t); \
+			shmtrace__p = shmtrace__put_ctx(shmtrace__p, shmtrace__x, shmtrace__t, \
+							__builtin_return_address(0)); \
 		SHMTRACE__MAP(SHMTRACE__PUT, __VA_ARGS__) \
 		(void)shmtrace__p; \
 		shmtrace__commit(shmtrace__cm, (uint32_t)shmtrace__e, \
@@ -602,10 +597,20 @@ out: \
 /*
  * shmtrace(provider, name, args...) - emit an event defined with
  * SHMTRACE_EVENT. Async-signal-safe, thread-safe, never blocks.
+ *
+ * The call site holds only the test of the enabled byte and a call of the
+ * event's emit function, which is out of line: the disabled path is one
+ * load and one branch whatever the compiler's register allocation, and an
+ * instrumented function grows by a few bytes per event, not by a copy of
+ * the writer. The empty asm after the call keeps it out of tail position,
+ * so that the emit function's return address, recorded as the ip context,
+ * lies in the function that called shmtrace().
  */
 #define shmtrace(prov, ev, ...) do { \
-	if (__builtin_expect(SHMTRACE__EV(prov, ev).enabled != 0, 0)) \
+	if (__builtin_expect(SHMTRACE__EV(prov, ev).enabled != 0, 0)) { \
 		SHMTRACE__EMIT(prov, ev)(__VA_ARGS__); \
+		__asm__ __volatile__(""); \
+	} \
 } while (0)
 
 /* shmtrace_enabled(provider, name) - nonzero when the event is recorded. */

@@ -1,8 +1,5 @@
 # SPDX-License-Identifier: MIT
 
-AM_TESTS_ENVIRONMENT = top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) \
-	BABELTRACE2=$(BABELTRACE2); export top_builddir top_srcdir BABELTRACE2;
-
 INTEGRATION_TESTS = \
 	tests/integration/basic.sh \
 	tests/integration/late-daemon.sh \

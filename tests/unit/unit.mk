@@ -32,3 +32,8 @@ tests_unit_filter_test_filter_LDADD = libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk
+
+# what a disabled event costs its call site, read off the compiled code
+TESTS += tests/unit/header/disabled-path.sh
+dist_check_SCRIPTS += tests/unit/header/disabled-path.sh
+EXTRA_DIST += tests/unit/header/sites.c
