@@ -69,8 +69,8 @@ disabled_rounds=5		# best of, alternating with the empty loop
 lat_batches=50000		# latency: batches of...
 lat_k=32			# ...events, each batch timed as a whole
 
-log() { printf '%s\n' "$*" >&2; }
-die() { log "compare-lttng: $*"; exit 1; }
+name=compare-lttng
+. "$bench/common.sh"
 
 start_time=$(date +%s)
 
@@ -81,42 +81,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/compare-lttng.XXXXXX")
 res=$work/results		# lines: REP TRACER KEY VALUE
 : >"$res"
 
-# ---- daemons, stopped by pid only ---------------------------------------------
-
-shm_running=0
-lttng_pid=""
-
-wait_pids() {	# wait up to 10 s for each pid to exit
-	local p
-	for p in "$@"; do
-		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$p" 2>/dev/null && log "warning: process $p still runs"
-	done
-	return 0
-}
-
-shm_daemons_stop() {
-	local s c
-	[ "$shm_running" = 1 ] || return 0
-	shm_running=0
-	s=$(cat "$SHMTRACE_HOME/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$SHMTRACE_HOME/consumerd.pid" 2>/dev/null || true)
-	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
-	wait_pids $s $c
-}
-
-lttng_daemons_stop() {
-	local kids
-	[ -n "$lttng_pid" ] || return 0
-	kids=$(ps -o pid= --ppid "$lttng_pid" 2>/dev/null || true)
-	kill -TERM "$lttng_pid" 2>/dev/null
-	wait_pids "$lttng_pid" $kids
-	lttng_pid=""
-}
-
 cleanup() {
-	shm_daemons_stop || true
-	lttng_daemons_stop || true
+	daemons_stop_all
 	[ "$keep" = 1 ] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -170,20 +136,6 @@ if [ "$lttng_ok" = 1 ]; then
 fi
 
 # ---- helpers -------------------------------------------------------------------------------
-
-# kv LINE KEY: the value of KEY=... in a workload's result line
-kv() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
-
-record() { echo "$rep $1 $2 $3" >>"$res"; }
-
-# stream_bytes DIR: bytes of the trace's stream files (no metadata, no index)
-stream_bytes() {
-	find "$1" -type f ! -name metadata ! -path '*/index/*' -printf '%s\n' |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-meta_bytes() {
-	find "$1" -type f -name metadata -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
-}
 
 # run_workload TRACER LOGNAME ARGS...: run the workload, print its result line
 run_workload() {
@@ -241,10 +193,8 @@ rep_floor() {
 
 rep_shmtrace() {
 	local line kind args out status n rec dis emitted tc=$build/tracectl
-	export SHMTRACE_HOME=$work/shmtrace-home
-	mkdir -p "$SHMTRACE_HOME"; chmod 700 "$SHMTRACE_HOME"
-	shm_running=1
-	"$tc" list >/dev/null || die "cannot start trace-sessiond"	# starts the daemons
+	shm_daemons_start "$work/shmtrace-home" "$work/log/sessiond-$rep.log" ||
+		die "trace-sessiond does not start (see $work/log/sessiond-$rep.log)"
 	line=$(run_workload shmtrace "shmtrace-$rep-disabled" disabled $disabled_iter $disabled_rounds)
 	record shmtrace disabled.ns "$(kv "$line" disabled_ns)"
 	record shmtrace loop.ns "$(kv "$line" loop_ns)"
@@ -288,14 +238,9 @@ lttng_count() {
 
 rep_lttng() {
 	local line kind args out n rec dis emitted
-	export LTTNG_HOME=$work/lttng-home
 	export LTTNG_UST_REGISTER_TIMEOUT=-1	# the workload waits for its registration
-	mkdir -p "$LTTNG_HOME"
-	rm -f "$LTTNG_HOME/sessiond.pid"
-	lttng-sessiond --daemonize --no-kernel --pidfile "$LTTNG_HOME/sessiond.pid" \
-		>"$work/log/lttng-sessiond-$rep.log" 2>&1 ||
+	lttng_daemons_start "$work/lttng-home" "$work/log/lttng-sessiond-$rep.log" ||
 		{ lttng_why="lttng-sessiond does not start (see its log; another root session daemon?)"; return 1; }
-	lttng_pid=$(cat "$LTTNG_HOME/sessiond.pid")
 	line=$(run_workload lttng "lttng-$rep-disabled" disabled $disabled_iter $disabled_rounds) ||
 		{ lttng_why="the LTTng workload failed"; return 1; }
 	record lttng disabled.ns "$(kv "$line" disabled_ns)"
@@ -362,13 +307,6 @@ done
 
 # ---- table ----------------------------------------------------------------------------------
 
-# med TRACER KEY: median over the repetitions ("" when none)
-med() {
-	awk -v t="$1" -v k="$2" '$2 == t && $3 == k && $4 != "" && $4 != "-" { print $4 }' "$res" |
-		sort -g | awk '{ v[NR] = $1 } END {
-			if (NR == 0) exit
-			if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 # sum TRACER KEY
 sum() { awk -v t="$1" -v k="$2" '$2 == t && $3 == k { s += $4; n++ } END { if (n) print s }' "$res"; }
 # medratio T1 K1 T2 K2 [OP]: median over repetitions of T1.K1 / T2.K2 (OP "-" : difference)
@@ -377,9 +315,7 @@ medratio() {
 		$2 == t1 && $3 == k1 { a[$1] = $4 } $2 == t2 && $3 == k2 { b[$1] = $4 }
 		END { for (r in a) if ((r in b) && a[r] != "-" && b[r] != "-") {
 			if (op == "-") print a[r] - b[r]; else if (b[r] != 0) print a[r] / b[r] } }' "$res" |
-		sort -g | awk '{ v[NR] = $1 } END {
-			if (NR == 0) exit
-			if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		median
 }
 fmt() {	# fmt FORMAT VALUE: "n/a" when empty
 	if [ -n "$2" ]; then printf "$1" "$2"; else printf 'n/a'; fi

@@ -61,8 +61,8 @@ shmlib=$build/.libs
 CC=${CC:-cc}
 lttng_wrapper=liblttng-ust-libc-wrapper.so.1
 
-log() { printf '%s\n' "$*" >&2; }
-die() { log "preload-libc: $*"; exit 1; }
+name=preload-libc
+. "$top/bench/common.sh"
 
 start_time=$(date +%s)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
@@ -71,63 +71,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/preload-libc.XXXXXX")
 res=$work/results		# lines: REP CONFIG KEY VALUE
 : >"$res"
 
-# ---- daemons, stopped by pid only ---------------------------------------------
-
-shm_home=""
-lttng_pid=""
-lttng_pidfile=""	# set before lttng-sessiond starts: read by the cleanup
-
-wait_pids() {	# wait up to 10 s for each pid to exit
-	local p
-	for p in "$@"; do
-		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$p" 2>/dev/null && log "warning: process $p still runs"
-	done
-	return 0
-}
-
-shm_daemons_stop() {
-	local s c
-	[ -n "$shm_home" ] || return 0
-	s=$(cat "$shm_home/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$shm_home/consumerd.pid" 2>/dev/null || true)
-	shm_home=""
-	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
-	wait_pids $s $c
-}
-
-# shm_daemons_start HOME: trace-sessiond --daemonize in a fresh HOME, which
-# starts trace-consumerd; both write their pid files there.
-shm_daemons_start() {
-	export SHMTRACE_HOME=$1
-	export SHMTRACE_SESSIOND=$build/trace-sessiond
-	export SHMTRACE_CONSUMERD=$build/trace-consumerd
-	mkdir -p "$SHMTRACE_HOME"; chmod 700 "$SHMTRACE_HOME"
-	shm_home=$SHMTRACE_HOME
-	"$build/trace-sessiond" --daemonize >"$work/log/sessiond-$rep.log" 2>&1 || return 1
-	for _ in $(seq 50); do
-		[ -s "$SHMTRACE_HOME/consumerd.pid" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-lttng_daemons_stop() {
-	local kids
-	# interrupted between its start and the reading of its pid file
-	[ -n "$lttng_pid" ] || [ -z "$lttng_pidfile" ] ||
-		lttng_pid=$(cat "$lttng_pidfile" 2>/dev/null || true)
-	lttng_pidfile=""
-	[ -n "$lttng_pid" ] || return 0
-	kids=$(ps -o pid= --ppid "$lttng_pid" 2>/dev/null || true)
-	kill -TERM "$lttng_pid" 2>/dev/null
-	wait_pids "$lttng_pid" $kids
-	lttng_pid=""
-}
-
 cleanup() {
-	shm_daemons_stop || true
-	lttng_daemons_stop || true
+	daemons_stop_all
 	[ "$keep" = 1 ] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -183,19 +128,6 @@ prog=("$work/alloc-heavy" -n "$calls" -t "$threads")
 
 # ---- helpers ----------------------------------------------------------------------------
 
-# kv LINE KEY: the value of KEY=... in the program's result line
-kv() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
-
-record() { echo "$rep $1 $2 $3" >>"$res"; }
-
-# stream_bytes DIR: bytes of the trace's stream files (no metadata, no index)
-stream_bytes() {
-	find "$1" -type f ! -name metadata ! -path '*/index/*' -printf '%s\n' |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-meta_bytes() {
-	find "$1" -type f -name metadata -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
-}
 per_event() {	# per_event BYTES EVENTS
 	awk -v b="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.3f", b / n; else print "-" }'
 }
@@ -245,7 +177,7 @@ rep_untraced() {
 rep_shmtrace() {
 	local tc=$build/tracectl out=$work/traces/shmtrace-$rep pre c counts st n
 	pre="LD_PRELOAD=$shmlib/libshmtrace.so:$shmlib/libshmtrace-libc.so"
-	shm_daemons_start "$work/shm-home-$rep" ||
+	shm_daemons_start "$work/shm-home-$rep" "$work/log/sessiond-$rep.log" ||
 		{ shm_why="trace-sessiond does not start (see $work/log/sessiond-$rep.log)"; return 1; }
 	for c in $1; do
 		case $c in
@@ -283,14 +215,8 @@ rep_shmtrace() {
 
 rep_lttng() {
 	local out=$work/traces/lttng-$rep line total fam dis n
-	export LTTNG_HOME=$work/lttng-home
-	mkdir -p "$LTTNG_HOME"
-	rm -f "$LTTNG_HOME/sessiond.pid"
-	lttng_pidfile=$LTTNG_HOME/sessiond.pid
-	lttng-sessiond --daemonize --no-kernel --pidfile "$LTTNG_HOME/sessiond.pid" \
-		>"$work/log/lttng-sessiond-$rep.log" 2>&1 ||
+	lttng_daemons_start "$work/lttng-home" "$work/log/lttng-sessiond-$rep.log" ||
 		{ lttng_why="lttng-sessiond does not start (see its log; another root session daemon?)"; return 1; }
-	lttng_pid=$(cat "$LTTNG_HOME/sessiond.pid")
 	{ lttng create s --output "$out" &&
 	  lttng enable-event -u 'lttng_ust_libc:*' &&
 	  lttng start s; } >"$work/log/lttng-$rep.ctl" 2>&1 ||
@@ -353,14 +279,6 @@ done
 
 # ---- table ------------------------------------------------------------------------------
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) exit
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-# vals CONFIG KEY: the values over the repetitions
-vals() { awk -v c="$1" -v k="$2" '$2 == c && $3 == k && $4 != "" && $4 != "-" { print $4 }' "$res"; }
-med() { vals "$1" "$2" | median; }
 # range CONFIG KEY: min-max over the repetitions
 range() { vals "$1" "$2" | sort -g | awk 'NR == 1 { a = $1 } { b = $1 } END { if (NR) printf "%.1f-%.1f", a, b }'; }
 sum() { awk -v c="$1" -v k="$2" '$2 == c && $3 == k { s += $4; n++ } END { if (n) print s }' "$res"; }

@@ -60,8 +60,8 @@ tr=$build/trace-read
 gen=$build/tests/apps/gen-events
 BT=${BABELTRACE2:-babeltrace2}
 
-log() { printf '%s\n' "$*" >&2; }
-die() { log "read-speed: $*"; exit 1; }
+name=read-speed
+. "$top/bench/common.sh"
 
 for f in "$tc" "$tr" "$gen" "$build/trace-sessiond" "$build/trace-consumerd"; do
 	[ -x "$f" ] || die "no $f (run make -C $build and make -C $build check, or set SHMTRACE_BUILD)"
@@ -77,49 +77,14 @@ res=$work/results		# lines: REP WHAT KEY VALUE
 : >"$res"
 mkdir -p "$work/log"
 
-# ---- daemons, stopped by pid only ---------------------------------------------
-
-shm_home=""
-
-wait_pids() {	# wait up to 10 s for each pid to exit
-	local p
-	for p in "$@"; do
-		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$p" 2>/dev/null && log "warning: process $p still runs"
-	done
-	return 0
-}
-
-daemons_stop() {
-	local s c
-	[ -n "$shm_home" ] || return 0
-	s=$(cat "$shm_home/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$shm_home/consumerd.pid" 2>/dev/null || true)
-	shm_home=""
-	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
-	wait_pids $s $c
-}
-
-# daemons_start NAME: trace-sessiond --daemonize in a fresh home, which
-# starts trace-consumerd; both write their pid files there.
+# daemons_start NAME: the daemons in a fresh home, $work/home-NAME
 daemons_start() {
-	export SHMTRACE_HOME=$work/home-$1
-	export SHMTRACE_SESSIOND=$build/trace-sessiond
-	export SHMTRACE_CONSUMERD=$build/trace-consumerd
-	unset SHMTRACE_SIGNAL
-	mkdir -p "$SHMTRACE_HOME"; chmod 700 "$SHMTRACE_HOME"
-	shm_home=$SHMTRACE_HOME
-	"$build/trace-sessiond" --daemonize >"$work/log/sessiond-$1.log" 2>&1 ||
-		die "trace-sessiond does not start (see $work/log/sessiond-$1.log)"
-	for _ in $(seq 50); do
-		[ -s "$SHMTRACE_HOME/consumerd.pid" ] && return 0
-		sleep 0.1
-	done
-	die "trace-consumerd does not start"
+	shm_daemons_start "$work/home-$1" "$work/log/sessiond-$1.log" ||
+		die "the daemons do not start (see $work/log/sessiond-$1.log)"
 }
 
 cleanup() {
-	daemons_stop || true
+	shm_daemons_stop || true
 	if [ "$keep" = 1 ]; then
 		rm -rf "$work/trace-big"
 	else
@@ -131,9 +96,6 @@ trap 'exit 130' INT TERM
 
 # ---- recording -------------------------------------------------------------------------
 
-stream_bytes() {	# the stream files of a trace (no metadata)
-	find "$1" -type f ! -name metadata -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
-}
 stream_count() { find "$1" -type f ! -name metadata | wc -l; }
 
 # session DIR PATTERN CMD...: one session writing to DIR, PATTERN enabled,
@@ -221,7 +183,7 @@ record_rate() {
 
 # ---- measurements ----------------------------------------------------------------------
 
-rec() { echo "$rep $1 $2 $3" >>"$res"; }
+
 
 # timed WHAT CMD...: run CMD, its output to /dev/null; file its wall time
 # (seconds) and peak RSS (KiB). Standard error must stay empty.
@@ -233,17 +195,10 @@ timed() {
 		die "$* failed: $(head -n3 "$f.err")"
 	t1=$(date +%s%N)
 	[ -s "$f.err" ] && log "warning: $*: $(head -n2 "$f.err")"
-	rec "$what" sec "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')"
-	rec "$what" rss "$(tail -n1 "$f.time" | awk '{ print $2 }')"
+	record "$what" sec "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')"
+	record "$what" rss "$(tail -n1 "$f.time" | awk '{ print $2 }')"
 }
 
-# med WHAT KEY: median over the repetitions ("" when none)
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) exit
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-med() { awk -v w="$1" -v k="$2" '$2 == w && $3 == k { print $4 }' "$res" | median; }
 minmax() {
 	awk -v w="$1" -v k="$2" '$2 == w && $3 == k { print $4 }' "$res" | sort -g |
 		awk -v f="$3" 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf f "-" f, lo, hi }'
@@ -264,7 +219,7 @@ log "recording $events events (gen-events, 4 threads per process)..."
 daemons_start main
 main=$work/trace-main
 procs=$(record_main "$main" "$events")
-daemons_stop
+shm_daemons_stop
 bytes=$(stream_bytes "$main")
 streams=$(stream_count "$main")
 log "  $procs process(es) of 4 threads, $streams streams, $bytes bytes, nothing discarded"
@@ -328,7 +283,7 @@ if [ "$use_big" = 1 ]; then
 	daemons_start mem
 	brate=$(record_rate "$work/trace-big" "$big")
 	srate=$(record_rate "$work/trace-small" "$small")
-	daemons_stop
+	shm_daemons_stop
 	mstreams=$(stream_count "$work/trace-big")
 	bigbytes=$(stream_bytes "$work/trace-big")
 	smallbytes=$(stream_bytes "$work/trace-small")
