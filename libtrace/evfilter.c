@@ -15,11 +15,11 @@
  * initial-exec TLS, which stays small for a library loaded by dlopen) under
  * the page's sequence counter, checks it with flt_validate() and binds its
  * field names to the event's fields, once per (generation, filter, event);
- * later events of the same kind evaluate the cached copy (a name that is
- * not a field of the event may name the thread's context: $ctx.cpu_id,
- * $ctx.vtid, $ctx.vpid): straight from the
- * raw field values when it is a conjunction of integer comparisons (most
- * filters), else with the interpreter. Nothing here
+ * later events of the same kind evaluate the cached copy: straight from
+ * the raw field values when it is a conjunction of integer comparisons
+ * (most filters), else with the interpreter. A name that is not a field of
+ * the event may name the thread's context: $ctx.cpu_id, $ctx.vtid,
+ * $ctx.vpid. Nothing here
  * allocates or locks, so signal handlers may emit filtered events too (a
  * handler that interrupts an event does not get here: nested events are
  * dropped before). A filter that cannot be read or checked keeps the
@@ -27,7 +27,6 @@
  */
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #include "filter.h"
 #include "lib.h"
 
@@ -166,15 +165,11 @@ static void evf_plan(struct evf_entry *e)
 /* The context named by @kind (EVF_CPU, EVF_TID, EVF_PID), now. */
 static uint64_t evf_ctx(int kind)
 {
-	const volatile int32_t *cpu = shmtrace__tls.cpu_id;
-
 	switch (kind) {
 	case EVF_CPU:
-		return cpu && *cpu >= 0 ? (uint64_t)*cpu : shmtrace__cpu_slow();
+		return shmtrace__cpu(&shmtrace__tls);
 	case EVF_TID:
-		if (!shmtrace__tls.tid)
-			shmtrace__tls.tid = (int32_t)gettid();
-		return (uint64_t)shmtrace__tls.tid;
+		return (uint64_t)writer_tid();
 	default:
 		return (uint64_t)lib.pid;
 	}

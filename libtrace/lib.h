@@ -109,6 +109,7 @@ void pool_describe_all(void);
 
 /* writer.c */
 void writer_drop_all(void);
+int32_t writer_tid(void);		/* the calling thread's id, cached in its TLS */
 void writer_thread_init(void);
 
 #endif

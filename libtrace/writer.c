@@ -33,7 +33,7 @@ __thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initia
 static pthread_key_t writer_key;
 static __thread int writer_key_set __attribute__((tls_model("initial-exec")));
 
-static int32_t writer_tid(void)
+int32_t writer_tid(void)
 {
 	if (!shmtrace__tls.tid)
 		shmtrace__tls.tid = (int32_t)gettid();
@@ -131,7 +131,7 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		rb_wbuf_reset(w);
 		w->ctx = (uint16_t)lib.pool[c].context;
 		w->ctx_size = (uint16_t)shmtrace__ctx_size(w->ctx);
-		if (w->ctx & SHMTRACE__CTX_CPU && !shmtrace__tls.cpu_id)
+		if (!shmtrace__tls.cpu_id)	/* for the context and for filters */
 			shmtrace__tls.cpu_id = writer_rseq_cpu();
 		*ts = shmtrace__clock_tsc ? tsc_read_ordered() : shmtrace__clock();
 		if (!writer_key_set) {

@@ -219,7 +219,7 @@ struct shmtrace__tls {
 	int32_t tid;
 	struct shmtrace__wbuf w[SHMTRACE__MAX_CHAN];
 	/* the kernel's CPU number for this thread (its rseq area), or NULL;
-	 * set when the thread first takes a buffer */
+	 * set when the thread first takes a buffer (see shmtrace__cpu()) */
 	const volatile int32_t *cpu_id;
 };
 
@@ -306,6 +306,15 @@ static inline SHMTRACE__NOINSTR uint32_t shmtrace__ctx_size(uint32_t ctx)
 	return (ctx & SHMTRACE__CTX_IP) * 8 + (ctx & SHMTRACE__CTX_CPU) * 2;
 }
 
+/* The CPU the thread runs on: one load from its rseq area when it has one. */
+static inline SHMTRACE__NOINSTR uint32_t shmtrace__cpu(const struct shmtrace__tls *t)
+{
+	const volatile int32_t *c = t->cpu_id;
+	int32_t v = c ? *c : -1;
+
+	return v >= 0 ? (uint32_t)v : shmtrace__cpu_slow();
+}
+
 /*
  * Write the context fields @ctx at @p; @ip is the address of the code that
  * emitted the event.
@@ -320,9 +329,7 @@ shmtrace__put_ctx(char *p, uint32_t ctx, const struct shmtrace__tls *t, const vo
 		p += 8;
 	}
 	if (ctx & SHMTRACE__CTX_CPU) {
-		const volatile int32_t *c = t->cpu_id;
-		int32_t v = c ? *c : -1;
-		uint32_t cpu = v >= 0 ? (uint32_t)v : shmtrace__cpu_slow();
+		uint32_t cpu = shmtrace__cpu(t);
 
 		memcpy(p, &cpu, 4);
 		p += 4;
