@@ -70,8 +70,12 @@ struct msg_app_register {
 	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
 	uint64_t starttime;		/* /proc/pid/stat field 22 */
 	char procname[PROTO_PROCNAME];
+	uint64_t instance;		/* random, per process image: the same
+					 * (pid, starttime, instance) registering
+					 * again continues its trace */
 };
-_Static_assert(sizeof(struct msg_app_register) == 56, "register");
+_Static_assert(sizeof(struct msg_app_register) == 64, "register");
+_Static_assert(offsetof(struct msg_app_register, instance) == 56, "register instance");
 
 /*
  * Event descriptions (MSG_APP_EVENTS, MSG_C_EVENTS): a count, then packed

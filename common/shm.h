@@ -31,7 +31,8 @@
  *      8       4     total size (SHM_CTL_SIZE)
  *      12      4     max_events (SHM_MAX_EVENTS)
  *      16      8     generation (odd while being written)
- *      24      40    reserved
+ *      24      4     ringing: 1 while the daemon sends the doorbell signal
+ *      28      36    reserved
  *      64      512   chan[8], 64 bytes each (struct shm_ctl_chan)
  *      4096    8192  enabled[event id]: mask of channel slots
  *      12288   65536 filt[channel slot][event id]: 0, or the number (1..255)
@@ -42,13 +43,34 @@
  *                    flt_validate() by the process before use
  *
  * 2. The process page (struct shm_proc_page, 4096 bytes). Shared
- *    read-write by the process and the consumer daemon. The consumer sets
- *    `consumer_sleeping` before it waits; a writer that publishes a
- *    sub-buffer reads it after a full barrier and, when set, writes to the
- *    process's eventfd (Dekker: either the writer sees the flag or the
- *    consumer sees the data on its last check before sleeping). The process
- *    counts in `lost_nobuf` the events it dropped because no buffer could be
- *    had at all.
+ *    read-write by the process and the consumer daemon, mapped read-only
+ *    by the session daemon. The consumer sets `consumer_sleeping` before
+ *    it waits; a writer that publishes a sub-buffer reads it after a full
+ *    barrier and, when set, sends a datagram on the process's wake socket
+ *    (Dekker: either the writer sees the flag or the consumer sees the data
+ *    on its last check before sleeping). The process counts in
+ *    `lost_nobuf` the events it dropped because no buffer could be had at
+ *    all.
+ *
+ *    The doorbell (Dekker again, so that a program that takes the signal
+ *    for itself never receives it from us): the session daemon stores
+ *    ctl.ringing = 1, issues a full barrier, sends the signal only if
+ *    proc.doorbell_off is 0 (and /proc says the process catches it), then
+ *    stores ringing = 0. A program that changes the signal's action goes
+ *    through libshmtrace's sigaction() (doorbell.c), which stores
+ *    doorbell_off = 1, issues a full barrier, waits while ringing is 1 (at
+ *    most 100 ms), takes any instance still pending, and only then lets
+ *    the action change.
+ *
+ *      offset  size  field
+ *      0       4     magic SHM_PROC_MAGIC
+ *      4       2     version SHM_VERSION
+ *      6       2     header size
+ *      8       4     total size (SHM_PROC_SIZE)
+ *      12      4     pid
+ *      16      4     doorbell_off (written by the process)
+ *      64      4     consumer_sleeping (written by the consumer)
+ *      128     64    lost_nobuf[channel slot] (atomic adds by the process)
  *
  * 3. Buffer segments (struct shm_seg_hdr then slots), one table of segments
  *    per process and channel; a segment never moves nor shrinks. A slot is
@@ -63,7 +85,7 @@
 #include <stdint.h>
 #include <shmtrace/shmtrace.h>
 
-#define SHM_VERSION		3
+#define SHM_VERSION		4
 #define SHM_MAX_CHAN		SHMTRACE__MAX_CHAN
 #define SHM_MAX_EVENTS		8192
 #define SHM_PAGE		4096u
@@ -108,7 +130,8 @@ struct shm_ctl_page {
 	uint32_t size;
 	uint32_t max_events;
 	uint64_t generation;
-	uint8_t reserved[40];
+	uint32_t ringing;		/* the daemon is sending the doorbell */
+	uint8_t reserved[36];
 	struct shm_ctl_chan chan[SHM_MAX_CHAN];
 	uint8_t pad[SHM_CTL_HDR - 64 - SHM_MAX_CHAN * sizeof(struct shm_ctl_chan)];
 	uint8_t enabled[SHM_MAX_EVENTS];
@@ -127,6 +150,7 @@ struct shm_ctl_page {
 _Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
 _Static_assert(offsetof(struct shm_ctl_chan, context) == 24, "ctl chan context");
 _Static_assert(offsetof(struct shm_ctl_page, generation) == 16, "ctl generation");
+_Static_assert(offsetof(struct shm_ctl_page, ringing) == 24, "ctl ringing");
 _Static_assert(offsetof(struct shm_ctl_page, chan) == 64, "ctl chan offset");
 _Static_assert(offsetof(struct shm_ctl_page, enabled) == SHM_CTL_HDR, "ctl enabled");
 _Static_assert(offsetof(struct shm_ctl_page, filt) == SHM_CTL_HDR + SHM_MAX_EVENTS, "ctl filt");
@@ -142,7 +166,8 @@ struct shm_proc_page {
 	uint16_t hdr_size;
 	uint32_t size;
 	uint32_t pid;
-	uint8_t reserved0[48];
+	uint32_t doorbell_off;		/* the program took the signal: never send it */
+	uint8_t reserved0[44];
 	/* cache line 1: written by the consumer */
 	uint32_t consumer_sleeping;
 	uint8_t reserved1[60];
@@ -151,6 +176,7 @@ struct shm_proc_page {
 	uint8_t pad[SHM_PAGE - 192];
 };
 
+_Static_assert(offsetof(struct shm_proc_page, doorbell_off) == 16, "proc doorbell");
 _Static_assert(offsetof(struct shm_proc_page, consumer_sleeping) == 64, "proc sleeping");
 _Static_assert(offsetof(struct shm_proc_page, lost_nobuf) == 128, "proc lost");
 _Static_assert(sizeof(struct shm_proc_page) == SHM_PROC_SIZE, "proc size");

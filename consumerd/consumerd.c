@@ -3,7 +3,7 @@
  * trace-consumerd - the consumer daemon.
  *
  * Started by the session daemon with one end of a socket pair (--fd). It
- * receives channels, traced processes (their process page and eventfd),
+ * receives channels, traced processes (their process page and wake socket),
  * event descriptions and buffer segments, maps the segments and writes
  * every committed packet to CTF stream files (stream.c).
  *
@@ -11,8 +11,8 @@
  * (see loop()), so that writers make no system call; once idle for 50 ms,
  * before it sleeps it sets every process's consumer_sleeping flag, issues a
  * full barrier and checks all streams once more; writers that publish a
- * packet after that barrier see the flag and write to their process's
- * eventfd (see shm.h). A timer wakes the daemon for each channel's flush
+ * packet after that barrier see the flag and send a datagram on their
+ * process's wake socket (see shm.h), which the daemon drains. A timer wakes the daemon for each channel's flush
  * interval, when the committed part of open packets is written too, so
  * idle threads' events reach the disk.
  *
@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "stream.h"
@@ -90,22 +91,44 @@ static void drain_chan(uint64_t id, enum drain how)
 				seg_drain(s, how);
 }
 
+/*
+ * A traced process: its process page and wake socket. The same app id
+ * again is the same process registering anew after it lost its
+ * descriptors: its trace goes on, with the new page and socket (the
+ * process copied its counters into the new page).
+ */
 static int handle_app_add(const struct msg_c_app *m, const int *fds)
 {
-	struct c_app *a;
+	struct c_app *a = capp_find(m->app_id);
+	struct stat st;
 	void *proc;
 
-	if (capp_find(m->app_id) || memfd_check(fds[0], SHM_PROC_SIZE) < 0)
+	if (memfd_check(fds[0], SHM_PROC_SIZE) < 0 || fstat(fds[1], &st) < 0 ||
+	    !S_ISSOCK(st.st_mode))
 		goto bad;
 	proc = mmap(NULL, SHM_PROC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
 	if (proc == MAP_FAILED)
 		goto bad;
+	close(fds[0]);
+	if (a) {
+		struct shm_proc_page *old = a->proc;
+
+		for (struct c_seg *s = a->segs; s; s = s->next)
+			s->proc = proc;
+		a->proc = proc;
+		munmap(old, SHM_PROC_SIZE);
+		epoll_ctl(cd_epfd, EPOLL_CTL_DEL, a->efd, NULL);
+		close(a->efd);
+		a->efd = fds[1];
+		ep_add(a->efd, a->id, EPOLLET);
+		log_info("%s[%u] registered again", a->procname, a->pid);
+		return 0;
+	}
 	a = calloc(1, sizeof(*a));
 	if (!a) {
 		munmap(proc, SHM_PROC_SIZE);
 		goto bad;
 	}
-	close(fds[0]);
 	a->id = m->app_id;
 	a->pid = m->pid;
 	a->clock = m->clock <= CLOCK_KIND_TSC ? m->clock : CLOCK_KIND_MONOTONIC;
@@ -122,6 +145,21 @@ bad:
 	close(fds[0]);
 	close(fds[1]);
 	return -EINVAL;
+}
+
+/*
+ * A process's wake socket: datagrams that only say "look". Drained with
+ * MSG_DONTWAIT, which no flag the process sets on the shared open file can
+ * turn into a blocking read; bounded, so a process that floods it costs a
+ * few calls per wake-up.
+ */
+static void wake_drain(uint64_t app_id)
+{
+	struct c_app *a = capp_find(app_id);
+	char buf[16];
+
+	for (int i = 0; a && i < 64 && recv(a->efd, buf, sizeof(buf), MSG_DONTWAIT) >= 0; i++)
+		;
 }
 
 static void handle_app_del(uint64_t id)
@@ -335,8 +373,8 @@ static void loop(void)
 				else
 					handle_request();
 			}
-			/* a process's eventfd: edge-triggered, never read (a read could
-			 * block on a descriptor the process shares) */
+			else
+				wake_drain(key);
 		}
 	}
 }

@@ -16,15 +16,29 @@
  * depends on the signal arriving except turning on events that are
  * disabled everywhere in the process.
  *
- * The doorbell handler is async-signal-safe: it applies the control page
- * (lock-free, see registry.c) and registers when needed, if it can take the
- * lock without waiting; otherwise the lock holder does it on unlock.
+ * The doorbell (doorbell.c) applies the control page and registers again
+ * when needed, if it can take the lock without waiting; otherwise the lock
+ * holder does it on unlock.
+ *
+ * Descriptors: every one is ours only while ownfd.c says so. A program
+ * that closed them (closefrom, a loop, dup2 onto them) loses us nothing we
+ * cannot rebuild: the mappings stay, so the next registration creates
+ * what was lost (a control or process page is recreated as a copy of the
+ * one still mapped, the old mapping left in place for threads that still
+ * read it), and the session daemon, which still holds every page and
+ * segment of ours, recognises the same process image (pid, start time and
+ * `instance`) and continues its trace instead of starting another. The
+ * daemon, which sees our connection close while we live, rings the
+ * doorbell and bumps our control generation, so that the doorbell handler
+ * or the next thread to resynchronise (shmtrace__resync()) registers.
  *
  * fork: the child drops every buffer of the parent without touching it
  * (the segments are MADV_DONTFORK, hence not even mapped in the child),
- * forgets the parent's registration and registers as a new process, with
- * a control page that starts as a copy of its parent's: it records what
- * its parent recorded from its first event, into buffers of its own.
+ * closes the copies of our descriptors that are still ours (never a number
+ * the program reused), forgets the parent's registration and registers as
+ * a new process, with a control page that starts as a copy of its
+ * parent's: it records what its parent recorded from its first event, into
+ * buffers of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +51,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -46,7 +61,10 @@
 #include "tsc.h"
 #include "util.h"
 
-struct lib_state lib = { .sock = -1, .ctl_fd = -1, .proc_fd = -1, .efd = -1 };
+struct lib_state lib = {
+	.sock = LIB_FD_NONE, .ctl_fd = LIB_FD_NONE, .proc_fd = LIB_FD_NONE,
+	.wake = LIB_FD_NONE, .wake_peer = LIB_FD_NONE,
+};
 
 static const volatile uint64_t lib_no_gen;
 SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen = &lib_no_gen;
@@ -104,13 +122,19 @@ void lib_unlock(void)
 
 void lib_wake_consumer(void)
 {
-	static const uint64_t one = 1;
+	const struct shm_proc_page *proc = __atomic_load_n(&lib.proc, __ATOMIC_ACQUIRE);
+	int fd;
 
-	if (!lib.proc)
+	if (!proc)
 		return;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lib.proc->consumer_sleeping, __ATOMIC_RELAXED))
-		(void)!write(lib.efd, &one, sizeof(one));
+	if (!__atomic_load_n(&proc->consumer_sleeping, __ATOMIC_RELAXED))
+		return;
+	fd = ownfd_get(&lib.wake);
+	if (fd >= 0)
+		(void)!send(fd, "", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	else
+		lib_register_soon();	/* the program closed it: a new one */
 }
 
 static int memfd_sized(const char *name, size_t size)
@@ -130,74 +154,161 @@ static int memfd_sized(const char *name, size_t size)
 }
 
 /*
- * A forked child starts with a copy of its parent's control page, so that
- * what the parent traced the child traces from its first event, before the
- * session daemon rewrites the page for it.
+ * A new control page starts as a copy of the one it replaces: the parent's
+ * in a forked child, or ours when the program closed its descriptor, so
+ * that nothing recorded stops until the session daemon rewrites it.
  */
-static struct shm_ctl_page lib_inherited;
-static int lib_has_inherited;
+static struct shm_ctl_page lib_ctl_copy;
+static int lib_has_copy;
 
-/* The shared objects of this process, created once per process. */
-static int lib_create_objects(void)
+/* Copy @ctl between two equal even generations into lib_ctl_copy. */
+static void lib_copy_control(const struct shm_ctl_page *ctl)
 {
+	lib_has_copy = 0;
+	for (int tries = 0; ctl && tries < 16; tries++) {
+		uint64_t g = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+
+		if (g & 1)
+			continue;
+		memcpy(&lib_ctl_copy, ctl, sizeof(lib_ctl_copy));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g) {
+			lib_ctl_copy.ringing = 0;
+			lib_has_copy = 1;
+			break;
+		}
+	}
+}
+
+/* A control page of our own, replacing the one mapped (left mapped). */
+static int lib_new_control(void)
+{
+	struct lib_fd f;
 	void *p;
 
 	if (lib.ctl)
-		return 0;
-	lib.ctl_fd = memfd_sized("shmtrace-ctl", SHM_CTL_SIZE);
-	if (lib.ctl_fd < 0)
-		goto fail;
-	if (lib_has_inherited &&
-	    pwrite(lib.ctl_fd, &lib_inherited, SHM_CTL_SIZE, 0) != (ssize_t)SHM_CTL_SIZE)
-		lib_dbg("cannot copy the parent's control page", errno);
-	lib_has_inherited = 0;
-	lib.proc_fd = memfd_sized("shmtrace-proc", SHM_PROC_SIZE);
-	if (lib.proc_fd < 0)
-		goto fail;
-	lib.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (lib.efd < 0)
-		goto fail;
-	p = mmap(NULL, SHM_PROC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, lib.proc_fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
-	madvise(p, SHM_PROC_SIZE, MADV_DONTFORK);
-	lib.proc = p;
-	lib.proc->magic = SHM_PROC_MAGIC;
-	lib.proc->version = SHM_VERSION;
-	lib.proc->hdr_size = SHM_PROC_SIZE;
-	lib.proc->size = SHM_PROC_SIZE;
-	lib.proc->pid = (uint32_t)lib.pid;
-	p = mmap(NULL, SHM_CTL_SIZE, PROT_READ, MAP_SHARED, lib.ctl_fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
+		lib_copy_control(lib.ctl);
+	if (ownfd_take(&f, memfd_sized("shmtrace-ctl", SHM_CTL_SIZE)) < 0)
+		return -ENOMEM;
+	if (lib_has_copy &&
+	    pwrite(f.fd, &lib_ctl_copy, SHM_CTL_SIZE, 0) != (ssize_t)SHM_CTL_SIZE)
+		lib_dbg("cannot copy the control page", errno);
+	lib_has_copy = 0;
+	p = mmap(NULL, SHM_CTL_SIZE, PROT_READ, MAP_SHARED, f.fd, 0);
+	if (p == MAP_FAILED) {
+		ownfd_close(&f);
+		return -ENOMEM;
+	}
+	lib.ctl_fd = f;
 	__atomic_store_n(&lib.ctl, (struct shm_ctl_page *)p, __ATOMIC_RELEASE);
-	shmtrace__ctl_gen = &lib.ctl->generation;
+	__atomic_store_n(&shmtrace__ctl_gen, &lib.ctl->generation, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* A process page of our own, replacing the one mapped (left mapped). */
+static int lib_new_proc(void)
+{
+	struct shm_proc_page *p, *old = lib.proc;
+	uint64_t copied[SHM_MAX_CHAN] = { 0 };
+	struct lib_fd f;
+
+	if (ownfd_take(&f, memfd_sized("shmtrace-proc", SHM_PROC_SIZE)) < 0)
+		return -ENOMEM;
+	p = mmap(NULL, SHM_PROC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
+	if (p == MAP_FAILED) {
+		ownfd_close(&f);
+		return -ENOMEM;
+	}
+	madvise(p, SHM_PROC_SIZE, MADV_DONTFORK);
+	p->magic = SHM_PROC_MAGIC;
+	p->version = SHM_VERSION;
+	p->hdr_size = SHM_PROC_SIZE;
+	p->size = SHM_PROC_SIZE;
+	p->pid = (uint32_t)lib.pid;
+	/* the consumer continues our counts where the old page left them */
+	for (unsigned int c = 0; old && c < SHM_MAX_CHAN; c++)
+		p->lost_nobuf[c] = copied[c] = __atomic_load_n(&old->lost_nobuf[c],
+								__ATOMIC_RELAXED);
+	lib.proc_fd = f;
+	__atomic_store_n(&lib.proc, p, __ATOMIC_SEQ_CST);
+	/* doorbell.c clears bell, then marks every page it sees in lib.proc */
+	__atomic_store_n(&p->doorbell_off, !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST),
+			 __ATOMIC_SEQ_CST);
+	/* and what threads still counted in the old page meanwhile */
+	for (unsigned int c = 0; old && c < SHM_MAX_CHAN; c++)
+		__atomic_fetch_add(&p->lost_nobuf[c],
+				   __atomic_load_n(&old->lost_nobuf[c], __ATOMIC_RELAXED) -
+				   copied[c], __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The socket pair that wakes the consumer: we send, it receives. */
+static int lib_new_wake(void)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
+		return -errno;
+	if (ownfd_take(&lib.wake_peer, sv[1]) < 0) {
+		close(sv[0]);
+		return -EBADF;
+	}
+	if (ownfd_take(&lib.wake, sv[0]) < 0) {
+		ownfd_close(&lib.wake_peer);
+		return -EBADF;
+	}
+	return 0;
+}
+
+/*
+ * The shared objects of this process: created at the first registration,
+ * and again whichever the program closed since. Lock held.
+ */
+static int lib_objects(void)
+{
+	if ((!lib.ctl || ownfd_get(&lib.ctl_fd) < 0) && lib_new_control() < 0)
+		goto fail;
+	if ((!lib.proc || ownfd_get(&lib.proc_fd) < 0) && lib_new_proc() < 0)
+		goto fail;
+	if (ownfd_get(&lib.wake) < 0 || ownfd_get(&lib.wake_peer) < 0) {
+		ownfd_close(&lib.wake);
+		ownfd_close(&lib.wake_peer);
+		if (lib_new_wake() < 0)
+			goto fail;
+	}
 	return 0;
 fail:
 	lib_dbg("cannot create shared objects", errno);
-	if (lib.proc)
-		munmap(lib.proc, SHM_PROC_SIZE);
-	lib.proc = NULL;
-	if (lib.efd >= 0)
-		close(lib.efd);
-	if (lib.proc_fd >= 0)
-		close(lib.proc_fd);
-	if (lib.ctl_fd >= 0)
-		close(lib.ctl_fd);
-	lib.efd = lib.proc_fd = lib.ctl_fd = -1;
 	return -ENOMEM;
 }
 
-/* Is our socket to the daemon still connected? */
+/* Is our socket to the daemon still ours and connected? */
 static int lib_sock_alive(void)
 {
-	struct pollfd pfd = { .fd = lib.sock, .events = 0 };
+	struct pollfd pfd = { .fd = ownfd_get(&lib.sock), .events = 0 };
 
-	if (lib.sock < 0)
+	if (pfd.fd < 0)
 		return 0;
 	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
 		return 0;
 	return 1;
+}
+
+/*
+ * Register again when our connection is gone (the program closed it, or
+ * the daemon restarted): now when the lock is free, else by its holder
+ * when it lets go. Async-signal-safe.
+ */
+void lib_register_soon(void)
+{
+	if (lib_sock_alive())
+		return;
+	if (lib_trylock()) {
+		lib_register_locked(0);
+		lib_unlock();
+	} else {
+		__atomic_or_fetch(&lib.pending, LIB_PENDING_REGISTER, __ATOMIC_RELEASE);
+	}
 }
 
 /*
@@ -211,25 +322,26 @@ void lib_sync_locked(void)
 {
 	static uint64_t seq;
 	struct msg_sync m = { .seq = ++seq };
+	int fd = ownfd_get(&lib.sock);
 	uint64_t deadline;
 	union {
 		uint64_t align;
 		char buf[64];
 	} r;
 
-	if (lib.sock < 0 || lib.sync_ms <= 0 ||
-	    proto_send(lib.sock, MSG_APP_SYNC, 0, &m, sizeof(m), NULL, 0) < 0)
+	if (fd < 0 || lib.sync_ms <= 0 ||
+	    proto_send(fd, MSG_APP_SYNC, 0, &m, sizeof(m), NULL, 0) < 0)
 		return;
 	deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)lib.sync_ms * 1000000u;
 	for (;;) {
-		struct pollfd pfd = { .fd = lib.sock, .events = POLLIN };
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		struct proto_hdr h;
 		ssize_t n;
 
 		if (now >= deadline || poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1) <= 0)
 			break;
-		n = recv(lib.sock, r.buf, sizeof(r.buf), MSG_DONTWAIT);
+		n = recv(fd, r.buf, sizeof(r.buf), MSG_DONTWAIT);
 		if (n <= 0)
 			break;
 		memcpy(&h, r.buf, sizeof(h));
@@ -240,57 +352,60 @@ void lib_sync_locked(void)
 	reg_apply();
 }
 
-/* Register with the session daemon if one runs. Lock held. Async-signal-safe
- * when !@may_wait. */
+/*
+ * Register with the session daemon if one runs: our pages and wake socket
+ * (recreated when the program closed them), then every event and buffer
+ * segment we have. A daemon that knows this process image already (we
+ * lost our connection to it) continues its trace. Lock held.
+ * Async-signal-safe when !@may_wait.
+ */
 int lib_register_locked(int may_wait)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct msg_app_register m;
-	int fds[3], fd, ret;
+	struct lib_fd sock;
+	int fds[3], ret;
 
 	if (lib_sock_alive())
 		return 0;
-	if (lib.sock >= 0) {
-		close(lib.sock);
-		lib.sock = -1;
-	}
+	ownfd_close(&lib.sock);
 	if (!lib.home[0] || home_path(sa.sun_path, sizeof(sa.sun_path), lib.home, HOME_SOCK) < 0)
 		return -ENOENT;
-	ret = lib_create_objects();
+	ret = lib_objects();
 	if (ret < 0)
 		return ret;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
+	if (ownfd_take(&sock, socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				     0)) < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	if (connect(sock.fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		ret = -errno;
-		close(fd);
+		ownfd_close(&sock);
 		return ret;
 	}
 	memset(&m, 0, sizeof(m));
 	m.pid = (uint32_t)lib.pid;
 	m.ppid = (uint32_t)getppid();
 	m.uid = (uint32_t)getuid();
-	m.signo = (uint32_t)lib.signo;
+	m.signo = __atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST) ? (uint32_t)lib.signo : 0;
 	m.abi = SHMTRACE_ABI_VERSION;
 	m.max_events = SHM_MAX_EVENTS;
 	m.max_chan = SHM_MAX_CHAN;
 	m.starttime = lib.starttime;
+	m.instance = lib.instance;
 	m.clock = shmtrace__clock_tsc ? CLOCK_KIND_TSC : CLOCK_KIND_MONOTONIC;
 	prctl(PR_GET_NAME, m.procname, 0, 0, 0);
-	fds[0] = lib.ctl_fd;
-	fds[1] = lib.proc_fd;
-	fds[2] = lib.efd;
-	ret = proto_send(fd, MSG_APP_REGISTER, 0, &m, sizeof(m), fds, 3);
+	fds[0] = lib.ctl_fd.fd;
+	fds[1] = lib.proc_fd.fd;
+	fds[2] = lib.wake_peer.fd;
+	ret = proto_send(sock.fd, MSG_APP_REGISTER, 0, &m, sizeof(m), fds, 3);
 	if (ret < 0) {
-		close(fd);
+		ownfd_close(&sock);
 		return ret;
 	}
-	lib.sock = fd;
+	lib.sock = sock;
 	ret = reg_send_events(0, __atomic_load_n(&lib.next_id, __ATOMIC_ACQUIRE));
 	if (ret < 0) {
-		close(fd);
-		lib.sock = -1;
+		ownfd_close(&lib.sock);
 		return ret;
 	}
 	lib_dbg("registered", lib.pid);
@@ -300,33 +415,19 @@ int lib_register_locked(int may_wait)
 	return 0;
 }
 
-static void lib_doorbell(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-
-	reg_apply();
-	if (!lib_sock_alive()) {
-		if (shmtrace__tls.nesting == 0 && lib_trylock()) {
-			lib_register_locked(0);
-			lib_unlock();
-		} else {
-			__atomic_or_fetch(&lib.pending, LIB_PENDING_REGISTER, __ATOMIC_RELEASE);
-		}
-	}
-	errno = saved;
-}
-
 /* Leave a marker so that a daemon started later can ring the doorbell. */
-static void lib_write_marker(void)
+void lib_write_marker(void)
 {
 	char path[1200], num[64];
 	int fd, n;
 
-	if (home_path(path, sizeof(path), lib.home, HOME_APPS) < 0 || mkdir_p(path, 0700) < 0)
+	if (!lib.home[0] || !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST) ||
+	    home_path(path, sizeof(path), lib.home, HOME_APPS) < 0 || mkdir_p(path, 0700) < 0)
 		return;
 	n = snprintf(path, sizeof(path), "%s/%s/%d", lib.home, HOME_APPS, (int)lib.pid);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return;
+	/* a short-lived descriptor of ours, closed before we return */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;
@@ -336,7 +437,7 @@ static void lib_write_marker(void)
 	close(fd);
 }
 
-static void lib_remove_marker(void)
+void lib_remove_marker(void)
 {
 	char path[1200];
 	int n;
@@ -350,91 +451,47 @@ static void lib_remove_marker(void)
 	shmtrace__tls.nesting--;
 }
 
-static void lib_install_doorbell(void)
+static void lib_new_instance(void)
 {
-	const char *e = getenv("SHMTRACE_SIGNAL");
-	struct sigaction sa, old;
-	int off = 3;
-
-	if (e && *e)
-		off = atoi(e);
-	lib.signo = 0;
-	if (off <= 0 || SIGRTMIN + off > SIGRTMAX)
-		return;
-	if (sigaction(SIGRTMIN + off, NULL, &old) < 0 ||
-	    (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL)) {
-		lib_dbg("doorbell signal already in use", SIGRTMIN + off);
-		return;
-	}
-	if (old.sa_flags & SA_SIGINFO) {
-		lib_dbg("doorbell signal already in use", SIGRTMIN + off);
-		return;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = lib_doorbell;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGRTMIN + off, &sa, NULL) == 0)
-		lib.signo = SIGRTMIN + off;
-}
-
-/* Copy the parent's control page (still mapped: it is not MADV_DONTFORK). */
-static void lib_inherit_control(const struct shm_ctl_page *ctl)
-{
-	lib_has_inherited = 0;
-	if (!ctl)
-		return;
-	for (int tries = 0; tries < 16; tries++) {
-		uint64_t g = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
-
-		if (g & 1)
-			continue;
-		memcpy(&lib_inherited, ctl, sizeof(lib_inherited));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g) {
-			lib_has_inherited = 1;
-			break;
-		}
-	}
-	munmap((void *)ctl, SHM_CTL_SIZE);
+	if (getrandom(&lib.instance, sizeof(lib.instance), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(lib.instance))
+		lib.instance = now_ns(CLOCK_MONOTONIC) ^ ((uint64_t)lib.pid << 40) ^
+			       (uint64_t)(uintptr_t)&lib;
 }
 
 static void lib_after_fork_child(void)
 {
+	struct shm_ctl_page *parent = lib.ctl;
+
 	/* no event until the parent's buffers are forgotten: our own I/O and
 	 * anything a signal handler emits is dropped (not mapped here) */
 	shmtrace__tls.nesting = 1;
 	writer_drop_all();
 	lib.pid = getpid();
 	proc_starttime(lib.pid, &lib.starttime);
-	if (lib.sock >= 0)
-		close(lib.sock);
-	lib.sock = -1;
-	/* the buffers and process page are not mapped here (MADV_DONTFORK) */
-	{
-		struct shm_ctl_page *parent = lib.ctl;
-
-		shmtrace__ctl_gen = &lib_no_gen;
-		__atomic_store_n(&lib.ctl, NULL, __ATOMIC_RELEASE);
-		lib.proc = NULL;
-		lib_inherit_control(parent);
-	}
-	if (lib.ctl_fd >= 0)
-		close(lib.ctl_fd);
-	if (lib.proc_fd >= 0)
-		close(lib.proc_fd);
-	if (lib.efd >= 0)
-		close(lib.efd);
-	lib.ctl_fd = lib.proc_fd = lib.efd = -1;
+	lib_new_instance();
+	/* our copies of the parent's descriptors, never a number reused since */
+	ownfd_close(&lib.sock);
+	ownfd_close(&lib.ctl_fd);
+	ownfd_close(&lib.proc_fd);
+	ownfd_close(&lib.wake);
+	ownfd_close(&lib.wake_peer);
+	/* the process page and buffers are not mapped here (MADV_DONTFORK);
+	 * the parent's control page is: start from a copy of it */
+	shmtrace__ctl_gen = &lib_no_gen;
+	__atomic_store_n(&lib.ctl, NULL, __ATOMIC_RELEASE);
+	lib.proc = NULL;
+	lib_copy_control(parent);
+	if (parent)
+		munmap(parent, SHM_CTL_SIZE);
 	lib.lock = 0;
 	lib.pending = 0;
 	pool_reset_after_fork();
-	reg_after_fork(!lib_has_inherited);
+	reg_after_fork(!lib_has_copy);
 	procev_after_fork();
 	shmtrace__tls.gen = 0;
 	shmtrace__tls.tid = 0;
-	if (lib.signo)
-		lib_write_marker();
+	lib_write_marker();
 	/* no wait: the inherited control page already says what to record */
 	lib_lock();
 	lib_register_locked(0);
@@ -452,13 +509,14 @@ static void lib_do_init(void)
 	lib_debug = getenv("SHMTRACE_DEBUG") != NULL;
 	lib.pid = getpid();
 	proc_starttime(lib.pid, &lib.starttime);
+	lib_new_instance();
+	ownfd_init();
 	if (home_resolve(lib.home, sizeof(lib.home)) < 0)
 		lib.home[0] = 0;
 	writer_thread_init();
 	pthread_atfork(NULL, NULL, lib_after_fork_child);
-	lib_install_doorbell();
-	if (lib.home[0] && lib.signo)
-		lib_write_marker();
+	bell_install();
+	lib_write_marker();
 	atexit(lib_remove_marker);
 	lib_lock();
 	lib_register_locked(1);

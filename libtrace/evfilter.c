@@ -278,6 +278,9 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 {
 	unsigned int todo = mask & ev->filtered;
 
+	if (__builtin_expect(ev->polled, 0))
+		return 0;	/* enabled nowhere: it only looked for changes */
+
 	while (todo) {
 		unsigned int c = (unsigned int)__builtin_ctz(todo);
 		const struct evf_entry *e;

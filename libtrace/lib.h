@@ -24,12 +24,21 @@
 
 #define LIB_PENDING_REGISTER	1u
 
+/* A descriptor of ours, with the identity of its open file (ownfd.c). */
+struct lib_fd {
+	int fd;				/* -1: none */
+	uint64_t dev;
+	uint64_t ino;
+};
+
+#define LIB_FD_NONE { .fd = -1 }
+
 struct lib_seg {
 	char *base;
 	size_t size;
 	uint32_t first;
 	uint32_t nslots;
-	int fd;				/* kept to describe it again */
+	struct lib_fd fd;		/* kept to describe it again */
 	int described;			/* the session daemon has it */
 };
 
@@ -51,13 +60,16 @@ struct lib_pool {
 
 struct lib_state {
 	char home[1024];
-	int signo;			/* doorbell, 0 = none */
+	int signo;			/* our doorbell signal, 0 = none */
+	int bell;			/* 1 while our handler is installed on it */
 	pid_t pid;
 	uint64_t starttime;
-	int sock;			/* to the session daemon, -1 = none */
-	int ctl_fd;
-	int proc_fd;
-	int efd;
+	uint64_t instance;		/* this process image (random), for the daemon */
+	struct lib_fd sock;		/* to the session daemon */
+	struct lib_fd ctl_fd;
+	struct lib_fd proc_fd;
+	struct lib_fd wake;		/* datagram socket: wakes the consumer */
+	struct lib_fd wake_peer;	/* its other end, for the consumer */
 	struct shm_ctl_page *ctl;	/* read-only mapping */
 	struct shm_proc_page *proc;
 	int lock;
@@ -78,8 +90,25 @@ struct lib_wslot {
 
 extern __thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initial-exec")));
 
+/* ownfd.c */
+void ownfd_init(void);
+int ownfd_take(struct lib_fd *f, int fd);	/* @fd: just created by us */
+int ownfd_ok(const struct lib_fd *f);
+int ownfd_get(struct lib_fd *f);		/* the fd while ours, else -1 */
+void ownfd_close(struct lib_fd *f);		/* closes it only while ours */
+
+/* doorbell.c */
+void bell_install(void);
+void bell_after_fork(void);
+/* an event's channel mask, polled events counting as enabled nowhere */
+static inline unsigned int lib_ev_mask(const struct shmtrace_event *ev)
+{
+	return ev->polled ? 0 : ev->enabled;
+}
+
 /* control.c */
 void lib_init(void);
+void lib_register_soon(void);
 int lib_trylock(void);
 void lib_lock(void);
 void lib_unlock(void);
@@ -87,6 +116,8 @@ int lib_register_locked(int may_wait);
 void lib_sync_locked(void);
 void lib_wake_consumer(void);
 void lib_dbg(const char *msg, long val);
+void lib_write_marker(void);
+void lib_remove_marker(void);
 
 /* registry.c */
 void reg_apply(void);

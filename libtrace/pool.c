@@ -45,6 +45,7 @@ static void pool_describe(unsigned int chan, struct lib_pool *p, uint32_t k)
 {
 	struct lib_seg *s = &p->seg[k];
 	struct msg_segment m;
+	int sock, fd;
 
 	memset(&m, 0, sizeof(m));
 	m.chan_id = p->chan_id;
@@ -56,8 +57,15 @@ static void pool_describe(unsigned int chan, struct lib_pool *p, uint32_t k)
 	m.subbuf_size = p->subbuf_size;
 	m.num_subbuf = p->num_subbuf;
 	m.context = p->context;
-	s->described = lib.sock >= 0 &&
-		       proto_send(lib.sock, MSG_APP_SEGMENT, 0, &m, sizeof(m), &s->fd, 1) == 0;
+	sock = ownfd_get(&lib.sock);
+	fd = ownfd_get(&s->fd);
+	if (fd < 0) {
+		/* the program closed it: the daemon that has it keeps it */
+		lib_dbg("segment descriptor closed by the program", k);
+		return;
+	}
+	s->described = sock >= 0 &&
+		       proto_send(sock, MSG_APP_SEGMENT, 0, &m, sizeof(m), &fd, 1) == 0;
 	if (!s->described)
 		lib_dbg("cannot describe a segment", k);
 }
@@ -76,17 +84,16 @@ static int pool_add_segment(unsigned int chan, struct lib_pool *p, uint32_t nslo
 	struct shm_seg_hdr *h;
 	size_t size = SHM_PAGE + (size_t)nslots * p->slot_size;
 	void *base;
-	int fd;
+	struct lib_fd f;
 
 	if (p->nseg >= SHM_MAX_SEGMENTS || p->nslots + nslots > SHM_MAX_SLOTS)
 		return -ENOSPC;
-	fd = memfd_create("shmtrace-buf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
+	if (ownfd_take(&f, memfd_create("shmtrace-buf", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+	if (ftruncate(f.fd, (off_t)size) < 0 ||
+	    fcntl(f.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		goto fail_fd;
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
 	if (base == MAP_FAILED)
 		goto fail_fd;
 	madvise(base, size, MADV_DONTFORK);
@@ -115,14 +122,14 @@ static int pool_add_segment(unsigned int chan, struct lib_pool *p, uint32_t nslo
 		for (uint32_t j = 0; j < p->num_subbuf; j++)
 			sl->sb[j].pseq = UINT64_MAX;
 	}
-	s->fd = fd;
+	s->fd = f;
 	/* publish the segment to our own threads before anyone can scan it */
 	__atomic_store_n(&p->nseg, p->nseg + 1, __ATOMIC_RELEASE);
 	p->nslots += nslots;
 	pool_describe(chan, p, p->nseg - 1);
 	return 0;
 fail_fd:
-	close(fd);
+	ownfd_close(&f);
 	return -ENOMEM;
 }
 
@@ -142,7 +149,7 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 		return -EINVAL;
 	/* an old channel's segments stay mapped: its threads may still write */
 	for (uint32_t k = 0; k < p->nseg; k++)
-		close(p->seg[k].fd);
+		ownfd_close(&p->seg[k].fd);
 	memset(p, 0, sizeof(*p));
 	p->chan_id = chan_id;
 	p->subbuf_size = subbuf;
@@ -327,6 +334,6 @@ void pool_reset_after_fork(void)
 {
 	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
 		for (uint32_t k = 0; k < lib.pool[c].nseg; k++)
-			close(lib.pool[c].seg[k].fd);
+			ownfd_close(&lib.pool[c].seg[k].fd);
 	memset(lib.pool, 0, sizeof(lib.pool));
 }

@@ -188,7 +188,7 @@ static void sd_run(int only_new, int may_skip)
 		sched_yield();
 	}
 	do {
-		uint8_t want = SHMTRACE__EV(shmtrace_statedump, bin_info).enabled;
+		uint8_t want = (uint8_t)lib_ev_mask(&SHMTRACE__EV(shmtrace_statedump, bin_info));
 		int full = !only_new || (want & ~__atomic_load_n(&sd_seen, __ATOMIC_RELAXED));
 
 		__atomic_store_n(&sd_again, 0, __ATOMIC_RELAXED);
@@ -212,7 +212,8 @@ static void sd_run(int only_new, int may_skip)
 /* After every reg_apply(): channels where bin_info went off need a new dump. */
 void procev_applied(void)
 {
-	__atomic_and_fetch(&sd_seen, SHMTRACE__EV(shmtrace_statedump, bin_info).enabled,
+	__atomic_and_fetch(&sd_seen,
+			   (uint8_t)lib_ev_mask(&SHMTRACE__EV(shmtrace_statedump, bin_info)),
 			   __ATOMIC_RELAXED);
 }
 
@@ -223,7 +224,7 @@ void procev_applied(void)
  */
 int procev_resync(void)
 {
-	uint8_t want = SHMTRACE__EV(shmtrace_statedump, bin_info).enabled;
+	uint8_t want = (uint8_t)lib_ev_mask(&SHMTRACE__EV(shmtrace_statedump, bin_info));
 
 	if (!(want & ~__atomic_load_n(&sd_seen, __ATOMIC_RELAXED)))
 		return 0;
@@ -367,7 +368,7 @@ SHMTRACE_API void *dlopen(const char *file, int mode)
 		return h;
 	dlinfo(h, RTLD_DI_LINKMAP, &lm);
 	shmtrace(shmtrace_proc, dlopen, file, mode, lm ? (const void *)lm->l_addr : NULL, caller);
-	if (shmtrace_enabled(shmtrace_statedump, bin_info))
+	if (lib_ev_mask(&SHMTRACE__EV(shmtrace_statedump, bin_info)))
 		sd_run(1, 0);
 	return h;
 }

@@ -23,12 +23,22 @@
  * the page between two equal even generations, so a concurrent apply with
  * older data is corrected by whichever apply finishes last reading the
  * newest generation.
+ *
+ * In a process without a doorbell (doorbell.c), reg_apply() gives every
+ * event enabled nowhere the masks REG_POLL_MASK and sets its `polled`
+ * byte: shmtrace() then calls the emit function, which compares the
+ * control generation (so a session started later is seen at the next
+ * event) and asks shmtrace__filter() about the poll channel, which refuses
+ * any polled event. lib_ev_mask() gives the true mask.
  */
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
 #include "lib.h"
 #include "proto.h"
+
+/* a polled event's masks: any channel; shmtrace__filter() refuses it */
+#define REG_POLL_MASK	1u
 
 static struct shmtrace_event *reg_events[SHM_MAX_EVENTS];
 static int reg_readers;	/* walks of reg_events under way */
@@ -49,10 +59,32 @@ static unsigned int reg_chan_mask(const struct shm_ctl_page *ctl)
 	return m;
 }
 
+/*
+ * Set an event's masks. Filtered before enabled, so that a channel is never
+ * enabled unfiltered; polled set before and cleared after its masks, so
+ * that a thread that sees the poll mask also sees polled (it may drop an
+ * event of the very moment the event is turned on, never record one
+ * turned off).
+ */
+static void reg_set(struct shmtrace_event *ev, uint8_t en, uint8_t f, int poll)
+{
+	if (poll && !en) {
+		__atomic_store_n(&ev->polled, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ev->filtered, REG_POLL_MASK, __ATOMIC_RELEASE);
+		__atomic_store_n(&ev->enabled, REG_POLL_MASK, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&ev->filtered, f & en, __ATOMIC_RELAXED);
+	__atomic_store_n(&ev->enabled, en, __ATOMIC_RELEASE);
+	__atomic_store_n(&ev->polled, 0, __ATOMIC_RELEASE);
+}
+
 void reg_apply(void)
 {
-	const struct shm_ctl_page *ctl = lib.ctl;
+	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
 	uint32_t n = __atomic_load_n(&lib.next_id, __ATOMIC_ACQUIRE);
+	/* no doorbell: events enabled nowhere must look for control changes */
+	int poll = !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST);
 
 	if (!ctl)
 		return;
@@ -75,9 +107,7 @@ void reg_apply(void)
 				for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
 					if (__atomic_load_n(&ctl->filt[c][id], __ATOMIC_RELAXED))
 						f |= (uint8_t)(1u << c);
-				/* filtered first: a channel is never enabled unfiltered */
-				ev->filtered = f & en;
-				ev->enabled = en;
+				reg_set(ev, en, f, poll);
 			}
 		}
 		__atomic_sub_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
@@ -121,10 +151,10 @@ int reg_send_events(uint32_t from, uint32_t to)
 	static char buf[PROTO_MAX_MSG - 64];
 	struct msg_events *h = (struct msg_events *)(void *)buf;
 	size_t pos = sizeof(*h);
-	int ret = 0;
+	int sock = ownfd_get(&lib.sock), ret = 0;
 
-	if (lib.sock < 0)
-		return 0;
+	if (sock < 0)
+		return 0;	/* all of them go with the next registration */
 	memset(h, 0, sizeof(*h));
 	for (uint32_t id = from; id < to; id++) {
 		const struct shmtrace_event *ev = reg_events[id];
@@ -141,7 +171,7 @@ int reg_send_events(uint32_t from, uint32_t to)
 		n = proto_event_encode(buf + pos, sizeof(buf) - pos, id, ev->loglevel,
 				       ev->provider, ev->name, ev->nfields, types, names);
 		if (n == -ENOSPC && h->count) {
-			ret = proto_send(lib.sock, MSG_APP_EVENTS, 0, buf, pos, NULL, 0);
+			ret = proto_send(sock, MSG_APP_EVENTS, 0, buf, pos, NULL, 0);
 			if (ret < 0)
 				return ret;
 			h->count = 0;
@@ -155,7 +185,7 @@ int reg_send_events(uint32_t from, uint32_t to)
 		h->count++;
 	}
 	if (h->count)
-		ret = proto_send(lib.sock, MSG_APP_EVENTS, 0, buf, pos, NULL, 0);
+		ret = proto_send(sock, MSG_APP_EVENTS, 0, buf, pos, NULL, 0);
 	return ret;
 }
 

@@ -161,6 +161,9 @@ SHMTRACE_API void shmtrace__resync(void)
 			writer_put(c);
 	}
 	shmtrace__tls.gen = gen;
+	/* the daemon bumps our generation when our connection closed while we
+	 * run (the program closed it): register again */
+	lib_register_soon();
 	procev_resync();	/* a session started: the state dump it needs */
 }
 

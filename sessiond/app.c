@@ -11,8 +11,19 @@
  *
  * Control page update (app_update): make the generation odd, write the
  * channel table and the enable masks, make it even (release), then ring the
- * doorbell if a mask changed and the process still catches the signal
- * (SigCgt), so a pid reused by another program is never signalled.
+ * doorbell if a mask changed (app_ring: see shm.h for the handshake with a
+ * program that takes the signal; only while the process catches it, by
+ * its pidfd, so a pid reused by another program is never signalled).
+ *
+ * A connection that closes while its process still runs and still maps
+ * its control page was closed by the program (closefrom, a loop over every
+ * descriptor), not by an exit or an exec: the process is detached, not
+ * removed. Its buffers stay with the consumer, which goes on writing its
+ * trace; its pidfd tells when it exits. The daemon bumps its control
+ * generation and rings it, and the process registers again: the same pid,
+ * start time and image (`instance`) continue the same trace, with whatever
+ * pages and wake socket it had to recreate. Event descriptions and segments
+ * it sends again are recognised and not forwarded twice.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +33,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,6 +51,22 @@ struct app *app_by_sock(int fd)
 	return NULL;
 }
 
+struct app *app_by_pidfd(int fd)
+{
+	for (struct app *a = sd.apps; a; a = a->next)
+		if (a->detached && a->pidfd == fd)
+			return a;
+	return NULL;
+}
+
+static int same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 static int app_consumer_add(struct app *a)
 {
 	struct msg_c_app m = { .app_id = a->id, .pid = (uint32_t)a->pid, .clock = a->clock };
@@ -48,13 +76,127 @@ static int app_consumer_add(struct app *a)
 	return consumer_call(MSG_C_APP_ADD, &m, sizeof(m), fds, 2, NULL, 0);
 }
 
+/*
+ * Ring @a's doorbell. ringing brackets the check and the signal, so that a
+ * program changing the signal's action (doorbell_off, its side of the
+ * handshake in shm.h) either stops us here or waits for us.
+ */
+static void app_ring(struct app *a)
+{
+	if (!a->signo)
+		return;
+	__atomic_store_n(&a->ctl->ringing, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&a->proc->doorbell_off, __ATOMIC_SEQ_CST)) {
+		if (proc_catches(a->pid, a->signo) == 1) {
+			if (a->pidfd >= 0)
+				pidfd_send_signal(a->pidfd, a->signo, NULL, 0);
+			else
+				kill(a->pid, a->signo);
+		} else if (!a->bell_lost) {
+			a->bell_lost = 1;
+			log_warn("%s[%d] no longer catches signal %d (changed without the C "
+				 "library): it sees control changes only at its next enabled event",
+				 a->procname, (int)a->pid, a->signo);
+		}
+	}
+	__atomic_store_n(&a->ctl->ringing, 0, __ATOMIC_RELEASE);
+}
+
+/* Map @fd as @a's control page (read-write, we write it) and its process
+ * page (read-only). */
+static int app_map(struct app *a, int ctl_fd, int proc_fd)
+{
+	struct shm_ctl_page *ctl;
+	void *proc;
+
+	ctl = mmap(NULL, SHM_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
+	if (ctl == MAP_FAILED)
+		return -ENOMEM;
+	proc = mmap(NULL, SHM_PROC_SIZE, PROT_READ, MAP_SHARED, proc_fd, 0);
+	if (proc == MAP_FAILED) {
+		munmap(ctl, SHM_CTL_SIZE);
+		return -ENOMEM;
+	}
+	if (a->ctl) {
+		munmap(a->ctl, SHM_CTL_SIZE);
+		close(a->ctl_fd);
+	}
+	if (a->proc) {
+		munmap((void *)a->proc, SHM_PROC_SIZE);
+		close(a->proc_fd);
+	}
+	a->ctl = ctl;
+	a->ctl_fd = ctl_fd;
+	a->proc = proc;
+	a->proc_fd = proc_fd;
+	ctl->magic = SHM_CTL_MAGIC;
+	ctl->version = SHM_VERSION;
+	ctl->hdr_size = SHM_CTL_HDR;
+	ctl->size = SHM_CTL_SIZE;
+	ctl->max_events = SHM_MAX_EVENTS;
+	ctl->ringing = 0;
+	return 0;
+}
+
+static void app_unwatch(struct app *a)
+{
+	if (a->pidfd >= 0 && a->detached)
+		epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->pidfd, NULL);
+	a->detached = 0;
+}
+
+/* The process of @a registers again on socket @fd: its trace goes on. */
+static int app_continue(struct app *a, int fd, const struct msg_app_register *m, const int *fds)
+{
+	if (a->sock >= 0) {
+		/* what it sent before it lost that connection comes first */
+		while (app_message(a) > 0)
+			;
+		epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
+		close(a->sock);
+	}
+	app_unwatch(a);
+	a->sock = fd;
+	a->signo = (int)m->signo;
+	if (same_file(fds[0], a->ctl_fd) && same_file(fds[1], a->proc_fd)) {
+		close(fds[0]);
+		close(fds[1]);
+	} else if (app_map(a, fds[0], fds[1]) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		close(fds[2]);
+		a->sock = -1;	/* the caller closes it */
+		app_remove(a);
+		return -ENOMEM;
+	}
+	close(a->efd);
+	a->efd = fds[2];
+	a->reattached++;
+	app_consumer_add(a);	/* the same app id: a new page and wake socket */
+	log_warn("%s[%d] registered again after losing its connection (%u): its trace goes on",
+		 a->procname, (int)a->pid, a->reattached);
+	app_update(a, 1);
+	return 0;
+}
+
+/* The app of the same process image, if we know it. */
+static struct app *app_same(const struct msg_app_register *m, uid_t uid)
+{
+	for (struct app *a = sd.apps; a; a = a->next)
+		if (a->pid == (pid_t)m->pid && a->starttime == m->starttime &&
+		    a->instance == m->instance && a->uid == uid)
+			return a;
+	return NULL;
+}
+
 int app_accept(int fd, const void *body, size_t len, const int *fds)
 {
 	const struct msg_app_register *m = body;
 	struct ucred cr;
 	socklen_t crlen = sizeof(cr);
-	struct app *a = NULL;
-	void *ctl;
+	struct app *a = NULL, *old;
+	struct stat st;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 || (uint32_t)cr.pid != m->pid ||
 	    m->abi != SHMTRACE_ABI_VERSION || m->max_events != SHM_MAX_EVENTS ||
@@ -63,16 +205,17 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 		log_warn("registration refused: inconsistent message from pid %d", (int)cr.pid);
 		goto fail;
 	}
-	if (memfd_check(fds[0], SHM_CTL_SIZE) < 0 || memfd_check(fds[1], SHM_PROC_SIZE) < 0) {
+	if (memfd_check(fds[0], SHM_CTL_SIZE) < 0 || memfd_check(fds[1], SHM_PROC_SIZE) < 0 ||
+	    fstat(fds[2], &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		log_warn("registration refused: pid %u: bad shared memory", m->pid);
 		goto fail;
 	}
-	ctl = mmap(NULL, SHM_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
-	if (ctl == MAP_FAILED)
-		goto fail;
+	old = app_same(m, cr.uid);
+	if (old)
+		return app_continue(old, fd, m, fds) == 0 ? 0 : -EPROTO;
 	a = calloc(1, sizeof(*a));
-	if (!a) {
-		munmap(ctl, SHM_CTL_SIZE);
+	if (!a || app_map(a, fds[0], fds[1]) < 0) {
+		free(a);
 		goto fail;
 	}
 	a->id = ++sd.next_app_id;
@@ -82,21 +225,15 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	a->signo = (int)m->signo;
 	a->clock = m->clock;
 	a->starttime = m->starttime;
+	a->instance = m->instance;
+	a->pidfd = pidfd_open(a->pid, 0);
 	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
 	for (size_t i = 0; a->procname[i]; i++)
 		if (a->procname[i] == '/' || (unsigned char)a->procname[i] < 32)
 			a->procname[i] = '_';
 	if (!a->procname[0])
 		strcpy(a->procname, "unknown");
-	a->ctl = ctl;
-	a->ctl_fd = fds[0];
-	a->proc_fd = fds[1];
 	a->efd = fds[2];
-	a->ctl->magic = SHM_CTL_MAGIC;
-	a->ctl->version = SHM_VERSION;
-	a->ctl->hdr_size = SHM_CTL_HDR;
-	a->ctl->size = SHM_CTL_SIZE;
-	a->ctl->max_events = SHM_MAX_EVENTS;
 	a->next = sd.apps;
 	sd.apps = a;
 	app_consumer_add(a);
@@ -187,8 +324,8 @@ void app_update(struct app *a, int ring)
 	}
 	memcpy(&c->filters, &fl, sizeof(fl));
 	__atomic_store_n(&c->generation, g + 1, __ATOMIC_RELEASE);
-	if (ring && changed && a->signo && proc_catches(a->pid, a->signo) == 1)
-		kill(a->pid, a->signo);
+	if (ring && changed)
+		app_ring(a);
 }
 
 void apps_update_all(void)
@@ -197,13 +334,24 @@ void apps_update_all(void)
 		app_update(a, 1);
 }
 
+static int event_same(const struct proto_event *x, const struct proto_event *y)
+{
+	if (x->loglevel != y->loglevel || x->nfields != y->nfields || strcmp(x->name, y->name))
+		return 0;
+	for (uint32_t i = 0; i < x->nfields; i++)
+		if (x->fields[i].type != y->fields[i].type ||
+		    strcmp(x->fields[i].name, y->fields[i].name))
+			return 0;
+	return 1;
+}
+
 static int app_events(struct app *a, const char *body, size_t len)
 {
 	const struct msg_events *m = (const void *)body;
 	struct msg_events fwd;
 	struct proto_event ev;
 	size_t pos = sizeof(*m);
-	uint32_t n = 0;
+	uint32_t n = 0, known = 0;
 	int ret;
 
 	while ((ret = proto_event_decode(body, len, &pos, &ev)) == 1) {
@@ -218,15 +366,23 @@ static int app_events(struct app *a, const char *body, size_t len)
 			a->ev = nv;
 			a->nev = ev.id + 1;
 		}
-		if (a->ev[ev.id].known)
-			return -EPROTO;		/* ids are never reused */
+		n++;
+		if (a->ev[ev.id].known) {
+			/* sent again after a new registration: the same, or a lie */
+			if (!event_same(&a->ev[ev.id].desc, &ev))
+				return -EPROTO;	/* ids are never reused */
+			known++;
+			continue;
+		}
 		a->ev[ev.id].desc = ev;
 		a->ev[ev.id].known = 1;
-		n++;
 	}
 	if (ret < 0 || n != m->count)
 		return -EPROTO;
-	/* the consumer must know the events before they can be enabled */
+	if (known == n)
+		return 0;
+	/* the consumer must know the events before they can be enabled (it
+	 * skips those it has, like a daemon's replay) */
 	memcpy(&fwd, m, sizeof(fwd));
 	fwd.app_id = a->id;
 	consumer_callv(MSG_C_EVENTS, &fwd, sizeof(fwd), body + sizeof(*m), len - sizeof(*m),
@@ -252,6 +408,16 @@ static int app_segment(struct app *a, const struct msg_segment *m, int fd)
 	if (!ch || ch->id != m->chan_id) {
 		close(fd);	/* a channel that is gone: nothing to drain */
 		return 0;
+	}
+	for (uint32_t i = 0; i < a->nsegs; i++) {
+		if (a->segs[i].msg.chan_id == m->chan_id &&
+		    a->segs[i].msg.seg_index == m->seg_index) {
+			/* described again after a new registration */
+			int same = same_file(fd, a->segs[i].fd);
+
+			close(fd);
+			return same ? 0 : -EPROTO;
+		}
 	}
 	ns = realloc(a->segs, (a->nsegs + 1) * sizeof(*ns));
 	if (!ns) {
@@ -319,11 +485,65 @@ void apps_poll_all(void)
 		int ret;
 
 		next = a->next;
+		if (a->sock < 0)
+			continue;
 		while ((ret = app_message(a)) > 0)
 			;
 		if (ret < 0)
-			app_remove(a);
+			app_closed(a);
 	}
+}
+
+/* Does process @a still map its control page? (not after an exec) */
+static int app_maps_ctl(const struct app *a)
+{
+	char path[64], line[1024];
+	struct stat st;
+	int found = 0;
+	FILE *f;
+
+	if (fstat(a->ctl_fd, &st) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)a->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long ino = 0;
+		unsigned int maj, min;
+
+		/* address perms offset dev inode path */
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 &&
+		    ino == (unsigned long long)st.st_ino && strstr(line, "shmtrace-ctl"))
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * @a's connection closed. Gone, exec'd: remove it. Still running with our
+ * pages (the program closed the connection): detach it and watch its
+ * pidfd; it registers again when we ring it or at its next event.
+ */
+void app_closed(struct app *a)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = a->pidfd };
+	uint64_t start = 0;
+
+	if (a->pidfd < 0 || proc_starttime(a->pid, &start) < 0 || start != a->starttime ||
+	    !app_maps_ctl(a) || epoll_ctl(sd.epfd, EPOLL_CTL_ADD, a->pidfd, &ev) < 0) {
+		app_remove(a);
+		return;
+	}
+	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
+	close(a->sock);
+	a->sock = -1;
+	a->detached = 1;
+	log_warn("%s[%d] closed its connection while running (it closed our descriptors): "
+		 "its trace goes on; asking it to register again", a->procname, (int)a->pid);
+	app_update(a, 0);	/* a new generation: its next event looks */
+	app_ring(a);
 }
 
 void app_remove(struct app *a)
@@ -338,9 +558,15 @@ void app_remove(struct app *a)
 	}
 	consumer_call(MSG_C_APP_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
 	log_info("%s[%d] is gone", a->procname, (int)a->pid);
-	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
-	close(a->sock);
+	app_unwatch(a);
+	if (a->pidfd >= 0)
+		close(a->pidfd);
+	if (a->sock >= 0) {
+		epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
+		close(a->sock);
+	}
 	munmap(a->ctl, SHM_CTL_SIZE);
+	munmap((void *)a->proc, SHM_PROC_SIZE);
 	close(a->ctl_fd);
 	close(a->proc_fd);
 	close(a->efd);

@@ -742,6 +742,20 @@ static void status_channel(int fd, const struct channel *ch)
 			   st.buffers, st.nobuf);
 }
 
+/* A traced process, and what it did to our means of reaching it. */
+static void status_app(int fd, const struct app *a)
+{
+	reply_text(fd, "    %s[%d]%s\n", a->procname, (int)a->pid,
+		   a->detached ? ": closed its connection to the session daemon; its buffers "
+				 "are still written out, it registers again at its next event" : "");
+	if (a->reattached)
+		reply_text(fd, "      registered again %u times after closing shmtrace's "
+			   "descriptors\n", a->reattached);
+	if (!a->signo || a->bell_lost)
+		reply_text(fd, "      no doorbell signal: control changes are seen at its next "
+			   "event\n");
+}
+
 static int cmd_status(int fd, const char *name)
 {
 	int shown = 0;
@@ -758,7 +772,7 @@ static int cmd_status(int fd, const char *name)
 			nproc++;
 		reply_text(fd, "  traced processes: %d\n", nproc);
 		for (const struct app *a = sd.apps; a; a = a->next)
-			reply_text(fd, "    %s[%d]\n", a->procname, (int)a->pid);
+			status_app(fd, a);
 		if (!channel_find(s, "channel0"))
 			reply_text(fd, "  channel0 (made by enable-event without -c): %s, pool of %u "
 				   "buffers\n", s->def_mode == SHM_MODE_DISCARD ? "discard" : "overwrite",

@@ -398,7 +398,9 @@ static void loop(void)
 			else if (fd == sd.sig_fd)
 				on_signal();
 			else if ((a = app_by_sock(fd)) != NULL && app_message(a) < 0)
-				app_remove(a);
+				app_closed(a);
+			else if ((a = app_by_pidfd(fd)) != NULL)
+				app_remove(a);	/* a detached process exited */
 		}
 		if (sd.consumer_pid == 0 && !sd.quit)
 			consumer_check();

@@ -82,10 +82,16 @@ struct app {
 	uint32_t clock;
 	uint64_t starttime;
 	char procname[PROTO_PROCNAME];
+	uint64_t instance;		/* its process image (registration) */
 	int ctl_fd;
 	int proc_fd;
-	int efd;
+	int efd;			/* its wake socket, for the consumer */
+	int pidfd;			/* -1, or watched while detached */
+	int detached;			/* its connection closed while it runs */
+	unsigned int reattached;	/* times it registered again */
+	int bell_lost;			/* its doorbell was reset behind our back */
 	struct shm_ctl_page *ctl;	/* read-write mapping */
+	const struct shm_proc_page *proc; /* read-only mapping */
 	struct app_event *ev;		/* indexed by event id */
 	uint32_t nev;
 	struct app_seg *segs;
@@ -120,6 +126,8 @@ int consumer_call(unsigned int type, const void *body, size_t len, const int *fd
 int app_accept(int fd, const void *body, size_t len, const int *fds);
 int app_message(struct app *a);
 void app_remove(struct app *a);
+void app_closed(struct app *a);
+struct app *app_by_pidfd(int fd);
 void app_update(struct app *a, int ring);
 void apps_update_all(void);
 void apps_poll_all(void);

@@ -142,12 +142,16 @@ struct shmtrace_field_desc {
  * the process's channel slots that record the event; it is the only field
  * the disabled fast path reads. `filtered` is the part of that mask where
  * a filter on the fields decides (tracectl enable-event --filter).
+ * In a process that has no doorbell signal (it took SIGRTMIN+3 for
+ * itself, or SHMTRACE_SIGNAL=0), libshmtrace marks events enabled nowhere
+ * as `polled`: they then go through the emit function, which looks for
+ * control changes, and are refused there (see doc/architecture.md).
  */
 struct shmtrace_event {
 	volatile uint8_t enabled;
 	volatile uint8_t filtered;
 	uint8_t registered;		/* set by libshmtrace */
-	uint8_t reserved;
+	volatile uint8_t polled;	/* set by libshmtrace */
 	uint16_t abi_version;
 	uint32_t id;			/* assigned by libshmtrace */
 	const char *provider;
@@ -620,7 +624,11 @@ out: \
 	} \
 } while (0)
 
-/* shmtrace_enabled(provider, name) - nonzero when the event is recorded. */
+/*
+ * shmtrace_enabled(provider, name) - nonzero when the event is recorded (in
+ * a process without a doorbell signal, also when it is polled: shmtrace()
+ * must then be called for control changes to be seen).
+ */
 #define shmtrace_enabled(prov, ev) (SHMTRACE__EV(prov, ev).enabled != 0)
 
 #ifdef __cplusplus

@@ -7,6 +7,9 @@ INTEGRATION_TESTS = \
 	tests/integration/kill-daemons.sh \
 	tests/integration/dlopen.sh \
 	tests/integration/bad-messages.sh \
+	tests/integration/fd-ownership.sh \
+	tests/integration/closefrom.sh \
+	tests/integration/doorbell-taken.sh \
 	tests/integration/tracectl-cli.sh \
 	tests/integration/daemon-lifecycle.sh \
 	tests/integration/clock.sh \

@@ -163,3 +163,33 @@ crash_test() {
 	done <"$WORK/last"
 	echo "ok: $n events, every thread complete up to its last commit ($how)"
 }
+
+# harsh_start TAG STEPS...: tests/apps/harsh-app STEPS in the background,
+# its standard input and output held open by the test (HPID_TAG is its
+# pid); harsh_expect TAG LINE reads its next line, harsh_go TAG lets it
+# go on from "ready" or "done", harsh_wait TAG waits for it and sets
+# HSTATUS to its exit status.
+harsh_start() {
+	local tag=$1
+	shift
+	mkfifo "$WORK/hin.$tag" "$WORK/hout.$tag"
+	"$B/tests/apps/harsh-app" "$@" <"$WORK/hin.$tag" >"$WORK/hout.$tag" &
+	eval "HPID_$tag=\$!"
+	eval "exec {HIN_$tag}>\"\$WORK/hin.\$tag\""
+	eval "exec {HOUT_$tag}<\"\$WORK/hout.\$tag\""
+}
+
+harsh_expect() {
+	local line=
+	eval "read -r -t 30 line <&\$HOUT_$1" || true
+	[ "$line" = "$2" ] || fail "harsh-app $1 said '$line', expected '$2'"
+}
+
+harsh_go() {
+	eval "echo go >&\$HIN_$1"
+}
+
+harsh_wait() {
+	HSTATUS=0
+	eval "wait \$HPID_$1" || HSTATUS=$?
+}
