@@ -4,8 +4,11 @@
 # filter-cost.sh - the cost of a filter that refuses every event, against
 # the same event disabled and recorded without a filter, in the same run.
 #
-# Four configurations, alternating, R repetitions (medians):
+# Five configurations, alternating, R repetitions (medians):
 #   disabled   no session enables the event
+#   polled     the same in a process without a doorbell signal
+#              (SHMTRACE_SIGNAL=0, like a program that took SIGRTMIN+3):
+#              the event calls its emit function to look for changes
 #   recorded   enabled, no filter (1,000,000 events per run: fits the buffers)
 #   refused    enabled with --filter 'seq > 1000000000000 && thread == 1':
 #              false for every event, decided before anything is copied
@@ -22,9 +25,10 @@ name=filter-cost
 bench_cc "$work/fc" "$top/bench/filter-cost.c"
 bench_daemons
 run() {	# run CONFIG: one measurement, its ns/event
-	local cfg=$1 n=$events
+	local cfg=$1 n=$events bell=
 	case $cfg in
 	disabled) ;;
+	polled) bell=0 ;;
 	recorded)
 		n=1000000
 		"$T" create r --output "$work/r" >/dev/null
@@ -36,9 +40,9 @@ run() {	# run CONFIG: one measurement, its ns/event
 		"$T" create r --output "$work/r" >/dev/null
 		"$T" enable-event -s r --filter 'name == "x*"' 'bench_filter:*' >/dev/null ;;
 	esac
-	[ "$cfg" = disabled ] || "$T" start r >/dev/null
-	"$work/fc" "$n" | sed -n 's/ns_per_event=//p'
-	if [ "$cfg" != disabled ]; then
+	case $cfg in disabled|polled) ;; *) "$T" start r >/dev/null ;; esac
+	SHMTRACE_SIGNAL=$bell "$work/fc" "$n" | sed -n 's/ns_per_event=//p'
+	if [ "$cfg" != disabled ] && [ "$cfg" != polled ]; then
 		"$T" stop r >/dev/null
 		if [ "$cfg" != recorded ]; then
 			[ -z "$(find "$work/r" -type f ! -name metadata -size +0 2>/dev/null)" ] ||
@@ -49,7 +53,7 @@ run() {	# run CONFIG: one measurement, its ns/event
 	fi
 }
 declare -A res
-cfgs="disabled recorded refused refused-s"
+cfgs="disabled polled recorded refused refused-s"
 for r in $(seq "$reps"); do
 	order=$cfgs
 	[ $((r % 2)) = 0 ] && order=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
