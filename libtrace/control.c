@@ -294,14 +294,20 @@ static int lib_sock_alive(void)
 	return 1;
 }
 
+/* Connected, and able to wake the consumer? */
+static int lib_attached(void)
+{
+	return lib_sock_alive() && ownfd_ok(&lib.wake);
+}
+
 /*
- * Register again when our connection is gone (the program closed it, or
- * the daemon restarted): now when the lock is free, else by its holder
- * when it lets go. Async-signal-safe.
+ * Register again when our connection or our wake socket is gone (the
+ * program closed it, or the daemon restarted): now when the lock is free,
+ * else by its holder when it lets go. Async-signal-safe.
  */
 void lib_register_soon(void)
 {
-	if (lib_sock_alive())
+	if (lib_attached())
 		return;
 	if (lib_trylock()) {
 		lib_register_locked(0);
@@ -366,9 +372,9 @@ int lib_register_locked(int may_wait)
 	struct lib_fd sock;
 	int fds[3], ret;
 
-	if (lib_sock_alive())
+	if (lib_attached())
 		return 0;
-	ownfd_close(&lib.sock);
+	ownfd_close(&lib.sock);	/* a new connection carries the new objects */
 	if (!lib.home[0] || home_path(sa.sun_path, sizeof(sa.sun_path), lib.home, HOME_SOCK) < 0)
 		return -ENOENT;
 	ret = lib_objects();

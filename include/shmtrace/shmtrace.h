@@ -55,7 +55,10 @@
  * SHMTRACE_HOME    directory of the session daemon's socket (default
  *                  $XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace).
  * SHMTRACE_SIGNAL  real-time signal offset used as the doorbell (default 3,
- *                  meaning SIGRTMIN+3); 0 disables the doorbell.
+ *                  meaning SIGRTMIN+3); 0 disables the doorbell. Without
+ *                  one (also when the program takes that signal for
+ *                  itself) every event calls into the library to look for
+ *                  control changes, a few nanoseconds while disabled.
  * SHMTRACE_DEBUG   print diagnostics on standard error when set.
  * SHMTRACE_CLOCK   "monotonic" stamps events with CLOCK_MONOTONIC even when
  *                  the TSC is usable.
