@@ -132,7 +132,7 @@ static int meta_write_class(int fd, const struct c_app *a, uint32_t ctx, uint32_
 	return ret < 0 ? ret : meta_write_events(fd, a, ctx, 0, nev);
 }
 
-static int trace_meta_write(int fd, const struct c_app *a, const struct ctf_trace_info *info,
+int trace_meta_write(int fd, const struct c_app *a, const struct ctf_trace_info *info,
 		     uint32_t classes)
 {
 	static char buf[8192];

@@ -138,7 +138,16 @@ static inline uint64_t stream_instance_id(const struct c_seg *s, const struct c_
 	return (uint64_t)s->chan->slot * SHM_MAX_SLOTS + st->number;
 }
 
-/* snapshot.c: copy what channel @chan_id's buffers hold into @output. */
+/* The whole metadata of a trace of @a described by @info, with the stream
+ * classes @classes (bit 1 << context; class 0 always), written to @fd. */
+int trace_meta_write(int fd, const struct c_app *a, const struct ctf_trace_info *info,
+		     uint32_t classes);
+
+/*
+ * snapshot.c: copy what the buffers of the channels writing where channel
+ * @chan_id writes (its session's) hold into traces under @output. -ENOENT,
+ * and nothing made, when no process has buffers in them.
+ */
 int snapshot_chan(uint64_t chan_id, const char *output);
 
 #endif

@@ -999,36 +999,79 @@ static int cmd_rotate(int fd, struct session *s, int argc, const char **argv)
 	return reply_end(fd, 0, NULL);
 }
 
-/* snapshot [OUTPUT]: what every channel's buffers hold now. */
+/*
+ * Where snapshot @n of @s goes by default: next to the session's output,
+ * never in it (OUTPUT-snapshot-N-DATE), so that reading the output reads
+ * each event once.
+ */
+static int snapshot_default(const struct session *s, unsigned int n, const char *stamp,
+			    char *out, size_t len)
+{
+	char real[PATH_MAX];
+	const char *base = realpath(s->output, real) ? real : s->output;
+	size_t blen = strlen(base);
+
+	while (blen > 1 && base[blen - 1] == '/')
+		blen--;
+	if (blen <= 1)
+		return -EINVAL;		/* the root: there is no "next to" */
+	if (snprintf(out, len, "%.*s-snapshot-%u-%s", (int)blen, base, n, stamp) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Is @dir inside @top (both existing)? */
+static int path_inside(const char *dir, const char *top)
+{
+	char d[PATH_MAX], t[PATH_MAX];
+	size_t n;
+
+	if (!realpath(dir, d) || !realpath(top, t))
+		return 0;
+	n = strlen(t);
+	return !strncmp(d, t, n) && (d[n] == '/' || (n == 1 && d[0] == '/'));
+}
+
+/*
+ * snapshot [OUTPUT]: what the buffers of every channel hold now, as traces
+ * of their own (the consumer copies the session's channels at once).
+ */
 static int cmd_snapshot(int fd, struct session *s, int argc, const char **argv)
 {
 	struct msg_c_snapshot m;
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	int ret = 0;
+	int ret = 0, given = argc > 0 && argv[0][0];
 
 	memset(&m, 0, sizeof(m));
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if (argc > 0 && argv[0][0]) {
+	if (given) {
 		if (argv[0][0] != '/' || strlen(argv[0]) >= sizeof(m.output) - 64)
 			return reply_end(fd, -EINVAL, "output must be an absolute path");
 		snprintf(m.output, sizeof(m.output), "%s", argv[0]);
 	} else {
-		if (snprintf(m.output, sizeof(m.output), "%.4000s/snapshot-%u-%s", s->output,
-			     ++s->nsnapshots, stamp) >= (int)sizeof(m.output))
-			return reply_end(fd, -ENAMETOOLONG, "output path too long");
+		ret = snapshot_default(s, s->nsnapshots + 1, stamp, m.output, sizeof(m.output));
+		if (ret < 0)
+			return reply_end(fd, ret, "no default place for a snapshot of output %s: "
+					 "give --output", s->output);
 	}
 	if (!s->chans)
 		return reply_end(fd, -ENOENT, "session %s has no channel", s->name);
-	for (const struct channel *ch = s->chans; ch && !ret; ch = ch->next) {
-		m.chan_id = ch->id;
-		ret = consumer_call(MSG_C_SNAPSHOT, &m, sizeof(m), NULL, 0, NULL, 0);
-	}
+	m.chan_id = s->chans->id;	/* the consumer copies the session's output */
+	ret = consumer_call(MSG_C_SNAPSHOT, &m, sizeof(m), NULL, 0, NULL, 0);
+	if (ret == -ENOENT)
+		return reply_end(fd, ret, "nothing to snapshot: no process traced by session %s has "
+				 "buffers (none alive, or none emitted an enabled event)", s->name);
 	if (ret < 0)
-		return reply_end(fd, ret, "snapshot failed: %s", strerror(-ret));
+		return reply_end(fd, ret, "snapshot into %s failed: %s", m.output, strerror(-ret));
+	if (!given)
+		s->nsnapshots++;	/* N of the default places */
 	reply_text(fd, "Snapshot of session %s written to %s\n", s->name, m.output);
+	if (path_inside(m.output, s->output))
+		reply_text(fd, "Note: it is inside the session's output: reading %s reads its "
+			   "events twice.\n", s->output);
 	return reply_end(fd, 0, NULL);
 }
 

@@ -67,8 +67,11 @@ static const struct verb verbs[] = {
 	{ "snapshot", VERB_SNAPSHOT, "snapshot [NAME] [--output DIR]",
 	  "Write what the session's buffers hold now (the newest events of every\n"
 	  "thread, contiguous up to now) as traces in DIR (default\n"
-	  "OUTPUT/snapshot-N-DATE), without stopping tracing. Made for flight\n"
-	  "recorder sessions (create --overwrite).", 0, 1, 1 },
+	  "OUTPUT-snapshot-N-DATE, next to the session's output and not in it,\n"
+	  "so that reading OUTPUT reads each event once), without stopping\n"
+	  "tracing. Each process's snapshot is a trace of its own (its own uuid).\n"
+	  "Fails, making nothing, when no traced process has buffers (none\n"
+	  "alive). Made for flight recorder sessions (create --overwrite).", 0, 1, 1 },
 	{ "destroy", VERB_DESTROY, "destroy [NAME]",
 	  "Stop the session if active, write out everything recorded, and forget it.\n"
 	  "When it stops the session, it fails as stop does on write errors.", 0, 1, 1 },

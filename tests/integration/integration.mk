@@ -41,7 +41,8 @@ INTEGRATION_TESTS = \
 	tests/integration/context.sh \
 	tests/integration/output-refused.sh \
 	tests/integration/output-full.sh \
-	tests/integration/output-removed.sh
+	tests/integration/output-removed.sh \
+	tests/integration/snapshot-read.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
