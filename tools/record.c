@@ -18,10 +18,12 @@
  * goes to standard error, and we exit with CMD's status (128 + signal
  * number when it was killed), or RECORD_FAILED when the trace is
  * incomplete (write errors) or could not be made, CMD's status then said
- * on standard error.
+ * on standard error. An existing non-empty --output is refused: runs are
+ * never merged.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -79,8 +81,9 @@ static void record_usage(FILE *f)
 		"  (address of the code that emitted it), cpu_id (the CPU).\n"
 		"--overwrite, --pool-size N: as for create.\n"
 		"Exit status: CMD's (128 + N when killed by signal N); 125 when tracing\n"
-		"failed: the output refused (it must be a directory we can write), or\n"
-		"the trace is incomplete (write errors; the events lost are in the summary); CMD's own\n"
+		"failed: the output refused (it must be a directory we can write, and\n"
+		"not an existing non-empty one: runs are never merged), or the trace is\n"
+		"incomplete (write errors; the events lost are in the summary); CMD's own\n"
 		"status is then on standard error (\"CMD exited with status N\"). 126 or\n"
 		"127 when CMD cannot be run, 2 on bad usage.\n");
 }
@@ -234,6 +237,20 @@ static uint64_t record_wlost(const char *text)
 			sum += n;
 	}
 	return sum;
+}
+
+/* Is @dir an existing directory with something in it? */
+static int record_used(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int used = 0;
+
+	while (d && !used && (e = readdir(d)) != NULL)
+		used = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return used;
 }
 
 /* The one-screen summary: events per name, discarded, processes, time span. */
@@ -418,6 +435,11 @@ int record_main(int argc, char **argv)
 	if (ret < 0 || ret >= (int)sizeof(dir)) {
 		fprintf(stderr, "tracectl: record: output path too long\n");
 		return 2;
+	}
+	if (record_used(dir)) {
+		fprintf(stderr, "tracectl: record: %s is not empty (an earlier run?): runs are "
+			"never merged; remove it or choose another --output\n", dir);
+		return RECORD_FAILED;
 	}
 	create[0] = dir;
 	create[1] = overwrite ? (char *)"overwrite" : (char *)"discard";

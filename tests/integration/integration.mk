@@ -42,6 +42,7 @@ INTEGRATION_TESTS = \
 	tests/integration/output-refused.sh \
 	tests/integration/output-full.sh \
 	tests/integration/output-removed.sh \
+	tests/integration/record-reuse.sh \
 	tests/integration/snapshot-read.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
