@@ -569,40 +569,55 @@ static void stream_path(const struct c_seg *s, const struct c_stream *st, char *
 static int stream_open(struct c_seg *s, struct c_stream *st)
 {
 	char path[PROTO_PATH_MAX + 256];
+	struct stat sb;
 	int ret;
 
 	stream_path(s, st, path, sizeof(path));
 	st->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-	if (st->fd < 0) {
+	if (st->fd < 0 || fstat(st->fd, &sb) < 0) {
 		ret = -errno;
+		if (st->fd >= 0)
+			close(st->fd);
+		st->fd = -1;
 		write_error(s->chan, s->trace, path, -ret);
 		return ret;
 	}
+	st->fsize = (uint64_t)sb.st_size;
+	st->nlink_at = now_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
 /*
- * Append one packet to @st's file, all of it or nothing: a partial write is
- * truncated away. A file whose link count is 0 was removed (it or its
- * directory): -ENOENT, and the next packet opens the file again (a new
- * file, counted from there on, as after a rotation).
+ * Append one packet of @len bytes to @st's file, all of it or nothing: a
+ * partial write is truncated away. A file whose link count is 0 was
+ * removed (it or its directory; looked at every NLINK_NS of writing):
+ * -ENOENT, and the next packet opens the file again (a new file, counted
+ * from there on, as after a rotation).
  */
-static int stream_write(struct c_stream *st, struct iovec *iov, int niov)
+#define NLINK_NS	100000000u
+
+static int stream_write(struct c_stream *st, struct iovec *iov, int niov, size_t len)
 {
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	struct stat sb;
 	int ret;
 
-	if (fstat(st->fd, &sb) < 0)
-		return -errno;
-	if (sb.st_nlink == 0) {
-		close(st->fd);
-		st->fd = -1;
-		st->fd_packets = 0;
-		st->disc_base = st->discarded;
-		return -ENOENT;
+	if (now - st->nlink_at >= NLINK_NS) {
+		st->nlink_at = now;
+		if (fstat(st->fd, &sb) < 0)
+			return -errno;
+		if (sb.st_nlink == 0) {
+			close(st->fd);
+			st->fd = -1;
+			st->fd_packets = 0;
+			st->disc_base = st->discarded;
+			return -ENOENT;
+		}
 	}
 	ret = writev_all(st->fd, iov, niov);
-	if (ret < 0 && ftruncate(st->fd, sb.st_size) < 0)
+	if (ret == 0)
+		st->fsize += len;
+	else if (ftruncate(st->fd, (off_t)st->fsize) < 0)
 		st->torn = 1;	/* cut in the middle of a packet: no more writes */
 	return ret;
 }
@@ -663,10 +678,10 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 		n = stream_lz4(hdr, rg->data, rg->len);
 		iov[0].iov_base = c_lz4_out;
 		iov[0].iov_len = (size_t)n;
-		ret = n < 0 ? (int)n : stream_write(st, iov, 1);
+		ret = n < 0 ? (int)n : stream_write(st, iov, 1, (size_t)n);
 	} else {
 		n = (ssize_t)p.content_bytes;
-		ret = stream_write(st, iov, rg->len ? 2 : 1);
+		ret = stream_write(st, iov, rg->len ? 2 : 1, (size_t)n);
 	}
 	if (ret < 0) {
 		stream_path(s, st, path, sizeof(path));

@@ -51,6 +51,8 @@ struct c_stream {
 	int fd;				/* -1 until the first packet */
 	int broken;			/* corrupt counters: no longer read */
 	int torn;			/* a failed write could not be undone: no longer written */
+	uint64_t fsize;			/* bytes in the file */
+	uint64_t nlink_at;		/* when its link count was last looked at (ns) */
 	uint64_t seq;			/* next packet_seq_num */
 	uint64_t fd_packets;		/* packets written */
 	uint64_t discarded;		/* last events_discarded written (absolute) */
