@@ -186,7 +186,13 @@ struct msg_c_stats {
 	uint64_t streams;		/* stream files */
 	uint64_t buffers;		/* buffer slots in the processes' pools */
 	uint64_t nobuf;			/* events lost for want of any buffer */
+	uint64_t wlost;			/* events lost to write errors */
+	uint32_t werr_traces;		/* traces that met a write error */
+	int32_t werr;			/* the channel's first write error: errno, 0 none */
+	char werr_path[PROTO_PATH_MAX];	/* the file or directory it concerned */
 };
+_Static_assert(sizeof(struct msg_c_stats) == 72 + PROTO_PATH_MAX, "stats");
+_Static_assert(offsetof(struct msg_c_stats, werr_path) == 72, "stats path");
 
 /* Fixed body size of a type, or -1 for an unknown type. */
 long proto_body_min(unsigned int type);

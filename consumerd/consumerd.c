@@ -257,7 +257,7 @@ static void handle_request(void)
 	case MSG_C_SNAPSHOT: {
 		const struct msg_c_snapshot *sn = (const void *)buf;
 
-		drain_all(DRAIN_COMPLETE);	/* trace directories exist */
+		drain_all(DRAIN_COMPLETE);
 		ret = memchr(sn->output, 0, sizeof(sn->output)) ?
 		      snapshot_chan(sn->chan_id, sn->output) : -EINVAL;
 		break;

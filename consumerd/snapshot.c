@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * snapshot.c - tracectl snapshot: what a channel's buffers hold now, as
+ * snapshot.c - tracectl snapshot: what a session's buffers hold now, as
  * readable traces in another directory, while tracing goes on.
+ *
+ * Each process's snapshot is a trace of its own: a new uuid, and metadata
+ * made afresh from the events known (the same descriptions as the main
+ * trace's), so that readers never take it for the main trace or for
+ * another snapshot and read each of its events once. Nothing is made when
+ * no process has buffers in the session (-ENOENT).
  *
  * A ring keeps its last num_subbuf - 1 complete packets and the open one,
  * whether the consumer wrote them out already or not (a sub-buffer is
@@ -27,32 +33,6 @@
 #include "stream.h"
 #include "log.h"
 #include "util.h"
-
-static int snap_copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out, ret = 0;
-	ssize_t n;
-
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (out < 0) {
-		ret = -errno;
-		close(in);
-		return ret;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write_all(out, buf, (size_t)n) < 0) {
-			ret = -EIO;
-			break;
-		}
-	if (n < 0)
-		ret = -errno;
-	close(in);
-	close(out);
-	return ret;
-}
 
 /* Copy packet @seq of @st if the ring still holds it: its length, or < 0. */
 static long snap_packet(const struct c_stream *st, uint64_t seq, int open_packet, char *scratch,
@@ -88,14 +68,14 @@ static long snap_packet(const struct c_stream *st, uint64_t seq, int open_packet
 }
 
 static int snap_stream(const struct c_seg *s, const struct c_stream *st, const char *dir,
-		       char *scratch)
+		       const struct ctf_trace_info *info, char *scratch)
 {
 	const uint32_t num = st->rb.num_subbuf;
 	uint64_t closed = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE);
 	uint64_t seq = closed >= num - 1 ? closed - (num - 1) : 0;
 	uint8_t hdr[CTF_PACKET_HDR];
 	char path[PROTO_PATH_MAX + 256];
-	int fd = -1, written = 0, restarts = 0, tries = 0;
+	int fd = -1, written = 0, restarts = 0, tries = 0, ret;
 
 	if (st->broken)
 		return 0;
@@ -109,8 +89,10 @@ static int snap_stream(const struct c_seg *s, const struct c_stream *st, const c
 		if (n == -ESTALE && seq < closed && restarts++ < 16) {
 			/* overwritten before we got there: start again from the
 			 * oldest packet the ring holds now, so the copy stays contiguous */
-			if (fd >= 0 && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0))
+			if (fd >= 0 && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)) {
+				ret = -errno;
 				goto fail;
+			}
 			written = 0;
 			closed = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE);
 			seq = closed >= num - 1 ? closed - (num - 1) : 0;
@@ -128,69 +110,131 @@ static int snap_stream(const struct c_seg *s, const struct c_stream *st, const c
 		}
 		p.stream_id = s->context;
 		p.stream_instance_id = stream_instance_id(s, st);
-		ctf_packet_header(hdr, &s->trace->info, &p);
-		if (write_all(fd, hdr, sizeof(hdr)) < 0 || write_all(fd, scratch, (size_t)n) < 0)
+		ctf_packet_header(hdr, info, &p);
+		ret = write_all(fd, hdr, sizeof(hdr));
+		if (ret == 0)
+			ret = write_all(fd, scratch, (size_t)n);
+		if (ret < 0)
 			goto fail;
 		written++;
 		seq++;
 	}
-	if (fd >= 0)
-		close(fd);
+	if (fd >= 0 && close(fd) < 0)
+		return -errno;
 	return written;
 fail:
+	log_err("snapshot: cannot write %s: %s", path, strerror(-ret));
 	close(fd);
-	return -EIO;
+	return ret;
+}
+
+/* Does @s write into the traces of @output? */
+static int snap_seg_in(const struct c_seg *s, const char *output)
+{
+	return s->trace && s->nslots && !strcmp(s->chan->output, output);
+}
+
+/*
+ * Snapshot of trace @t of @a: a directory named after the process under
+ * @output, its metadata with a new uuid, then every stream of the
+ * segments writing into @t. Returns the packets copied, or -errno.
+ */
+static int snap_trace(struct c_app *a, struct c_trace *t, const char *output, char **scratch,
+		      size_t *cap)
+{
+	struct ctf_trace_info info = t->info;
+	char dir[PROTO_PATH_MAX + 128], path[PROTO_PATH_MAX + 160];
+	uint32_t classes = 1;
+	int fd, ret = 0, packets = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(dir, sizeof(dir), "%s/%s-%u", output, a->procname, a->pid);
+		else
+			snprintf(dir, sizeof(dir), "%s/%s-%u-%d", output, a->procname, a->pid, i);
+		ret = mkdir(dir, 0750) == 0 ? 0 : -errno;
+		if (ret != -EEXIST)
+			break;
+	}
+	if (ret < 0) {
+		log_err("snapshot: cannot create %s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	uuid_make(info.uuid, info.uuid_str);	/* a trace of its own */
+	for (const struct c_seg *s = a->segs; s; s = s->next)
+		if (s->trace == t)
+			classes |= 1u << s->context;
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (fd < 0)
+		ret = -errno;
+	else if ((ret = trace_meta_write(fd, a, &info, classes)) == 0 && close(fd) < 0)
+		ret = -errno;
+	else if (ret < 0)
+		close(fd);
+	if (ret < 0) {
+		log_err("snapshot: cannot write %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	for (struct c_seg *s = a->segs; s; s = s->next) {
+		if (s->trace != t || !s->nslots)
+			continue;
+		if (s->streams[0].rb.subbuf_size > *cap) {
+			char *nb = realloc(*scratch, s->streams[0].rb.subbuf_size);
+
+			if (!nb)
+				return -ENOMEM;
+			*scratch = nb;
+			*cap = s->streams[0].rb.subbuf_size;
+		}
+		for (uint32_t i = 0; i < s->nslots; i++) {
+			int n = snap_stream(s, &s->streams[i], dir, &info, *scratch);
+
+			if (n < 0)
+				return n;
+			packets += n;
+		}
+	}
+	return packets;
 }
 
 int snapshot_chan(uint64_t chan_id, const char *output)
 {
 	struct c_chan *ch = chan_find(chan_id);
-	char dir[PROTO_PATH_MAX + 128], meta[PROTO_PATH_MAX + 128];
 	char *scratch = NULL;
 	size_t cap = 0;
-	int ret = 0, packets = 0;
+	int ret = 0, packets = 0, any = 0;
 
 	if (!ch || output[0] != '/')
 		return -EINVAL;
+	for (struct c_app *a = c_apps; a && !any; a = a->next)
+		for (struct c_seg *s = a->segs; s && !any; s = s->next)
+			any = snap_seg_in(s, ch->output);
+	if (!any)
+		return -ENOENT;		/* nothing to copy: nothing made */
 	ret = mkdir_p(output, 0750);
-	if (ret < 0)
+	if (ret < 0) {
+		log_err("snapshot: cannot create %s: %s", output, strerror(-ret));
 		return ret;
-	for (struct c_app *a = c_apps; a; a = a->next) {
-		for (struct c_seg *s = a->segs; s; s = s->next) {
-			const char *base;
+	}
+	for (struct c_app *a = c_apps; a && ret == 0; a = a->next) {
+		for (struct c_trace *t = a->traces; t && ret == 0; t = t->next) {
+			int n;
 
-			if (s->chan != ch || !s->trace)
+			any = 0;
+			for (const struct c_seg *s = a->segs; s && !any; s = s->next)
+				any = s->trace == t && snap_seg_in(s, ch->output);
+			if (!any)
 				continue;
-			base = strrchr(s->trace->dir, '/');
-			snprintf(dir, sizeof(dir), "%s/%s", output, base ? base + 1 : s->trace->dir);
-			snprintf(meta, sizeof(meta), "%s/metadata", s->trace->dir);
-			if (mkdir_p(dir, 0750) < 0)
-				continue;
-			/* the metadata already describes every event the buffers can hold */
-			snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/metadata");
-			if (access(dir, F_OK) < 0 && snap_copy_file(meta, dir) < 0) {
-				log_err("snapshot: cannot copy %s", meta);
-				continue;
-			}
-			*strrchr(dir, '/') = 0;
-			if (s->streams && s->streams[0].rb.subbuf_size > cap) {
-				free(scratch);
-				cap = s->streams[0].rb.subbuf_size;
-				scratch = malloc(cap);
-				if (!scratch)
-					return -ENOMEM;
-			}
-			for (uint32_t i = 0; i < s->nslots; i++) {
-				int n = snap_stream(s, &s->streams[i], dir, scratch);
-
-				if (n < 0)
-					ret = n;
-				else
-					packets += n;
-			}
+			n = snap_trace(a, t, output, &scratch, &cap);
+			if (n < 0)
+				ret = n;
+			else
+				packets += n;
 		}
 	}
 	free(scratch);
-	log_info("snapshot of channel %s: %d packets in %s", ch->name, packets, output);
+	if (ret == 0)
+		log_info("snapshot of %s: %d packets in %s", ch->output, packets, output);
 	return ret;
 }

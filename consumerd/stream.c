@@ -19,6 +19,19 @@
  * the trace directory is created, and each event learnt later is appended
  * before any data that uses it can be drained (the session daemon enables
  * events only after the consumer acknowledged their description).
+ *
+ * Write errors (no space, I/O error, read-only file system, the trace
+ * directory removed: a file whose link count fell to 0) never stop the
+ * draining: the packet that could not be written is dropped and its events
+ * counted as lost to write errors (events emitted == events in the trace +
+ * reported discarded + lost to write errors), and the next packet is tried
+ * as usual, so writers never wait and the consumer never spins. A failed
+ * append is undone (the file truncated back), so a stream file holds whole
+ * packets only; a lost packet leaves a gap in packet numbers. A trace whose
+ * directory or metadata could not be made is tried again at its next
+ * packet, nothing of it left behind. The first error of each trace is
+ * logged with its errno; the first of each channel (path and errno) goes
+ * to the session daemon with the statistics, for stop and status.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -65,32 +78,98 @@ struct c_app *capp_find(uint64_t id)
 	return NULL;
 }
 
-/* Describe events [@from, @to) of @a in stream class @ctx of @t. */
-static int trace_write_events(struct c_app *a, struct c_trace *t, uint32_t ctx, uint32_t from,
-			      uint32_t to)
+/*
+ * A write error on @path, for trace @t of channel @ch: the first of each
+ * trace is logged and counted, the first of each channel kept for status.
+ */
+static void write_error(struct c_chan *ch, struct c_trace *t, const char *path, int err)
+{
+	if (!t->werr) {
+		t->werr = err;
+		ch->werr_traces++;
+		log_err("cannot write %s: %s (errno %d): the trace's events are lost until "
+			"writes succeed again", path, strerror(err), err);
+	}
+	if (!ch->werr) {
+		ch->werr = err;
+		snprintf(ch->werr_path, sizeof(ch->werr_path), "%s", path);
+	}
+}
+
+/* Describe events [@from, @to) of @a in stream class @ctx, to @fd. */
+static int meta_write_events(int fd, const struct c_app *a, uint32_t ctx, uint32_t from,
+			     uint32_t to)
 {
 	static char buf[16384];
 
 	for (uint32_t id = from; id < to; id++) {
 		const struct proto_event *e = &a->ev[id];
 		long n;
+		int ret;
 
 		if (!e->name[0])
 			continue;
 		n = ctfmeta_event(buf, sizeof(buf), e, ctx);
-		if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0)
+		if (n < 0)
 			return -EIO;
+		ret = write_all(fd, buf, (size_t)n);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
+}
+
+/* Declare stream class @ctx with events [0, @nev) of @a, to @fd. */
+static int meta_write_class(int fd, const struct c_app *a, uint32_t ctx, uint32_t nev)
+{
+	char buf[1024];
+	long n = ctfmeta_stream(buf, sizeof(buf), ctx);
+	int ret;
+
+	if (n < 0)
+		return -EIO;
+	ret = write_all(fd, buf, (size_t)n);
+	return ret < 0 ? ret : meta_write_events(fd, a, ctx, 0, nev);
+}
+
+int trace_meta_write(int fd, const struct c_app *a, const struct ctf_trace_info *info,
+		     uint32_t classes)
+{
+	static char buf[8192];
+	long n = ctfmeta_preamble(buf, sizeof(buf), info);	/* stream class 0 */
+	int ret;
+
+	if (n < 0)
+		return -EIO;
+	ret = write_all(fd, buf, (size_t)n);
+	if (ret == 0)
+		ret = meta_write_events(fd, a, 0, 0, a->nev);
+	for (uint32_t ctx = 1; ret == 0 && ctx <= SHMTRACE__CTX_ALL; ctx++)
+		if (classes & (1u << ctx))
+			ret = meta_write_class(fd, a, ctx, a->nev);
+	return ret;
+}
+
+/* Undo a failed append to @t's metadata, which had @size bytes. */
+static void meta_undo(struct c_trace *t, off_t size)
+{
+	if (size < 0 || ftruncate(t->meta_fd, size) < 0)
+		t->meta_bad = 1;	/* a torn description: no packet can use it */
 }
 
 /* Append the events learnt since the last call, in every declared class. */
 static int trace_append_events(struct c_app *a, struct c_trace *t)
 {
-	for (uint32_t ctx = 0; ctx <= SHMTRACE__CTX_ALL; ctx++)
-		if ((t->classes & (1u << ctx)) &&
-		    trace_write_events(a, t, ctx, t->nev_written, a->nev) < 0)
-			return -EIO;
+	off_t size = lseek(t->meta_fd, 0, SEEK_END);
+	int ret = 0;
+
+	for (uint32_t ctx = 0; ret == 0 && ctx <= SHMTRACE__CTX_ALL; ctx++)
+		if (t->classes & (1u << ctx))
+			ret = meta_write_events(t->meta_fd, a, ctx, t->nev_written, a->nev);
+	if (ret < 0) {
+		meta_undo(t, size);
+		return ret;
+	}
 	t->nev_written = a->nev;
 	return 0;
 }
@@ -98,17 +177,24 @@ static int trace_append_events(struct c_app *a, struct c_trace *t)
 /* Declare stream class @ctx in @t, with every event known so far. */
 static int trace_add_class(struct c_trace *t, uint32_t ctx)
 {
-	char buf[1024];
-	long n;
+	off_t size;
+	int ret;
 
 	if (t->classes & (1u << ctx))
 		return 0;
-	n = ctfmeta_stream(buf, sizeof(buf), ctx);
-	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 ||
-	    trace_write_events(t->app, t, ctx, 0, t->nev_written) < 0)
-		return -EIO;
+	size = lseek(t->meta_fd, 0, SEEK_END);
+	ret = meta_write_class(t->meta_fd, t->app, ctx, t->nev_written);
+	if (ret < 0) {
+		meta_undo(t, size);
+		return ret;
+	}
 	t->classes |= 1u << ctx;
 	return 0;
+}
+
+static void meta_path(const struct c_trace *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/metadata", t->dir);
 }
 
 int capp_add_events(struct c_app *a, const char *body, size_t len)
@@ -135,57 +221,108 @@ int capp_add_events(struct c_app *a, const char *body, size_t len)
 	}
 	if (ret < 0)
 		return ret;
-	for (struct c_trace *t = a->traces; t; t = t->next)
-		if (trace_append_events(a, t) < 0)
-			log_err("cannot append to %s/metadata", t->dir);
+	/* (a trace that cannot take them now takes them before its next packet) */
+	for (struct c_trace *t = a->traces; t; t = t->next) {
+		char path[PROTO_PATH_MAX + 128];
+
+		if (t->rotated || t->meta_bad)
+			continue;
+		ret = trace_append_events(a, t);
+		if (ret < 0) {
+			meta_path(t, path, sizeof(path));
+			write_error(t->chan, t, path, -ret);
+		}
+	}
 	return 0;
 }
 
 /*
  * (Re)start trace @t of process @a: a fresh directory named after the
  * process under its session's output, with a new trace uuid and the full
- * metadata. Called for a new trace and after a rotation.
+ * metadata. Called for a new trace, after a rotation, and at the next
+ * packet after a failure (then nothing was left behind, and the error was
+ * recorded for channel @ch).
  */
-static int trace_start(struct c_app *a, struct c_trace *t)
+static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 {
-	static char buf[8192];
 	const char *out = t->chan->output;
 	char path[PROTO_PATH_MAX + 128];
-	long n;
+	uint32_t classes = 1;		/* stream class 0 is in the preamble */
+	struct stat sb;
+	int made_out = stat(out, &sb) < 0, ret;
 
-	if (mkdir_p(out, 0750) < 0)
-		return -errno;
+	t->rotated = 1;
+	ret = mkdir_p(out, 0750);
+	if (ret < 0) {
+		write_error(ch, t, out, -ret);
+		return ret;
+	}
 	for (int i = 0; i < 1000; i++) {
 		if (i == 0)
 			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", out, a->procname, a->pid);
 		else
 			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u-%d", out, a->procname, a->pid, i);
-		if (mkdir(t->dir, 0750) == 0)
+		ret = mkdir(t->dir, 0750) == 0 ? 0 : -errno;
+		if (ret != -EEXIST)
 			break;
-		if (errno != EEXIST)
-			return -errno;
 	}
-	snprintf(path, sizeof(path), "%s/metadata", t->dir);
+	if (ret < 0) {
+		write_error(ch, t, t->dir, -ret);
+		goto undo_out;
+	}
+	meta_path(t, path, sizeof(path));
 	t->meta_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0640);
-	if (t->meta_fd < 0)
-		return -errno;
+	if (t->meta_fd < 0) {
+		ret = -errno;
+		write_error(ch, t, path, -ret);
+		goto undo_dir;
+	}
 	uuid_make(t->info.uuid, t->info.uuid_str);
-	t->nev_written = 0;
-	t->classes = 1;		/* stream class 0 is in the preamble */
-	t->rotated = 0;
-	n = ctfmeta_preamble(buf, sizeof(buf), &t->info);
-	if (n < 0 || write_all(t->meta_fd, buf, (size_t)n) < 0 || trace_append_events(a, t) < 0)
-		goto fail;
 	/* the classes of the segments already writing into this trace */
 	for (const struct c_seg *s = a->segs; s; s = s->next)
-		if (s->trace == t && trace_add_class(t, s->context) < 0)
-			goto fail;
+		if (s->trace == t)
+			classes |= 1u << s->context;
+	ret = trace_meta_write(t->meta_fd, a, &t->info, classes);
+	if (ret < 0) {
+		write_error(ch, t, path, -ret);
+		close(t->meta_fd);
+		t->meta_fd = -1;
+		unlink(path);
+		goto undo_dir;
+	}
+	t->nev_written = a->nev;
+	t->classes = classes;
+	t->rotated = 0;
+	t->meta_bad = 0;
 	log_dbg("trace %s", t->dir);
 	return 0;
-fail:
-	close(t->meta_fd);
-	t->meta_fd = -1;
-	return -EIO;
+undo_dir:
+	rmdir(t->dir);
+undo_out:
+	if (made_out)
+		rmdir(out);	/* only when empty: other traces may have come meanwhile */
+	return ret;
+}
+
+/* Make @s's trace ready for a packet: on disk, its metadata up to date. */
+static int trace_ready(struct c_seg *s)
+{
+	struct c_trace *t = s->trace;
+	char path[PROTO_PATH_MAX + 128];
+	int ret;
+
+	if (t->rotated && (ret = trace_start(t->app, t, s->chan)) < 0)
+		return ret;
+	if (t->meta_bad)
+		return -EIO;	/* recorded when it happened */
+	ret = t->nev_written < t->app->nev ? trace_append_events(t->app, t) : 0;
+	if (ret == 0)
+		ret = trace_add_class(t, s->context);
+	if (ret < 0) {
+		meta_path(t, path, sizeof(path));
+		write_error(s->chan, t, path, -ret);
+	}
+	return ret;
 }
 
 static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
@@ -200,6 +337,7 @@ static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 		return NULL;
 	t->chan = ch;
 	t->app = a;
+	t->meta_fd = -1;
 	if (gethostname(t->info.hostname, sizeof(t->info.hostname) - 1) < 0)
 		strcpy(t->info.hostname, "localhost");
 	for (char *p = t->info.hostname; *p; p++)
@@ -220,11 +358,8 @@ static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 		t->info.offset_s = c->offset_s;
 		t->info.offset = c->offset;
 	}
-	if (trace_start(a, t) < 0) {
-		log_err("cannot create a trace in %s: %s", ch->output, strerror(errno));
-		free(t);
-		return NULL;
-	}
+	/* when it cannot be made now (recorded), its next packet tries again */
+	trace_start(a, t, ch);
 	t->next = a->traces;
 	a->traces = t;
 	return t;
@@ -260,6 +395,7 @@ int rotate_output(const char *output, const char *chunk)
 				st->fd_packets = 0;
 				st->seq = 0;
 				st->disc_base = st->discarded;
+				st->torn = 0;	/* a new file */
 			}
 		}
 		for (struct c_trace *t = a->traces; t; t = t->next) {
@@ -317,8 +453,9 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	s->streams = calloc(m->nslots, sizeof(*s->streams));
 	s->trace = trace_get(a, ch);
 	base = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (!s->streams || !s->trace || base == MAP_FAILED ||
-	    (!s->trace->rotated && trace_add_class(s->trace, m->context) < 0)) {
+	/* (a trace that could not be written is drained all the same, its
+	 * events counted as lost: its class is declared before its packets) */
+	if (!s->streams || !s->trace || base == MAP_FAILED) {
 		if (base != MAP_FAILED)
 			munmap(base, m->size);
 		free(s->streams);
@@ -424,17 +561,65 @@ static ssize_t stream_lz4(const uint8_t *hdr, const void *data, size_t len)
 	return LZ4F_isError(n) ? -EIO : (ssize_t)n;
 }
 
+static void stream_path(const struct c_seg *s, const struct c_stream *st, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s_%u", s->trace->dir, s->chan->name, st->number);
+}
+
 static int stream_open(struct c_seg *s, struct c_stream *st)
 {
 	char path[PROTO_PATH_MAX + 256];
+	struct stat sb;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/%s_%u", s->trace->dir, s->chan->name, st->number);
+	stream_path(s, st, path, sizeof(path));
 	st->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-	if (st->fd < 0) {
-		log_err("cannot open %s: %s", path, strerror(errno));
-		return -errno;
+	if (st->fd < 0 || fstat(st->fd, &sb) < 0) {
+		ret = -errno;
+		if (st->fd >= 0)
+			close(st->fd);
+		st->fd = -1;
+		write_error(s->chan, s->trace, path, -ret);
+		return ret;
 	}
+	st->fsize = (uint64_t)sb.st_size;
+	st->nlink_at = now_ns(CLOCK_MONOTONIC);
 	return 0;
+}
+
+/*
+ * Append one packet of @len bytes to @st's file, all of it or nothing: a
+ * partial write is truncated away. A file whose link count is 0 was
+ * removed (it or its directory; looked at every NLINK_NS of writing):
+ * -ENOENT, and the next packet opens the file again (a new file, counted
+ * from there on, as after a rotation).
+ */
+#define NLINK_NS	100000000u
+
+static int stream_write(struct c_stream *st, struct iovec *iov, int niov, size_t len)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	struct stat sb;
+	int ret;
+
+	if (now - st->nlink_at >= NLINK_NS) {
+		st->nlink_at = now;
+		if (fstat(st->fd, &sb) < 0)
+			return -errno;
+		if (sb.st_nlink == 0) {
+			close(st->fd);
+			st->fd = -1;
+			st->fd_packets = 0;
+			st->disc_base = st->discarded;
+			return -ENOENT;
+		}
+	}
+	ret = writev_all(st->fd, iov, niov);
+	if (ret == 0)
+		st->fsize += len;
+	else if (ftruncate(st->fd, (off_t)st->fsize) < 0)
+		st->torn = 1;	/* cut in the middle of a packet: no more writes */
+	return ret;
 }
 
 /*
@@ -446,14 +631,20 @@ static int stream_open(struct c_seg *s, struct c_stream *st)
 static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_range *rg,
 			 uint64_t disc)
 {
+	char path[PROTO_PATH_MAX + 256];
 	uint8_t hdr[CTF_PACKET_HDR];
 	struct ctf_packet p;
 	struct iovec iov[2];
+	ssize_t n = 0;
+	int ret;
 
-	if (s->trace->rotated && trace_start(s->trace->app, s->trace) < 0)
-		return -EIO;
-	if (st->fd < 0 && stream_open(s, st) < 0)
-		return -EIO;
+	if (st->torn)
+		return -EIO;	/* recorded when it happened */
+	ret = trace_ready(s);
+	if (ret < 0)
+		return ret;
+	if (st->fd < 0 && (ret = stream_open(s, st)) < 0)
+		return ret;
 	if (disc < st->discarded)
 		disc = st->discarded;
 	if (st->fd_packets == 0 && (disc > st->disc_base || st->seq > 0)) {
@@ -464,10 +655,11 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 		empty.len = 0;
 		empty.end_ts = empty.begin_ts;
 		st->seq = 0;
-		if (stream_packet(s, st, &empty, 0) < 0)
-			return -EIO;
+		ret = stream_packet(s, st, &empty, 0);
 		if (seq > st->seq)
 			st->seq = seq;
+		if (ret < 0)
+			return ret;
 	}
 	p.stream_id = s->context;
 	p.stream_instance_id = stream_instance_id(s, st);
@@ -483,19 +675,20 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 	iov[1].iov_base = (void *)rg->data;
 	iov[1].iov_len = rg->len;
 	if (s->chan->compress == PROTO_COMPRESS_LZ4) {
-		ssize_t n = stream_lz4(hdr, rg->data, rg->len);
-
-		if (n < 0 || write_all(st->fd, c_lz4_out, (size_t)n) < 0) {
-			log_err("compressed write to %s failed", s->trace->dir);
-			return -EIO;
-		}
-		st->bytes += (uint64_t)n;	/* on disk */
-	} else if (writev_all(st->fd, iov, rg->len ? 2 : 1) < 0) {
-		log_err("write to %s failed: %s", s->trace->dir, strerror(errno));
-		return -EIO;
+		n = stream_lz4(hdr, rg->data, rg->len);
+		iov[0].iov_base = c_lz4_out;
+		iov[0].iov_len = (size_t)n;
+		ret = n < 0 ? (int)n : stream_write(st, iov, 1, (size_t)n);
 	} else {
-		st->bytes += p.content_bytes;
+		n = (ssize_t)p.content_bytes;
+		ret = stream_write(st, iov, rg->len ? 2 : 1, (size_t)n);
 	}
+	if (ret < 0) {
+		stream_path(s, st, path, sizeof(path));
+		write_error(s->chan, s->trace, path, -ret);
+		return ret;
+	}
+	st->bytes += (uint64_t)n;	/* on disk */
 	st->seq++;
 	st->fd_packets++;
 	st->discarded = disc;
@@ -543,8 +736,11 @@ static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 		/* packets overwritten before they were read: a gap in packet numbers */
 		st->seq += st->rd.lost_packets - st->lost_seen;
 		st->lost_seen = st->rd.lost_packets;
-		if (rg.len && stream_packet(s, st, &rg, rg.disc + stream_nobuf(s, st)) < 0)
-			return written;
+		if (rg.len && stream_packet(s, st, &rg, rg.disc + stream_nobuf(s, st)) < 0) {
+			/* not written: lost, counted, a gap in packet numbers; go on */
+			st->wlost += rg.nev;
+			st->seq++;
+		}
 		rb_done(&st->rb, &st->rd, &rg);
 		written++;
 	}
@@ -602,7 +798,8 @@ int seg_pending(const struct c_seg *s)
 
 static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struct c_stream *x)
 {
-	st->events += x->rd.events;
+	st->events += x->rd.events - x->wlost;
+	st->wlost += x->wlost;
 	st->overwritten += __atomic_load_n(&x->rb.hdr->overrun, __ATOMIC_RELAXED);
 	st->discarded += rb_discarded(&x->rb);
 	st->bytes += x->bytes;
@@ -615,9 +812,20 @@ void seg_free(struct c_seg *s)
 	for (uint32_t i = 0; i < s->nslots; i++)
 		stats_add(&s->chan->gone, s, &s->streams[i]);
 	for (uint32_t i = 0; i < s->nslots; i++) {
-		if (s->streams[i].fd >= 0) {
-			fsync(s->streams[i].fd);
-			close(s->streams[i].fd);
+		struct c_stream *st = &s->streams[i];
+		char path[PROTO_PATH_MAX + 256];
+		int err = 0;
+
+		if (st->fd < 0)
+			continue;
+		/* the last chance to hear of a write the disk failed after all */
+		if (fsync(st->fd) < 0 && errno != EINVAL)
+			err = errno;
+		if (close(st->fd) < 0 && !err && errno != EINTR)
+			err = errno;
+		if (err) {
+			stream_path(s, st, path, sizeof(path));
+			write_error(s->chan, s->trace, path, err);
 		}
 	}
 	munmap(s->base, s->size);
@@ -627,9 +835,18 @@ void seg_free(struct c_seg *s)
 
 static void trace_free(struct c_trace *t)
 {
+	char path[PROTO_PATH_MAX + 128];
+	int err = 0;
+
 	if (t->meta_fd >= 0) {
-		fsync(t->meta_fd);
-		close(t->meta_fd);
+		if (fsync(t->meta_fd) < 0 && errno != EINVAL)
+			err = errno;
+		if (close(t->meta_fd) < 0 && !err && errno != EINTR)
+			err = errno;
+	}
+	if (err) {
+		meta_path(t, path, sizeof(path));
+		write_error(t->chan, t, path, err);
 	}
 	free(t);
 }
@@ -679,8 +896,17 @@ void chan_drop(struct c_chan *ch)
 		}
 		while (*tp) {
 			struct c_trace *t = *tp;
+			struct c_seg *user = a->segs;
 
 			if (t->chan != ch) {
+				tp = &t->next;
+				continue;
+			}
+			/* another channel of the session still writes into it */
+			while (user && user->trace != t)
+				user = user->next;
+			if (user) {
+				t->chan = user->chan;
 				tp = &t->next;
 				continue;
 			}
@@ -698,6 +924,9 @@ void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 	if (!ch)
 		return;
 	*st = ch->gone;
+	st->werr = ch->werr;
+	st->werr_traces = ch->werr_traces;
+	memcpy(st->werr_path, ch->werr_path, sizeof(st->werr_path));
 	for (const struct c_app *a = c_apps; a; a = a->next)
 		st->nobuf += capp_nobuf(a, ch->slot);
 	for (struct c_app *a = c_apps; a; a = a->next)

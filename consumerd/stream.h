@@ -20,6 +20,9 @@ struct c_chan {
 	uint32_t compress;		/* PROTO_COMPRESS_* */
 	uint64_t next_flush;		/* monotonic ns */
 	struct msg_c_stats gone;	/* streams already closed */
+	int werr;			/* first write error (errno), 0 none */
+	uint32_t werr_traces;		/* traces of the channel that met one */
+	char werr_path[PROTO_PATH_MAX];	/* where the first one happened */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
 	struct c_chan *next;
@@ -29,7 +32,10 @@ struct c_chan {
 struct c_trace {
 	struct c_chan *chan;		/* the session's channel */
 	struct c_app *app;
-	int rotated;			/* moved to a chunk: restart at the next packet */
+	int rotated;			/* no trace on disk (moved to a chunk, or it could
+					 * not be made): start one at the next packet */
+	int meta_bad;			/* metadata could not be restored: unusable */
+	int werr;			/* its first write error (errno), 0 none */
 	char dir[PROTO_PATH_MAX + 64];
 	int meta_fd;
 	uint32_t nev_written;		/* event ids described in the metadata */
@@ -44,6 +50,9 @@ struct c_stream {
 	uint32_t number;		/* stream_instance_id */
 	int fd;				/* -1 until the first packet */
 	int broken;			/* corrupt counters: no longer read */
+	int torn;			/* a failed write could not be undone: no longer written */
+	uint64_t fsize;			/* bytes in the file */
+	uint64_t nlink_at;		/* when its link count was last looked at (ns) */
 	uint64_t seq;			/* next packet_seq_num */
 	uint64_t fd_packets;		/* packets written */
 	uint64_t discarded;		/* last events_discarded written (absolute) */
@@ -51,6 +60,7 @@ struct c_stream {
 	uint64_t lost_seen;		/* rd.lost_packets already skipped in seq */
 	uint64_t last_closed;		/* the slot's closed counter at the last look */
 	uint64_t bytes;
+	uint64_t wlost;			/* events lost to write errors */
 };
 
 struct c_seg {
@@ -130,7 +140,16 @@ static inline uint64_t stream_instance_id(const struct c_seg *s, const struct c_
 	return (uint64_t)s->chan->slot * SHM_MAX_SLOTS + st->number;
 }
 
-/* snapshot.c: copy what channel @chan_id's buffers hold into @output. */
+/* The whole metadata of a trace of @a described by @info, with the stream
+ * classes @classes (bit 1 << context; class 0 always), written to @fd. */
+int trace_meta_write(int fd, const struct c_app *a, const struct ctf_trace_info *info,
+		     uint32_t classes);
+
+/*
+ * snapshot.c: copy what the buffers of the channels writing where channel
+ * @chan_id writes (its session's) hold into traces under @output. -ENOENT,
+ * and nothing made, when no process has buffers in them.
+ */
 int snapshot_chan(uint64_t chan_id, const char *output);
 
 #endif

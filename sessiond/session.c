@@ -15,12 +15,21 @@
  * Commands arrive as one MSG_CMD per connection; the reply is zero or more
  * MSG_REPLY_TEXT messages (text to print) and one MSG_REPLY with the
  * status and, on error, the message.
+ *
+ * A session's output is checked at create by making it and writing a
+ * probe in it, as the consumer will, then removing all that: the output
+ * appears with the first trace, and a session that never traced leaves
+ * nothing. Write errors the consumer meets later make stop, status (and a
+ * destroy that stops) fail with the first error's path and errno.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "sessiond.h"
@@ -282,8 +291,76 @@ static void channel_defaults(const struct session *s, struct channel *ch, const 
 	ch->flush_ms = DEFAULT_FLUSH_MS;
 }
 
+/*
+ * Can traces be written in @dir? Every missing directory is made, then a
+ * directory and a file of 4 KiB in it, as the consumer (running as we do)
+ * would; then everything made is removed again. Returns 0, or -errno with
+ * the path that failed in @what.
+ */
+static int output_probe(const char *dir, char *what, size_t len)
+{
+	static const char block[4096];
+	char path[PROTO_PATH_MAX], probe[PROTO_PATH_MAX + 64], file[PROTO_PATH_MAX + 80];
+	size_t n = strlen(dir), made = 0;
+	struct stat sb;
+	int ret = 0, pfd;
+
+	if (n == 0 || n >= sizeof(path))
+		return -ENAMETOOLONG;
+	snprintf(what, len, "%s", dir);
+	for (size_t i = 1; i <= n && ret == 0; i++) {
+		if (dir[i] != '/' && dir[i] != 0)
+			continue;
+		memcpy(path, dir, i);
+		path[i] = 0;
+		if (mkdir(path, 0750) == 0) {
+			if (!made)
+				made = i;
+		} else if (errno != EEXIST) {
+			ret = -errno;
+			snprintf(what, len, "%s", path);
+		}
+	}
+	if (ret == 0 && stat(dir, &sb) < 0)
+		ret = -errno;
+	else if (ret == 0 && !S_ISDIR(sb.st_mode))
+		ret = -ENOTDIR;
+	if (ret < 0)
+		goto undo;
+	for (int i = 0; i < 100; i++) {
+		snprintf(probe, sizeof(probe), "%s/.shmtrace-probe-%d-%d", dir, (int)getpid(), i);
+		ret = mkdir(probe, 0750) == 0 ? 0 : -errno;
+		if (ret != -EEXIST)
+			break;
+	}
+	if (ret < 0)
+		goto undo;
+	snprintf(file, sizeof(file), "%s/probe", probe);
+	pfd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (pfd < 0) {
+		ret = -errno;
+	} else {
+		ret = write_all(pfd, block, sizeof(block));
+		if (close(pfd) < 0 && ret == 0)
+			ret = -errno;
+		unlink(file);
+	}
+	rmdir(probe);
+undo:
+	/* what we made, deepest first */
+	for (size_t i = n; made && i >= made; i--) {
+		if (dir[i] != '/' && dir[i] != 0)
+			continue;
+		memcpy(path, dir, i);
+		path[i] = 0;
+		rmdir(path);
+	}
+	return ret;
+}
+
 static int cmd_create(int fd, const char *name, int argc, const char **argv)
 {
+	char what[PROTO_PATH_MAX];
 	char gen[PROTO_NAME_MAX], stamp[32];
 	struct session *s;
 	time_t now = time(NULL);
@@ -317,9 +394,13 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 		snprintf(s->output, sizeof(s->output), "%s/%s/%s-%s", sd.home, HOME_TRACES,
 			 name, stamp);
 	}
-	ret = mkdir_p(s->output, 0750);
+	ret = output_probe(s->output, what, sizeof(what));
 	if (ret < 0) {
-		reply_end(fd, ret, "cannot create %s: %s", s->output, strerror(-ret));
+		if (strcmp(what, s->output))
+			reply_end(fd, ret, "cannot write traces in %s: %s: %s", s->output, what,
+				  strerror(-ret));
+		else
+			reply_end(fd, ret, "cannot write traces in %s: %s", s->output, strerror(-ret));
 		free(s);
 		return ret;
 	}
@@ -706,7 +787,53 @@ static int cmd_list_events(int fd)
 	return reply_end(fd, 0, NULL);
 }
 
-static void status_channel(int fd, const struct channel *ch)
+/*
+ * The write errors of @ch, as @st says: 0, or a line of text, the first
+ * error as -errno and, in @msg when it is the session's first, what it was.
+ */
+static int werror_report(int fd, const struct channel *ch, const struct msg_c_stats *st,
+			 char *msg, size_t len)
+{
+	char path[PROTO_PATH_MAX];
+
+	if (st->werr <= 0)
+		return 0;
+	memcpy(path, st->werr_path, sizeof(path));
+	path[sizeof(path) - 1] = 0;
+	/* (tracectl record adds up the "N events lost to write errors") */
+	reply_text(fd, "Channel %s of session %s: %" PRIu64 " events lost to write errors in %u "
+		   "trace%s; first error: %s: %s (errno %d)\n", ch->name, ch->session->name,
+		   st->wlost, st->werr_traces, st->werr_traces == 1 ? "" : "s", path,
+		   strerror(st->werr), (int)st->werr);
+	if (msg[0] == 0)
+		snprintf(msg, len, "session %s: cannot write %s: %s (%" PRIu64 " events lost)",
+			 ch->session->name, path, strerror(st->werr), st->wlost);
+	return -st->werr;
+}
+
+/* Report the write errors of @s's channels; the first as -errno and @msg. */
+static int session_werrors(int fd, const struct session *s, char *msg, size_t len)
+{
+	int ret = 0;
+
+	msg[0] = 0;
+	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
+		struct msg_c_id m = { .id = ch->id };
+		struct msg_c_stats st;
+		int err;
+
+		memset(&st, 0, sizeof(st));
+		if (consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &st, sizeof(st)) < 0)
+			continue;
+		err = werror_report(fd, ch, &st, msg, len);
+		if (!ret)
+			ret = err;
+	}
+	return ret;
+}
+
+/* Returns the channel's first write error as -errno (@msg set), or 0. */
+static int status_channel(int fd, const struct channel *ch, char *msg, size_t len)
 {
 	struct msg_c_id m = { .id = ch->id };
 	struct msg_c_stats st;
@@ -737,9 +864,11 @@ static void status_channel(int fd, const struct channel *ch)
 		reply_text(fd, "    events recorded: %" PRIu64 "\n    events discarded: %" PRIu64
 			   "\n    events overwritten: %" PRIu64 "\n    bytes written: %" PRIu64
 			   "\n    streams: %" PRIu64 "\n    buffers: %" PRIu64
-			   "\n    events lost without a buffer: %" PRIu64 "\n",
+			   "\n    events lost without a buffer: %" PRIu64
+			   "\n    events lost to write errors: %" PRIu64 "\n",
 			   st.events, st.discarded, st.overwritten, st.bytes, st.streams,
-			   st.buffers, st.nobuf);
+			   st.buffers, st.nobuf, st.wlost);
+	return ret < 0 ? 0 : werror_report(fd, ch, &st, msg, len);
 }
 
 /* A traced process, and what it did to our means of reaching it. */
@@ -758,7 +887,8 @@ static void status_app(int fd, const struct app *a)
 
 static int cmd_status(int fd, const char *name)
 {
-	int shown = 0;
+	char msg[PROTO_PATH_MAX + 256] = "";
+	int shown = 0, werr = 0;
 
 	for (struct session *s = sd.sessions; s; s = s->next) {
 		int nproc = 0;
@@ -777,11 +907,17 @@ static int cmd_status(int fd, const char *name)
 			reply_text(fd, "  channel0 (made by enable-event without -c): %s, pool of %u "
 				   "buffers\n", s->def_mode == SHM_MODE_DISCARD ? "discard" : "overwrite",
 				   s->def_pool);
-		for (const struct channel *ch = s->chans; ch; ch = ch->next)
-			status_channel(fd, ch);
+		for (const struct channel *ch = s->chans; ch; ch = ch->next) {
+			int err = status_channel(fd, ch, msg, sizeof(msg));
+
+			if (!werr)
+				werr = err;
+		}
 	}
 	if (name[0] && !shown)
 		return reply_end(fd, -ENOENT, "no session named '%s'", name);
+	if (werr)
+		return reply_end(fd, werr, "%s", msg);
 	if (!shown)
 		reply_text(fd, "No session. Session daemon pid %d, home %s\n", (int)getpid(), sd.home);
 	return reply_end(fd, 0, NULL);
@@ -877,37 +1013,109 @@ static int cmd_rotate(int fd, struct session *s, int argc, const char **argv)
 	return reply_end(fd, 0, NULL);
 }
 
-/* snapshot [OUTPUT]: what every channel's buffers hold now. */
+/*
+ * Where snapshot @n of @s goes by default: next to the session's output,
+ * never in it (OUTPUT-snapshot-N-DATE), so that reading the output reads
+ * each event once.
+ */
+static int snapshot_default(const struct session *s, unsigned int n, const char *stamp,
+			    char *out, size_t len)
+{
+	char real[PATH_MAX];
+	const char *base = realpath(s->output, real) ? real : s->output;
+	size_t blen = strlen(base);
+
+	while (blen > 1 && base[blen - 1] == '/')
+		blen--;
+	if (blen <= 1)
+		return -EINVAL;		/* the root: there is no "next to" */
+	if (snprintf(out, len, "%.*s-snapshot-%u-%s", (int)blen, base, n, stamp) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Is @dir inside @top (both existing)? */
+static int path_inside(const char *dir, const char *top)
+{
+	char d[PATH_MAX], t[PATH_MAX];
+	size_t n;
+
+	if (!realpath(dir, d) || !realpath(top, t))
+		return 0;
+	n = strlen(t);
+	return !strncmp(d, t, n) && (d[n] == '/' || (n == 1 && d[0] == '/'));
+}
+
+/*
+ * snapshot [OUTPUT]: what the buffers of every channel hold now, as traces
+ * of their own (the consumer copies the session's channels at once).
+ */
 static int cmd_snapshot(int fd, struct session *s, int argc, const char **argv)
 {
 	struct msg_c_snapshot m;
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	int ret = 0;
+	int ret = 0, given = argc > 0 && argv[0][0];
 
 	memset(&m, 0, sizeof(m));
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if (argc > 0 && argv[0][0]) {
+	if (given) {
 		if (argv[0][0] != '/' || strlen(argv[0]) >= sizeof(m.output) - 64)
 			return reply_end(fd, -EINVAL, "output must be an absolute path");
 		snprintf(m.output, sizeof(m.output), "%s", argv[0]);
 	} else {
-		if (snprintf(m.output, sizeof(m.output), "%.4000s/snapshot-%u-%s", s->output,
-			     ++s->nsnapshots, stamp) >= (int)sizeof(m.output))
-			return reply_end(fd, -ENAMETOOLONG, "output path too long");
+		ret = snapshot_default(s, s->nsnapshots + 1, stamp, m.output, sizeof(m.output));
+		if (ret < 0)
+			return reply_end(fd, ret, "no default place for a snapshot of output %s: "
+					 "give --output", s->output);
 	}
 	if (!s->chans)
 		return reply_end(fd, -ENOENT, "session %s has no channel", s->name);
-	for (const struct channel *ch = s->chans; ch && !ret; ch = ch->next) {
-		m.chan_id = ch->id;
-		ret = consumer_call(MSG_C_SNAPSHOT, &m, sizeof(m), NULL, 0, NULL, 0);
-	}
+	m.chan_id = s->chans->id;	/* the consumer copies the session's output */
+	ret = consumer_call(MSG_C_SNAPSHOT, &m, sizeof(m), NULL, 0, NULL, 0);
+	if (ret == -ENOENT)
+		return reply_end(fd, ret, "nothing to snapshot: no process traced by session %s has "
+				 "buffers (none alive, or none emitted an enabled event)", s->name);
 	if (ret < 0)
-		return reply_end(fd, ret, "snapshot failed: %s", strerror(-ret));
+		return reply_end(fd, ret, "snapshot into %s failed: %s", m.output, strerror(-ret));
+	if (!given)
+		s->nsnapshots++;	/* N of the default places */
 	reply_text(fd, "Snapshot of session %s written to %s\n", s->name, m.output);
+	if (path_inside(m.output, s->output))
+		reply_text(fd, "Note: it is inside the session's output: reading %s reads its "
+			   "events twice.\n", s->output);
 	return reply_end(fd, 0, NULL);
+}
+
+/* stop: everything recorded is on disk, or the write errors are said. */
+static int cmd_stop(int fd, struct session *s)
+{
+	char msg[PROTO_PATH_MAX + 256];
+	int ret;
+
+	if (!s->active)
+		return reply_end(fd, -EALREADY, "session %s is not active", s->name);
+	session_stop(s);
+	reply_text(fd, "Tracing stopped for session %s.\n", s->name);
+	ret = session_werrors(fd, s, msg, sizeof(msg));
+	return ret ? reply_end(fd, ret, "%s", msg) : reply_end(fd, 0, NULL);
+}
+
+/* destroy: an active session is stopped first, its write errors said. */
+static int cmd_destroy(int fd, struct session *s)
+{
+	char msg[PROTO_PATH_MAX + 256];
+	int ret = 0;
+
+	if (s->active) {
+		session_stop(s);
+		ret = session_werrors(fd, s, msg, sizeof(msg));
+	}
+	reply_text(fd, "Session %s destroyed.\n", s->name);
+	session_destroy(s);
+	return ret ? reply_end(fd, ret, "%s", msg) : reply_end(fd, 0, NULL);
 }
 
 int session_command(int fd, const char *body, size_t len)
@@ -944,9 +1152,7 @@ int session_command(int fd, const char *body, size_t len)
 		return -ENOENT;
 	switch (c->verb) {
 	case VERB_DESTROY:
-		reply_text(fd, "Session %s destroyed.\n", s->name);
-		session_destroy(s);
-		return reply_end(fd, 0, NULL);
+		return cmd_destroy(fd, s);
 	case VERB_ENABLE_EVENT:
 		return cmd_enable(fd, s, argc, argv);
 	case VERB_ENABLE_CHANNEL:
@@ -968,11 +1174,7 @@ int session_command(int fd, const char *body, size_t len)
 		reply_text(fd, "Tracing started for session %s.\n", s->name);
 		return reply_end(fd, 0, NULL);
 	case VERB_STOP:
-		if (!s->active)
-			return reply_end(fd, -EALREADY, "session %s is not active", s->name);
-		session_stop(s);
-		reply_text(fd, "Tracing stopped for session %s.\n", s->name);
-		return reply_end(fd, 0, NULL);
+		return cmd_stop(fd, s);
 	default:
 		return reply_end(fd, -EINVAL, "unknown command %u", c->verb);
 	}

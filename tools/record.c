@@ -16,10 +16,14 @@
  * too) and forward SIGTERM and SIGHUP. When CMD exits, the session is
  * stopped and destroyed (everything recorded is then on disk), a summary
  * goes to standard error, and we exit with CMD's status (128 + signal
- * number when it was killed).
+ * number when it was killed), or RECORD_FAILED when the trace is
+ * incomplete (write errors) or could not be made, CMD's status then said
+ * on standard error. An existing non-empty --output is refused: runs are
+ * never merged.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -39,6 +43,7 @@
 
 #define RECORD_MAX_PATTERNS	64
 #define RECORD_TOP		20	/* event names in the summary */
+#define RECORD_FAILED		125	/* exit status: no trace, or an incomplete one */
 
 static const struct {
 	const char *name;
@@ -74,7 +79,13 @@ static void record_usage(FILE *f)
 		"  --event nor --preload every event is recorded.\n"
 		"--context LIST: context fields of every event, comma-separated: ip\n"
 		"  (address of the code that emitted it), cpu_id (the CPU).\n"
-		"--overwrite, --pool-size N: as for create.\n");
+		"--overwrite, --pool-size N: as for create.\n"
+		"Exit status: CMD's (128 + N when killed by signal N); 125 when tracing\n"
+		"failed: the output refused (it must be a directory we can write, and\n"
+		"not an existing non-empty one: runs are never merged), or the trace is\n"
+		"incomplete (write errors; the events lost are in the summary); CMD's own\n"
+		"status is then on standard error (\"CMD exited with status N\"). 126 or\n"
+		"127 when CMD cannot be run, 2 on bad usage.\n");
 }
 
 /* Where a helper library is: next to us in a build tree, else installed. */
@@ -213,9 +224,39 @@ static int record_cmp_name(const void *a, const void *b)
 		      ((const struct record_count *)b)->name);
 }
 
-/* The one-screen summary: events per name, discarded, processes, time span. */
-static void record_summary(const char *dir, double wall_s)
+/* Events lost to write errors, from the lines stop printed about them. */
+static uint64_t record_wlost(const char *text)
 {
+	uint64_t sum = 0, n;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		int end = 0;
+
+		if (sscanf(l, "Channel %*s of session %*s %" SCNu64 " events lost to write errors%n",
+			   &n, &end) == 1 && end)
+			sum += n;
+	}
+	return sum;
+}
+
+/* Is @dir an existing directory with something in it? */
+static int record_used(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int used = 0;
+
+	while (d && !used && (e = readdir(d)) != NULL)
+		used = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return used;
+}
+
+/* The one-screen summary: events per name, discarded, processes, time span. */
+static void record_summary(const char *dir, double wall_s, uint64_t wlost)
+{
+	char wl[64] = "";
 	const char *paths[1] = { dir };
 	struct record_count *rc = NULL;
 	uint64_t **per = NULL, total = 0, discarded = 0, lost = 0;
@@ -276,10 +317,12 @@ static void record_summary(const char *dir, double wall_s)
 		discarded += shmtrace_rd_stream_discarded(shmtrace_rd_stream_at(r, i));
 		lost += shmtrace_rd_stream_lost_packets(shmtrace_rd_stream_at(r, i));
 	}
+	if (wlost)
+		snprintf(wl, sizeof(wl), ", %" PRIu64 " lost to write errors", wlost);
 	fprintf(stderr, "tracectl: record: %zu process%s, %" PRIu64 " events in %.3f s "
-		"(command ran %.3f s), %" PRIu64 " discarded%s\n", ntr, ntr == 1 ? "" : "es",
+		"(command ran %.3f s), %" PRIu64 " discarded%s%s\n", ntr, ntr == 1 ? "" : "es",
 		total, total ? (double)(last - first) / 1e9 : 0.0, wall_s, discarded,
-		lost ? ", packets lost (overwritten)" : "");
+		lost && !wlost ? ", packets lost (overwritten)" : "", wl);
 	for (size_t i = 0; i < k && i < RECORD_TOP; i++)
 		fprintf(stderr, "  %12" PRIu64 "  %s\n", rc[i].n, rc[i].name);
 	if (k > RECORD_TOP)
@@ -316,6 +359,9 @@ int record_main(int argc, char **argv)
 	struct timespec t0, t1;
 	struct tm tm;
 	time_t now;
+	FILE *stop_out;
+	char *stop_text = NULL;
+	size_t stop_len = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:p:e:h", opts, NULL)) != -1) {
@@ -369,10 +415,10 @@ int record_main(int argc, char **argv)
 	patterns[npat++] = (char *)"shmtrace_proc:*";
 	patterns[npat++] = (char *)"shmtrace_statedump:*";
 	if (record_preload(mask, preload, sizeof(preload)) < 0)
-		return 1;
+		return RECORD_FAILED;
 	if (home_resolve(home, sizeof(home)) < 0 || home_prepare(home) < 0) {
 		fprintf(stderr, "tracectl: record: no usable SHMTRACE_HOME\n");
-		return 1;
+		return RECORD_FAILED;
 	}
 	base = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
 	snprintf(session, sizeof(session), "record-%.24s-%d", base, (int)getpid());
@@ -390,27 +436,40 @@ int record_main(int argc, char **argv)
 		fprintf(stderr, "tracectl: record: output path too long\n");
 		return 2;
 	}
+	if (record_used(dir)) {
+		fprintf(stderr, "tracectl: record: %s is not empty (an earlier run?): runs are "
+			"never merged; remove it or choose another --output\n", dir);
+		return RECORD_FAILED;
+	}
 	create[0] = dir;
 	create[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
 	create[2] = pool_size;
 	if (ctl_command(home, "record", VERB_CREATE, session, 3, create, NULL))
-		return 1;
+		return RECORD_FAILED;
 	if ((nctx && ctl_command(home, "record", VERB_ADD_CONTEXT, session, nctx, contexts, NULL)) ||
 	    ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
 	    ctl_command(home, "record", VERB_START, session, 0, NULL, NULL)) {
 		ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
-		return 1;
+		return RECORD_FAILED;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	status = record_run(argv + optind, preload);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ret = ctl_command(home, "record", VERB_STOP, session, 0, NULL, NULL);
+	stop_out = open_memstream(&stop_text, &stop_len);	/* its write error lines */
+	ret = ctl_command(home, "record", VERB_STOP, session, 0, NULL, stop_out);
+	if (stop_out)
+		fclose(stop_out);
 	ret |= ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
 	if (status < 0)
 		return status == -ENOENT ? 127 : 126;
-	record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	if (ret)
-		fprintf(stderr, "tracectl: record: the session did not end cleanly\n");
+	record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		       record_wlost(stop_text));
+	free(stop_text);
 	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (ret) {
+		fprintf(stderr, "tracectl: record: the trace is incomplete (exit status %d); %s "
+			"exited with status %d\n", RECORD_FAILED, argv[optind], code);
+		return RECORD_FAILED;
+	}
 	return code;
 }

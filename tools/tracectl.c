@@ -5,7 +5,8 @@
  * Each command is one request to the session daemon of $SHMTRACE_HOME,
  * which is started (trace-sessiond --daemonize) when none runs. Exit
  * status: 0 on success, 1 when the daemon refused the command or cannot
- * be reached, 2 on bad usage.
+ * be reached, or when stop, status or destroy report traces that could not
+ * be written; 2 on bad usage. record has its own (record.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +38,9 @@ static const struct verb verbs[] = {
 	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite] [--pool-size N]",
 	  "Create a session. Its traces go to DIR (default\n"
 	  "$SHMTRACE_HOME/traces/NAME-DATE). NAME defaults to auto-DATE.\n"
+	  "DIR is refused, with the reason, unless a directory and a file can be\n"
+	  "written there (checked now, then removed: DIR appears with the first\n"
+	  "trace).\n"
 	  "--overwrite: flight recorder; when the buffers are full, the oldest\n"
 	  "data is overwritten instead of new events being discarded.\n"
 	  "--pool-size N: buffers each traced process prepares at first for the\n"
@@ -63,10 +67,14 @@ static const struct verb verbs[] = {
 	{ "snapshot", VERB_SNAPSHOT, "snapshot [NAME] [--output DIR]",
 	  "Write what the session's buffers hold now (the newest events of every\n"
 	  "thread, contiguous up to now) as traces in DIR (default\n"
-	  "OUTPUT/snapshot-N-DATE), without stopping tracing. Made for flight\n"
-	  "recorder sessions (create --overwrite).", 0, 1, 1 },
+	  "OUTPUT-snapshot-N-DATE, next to the session's output and not in it,\n"
+	  "so that reading OUTPUT reads each event once), without stopping\n"
+	  "tracing. Each process's snapshot is a trace of its own (its own uuid).\n"
+	  "Fails, making nothing, when no traced process has buffers (none\n"
+	  "alive). Made for flight recorder sessions (create --overwrite).", 0, 1, 1 },
 	{ "destroy", VERB_DESTROY, "destroy [NAME]",
-	  "Stop the session if active, write out everything recorded, and forget it.", 0, 1, 1 },
+	  "Stop the session if active, write out everything recorded, and forget it.\n"
+	  "When it stops the session, it fails as stop does on write errors.", 0, 1, 1 },
 	{ "enable-event", VERB_ENABLE_EVENT,
 	  "enable-event [-s NAME] [-c CHANNEL] [--loglevel LEVEL | --loglevel-only LEVEL]\n"
 	  "         [--filter EXPR] PATTERN...",
@@ -95,13 +103,17 @@ static const struct verb verbs[] = {
 	  "Remove PATTERNs previously enabled with enable-event.", 1, 255, 0 },
 	{ "start", VERB_START, "start [NAME]", "Start recording.", 0, 1, 1 },
 	{ "stop", VERB_STOP, "stop [NAME]",
-	  "Stop recording; when it returns, every event recorded is in the trace files.", 0, 1, 1 },
+	  "Stop recording; when it returns, every event recorded is in the trace files.\n"
+	  "When some could not be written (no space left, I/O error, the directory\n"
+	  "removed...), it says how many events were lost and the first error (the\n"
+	  "file and the reason) and exits with status 1.", 0, 1, 1 },
 	{ "list", VERB_LIST, "list", "List the sessions.", 0, 0, 0 },
 	{ "list-events", VERB_LIST_EVENTS, "list-events",
 	  "List the events of every registered process, with their fields.", 0, 0, 0 },
 	{ "status", VERB_STATUS, "status [NAME]",
 	  "Show sessions: state, output, channel, events enabled, processes,\n"
-	  "events recorded and discarded.", 0, 1, 1 },
+	  "events recorded, discarded and lost to write errors. Exits with status 1\n"
+	  "when traces could not be written, saying the first error.", 0, 1, 1 },
 };
 
 static void usage(FILE *out)

@@ -41,7 +41,12 @@ INTEGRATION_TESTS = \
 	tests/integration/status.sh \
 	tests/integration/snapshot.sh \
 	tests/integration/rotate.sh \
-	tests/integration/context.sh
+	tests/integration/context.sh \
+	tests/integration/output-refused.sh \
+	tests/integration/output-full.sh \
+	tests/integration/output-removed.sh \
+	tests/integration/record-reuse.sh \
+	tests/integration/snapshot-read.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

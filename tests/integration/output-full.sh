@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A full disk, on a 5 MB tmpfs (in a mount namespace of the test's own;
+# skipped where mounting is not permitted). Full at create: refused, as is
+# a read-only file system. Filled while tracing: the program runs on at
+# full speed, the consumer keeps draining without spinning, every event
+# is in the trace, reported discarded or counted as lost to write errors
+# (exactly: their sum is what was emitted), what the trace holds reads
+# whole, and stop, status and record fail, saying the file and the errno.
+if [ -z "${SHMTRACE_TEST_NS:-}" ]; then
+	command -v unshare >/dev/null 2>&1 || { echo "unshare not installed: skipped"; exit 77; }
+	unshare --mount --propagation private true 2>/dev/null ||
+		{ echo "no mount namespace allowed: skipped"; exit 77; }
+	SHMTRACE_TEST_NS=1 exec unshare --mount --propagation private "$BASH" "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+M=$WORK/mnt
+mkdir "$M"
+mount -t tmpfs -o size=5m tmpfs "$M" 2>/dev/null || { echo "cannot mount a tmpfs: skipped"; exit 77; }
+trap 'rc=$?; umount -l "$M" 2>/dev/null; (exit $rc); cleanup' EXIT
+start_daemons
+
+# 1. full at create, and read-only: refused
+dd if=/dev/zero of="$M/fill" bs=4k 2>/dev/null || true
+rc=0
+"$TRACECTL" create s --output "$M/out" >"$WORK/o" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "create on a full disk: exit status $rc: $(cat "$WORK/o")"
+grep -qF "cannot write traces in $M/out: No space left on device" "$WORK/o" ||
+	fail "create on a full disk said: $(cat "$WORK/o")"
+[ ! -e "$M/out" ] || fail "create on a full disk left $M/out"
+rm "$M/fill"
+mount -o remount,ro "$M"
+rc=0
+"$TRACECTL" create s --output "$M/out" >"$WORK/o" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && grep -qF "Read-only file system" "$WORK/o" ||
+	fail "create on a read-only file system: exit status $rc: $(cat "$WORK/o")"
+mount -o remount,rw "$M"
+echo "refused at create: full, read-only"
+
+# 2. filled while tracing: 400000 events of about 100 bytes, 40 MB
+D=$M/out
+new_session "$D" 'shmtrace_test:*'
+gen_idle g -n 200000 -t 2 -s 64
+c0=$(awk '{ print $14 + $15 }' "/proc/$CONSUMERD_PID/stat")
+sleep 1
+c1=$(awk '{ print $14 + $15 }' "/proc/$CONSUMERD_PID/stat")
+[ $((c1 - c0)) -le 10 ] || fail "the consumer used $((c1 - c0)) ticks in 1 s after write errors"
+release_idle g
+wait "$IDLE_PID" || fail "gen-events failed"
+rc=0
+"$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "stop after write errors: exit status $rc"
+grep -qF "cannot write $D/gen-events-$IDLE_PID/channel0_" "$WORK/stop.err" ||
+	fail "stop said: $(cat "$WORK/stop.err")"
+grep -qF "No space left on device" "$WORK/stop.err" || fail "stop said: $(cat "$WORK/stop.err")"
+grep -q "events lost to write errors in 1 trace; first error: .*(errno 28)" "$WORK/stop.out" ||
+	fail "stop printed: $(cat "$WORK/stop.out")"
+rc=0
+"$TRACECTL" status s >"$WORK/status" 2>"$WORK/status.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -qF "No space left on device" "$WORK/status.err" ||
+	fail "status after write errors: exit status $rc: $(cat "$WORK/status.err")"
+grep -q "No space left on device (errno 28): the trace's events are lost" \
+	"$SHMTRACE_HOME/consumerd.log" || fail "the consumer logged: $(grep error "$SHMTRACE_HOME/consumerd.log")"
+field() { sed -n "s/^    $1: //p" "$WORK/status"; }
+rec=$(field "events recorded")
+disc=$(field "events discarded")
+nobuf=$(field "events lost without a buffer")
+lost=$(field "events lost to write errors")
+echo "emitted 400000: recorded $rec, discarded $disc, lost without a buffer $nobuf, lost to write errors $lost"
+[ "$lost" -gt 0 ] || fail "no event counted as lost to write errors"
+[ $((rec + disc + nobuf + lost)) -eq 400000 ] ||
+	fail "$rec + $disc + $nobuf + $lost != 400000 emitted"
+"$TRACECTL" destroy s >/dev/null || fail "destroy failed"
+# the files hold whole packets: read in full, the events recorded
+n=$("$TRACE_READ" --count "$D" 2>"$WORK/tr.err" | awk '$2 == "total" { print $1 }') ||
+	fail "trace-read failed: $(head -3 "$WORK/tr.err")"
+[ "$n" -eq "$rec" ] || fail "trace-read read $n events, $rec recorded"
+"$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"
+n=$(grep -c " shmtrace_test:event: " "$WORK/bt.out" || true)
+[ "$n" -eq "$rec" ] || fail "babeltrace2 read $n events, $rec recorded"
+
+# 3. record: nonzero (125), the command's own status said, the loss in the summary
+rm -rf "${D:?}"/*
+rc=0
+"$TRACECTL" record --output "$M/rec" -- sh -c "'$GEN' -n 200000 -t 2 -s 64; exit 3" \
+	2>"$WORK/rec.err" || rc=$?
+cat "$WORK/rec.err"
+[ "$rc" -eq 125 ] || fail "record with write errors: exit status $rc"
+grep -q "lost to write errors" "$WORK/rec.err" || fail "no loss in the summary"
+grep -q "exited with status 3" "$WORK/rec.err" || fail "the command's status is not said"
+grep -qF "cannot write $M/rec/" "$WORK/rec.err" || fail "record does not say what failed"
+echo "ok"

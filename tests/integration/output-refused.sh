@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# An output where no trace can be written is refused at create, with the
+# path and the reason, and no session is made: a directory the kernel will
+# not let us write in (/sys/kernel), a device (/dev/null), a regular file,
+# a path under a file, a read-only directory. record refuses it the same
+# way (exit 125) without running the command. A valid output is made only
+# by the first trace: create and destroy without tracing leave nothing.
+. "$(dirname "$0")/lib.sh"
+start_daemons
+
+# refused OUTPUT REASON: create refuses OUTPUT saying REASON, no session made
+refused() {
+	local rc=0
+	"$TRACECTL" create s --output "$1" >"$WORK/o" 2>&1 || rc=$?
+	[ "$rc" -eq 1 ] || fail "create --output $1: exit status $rc: $(cat "$WORK/o")"
+	grep -qF "cannot write traces in $1" "$WORK/o" || fail "create --output $1 said: $(cat "$WORK/o")"
+	grep -qF "$2" "$WORK/o" || fail "create --output $1: not '$2': $(cat "$WORK/o")"
+	"$TRACECTL" list | grep -q "No session" || fail "create --output $1 made a session"
+	echo "refused $1: $(sed 's/.*: //' "$WORK/o")"
+}
+
+[ -d /sys/kernel ] && refused /sys/kernel "Operation not permitted"
+refused /dev/null "Not a directory"
+echo text >"$WORK/file"
+refused "$WORK/file" "Not a directory"
+refused "$WORK/file/sub" "Not a directory"
+mkdir "$WORK/ro"
+chmod 555 "$WORK/ro"
+if [ "$(id -u)" -ne 0 ]; then
+	refused "$WORK/ro" "Permission denied"
+	refused "$WORK/ro/a/b" "Permission denied"
+fi
+[ -z "$(ls -A "$WORK/ro")" ] || fail "the probe left something in $WORK/ro"
+chmod 755 "$WORK/ro"
+
+# record: refused before the command runs, exit 125
+rc=0
+"$TRACECTL" record --output /dev/null -- touch "$WORK/ran" 2>"$WORK/rec.err" || rc=$?
+[ "$rc" -eq 125 ] || fail "record --output /dev/null: exit status $rc: $(cat "$WORK/rec.err")"
+grep -qF "cannot write traces in /dev/null: Not a directory" "$WORK/rec.err" ||
+	fail "record --output /dev/null said: $(cat "$WORK/rec.err")"
+[ ! -e "$WORK/ran" ] || fail "record ran the command with an output refused"
+
+# a valid output that does not exist yet: made with the first trace only
+D=$WORK/new/a/b
+"$TRACECTL" create s --output "$D" >/dev/null || fail "create --output $D refused"
+[ ! -e "$WORK/new" ] || fail "create left $(find "$WORK/new") before any trace"
+"$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
+"$TRACECTL" destroy s >/dev/null
+[ ! -e "$WORK/new" ] || fail "a session never started left $(find "$WORK/new")"
+new_session "$D" 'shmtrace_test:*'
+"$GEN" -n 100 || fail "gen-events failed"
+"$TRACECTL" stop s >/dev/null || fail "stop failed"
+"$TRACECTL" destroy s >/dev/null
+n=$("$TRACE_READ" --count "$D" | awk '$2 == "total" { print $1 }')
+[ "$n" = 100 ] || fail "$n events in $D, expected 100"
+echo "ok"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The output directory removed while a program is traced: the events
+# written into the removed files and those that come after are counted as
+# lost to write errors (recorded + discarded + lost == emitted), the
+# consumer logs the real errno, and stop and status fail, saying the file
+# and "No such file or directory".
+. "$(dirname "$0")/lib.sh"
+start_daemons
+D=$WORK/out
+new_session "$D" 'shmtrace_test:*'
+# 2 threads, 300000 events each, a pause of 2 ms every 1000: about 0.6 s
+"$GEN" -n 300000 -t 2 -p 2000 &
+gen=$!
+for _ in $(seq 50); do
+	[ -n "$(ls "$D"/gen-events-*/channel0_* 2>/dev/null)" ] && break
+	sleep 0.02
+done
+[ -n "$(ls "$D"/gen-events-*/channel0_* 2>/dev/null)" ] || fail "no stream file written"
+rm -rf "$D"
+wait "$gen" || fail "gen-events failed"
+rc=0
+"$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "stop after the output was removed: exit status $rc"
+grep -qF "cannot write $D/gen-events-$gen/channel0_" "$WORK/stop.err" &&
+	grep -qF "No such file or directory" "$WORK/stop.err" || fail "stop said: $(cat "$WORK/stop.err")"
+rc=0
+"$TRACECTL" status s >"$WORK/status" 2>"$WORK/status.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -qF "No such file or directory" "$WORK/status.err" ||
+	fail "status: exit status $rc: $(cat "$WORK/status.err")"
+grep -q "No such file or directory (errno 2)" "$SHMTRACE_HOME/consumerd.log" ||
+	fail "the consumer logged: $(grep error "$SHMTRACE_HOME/consumerd.log")"
+field() { sed -n "s/^    $1: //p" "$WORK/status"; }
+rec=$(field "events recorded")
+disc=$(field "events discarded")
+lost=$(field "events lost to write errors")
+echo "emitted 600000: recorded $rec (then removed), discarded $disc, lost to write errors $lost"
+[ "$lost" -gt 0 ] || fail "no event counted as lost"
+[ $((rec + disc + lost)) -eq 600000 ] || fail "$rec + $disc + $lost != 600000 emitted"
+"$TRACECTL" destroy s >/dev/null || fail "destroy failed"
+echo "ok"
