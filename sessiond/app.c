@@ -207,7 +207,7 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	}
 	if (memfd_check(fds[0], SHM_CTL_SIZE) < 0 || memfd_check(fds[1], SHM_PROC_SIZE) < 0 ||
 	    fstat(fds[2], &st) < 0 || !S_ISSOCK(st.st_mode)) {
-		log_warn("registration refused: pid %u: bad shared memory", m->pid);
+		log_warn("registration refused: pid %u: bad shared memory or wake socket", m->pid);
 		goto fail;
 	}
 	old = app_same(m, cr.uid);

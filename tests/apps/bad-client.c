@@ -93,8 +93,12 @@ static int memfd(size_t size)
 static int app_then_garbage(void)
 {
 	struct msg_app_register r;
-	int fds[3] = { memfd(SHM_CTL_SIZE), memfd(SHM_PROC_SIZE), memfd(8) };
-	int fd = conn(), ret;
+	int fds[3] = { memfd(SHM_CTL_SIZE), memfd(SHM_PROC_SIZE), -1 };
+	int fd = conn(), ret, sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)	/* the wake socket */
+		exit(1);
+	fds[2] = sv[1];
 	static const char junk[] = "not a message at all, definitely";
 
 	memset(&r, 0, sizeof(r));
