@@ -295,6 +295,8 @@ int app_message(struct app *a)
 		/* everything sent before it is done: the process may go on */
 		proto_send(a->sock, MSG_REPLY, 0, buf, sizeof(struct msg_sync), NULL, 0);
 		return 1;
+	case MSG_APP_NOTICE:
+		return app_notice(a, (const char *)buf, (size_t)n) < 0 ? -EPROTO : 1;
 	case MSG_APP_SEGMENT:
 		return app_segment(a, (const struct msg_segment *)(void *)buf, fds[0]) == -EPROTO ?
 		       -EPROTO : 1;

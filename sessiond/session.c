@@ -451,6 +451,7 @@ static void session_destroy(struct session *s)
 		free(ch);
 	}
 	log_info("session %s destroyed", s->name);
+	notices_free(s);
 	free(s);
 }
 
@@ -759,6 +760,7 @@ static int cmd_status(int fd, const char *name)
 		reply_text(fd, "  traced processes: %d\n", nproc);
 		for (const struct app *a = sd.apps; a; a = a->next)
 			reply_text(fd, "    %s[%d]\n", a->procname, (int)a->pid);
+		notices_status(fd, s);
 		if (!channel_find(s, "channel0"))
 			reply_text(fd, "  channel0 (made by enable-event without -c): %s, pool of %u "
 				   "buffers\n", s->def_mode == SHM_MODE_DISCARD ? "discard" : "overwrite",
@@ -945,6 +947,8 @@ int session_command(int fd, const char *body, size_t len)
 		return cmd_disable(fd, s, argc, argv);
 	case VERB_ADD_CONTEXT:
 		return cmd_add_context(fd, s, argc, argv);
+	case VERB_NOTICES:
+		return cmd_notices(fd, s);
 	case VERB_START:
 		if (s->active)
 			return reply_end(fd, -EALREADY, "session %s is already active", s->name);

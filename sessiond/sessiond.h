@@ -47,6 +47,19 @@ struct channel {
 	struct channel *next;		/* the session's channels */
 };
 
+/* A notice of a traced process (MSG_APP_NOTICE), kept by every active session. */
+struct notice {
+	uint32_t kind;			/* enum proto_notice */
+	uint32_t pid;			/* the first process it was about */
+	uint32_t uid;
+	uint32_t old_uid;
+	uint64_t count;			/* the same kind, uid and path again */
+	char *path;			/* control characters replaced */
+	struct notice *next;
+};
+
+#define SESSION_MAX_NOTICES	64	/* distinct notices kept per session */
+
 struct session {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
@@ -60,6 +73,9 @@ struct session {
 	uint64_t rot_last_ns;		/* when the current chunk began (monotonic) */
 	uint32_t def_pool;
 	struct channel *chans;
+	struct notice *notices;		/* why processes were not traced (notice.c) */
+	unsigned int nnotices;
+	uint64_t notices_lost;		/* beyond SESSION_MAX_NOTICES */
 	struct session *next;
 };
 
@@ -136,6 +152,12 @@ unsigned int session_mask(const char *event_name, int loglevel,
 			  const struct enabler *filter[SHM_MAX_CHAN]);
 void sessions_shutdown(void);
 int channel_to_consumer(const struct channel *ch);
+
+/* notice.c */
+int app_notice(struct app *a, const char *body, size_t len);
+void notices_free(struct session *s);
+void notices_status(int fd, const struct session *s);
+int cmd_notices(int fd, const struct session *s);
 
 /* reply helpers */
 int reply_text(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -17,6 +17,11 @@
  * stopped and destroyed (everything recorded is then on disk), a summary
  * goes to standard error, and we exit with CMD's status (128 + signal
  * number when it was killed).
+ *
+ * What was not traced: before running CMD we say when it cannot be traced
+ * itself (statically linked, set-user-ID...: exec_check()); the traced
+ * processes report what they run that will not be (MSG_APP_NOTICE), and
+ * the session's notices (VERB_NOTICES) follow the summary.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ctfmeta.h"
+#include "execcheck.h"
 #include "home.h"
 #include "tracectl.h"
 #include "util.h"
@@ -74,7 +80,10 @@ static void record_usage(FILE *f)
 		"  --event nor --preload every event is recorded.\n"
 		"--context LIST: context fields of every event, comma-separated: ip\n"
 		"  (address of the code that emitted it), cpu_id (the CPU).\n"
-		"--overwrite, --pool-size N: as for create.\n");
+		"--overwrite, --pool-size N: as for create.\n"
+		"The programs that were not traced are listed with the reason: CMD or\n"
+		"what it runs being statically linked or set-user-ID, an environment\n"
+		"without libshmtrace in LD_PRELOAD, a process running as another user.\n");
 }
 
 /* Where a helper library is: next to us in a build tree, else installed. */
@@ -146,6 +155,43 @@ static int record_parse_preload(const char *list, unsigned int *mask)
 	return 0;
 }
 
+/* Say when CMD itself will not be traced. */
+static void record_check_cmd(const char *cmd)
+{
+	char path[PATH_MAX];
+	const char *why = NULL, *then = "nor the programs it runs: the loader removes LD_PRELOAD "
+				       "from their environment";
+	uint32_t uid = 0;
+
+	if (exec_resolve(cmd, getenv("PATH"), path, sizeof(path)) < 0)
+		return;
+	switch (exec_check(AT_FDCWD, path, 0, &uid)) {
+	case NOTICE_STATIC:
+		why = "it is statically linked and cannot load libshmtrace";
+		then = "the dynamically linked programs it runs are";
+		break;
+	case NOTICE_FOREIGN:
+		why = "it is not an x86-64 program, libshmtrace cannot load in it";
+		then = "the x86-64 programs it runs are";
+		break;
+	case NOTICE_SETUID:
+		why = "it is a set-user-ID program, the loader drops LD_PRELOAD";
+		break;
+	case NOTICE_SETGID:
+		why = "it is a set-group-ID program, the loader drops LD_PRELOAD";
+		break;
+	case NOTICE_CAPS:
+		why = "it has file capabilities, the loader drops LD_PRELOAD";
+		break;
+	case NOTICE_IDS:
+		why = "our effective uid or gid is not the real one, the loader drops LD_PRELOAD";
+		break;
+	default:
+		return;
+	}
+	fprintf(stderr, "tracectl: record: %s will not be traced: %s (%s)\n", path, why, then);
+}
+
 /* Run CMD; returns its wait status, or -errno when it could not start. */
 static int record_run(char **cmd, const char *preload)
 {
@@ -191,6 +237,38 @@ static int record_run(char **cmd, const char *preload)
 		return -err;
 	}
 	return status;
+}
+
+/* The session's notices (what was not traced, and why), one per line, or NULL. */
+static char *record_notices(const char *home, const char *session)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (ctl_command(home, "record", VERB_NOTICES, session, 0, NULL, f)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+static void record_print_notices(char *text)
+{
+	char *line, *save = NULL;
+	int first = 1;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (first)
+			fprintf(stderr, "tracectl: record: not traced:\n");
+		first = 0;
+		fprintf(stderr, "  %s\n", line);
+	}
 }
 
 struct record_count {
@@ -307,7 +385,7 @@ int record_main(int argc, char **argv)
 	};
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
 	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[3];
-	char *contexts[CTF_NCONTEXTS], *tok, *save;
+	char *contexts[CTF_NCONTEXTS], *tok, *save, *notices;
 	int nctx = 0;
 	const char *output = NULL, *base;
 	char *pool_size = (char *)"";
@@ -401,14 +479,20 @@ int record_main(int argc, char **argv)
 		ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
 		return 1;
 	}
+	record_check_cmd(argv[optind]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	status = record_run(argv + optind, preload);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ret = ctl_command(home, "record", VERB_STOP, session, 0, NULL, NULL);
+	notices = record_notices(home, session);
 	ret |= ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
-	if (status < 0)
+	if (status < 0) {
+		free(notices);
 		return status == -ENOENT ? 127 : 126;
+	}
 	record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	record_print_notices(notices);
+	free(notices);
 	if (ret)
 		fprintf(stderr, "tracectl: record: the session did not end cleanly\n");
 	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

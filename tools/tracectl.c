@@ -101,7 +101,9 @@ static const struct verb verbs[] = {
 	  "List the events of every registered process, with their fields.", 0, 0, 0 },
 	{ "status", VERB_STATUS, "status [NAME]",
 	  "Show sessions: state, output, channel, events enabled, processes,\n"
-	  "events recorded and discarded.", 0, 1, 1 },
+	  "events recorded and discarded, and the programs that were not traced\n"
+	  "and why (statically linked, set-user-ID, LD_PRELOAD removed from their\n"
+	  "environment, run as another user).", 0, 1, 1 },
 };
 
 static void usage(FILE *out)
