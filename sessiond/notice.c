@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * notice.c - why processes were not traced, as traced processes tell
- * (MSG_APP_NOTICE).
+ * (MSG_APP_NOTICE), and the list of traced processes tracectl record asks
+ * for.
  *
  * A notice is checked whole before anything is kept
  * (proto_notice_decode(): version, kind, pid range, the path's length
@@ -177,5 +178,14 @@ void notices_status(int fd, const struct session *s)
 int cmd_notices(int fd, const struct session *s)
 {
 	notices_reply(fd, s, "");
+	return reply_end(fd, 0, NULL);
+}
+
+/* processes: "PID STARTTIME UID PROCNAME" per registered process. */
+int cmd_processes(int fd)
+{
+	for (const struct app *a = sd.apps; a; a = a->next)
+		reply_text(fd, "%d %" PRIu64 " %u %s\n", (int)a->pid, a->starttime,
+			   (unsigned int)a->uid, a->procname);
 	return reply_end(fd, 0, NULL);
 }

@@ -922,6 +922,8 @@ int session_command(int fd, const char *body, size_t len)
 		return cmd_list_events(fd);
 	case VERB_STATUS:
 		return cmd_status(fd, name);
+	case VERB_PROCESSES:
+		return cmd_processes(fd);
 	default:
 		break;
 	}

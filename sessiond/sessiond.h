@@ -158,6 +158,7 @@ int app_notice(struct app *a, const char *body, size_t len);
 void notices_free(struct session *s);
 void notices_status(int fd, const struct session *s);
 int cmd_notices(int fd, const struct session *s);
+int cmd_processes(int fd);
 
 /* reply helpers */
 int reply_text(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

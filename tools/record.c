@@ -18,11 +18,20 @@
  * goes to standard error, and we exit with CMD's status (128 + signal
  * number when it was killed).
  *
+ * Processes that outlive CMD: we are a child subreaper, so that the
+ * processes CMD started and that were orphaned (a daemon whose parent
+ * exits) become our children instead of init's. When CMD exits, the traced
+ * processes the session daemon knows (VERB_PROCESSES) that descend from us
+ * are still CMD's: we name them on standard error and go on tracing until
+ * they exit, or until SIGINT, SIGTERM or SIGHUP (or at once with
+ * --no-wait); then the session ends as above. They are never signalled.
+ *
  * What was not traced: before running CMD we say when it cannot be traced
  * itself (statically linked, set-user-ID...: exec_check()); the traced
  * processes report what they run that will not be (MSG_APP_NOTICE), and
  * the session's notices (VERB_NOTICES) follow the summary.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -32,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -81,6 +91,11 @@ static void record_usage(FILE *f)
 		"--context LIST: context fields of every event, comma-separated: ip\n"
 		"  (address of the code that emitted it), cpu_id (the CPU).\n"
 		"--overwrite, --pool-size N: as for create.\n"
+		"--no-wait: when CMD exits, stop at once even if traced processes it\n"
+		"  started still run (they are named on standard error). By default\n"
+		"  tracing goes on until they exit (a program that daemonizes), or\n"
+		"  until record is interrupted (SIGINT, SIGTERM, SIGHUP): the session\n"
+		"  then stops and everything recorded is written out.\n"
 		"The programs that were not traced are listed with the reason: CMD or\n"
 		"what it runs being statically linked or set-user-ID, an environment\n"
 		"without libshmtrace in LD_PRELOAD, a process running as another user.\n");
@@ -239,6 +254,222 @@ static int record_run(char **cmd, const char *preload)
 	return status;
 }
 
+/* ---- processes that outlive CMD ------------------------------------------ */
+
+static volatile sig_atomic_t record_stop;
+
+static void record_on_stop(int sig)
+{
+	record_stop = sig;
+}
+
+#define RECORD_GRACE_NS	1000000000ull	/* for a descendant to register */
+#define RECORD_MAX_PROCS	65536
+
+struct record_proc {
+	pid_t pid, ppid;
+	uint64_t start;
+	int mine;			/* descends from us, not a zombie */
+};
+
+struct record_pending {
+	pid_t pid;
+	uint64_t start;
+	uint64_t seen_ns;		/* first seen unregistered */
+};
+
+static struct record_pending record_pend[256];
+static unsigned int record_npend;
+
+static int record_cmp_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct record_proc *)a)->pid, y = ((const struct record_proc *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every process of the system (pid, parent, start time); their number or -1. */
+static long record_scan(struct record_proc **out)
+{
+	struct record_proc *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL && n < RECORD_MAX_PROCS) {
+		char path[64], buf[1024], *p, state;
+		unsigned long long start;
+		int pid = atoi(de->d_name), ppid;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) ||
+		    sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+			   "%*d %*d %*d %llu", &state, &ppid, &start) != 3)
+			continue;
+		if (n == cap) {
+			struct record_proc *nv;
+
+			cap = cap ? 2 * cap : 512;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n].pid = pid;
+		v[n].ppid = ppid;
+		v[n].start = start;
+		v[n].mine = state == 'Z' ? -1 : 0;	/* -1: a zombie, never counted */
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), record_cmp_pid);
+	/* ours: a chain of parents up to us (the zombies stay out) */
+	for (size_t i = 0; i < n; i++) {
+		pid_t p = v[i].ppid;
+
+		for (int depth = 0; !v[i].mine && depth < 1024 && p > 1; depth++) {
+			struct record_proc key = { .pid = p }, *up;
+
+			if (p == getpid()) {
+				v[i].mine = 1;
+				break;
+			}
+			up = bsearch(&key, v, n, sizeof(*v), record_cmp_pid);
+			if (!up)
+				break;
+			p = up->ppid;
+		}
+	}
+	*out = v;
+	return (long)n;
+}
+
+/*
+ * The traced processes that descend from us and still run, as "name[pid]"
+ * in @names: their number. *@pending: descendants not (yet) registered,
+ * seen for the first time less than a second ago (a process being
+ * started registers within its first moments; past that, it is not
+ * traced and not waited for). -1 when the session daemon cannot tell.
+ */
+static int record_alive(const char *home, const char *session, char *names, size_t cap,
+			int *pending)
+{
+	char *text = NULL, *line;
+	size_t len = 0, used = 0;
+	struct record_proc *v = NULL;
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	unsigned int npend = 0;
+	long nproc;
+	FILE *f;
+	int n = 0;
+
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;	/* orphans that came back to us and exited */
+	names[0] = 0;
+	*pending = 0;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -1;
+	if (ctl_command(home, "record", VERB_PROCESSES, session, 0, NULL, f)) {
+		fclose(f);
+		free(text);
+		return -1;
+	}
+	fclose(f);
+	nproc = record_scan(&v);
+	for (long i = 0; i < nproc; i++) {
+		int traced = 0, k;
+		unsigned int p;
+
+		if (v[i].mine != 1)
+			continue;
+		for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 :
+							 NULL) {
+			unsigned long long start;
+			unsigned int uid;
+			int pid, off = 0;
+			char *eol;
+
+			if (sscanf(line, "%d %llu %u %n", &pid, &start, &uid, &off) != 3 || !off ||
+			    pid != v[i].pid || start != v[i].start)
+				continue;
+			eol = strchr(line + off, '\n');
+			k = snprintf(names + used, cap - used, "%s%.*s[%d]", used ? ", " : "",
+				     (int)(eol ? eol - (line + off) : (long)strlen(line + off)),
+				     line + off, pid);
+			if (k > 0 && (size_t)k < cap - used)
+				used += (size_t)k;
+			traced = 1;
+			break;
+		}
+		if (traced) {
+			n++;
+			continue;
+		}
+		for (p = 0; p < record_npend; p++)
+			if (record_pend[p].pid == v[i].pid && record_pend[p].start == v[i].start)
+				break;
+		if (p == record_npend) {
+			if (p == sizeof(record_pend) / sizeof(record_pend[0]))
+				continue;
+			record_pend[p].pid = v[i].pid;
+			record_pend[p].start = v[i].start;
+			record_pend[p].seen_ns = now;
+			record_npend++;
+		}
+		if (now - record_pend[p].seen_ns < RECORD_GRACE_NS)
+			npend++;
+	}
+	free(v);
+	free(text);
+	*pending = (int)npend;
+	return n;
+}
+
+/*
+ * CMD exited: trace the processes it started that still run until they
+ * exit or we are interrupted; with @no_wait, only name them.
+ */
+static void record_wait(const char *home, const char *session, const char *cmd, int no_wait)
+{
+	struct sigaction stop = { .sa_handler = record_on_stop }, o_int, o_term, o_hup;
+	struct timespec ts = { 0, 50000000 };
+	char names[2048];
+	int n, pending, warned = 0;
+
+	sigemptyset(&stop.sa_mask);
+	record_stop = 0;
+	sigaction(SIGINT, &stop, &o_int);
+	sigaction(SIGTERM, &stop, &o_term);
+	sigaction(SIGHUP, &stop, &o_hup);
+	while (!record_stop) {
+		n = record_alive(home, session, names, sizeof(names), &pending);
+		if (n < 0 || (n == 0 && !pending))
+			break;
+		if (n > 0 && !warned) {
+			fprintf(stderr, "tracectl: record: %s exited, but %d traced process%s it "
+				"started still run%s: %s; %s\n", cmd, n, n == 1 ? "" : "es",
+				n == 1 ? "s" : "", names, no_wait ?
+				"no longer traced (--no-wait)" :
+				"tracing goes on until they exit (interrupt to stop now)");
+			warned = 1;
+			if (no_wait)
+				break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (record_stop && warned)
+		fprintf(stderr, "tracectl: record: interrupted (%s): no longer traced: %s\n",
+			strsignal(record_stop), names);
+	sigaction(SIGINT, &o_int, NULL);
+	sigaction(SIGTERM, &o_term, NULL);
+	sigaction(SIGHUP, &o_hup, NULL);
+}
+
 /* The session's notices (what was not traced, and why), one per line, or NULL. */
 static char *record_notices(const char *home, const char *session)
 {
@@ -380,6 +611,7 @@ int record_main(int argc, char **argv)
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "pool-size", required_argument, NULL, 'P' },
 		{ "context", required_argument, NULL, 'C' },
+		{ "no-wait", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -390,7 +622,7 @@ int record_main(int argc, char **argv)
 	const char *output = NULL, *base;
 	char *pool_size = (char *)"";
 	unsigned int mask = 0;
-	int c, npat = 0, overwrite = 0, status, ret, code;
+	int c, npat = 0, overwrite = 0, no_wait = 0, status, ret, code;
 	struct timespec t0, t1;
 	struct tm tm;
 	time_t now;
@@ -426,6 +658,9 @@ int record_main(int argc, char **argv)
 				}
 				contexts[nctx++] = tok;
 			}
+			break;
+		case 'W':
+			no_wait = 1;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -480,9 +715,13 @@ int record_main(int argc, char **argv)
 		return 1;
 	}
 	record_check_cmd(argv[optind]);
+	/* orphans of CMD's tree come back to us, not to init */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	status = record_run(argv + optind, preload);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (status >= 0)
+		record_wait(home, session, base, no_wait);
 	ret = ctl_command(home, "record", VERB_STOP, session, 0, NULL, NULL);
 	notices = record_notices(home, session);
 	ret |= ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);

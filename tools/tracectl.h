@@ -12,7 +12,8 @@
 
 #define RECORD_USAGE \
 	"record [--output DIR] [--preload libc,pthread,func,io|all] [--event PATTERN]...\n" \
-	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--] CMD [ARG]..."
+	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--no-wait]\n" \
+	"         [--] CMD [ARG]..."
 
 /*
  * Send @verb for @session with @argc arguments to the daemon of @home and

@@ -39,7 +39,8 @@ INTEGRATION_TESTS = \
 	tests/integration/snapshot.sh \
 	tests/integration/rotate.sh \
 	tests/integration/context.sh \
-	tests/integration/untraced.sh
+	tests/integration/untraced.sh \
+	tests/integration/record-daemon.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
