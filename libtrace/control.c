@@ -265,7 +265,13 @@ int lib_register_locked(int may_wait)
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		ret = -errno;
 		close(fd);
-		return ret;
+		/* the home is closed to our uid: a root daemon's application
+		 * socket, open while a session allows other uids (home.h) */
+		if (ret != -EACCES)
+			return ret;
+		fd = home_app_connect(lib.home, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return ret;
 	}
 	memset(&m, 0, sizeof(m));
 	m.pid = (uint32_t)lib.pid;
