@@ -11,8 +11,9 @@
  * Control characters of the path are replaced before it is kept, logged
  * or shown.
  *
- * Every session active when the notice arrives keeps it, unless it is
- * about a uid that reaches this daemon anyway (its own). A session keeps at most
+ * Every session active when the notice arrives and tracing the sender's
+ * uid keeps it, unless it is about a uid that reaches this daemon anyway
+ * (its own, or one the session allows). A session keeps at most
  * SESSION_MAX_NOTICES distinct notices (kind, uid, path), counting
  * repeats, and counts the ones beyond.
  */
@@ -29,16 +30,19 @@
 
 static void notice_text(const struct notice *n, char *buf, size_t len)
 {
-	char times[48] = "", why[256];
+	char times[48] = "", hint[96] = "", why[256];
 	unsigned int me = (unsigned int)geteuid();
 
 	if (n->count > 1)
 		snprintf(times, sizeof(times), " (%" PRIu64 " times)", n->count);
+	if (me == 0)
+		snprintf(hint, sizeof(hint), "; a session created with --allow-uid %u traces them",
+			 n->uid);
 	if (n->kind == NOTICE_UID_CHANGE) {
 		snprintf(buf, len, "pid %u (%s) changed its uid from %u to %u: the processes it "
 			 "starts and the programs it runs cannot reach this session daemon "
-			 "(uid %u) and are not traced%s", n->pid, n->path, n->old_uid, n->uid,
-			 me, times);
+			 "(uid %u) and are not traced%s%s", n->pid, n->path, n->old_uid, n->uid,
+			 me, hint, times);
 		return;
 	}
 	switch (n->kind) {
@@ -66,7 +70,7 @@ static void notice_text(const struct notice *n, char *buf, size_t len)
 		break;
 	case NOTICE_EXEC_UID:
 		snprintf(why, sizeof(why), "it runs as uid %u, which cannot reach this session "
-			 "daemon (uid %u)", n->uid, me);
+			 "daemon (uid %u)%s", n->uid, me, hint);
 		break;
 	default:
 		snprintf(why, sizeof(why), "notice of kind %u", n->kind);
@@ -119,10 +123,10 @@ int app_notice(struct app *a, const char *body, size_t len)
 	for (uint32_t i = 0; i < m.path_len; i++)
 		path[i] = (unsigned char)raw[i] < 32 && raw[i] ? '?' : raw[i] == 127 ? '?' : raw[i];
 	for (struct session *s = sd.sessions; s; s = s->next) {
-		if (!s->active)
-			continue;
+		if (!s->active || !allow_uid(s, a->uid))
+			continue;	/* it does not trace the sender */
 		if ((m.kind == NOTICE_UID_CHANGE || m.kind == NOTICE_EXEC_UID) &&
-		    (uid_t)m.uid == geteuid())
+		    allow_uid(s, (uid_t)m.uid))
 			continue;	/* that uid reaches us */
 		notice_add(s, &m, path);
 		kept = 1;

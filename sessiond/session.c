@@ -307,9 +307,16 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 	if (!s)
 		return reply_end(fd, -ENOMEM, "out of memory");
 	snprintf(s->name, sizeof(s->name), "%s", name);
+	ret = allow_create(fd, s, argc > 3 ? argv[3] : "");
+	if (ret < 0) {
+		free(s);
+		allow_update();
+		return ret;
+	}
 	if (argc > 0 && argv[0][0]) {
 		if (argv[0][0] != '/' || strlen(argv[0]) >= sizeof(s->output) - 64) {
 			free(s);
+			allow_update();
 			return reply_end(fd, -EINVAL, "output must be an absolute path");
 		}
 		snprintf(s->output, sizeof(s->output), "%s", argv[0]);
@@ -321,6 +328,7 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 	if (ret < 0) {
 		reply_end(fd, ret, "cannot create %s: %s", s->output, strerror(-ret));
 		free(s);
+		allow_update();
 		return ret;
 	}
 	s->def_pool = pool;
@@ -453,6 +461,7 @@ static void session_destroy(struct session *s)
 	log_info("session %s destroyed", s->name);
 	notices_free(s);
 	free(s);
+	allow_update();
 }
 
 static const char *const ll_names[] = {
@@ -760,6 +769,7 @@ static int cmd_status(int fd, const char *name)
 		reply_text(fd, "  traced processes: %d\n", nproc);
 		for (const struct app *a = sd.apps; a; a = a->next)
 			reply_text(fd, "    %s[%d]\n", a->procname, (int)a->pid);
+		allow_status(fd, s);
 		notices_status(fd, s);
 		if (!channel_find(s, "channel0"))
 			reply_text(fd, "  channel0 (made by enable-event without -c): %s, pool of %u "

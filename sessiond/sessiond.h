@@ -59,6 +59,7 @@ struct notice {
 };
 
 #define SESSION_MAX_NOTICES	64	/* distinct notices kept per session */
+#define SESSION_MAX_ALLOW	16	/* uids of create --allow-uid */
 
 struct session {
 	char name[PROTO_NAME_MAX];
@@ -76,6 +77,9 @@ struct session {
 	struct notice *notices;		/* why processes were not traced (notice.c) */
 	unsigned int nnotices;
 	uint64_t notices_lost;		/* beyond SESSION_MAX_NOTICES */
+	int allow_all;			/* processes of any uid may register (allow.c) */
+	unsigned int nallow;
+	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */
 	struct session *next;
 };
 
@@ -113,6 +117,7 @@ struct sessiond {
 	char home[1024];
 	int epfd;
 	int listen_fd;
+	int app_listen_fd;		/* the application socket (allow.c), -1 when closed */
 	int sig_fd;
 	int consumer_fd;		/* -1 when the consumer is down */
 	pid_t consumer_pid;
@@ -159,6 +164,14 @@ void notices_free(struct session *s);
 void notices_status(int fd, const struct session *s);
 int cmd_notices(int fd, const struct session *s);
 int cmd_processes(int fd);
+
+/* allow.c */
+int allow_create(int fd, struct session *s, const char *arg);
+int allow_uid(const struct session *s, uid_t uid);
+unsigned int allow_chan_mask(uid_t uid);
+void allow_update(void);
+void allow_accept(void);
+void allow_status(int fd, const struct session *s);
 
 /* reply helpers */
 int reply_text(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -29,7 +29,9 @@
  * What was not traced: before running CMD we say when it cannot be traced
  * itself (statically linked, set-user-ID...: exec_check()); the traced
  * processes report what they run that will not be (MSG_APP_NOTICE), and
- * the session's notices (VERB_NOTICES) follow the summary.
+ * the session's notices (VERB_NOTICES) follow the summary. CMD gets
+ * SHMTRACE_HOME, so that a process that changes its user still finds the
+ * session daemon (create --allow-uid).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -91,6 +93,9 @@ static void record_usage(FILE *f)
 		"--context LIST: context fields of every event, comma-separated: ip\n"
 		"  (address of the code that emitted it), cpu_id (the CPU).\n"
 		"--overwrite, --pool-size N: as for create.\n"
+		"--allow-uid UID,...|all: trace also the processes CMD starts that run\n"
+		"  as these users (uids or names), as for create (session daemon running\n"
+		"  as root only).\n"
 		"--no-wait: when CMD exits, stop at once even if traced processes it\n"
 		"  started still run (they are named on standard error). By default\n"
 		"  tracing goes on until they exit (a program that daemonizes), or\n"
@@ -208,7 +213,7 @@ static void record_check_cmd(const char *cmd)
 }
 
 /* Run CMD; returns its wait status, or -errno when it could not start. */
-static int record_run(char **cmd, const char *preload)
+static int record_run(char **cmd, const char *preload, const char *home)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = record_forward };
 	struct sigaction old_int, old_quit, old_term, old_hup;
@@ -228,6 +233,7 @@ static int record_run(char **cmd, const char *preload)
 		sigaction(SIGHUP, &old_hup, NULL);
 		close(pfd[0]);
 		setenv("LD_PRELOAD", preload, 1);
+		setenv("SHMTRACE_HOME", home, 1);
 		execvp(cmd[0], cmd);
 		err = errno;
 		(void)!write(pfd[1], &err, sizeof(err));
@@ -612,11 +618,12 @@ int record_main(int argc, char **argv)
 		{ "pool-size", required_argument, NULL, 'P' },
 		{ "context", required_argument, NULL, 'C' },
 		{ "no-wait", no_argument, NULL, 'W' },
+		{ "allow-uid", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
-	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[3];
+	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[4], allow[1024] = "";
 	char *contexts[CTF_NCONTEXTS], *tok, *save, *notices;
 	int nctx = 0;
 	const char *output = NULL, *base;
@@ -662,6 +669,12 @@ int record_main(int argc, char **argv)
 		case 'W':
 			no_wait = 1;
 			break;
+		case 'U':
+			if (ctl_parse_uids(optarg, allow, sizeof(allow)) < 0) {
+				fprintf(stderr, "tracectl: record: bad --allow-uid '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			record_usage(stdout);
 			return 0;
@@ -687,6 +700,15 @@ int record_main(int argc, char **argv)
 		fprintf(stderr, "tracectl: record: no usable SHMTRACE_HOME\n");
 		return 1;
 	}
+	if (home[0] != '/') {	/* CMD's processes may change directory */
+		if (!getcwd(cwd, sizeof(cwd)) || strlen(cwd) + 1 + strlen(home) >= sizeof(home)) {
+			fprintf(stderr, "tracectl: record: SHMTRACE_HOME: path too long\n");
+			return 1;
+		}
+		memmove(home + strlen(cwd) + 1, home, strlen(home) + 1);
+		memcpy(home, cwd, strlen(cwd));
+		home[strlen(cwd)] = '/';
+	}
 	base = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
 	snprintf(session, sizeof(session), "record-%.24s-%d", base, (int)getpid());
 	now = time(NULL);
@@ -706,7 +728,8 @@ int record_main(int argc, char **argv)
 	create[0] = dir;
 	create[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
 	create[2] = pool_size;
-	if (ctl_command(home, "record", VERB_CREATE, session, 3, create, NULL))
+	create[3] = allow;
+	if (ctl_command(home, "record", VERB_CREATE, session, 4, create, NULL))
 		return 1;
 	if ((nctx && ctl_command(home, "record", VERB_ADD_CONTEXT, session, nctx, contexts, NULL)) ||
 	    ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
@@ -718,7 +741,7 @@ int record_main(int argc, char **argv)
 	/* orphans of CMD's tree come back to us, not to init */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	status = record_run(argv + optind, preload);
+	status = record_run(argv + optind, preload, home);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (status >= 0)
 		record_wait(home, session, base, no_wait);

@@ -40,7 +40,8 @@ INTEGRATION_TESTS = \
 	tests/integration/rotate.sh \
 	tests/integration/context.sh \
 	tests/integration/untraced.sh \
-	tests/integration/record-daemon.sh
+	tests/integration/record-daemon.sh \
+	tests/integration/allow-uid.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
