@@ -354,22 +354,72 @@ static long record_scan(struct record_proc **out)
 	return (long)n;
 }
 
+/* Does @pid descend from us, alive (not a zombie)? A walk up its parents. */
+static int record_descends(pid_t pid)
+{
+	for (int depth = 0; depth < 1024 && pid > 1; depth++) {
+		char path[64], buf[1024], *p, state;
+		int ppid;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) ||
+		    sscanf(p + 1, " %c %d", &state, &ppid) != 2 || (depth == 0 && state == 'Z'))
+			return 0;
+		if (ppid == getpid())
+			return 1;
+		pid = ppid;
+	}
+	return 0;
+}
+
+/*
+ * Descendants that are not registered: those seen for the first time less
+ * than RECORD_GRACE_NS ago (a process being started, or between an exec and
+ * the new image's registration). Past that, one is not traced and not
+ * waited for.
+ */
+static int record_pending_count(void)
+{
+	struct record_proc *v = NULL;
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	long nproc = record_scan(&v);
+	int npend = 0;
+
+	for (long i = 0; i < nproc; i++) {
+		unsigned int p;
+
+		if (v[i].mine != 1)
+			continue;
+		for (p = 0; p < record_npend; p++)
+			if (record_pend[p].pid == v[i].pid && record_pend[p].start == v[i].start)
+				break;
+		if (p == record_npend) {
+			if (p == sizeof(record_pend) / sizeof(record_pend[0]))
+				continue;
+			record_pend[p].pid = v[i].pid;
+			record_pend[p].start = v[i].start;
+			record_pend[p].seen_ns = now;
+			record_npend++;
+		}
+		if (now - record_pend[p].seen_ns < RECORD_GRACE_NS)
+			npend++;
+	}
+	free(v);
+	return npend;
+}
+
 /*
  * The traced processes that descend from us and still run, as "name[pid]"
- * in @names: their number. *@pending: descendants not (yet) registered,
- * seen for the first time less than a second ago (a process being
- * started registers within its first moments; past that, it is not
- * traced and not waited for). -1 when the session daemon cannot tell.
+ * in @names: their number, or -1 when the session daemon cannot tell.
+ * When there is none, *@pending counts the descendants that may still
+ * register (record_pending_count()); a scan of every process, done only
+ * then.
  */
 static int record_alive(const char *home, const char *session, char *names, size_t cap,
 			int *pending)
 {
-	char *text = NULL, *line;
+	char *text = NULL, *line, *eol;
 	size_t len = 0, used = 0;
-	struct record_proc *v = NULL;
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
-	unsigned int npend = 0;
-	long nproc;
 	FILE *f;
 	int n = 0;
 
@@ -386,53 +436,27 @@ static int record_alive(const char *home, const char *session, char *names, size
 		return -1;
 	}
 	fclose(f);
-	nproc = record_scan(&v);
-	for (long i = 0; i < nproc; i++) {
-		int traced = 0, k;
-		unsigned int p;
+	for (line = text; line && *line; line = eol ? eol + 1 : NULL) {
+		unsigned long long start;
+		uint64_t now;
+		unsigned int uid;
+		int pid, off = 0, k;
 
-		if (v[i].mine != 1)
+		eol = strchr(line, '\n');
+		if (eol)
+			*eol = 0;
+		if (sscanf(line, "%d %llu %u %n", &pid, &start, &uid, &off) != 3 || !off ||
+		    pid <= 1 || proc_starttime(pid, &now) < 0 || now != start ||
+		    !record_descends(pid))
 			continue;
-		for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 :
-							 NULL) {
-			unsigned long long start;
-			unsigned int uid;
-			int pid, off = 0;
-			char *eol;
-
-			if (sscanf(line, "%d %llu %u %n", &pid, &start, &uid, &off) != 3 || !off ||
-			    pid != v[i].pid || start != v[i].start)
-				continue;
-			eol = strchr(line + off, '\n');
-			k = snprintf(names + used, cap - used, "%s%.*s[%d]", used ? ", " : "",
-				     (int)(eol ? eol - (line + off) : (long)strlen(line + off)),
-				     line + off, pid);
-			if (k > 0 && (size_t)k < cap - used)
-				used += (size_t)k;
-			traced = 1;
-			break;
-		}
-		if (traced) {
-			n++;
-			continue;
-		}
-		for (p = 0; p < record_npend; p++)
-			if (record_pend[p].pid == v[i].pid && record_pend[p].start == v[i].start)
-				break;
-		if (p == record_npend) {
-			if (p == sizeof(record_pend) / sizeof(record_pend[0]))
-				continue;
-			record_pend[p].pid = v[i].pid;
-			record_pend[p].start = v[i].start;
-			record_pend[p].seen_ns = now;
-			record_npend++;
-		}
-		if (now - record_pend[p].seen_ns < RECORD_GRACE_NS)
-			npend++;
+		n++;
+		k = snprintf(names + used, cap - used, "%s%s[%d]", used ? ", " : "", line + off, pid);
+		if (k > 0 && (size_t)k < cap - used)
+			used += (size_t)k;
 	}
-	free(v);
 	free(text);
-	*pending = (int)npend;
+	if (!n)
+		*pending = record_pending_count();
 	return n;
 }
 
@@ -443,7 +467,7 @@ static int record_alive(const char *home, const char *session, char *names, size
 static void record_wait(const char *home, const char *session, const char *cmd, int no_wait)
 {
 	struct sigaction stop = { .sa_handler = record_on_stop }, o_int, o_term, o_hup;
-	struct timespec ts = { 0, 50000000 };
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	char names[2048];
 	int n, pending, warned = 0;
 
@@ -466,7 +490,13 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 			if (no_wait)
 				break;
 		}
-		nanosleep(&ts, NULL);
+		{
+			/* quick at first (most programs are done by then), then light */
+			long ms = now_ns(CLOCK_MONOTONIC) - t0 < 2000000000ull ? 50 : 250;
+			struct timespec ts = { 0, ms * 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	if (record_stop && warned)
 		fprintf(stderr, "tracectl: record: interrupted (%s): no longer traced: %s\n",
