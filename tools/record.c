@@ -20,7 +20,8 @@
  *
  * Processes that outlive CMD: we are a child subreaper, so that the
  * processes CMD started and that were orphaned (a daemon whose parent
- * exits) become our children instead of init's. When CMD exits, the traced
+ * exits) become our children instead of init's (we reap them as they
+ * exit, while CMD runs too). When CMD exits, the traced
  * processes the session daemon knows (VERB_PROCESSES) that descend from us
  * are still CMD's: we name them on standard error and go on tracing until
  * they exit, or until SIGINT, SIGTERM or SIGHUP (or at once with
@@ -245,8 +246,20 @@ static int record_run(char **cmd, const char *preload, const char *home)
 	} else {
 		if (read(pfd[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
 			err = 0;	/* the exec worked: the pipe closed */
-		while (waitpid(record_child, &status, 0) < 0 && errno == EINTR)
-			;
+		/* CMD, and the orphans of its tree that come back to us */
+		for (;;) {
+			int st;
+			pid_t w = waitpid(-1, &st, 0);
+
+			if (w == record_child) {
+				status = st;
+				break;
+			}
+			if (w < 0 && errno != EINTR) {
+				status = 0;
+				break;
+			}
+		}
 	}
 	close(pfd[0]);
 	sigaction(SIGINT, &old_int, NULL);

@@ -66,4 +66,14 @@ for sig in INT TERM; do
 	echo "SIG$sig while waiting: $n events written, the daemon left running"
 done
 "$TRACECTL" list | grep -q "No session" || fail "a session was left behind: $("$TRACECTL" list)"
+
+# 4. orphans that exit while the command runs are reaped at once (record is
+# their subreaper): no zombie piles up under record
+if command -v ps >/dev/null; then
+	"$TRACECTL" record --output "$WORK/z" -- sh -c \
+		'for i in 1 2 3; do (sleep 0.05 &); done; sleep 0.5; ps -o stat= --ppid $PPID' \
+		>"$WORK/z.out" 2>"$WORK/z.err" || fail "record of the orphans failed: $(cat "$WORK/z.err")"
+	! grep -q Z "$WORK/z.out" || fail "zombies under record: $(cat "$WORK/z.out")"
+	echo "orphans reaped while the command runs"
+fi
 echo "ok"
