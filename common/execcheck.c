@@ -7,7 +7,8 @@
  * signal handler or in a vfork child): system calls on stack buffers, no
  * stdio, no locale. It only looks: a file is opened for reading (never a
  * FIFO or a device: only regular files, non-blocking) and closed before
- * returning. Every length read from a file is bounds-checked before use.
+ * returning, with system calls that no wrapper of open, pread or close
+ * sees. Every length read from a file is bounds-checked before use.
  *
  * What the kernel does, and what we mirror:
  *  - "#!" scripts run their interpreter, whose file then decides the
@@ -30,10 +31,31 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "execcheck.h"
 #include "proto.h"
+
+/*
+ * open, pread and close as system calls, not through the C library's
+ * functions: an LD_PRELOAD helper (or the program) that wraps them must not
+ * see the tracer looking at a program as the program's own I/O.
+ */
+static int x_openat(int dirfd, const char *path, int flags)
+{
+	return (int)syscall(SYS_openat, dirfd, path, flags, 0);
+}
+
+static ssize_t x_pread(int fd, void *buf, size_t len, off_t off)
+{
+	return (ssize_t)syscall(SYS_pread64, fd, buf, len, off);
+}
+
+static void x_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
 
 #define EXEC_HDR	256	/* what the kernel reads first (BINPRM_BUF_SIZE) */
 #define EXEC_LEVELS	5	/* the program and four interpreters */
@@ -68,7 +90,7 @@ static int target_open(int dirfd, const char *path, int flags, int *own)
 	if ((flags & AT_EMPTY_PATH) && !path[0]) {
 		/* fexecve: the descriptor may be O_PATH; read through /proc */
 		fd_path(dirfd, proc);
-		fd = open(proc, oflags);
+		fd = x_openat(AT_FDCWD, proc, oflags);
 		if (fd >= 0) {
 			*own = 1;
 			return fd;
@@ -77,7 +99,7 @@ static int target_open(int dirfd, const char *path, int flags, int *own)
 	}
 	if (flags & AT_SYMLINK_NOFOLLOW)
 		oflags |= O_NOFOLLOW;
-	fd = openat(dirfd, path, oflags);
+	fd = x_openat(dirfd, path, oflags);
 	*own = fd >= 0;
 	return fd;
 }
@@ -89,7 +111,7 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	if (off > (uint64_t)INT64_MAX - len)
 		return -1;
 	do {
-		n = pread(fd, buf, len, (off_t)off);
+		n = x_pread(fd, buf, len, (off_t)off);
 	} while (n < 0 && errno == EINTR);
 	return n == (ssize_t)len ? 0 : -1;
 }
@@ -234,12 +256,12 @@ int exec_check(int dirfd, const char *path, int flags, uint32_t *run_uid)
 		fd = target_open(dirfd, path, flags, &own);
 		if (fd >= 0) {
 			do {
-				n = pread(fd, hdr, sizeof(hdr), 0);
+				n = x_pread(fd, hdr, sizeof(hdr), 0);
 			} while (n < 0 && errno == EINTR);
 		}
 		if (n >= 2 && hdr[0] == '#' && hdr[1] == '!') {
 			if (own)
-				close(fd);
+				x_close(fd);
 			shebang(hdr, (size_t)n, interp);	/* path is done with */
 			path = interp;
 			dirfd = AT_FDCWD;
@@ -252,7 +274,7 @@ int exec_check(int dirfd, const char *path, int flags, uint32_t *run_uid)
 		if (n > 0)
 			elf = elf_kind(fd, hdr, (size_t)n);
 		if (own)
-			close(fd);
+			x_close(fd);
 		return elf ? elf : kind;
 	}
 	return -ELOOP;

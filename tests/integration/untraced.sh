@@ -34,6 +34,17 @@ done
 	fail "a failing exec left a notice: $(cat "$WORK/ways.err")"
 echo "14 ways of running a static program: each one said"
 
+# 1b. looking at the programs is not the program's I/O: with the io helper,
+# no open of them but the program's own (fexecve opens its file itself)
+"$TRACECTL" record --preload io --output "$WORK/io" -- "$B/tests/apps/spawn-app" "$BIN" \
+	>/dev/null 2>"$WORK/io.err" || fail "spawn-app with the io helper: $(cat "$WORK/io.err")"
+"$TRACE_READ" --no-symbols "$WORK/io" >"$WORK/io.tr" 2>&1 || fail "trace-read: $(head -3 "$WORK/io.tr")"
+grep -q 'shmtrace_io:open' "$WORK/io.tr" || fail "the io helper recorded no open at all"
+! grep 'shmtrace_io:open' "$WORK/io.tr" | grep -v 'prog-fexecve' | grep -q 'prog-\|static-exit' ||
+	fail "the check of an exec is in the trace: $(grep 'shmtrace_io:' "$WORK/io.tr" | grep 'prog-' | head -3)"
+! grep -q 'shmtrace_io:pread' "$WORK/io.tr" ||
+	fail "spawn-app never calls pread: $(grep 'shmtrace_io:pread' "$WORK/io.tr" | head -3)"
+
 # 2. the command itself
 st=0
 "$TRACECTL" record --output "$WORK/cmd" -- "$STATIC" 2>"$WORK/cmd.err" || st=$?
