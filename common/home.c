@@ -7,9 +7,13 @@
  * others; the daemons also check peer credentials on every connection.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include "home.h"
 #include "util.h"
@@ -64,4 +68,53 @@ int home_prepare(const char *dir)
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
 		return -EPERM;
 	return 0;
+}
+
+void home_app_addr(const char *home, struct sockaddr_un *sa, socklen_t *len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = strlen(home), k = sizeof(HOME_APP_PREFIX) - 1;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n > 1 && home[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)home[i];
+		h *= 0x100000001b3ull;
+	}
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path + 1, HOME_APP_PREFIX, k);
+	for (int i = 15; i >= 0; i--, h >>= 4)
+		sa->sun_path[1 + k + (size_t)i] = hex[h & 15];
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + k + 16);
+}
+
+int home_app_connect(const char *home, int sock_flags)
+{
+	struct sockaddr_un sa;
+	struct ucred cr;
+	socklen_t len, crlen = sizeof(cr);
+	int fd, ret;
+
+	home_app_addr(home, &sa, &len);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | sock_flags, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	if (cr.uid != 0) {
+		ret = -EPERM;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return ret;
 }

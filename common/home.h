@@ -7,6 +7,8 @@
 #define SHMTRACE_COMMON_HOME_H
 
 #include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #define HOME_SOCK	"sessiond.sock"
 #define HOME_PID	"sessiond.pid"
@@ -32,5 +34,26 @@ int home_prepare(const char *dir);
 
 /* home_path - "<home>/<name>" into @out; 0 or -ENAMETOOLONG. */
 int home_path(char *out, size_t cap, const char *home, const char *name);
+
+/*
+ * The application socket: a session daemon running as root whose sessions
+ * let processes of other uids register (create --allow-uid) listens on an
+ * abstract AF_UNIX address, because those processes cannot enter the home
+ * directory: "\0shmtrace-app-" and 16 hex digits of a hash (FNV-1a) of
+ * the home's path, trailing slashes ignored. It accepts registrations of
+ * traced processes only. home_app_addr fills @sa and *@len.
+ * Async-signal-safe.
+ */
+#define HOME_APP_PREFIX	"shmtrace-app-"
+void home_app_addr(const char *home, struct sockaddr_un *sa, socklen_t *len);
+
+/*
+ * home_app_connect - connect to the application socket of @home
+ * (SOCK_SEQPACKET | @sock_flags) and check that its listener runs as root:
+ * anyone may bind an abstract address, and a traced process hands its
+ * shared memory to whoever listens. The descriptor, or -errno (-EPERM: the
+ * listener is not root). Async-signal-safe.
+ */
+int home_app_connect(const char *home, int sock_flags);
 
 #endif

@@ -24,6 +24,7 @@ long proto_body_min(unsigned int type)
 	case MSG_APP_EVENTS:	return sizeof(struct msg_events);
 	case MSG_APP_SEGMENT:	return sizeof(struct msg_segment);
 	case MSG_APP_SYNC:	return sizeof(struct msg_sync);
+	case MSG_APP_NOTICE:	return sizeof(struct msg_app_notice) + 2;
 	case MSG_CMD:		return sizeof(struct msg_cmd);
 	case MSG_C_CHANNEL_ADD:	return sizeof(struct msg_c_channel);
 	case MSG_C_CHANNEL_DEL:
@@ -300,4 +301,21 @@ int proto_cmd_args(const char *body, size_t len, const char **argv, unsigned int
 		pos = (size_t)(e - body) + 1;
 	}
 	return pos == len ? (int)argc : -EPROTO;
+}
+
+int proto_notice_decode(const char *body, size_t len, struct msg_app_notice *m,
+			const char **path)
+{
+	const char *p = body + sizeof(*m);
+
+	if (len < sizeof(*m))
+		return -EPROTO;
+	memcpy(m, body, sizeof(*m));
+	if (m->version != PROTO_NOTICE_VERSION || m->kind == 0 || m->kind >= NOTICE_MAX ||
+	    m->pid == 0 || m->pid > PROTO_PID_MAX || m->path_len < 2 ||
+	    m->path_len > PROTO_PATH_MAX || len - sizeof(*m) != m->path_len ||
+	    memchr(p, 0, m->path_len) != p + m->path_len - 1)
+		return -EPROTO;
+	*path = p;
+	return 0;
 }

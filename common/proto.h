@@ -31,6 +31,7 @@ enum proto_type {
 	MSG_APP_EVENTS = 2,
 	MSG_APP_SEGMENT = 3,		/* fd: segment */
 	MSG_APP_SYNC = 4,		/* reply MSG_REPLY, same body, once all before it is done */
+	MSG_APP_NOTICE = 6,		/* a program it runs, or itself, will not be traced */
 	/* tracectl -> session daemon; replies MSG_REPLY_TEXT..., MSG_REPLY */
 	MSG_CMD = 16,
 	/* session daemon -> consumer daemon; reply MSG_REPLY */
@@ -130,10 +131,43 @@ struct msg_segment {
 };
 _Static_assert(sizeof(struct msg_segment) == 56, "segment");
 
+/*
+ * MSG_APP_NOTICE: why a process will not be traced, from the process that
+ * knows it: the exec of a program that cannot load libshmtrace or will not
+ * reach the daemon, or its own change of effective uid. Sent before the
+ * exec (an exec that then fails leaves its notice). The body is this
+ * fixed part then @path_len bytes of path, NUL-terminated, nothing after.
+ */
+#define PROTO_NOTICE_VERSION	1
+enum proto_notice {
+	NOTICE_STATIC = 1,		/* statically linked: no loader, no LD_PRELOAD */
+	NOTICE_FOREIGN,			/* not an x86-64 ELF program: libshmtrace cannot load */
+	NOTICE_SETUID,			/* secure mode (the loader drops LD_PRELOAD): set-user-ID */
+	NOTICE_SETGID,			/* ... set-group-ID */
+	NOTICE_CAPS,			/* ... file capabilities */
+	NOTICE_IDS,			/* ... effective ids that are not the real ones */
+	NOTICE_NO_PRELOAD,		/* its environment has no libshmtrace in LD_PRELOAD */
+	NOTICE_EXEC_UID,		/* it runs as another uid than the process started with */
+	NOTICE_UID_CHANGE,		/* the process changed its effective uid */
+	NOTICE_MAX
+};
+
+struct msg_app_notice {
+	uint32_t version;		/* PROTO_NOTICE_VERSION */
+	uint32_t kind;			/* enum proto_notice */
+	uint32_t pid;			/* the process: the sender, or its vfork child */
+	uint32_t uid;			/* effective uid the program runs with (UID_CHANGE: new) */
+	uint32_t old_uid;		/* the effective uid the process started with (before) */
+	uint32_t path_len;		/* bytes of path that follow, NUL included */
+};
+_Static_assert(sizeof(struct msg_app_notice) == 24, "notice");
+
 enum proto_verb {
 	VERB_CREATE = 1, VERB_DESTROY, VERB_ENABLE_EVENT, VERB_DISABLE_EVENT,
 	VERB_START, VERB_STOP, VERB_LIST, VERB_LIST_EVENTS, VERB_STATUS,
 	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT, VERB_ROTATE, VERB_ADD_CONTEXT,
+	VERB_NOTICES,			/* 15: what was not traced, one line each */
+	VERB_PROCESSES,			/* 16: "PID STARTTIME UID PROCNAME" per process */
 	VERB_MAX
 };
 
@@ -218,6 +252,16 @@ long proto_event_encode(char *buf, size_t cap, uint32_t id, int32_t loglevel,
 /* Decode the record at *pos; returns 1 and advances, 0 at end, -EPROTO. */
 int proto_event_decode(const char *buf, size_t len, size_t *pos, struct proto_event *ev);
 int proto_type_valid(uint32_t type);
+
+/*
+ * MSG_APP_NOTICE body: checks version, kind, pid (1..PROTO_PID_MAX), that
+ * the path fills the rest of the body (path_len bytes, 2..PROTO_PATH_MAX)
+ * and holds exactly one NUL, its last byte. 0 with *@m and *@path set, or
+ * -EPROTO.
+ */
+#define PROTO_PID_MAX		4194304u	/* the kernel's largest pid_max */
+int proto_notice_decode(const char *body, size_t len, struct msg_app_notice *m,
+			const char **path);
 
 /* MSG_CMD arguments: the i-th string, or NULL. Checks termination. */
 int proto_cmd_args(const char *body, size_t len, const char **argv, unsigned int max);

@@ -386,7 +386,11 @@ int lib_register_locked(int may_wait)
 	if (connect(sock.fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		ret = -errno;
 		ownfd_close(&sock);
-		return ret;
+		/* the home is closed to our uid: a root daemon's application
+		 * socket, open while a session allows other uids (home.h) */
+		if (ret != -EACCES ||
+		    ownfd_take(&sock, home_app_connect(lib.home, SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0)
+			return ret;
 	}
 	memset(&m, 0, sizeof(m));
 	m.pid = (uint32_t)lib.pid;

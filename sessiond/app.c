@@ -261,8 +261,9 @@ static void app_masks(const struct app *a, uint8_t *out, uint8_t filt[][SHM_MAX_
 	for (uint32_t id = 0; id < a->nev; id++) {
 		const struct enabler *f[SHM_MAX_CHAN];
 
-		out[id] = a->ev[id].known ? (uint8_t)session_mask(a->ev[id].desc.name,
-								  a->ev[id].desc.loglevel, f) : 0;
+		out[id] = a->ev[id].known ? (uint8_t)(session_mask(a->ev[id].desc.name,
+								   a->ev[id].desc.loglevel, f) &
+						      allow_chan_mask(a->uid)) : 0;
 		for (unsigned int c = 0; c < SHM_MAX_CHAN; c++) {
 			uint32_t n;
 
@@ -293,6 +294,7 @@ void app_update(struct app *a, int ring)
 	static struct shm_ctl_filters fl;
 	struct shm_ctl_page *c = a->ctl;
 	uint64_t g = __atomic_load_n(&c->generation, __ATOMIC_RELAXED);
+	unsigned int allowed = allow_chan_mask(a->uid);
 	int changed = 0;
 
 	app_masks(a, masks, filt, &fl);
@@ -303,7 +305,7 @@ void app_update(struct app *a, int ring)
 		const struct channel *ch = sd.chan[i];
 		struct shm_ctl_chan *cc = &c->chan[i];
 
-		if (!ch) {
+		if (!ch || !(allowed & (1u << i))) {
 			memset(cc, 0, sizeof(*cc));
 			continue;
 		}
@@ -405,8 +407,8 @@ static int app_segment(struct app *a, const struct msg_segment *m, int fd)
 	slot_size = shm_slot_hdr_size(m->num_subbuf) + (uint64_t)m->subbuf_size * m->num_subbuf;
 	if (m->size != SHM_PAGE + slot_size * m->nslots || memfd_check(fd, m->size) < 0)
 		goto bad;
-	if (!ch || ch->id != m->chan_id) {
-		close(fd);	/* a channel that is gone: nothing to drain */
+	if (!ch || ch->id != m->chan_id || !(allow_chan_mask(a->uid) & (1u << m->chan_slot))) {
+		close(fd);	/* a channel that is gone (or not for its uid): nothing to drain */
 		return 0;
 	}
 	for (uint32_t i = 0; i < a->nsegs; i++) {
@@ -461,6 +463,8 @@ int app_message(struct app *a)
 		/* everything sent before it is done: the process may go on */
 		proto_send(a->sock, MSG_REPLY, 0, buf, sizeof(struct msg_sync), NULL, 0);
 		return 1;
+	case MSG_APP_NOTICE:
+		return app_notice(a, (const char *)buf, (size_t)n) < 0 ? -EPROTO : 1;
 	case MSG_APP_SEGMENT:
 		return app_segment(a, (const struct msg_segment *)(void *)buf, fds[0]) == -EPROTO ?
 		       -EPROTO : 1;

@@ -384,9 +384,16 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 	if (!s)
 		return reply_end(fd, -ENOMEM, "out of memory");
 	snprintf(s->name, sizeof(s->name), "%s", name);
+	ret = allow_create(fd, s, argc > 3 ? argv[3] : "");
+	if (ret < 0) {
+		free(s);
+		allow_update();
+		return ret;
+	}
 	if (argc > 0 && argv[0][0]) {
 		if (argv[0][0] != '/' || strlen(argv[0]) >= sizeof(s->output) - 64) {
 			free(s);
+			allow_update();
 			return reply_end(fd, -EINVAL, "output must be an absolute path");
 		}
 		snprintf(s->output, sizeof(s->output), "%s", argv[0]);
@@ -402,6 +409,7 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 		else
 			reply_end(fd, ret, "cannot write traces in %s: %s", s->output, strerror(-ret));
 		free(s);
+		allow_update();
 		return ret;
 	}
 	s->def_pool = pool;
@@ -532,7 +540,9 @@ static void session_destroy(struct session *s)
 		free(ch);
 	}
 	log_info("session %s destroyed", s->name);
+	notices_free(s);
 	free(s);
+	allow_update();
 }
 
 static const char *const ll_names[] = {
@@ -903,6 +913,8 @@ static int cmd_status(int fd, const char *name)
 		reply_text(fd, "  traced processes: %d\n", nproc);
 		for (const struct app *a = sd.apps; a; a = a->next)
 			status_app(fd, a);
+		allow_status(fd, s);
+		notices_status(fd, s);
 		if (!channel_find(s, "channel0"))
 			reply_text(fd, "  channel0 (made by enable-event without -c): %s, pool of %u "
 				   "buffers\n", s->def_mode == SHM_MODE_DISCARD ? "discard" : "overwrite",
@@ -1142,6 +1154,8 @@ int session_command(int fd, const char *body, size_t len)
 		return cmd_list_events(fd);
 	case VERB_STATUS:
 		return cmd_status(fd, name);
+	case VERB_PROCESSES:
+		return cmd_processes(fd);
 	default:
 		break;
 	}
@@ -1165,6 +1179,8 @@ int session_command(int fd, const char *body, size_t len)
 		return cmd_disable(fd, s, argc, argv);
 	case VERB_ADD_CONTEXT:
 		return cmd_add_context(fd, s, argc, argv);
+	case VERB_NOTICES:
+		return cmd_notices(fd, s);
 	case VERB_START:
 		if (s->active)
 			return reply_end(fd, -EALREADY, "session %s is already active", s->name);

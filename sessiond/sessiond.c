@@ -41,7 +41,8 @@
 #include "log.h"
 #include "util.h"
 
-struct sessiond sd = { .listen_fd = -1, .sig_fd = -1, .consumer_fd = -1, .epfd = -1 };
+struct sessiond sd = { .listen_fd = -1, .app_listen_fd = -1, .sig_fd = -1, .consumer_fd = -1,
+			.epfd = -1 };
 
 static char sd_consumerd[PATH_MAX];
 static uint64_t sd_consumer_started;
@@ -395,6 +396,8 @@ static void loop(void)
 
 			if (fd == sd.listen_fd)
 				on_listen();
+			else if (fd == sd.app_listen_fd)
+				allow_accept();
 			else if (fd == sd.sig_fd)
 				on_signal();
 			else if ((a = app_by_sock(fd)) != NULL && app_message(a) < 0)

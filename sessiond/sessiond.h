@@ -47,6 +47,20 @@ struct channel {
 	struct channel *next;		/* the session's channels */
 };
 
+/* A notice of a traced process (MSG_APP_NOTICE), kept by every active session. */
+struct notice {
+	uint32_t kind;			/* enum proto_notice */
+	uint32_t pid;			/* the first process it was about */
+	uint32_t uid;
+	uint32_t old_uid;
+	uint64_t count;			/* the same kind, uid and path again */
+	char *path;			/* control characters replaced */
+	struct notice *next;
+};
+
+#define SESSION_MAX_NOTICES	64	/* distinct notices kept per session */
+#define SESSION_MAX_ALLOW	16	/* uids of create --allow-uid */
+
 struct session {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
@@ -60,6 +74,12 @@ struct session {
 	uint64_t rot_last_ns;		/* when the current chunk began (monotonic) */
 	uint32_t def_pool;
 	struct channel *chans;
+	struct notice *notices;		/* why processes were not traced (notice.c) */
+	unsigned int nnotices;
+	uint64_t notices_lost;		/* beyond SESSION_MAX_NOTICES */
+	int allow_all;			/* processes of any uid may register (allow.c) */
+	unsigned int nallow;
+	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */
 	struct session *next;
 };
 
@@ -103,6 +123,7 @@ struct sessiond {
 	char home[1024];
 	int epfd;
 	int listen_fd;
+	int app_listen_fd;		/* the application socket (allow.c), -1 when closed */
 	int sig_fd;
 	int consumer_fd;		/* -1 when the consumer is down */
 	pid_t consumer_pid;
@@ -144,6 +165,21 @@ unsigned int session_mask(const char *event_name, int loglevel,
 			  const struct enabler *filter[SHM_MAX_CHAN]);
 void sessions_shutdown(void);
 int channel_to_consumer(const struct channel *ch);
+
+/* notice.c */
+int app_notice(struct app *a, const char *body, size_t len);
+void notices_free(struct session *s);
+void notices_status(int fd, const struct session *s);
+int cmd_notices(int fd, const struct session *s);
+int cmd_processes(int fd);
+
+/* allow.c */
+int allow_create(int fd, struct session *s, const char *arg);
+int allow_uid(const struct session *s, uid_t uid);
+unsigned int allow_chan_mask(uid_t uid);
+void allow_update(void);
+void allow_accept(void);
+void allow_status(int fd, const struct session *s);
 
 /* reply helpers */
 int reply_text(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

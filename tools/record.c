@@ -20,7 +20,24 @@
  * incomplete (write errors) or could not be made, CMD's status then said
  * on standard error. An existing non-empty --output is refused: runs are
  * never merged.
+ *
+ * Processes that outlive CMD: we are a child subreaper, so that the
+ * processes CMD started and that were orphaned (a daemon whose parent
+ * exits) become our children instead of init's (we reap them as they
+ * exit, while CMD runs too). When CMD exits, the traced
+ * processes the session daemon knows (VERB_PROCESSES) that descend from us
+ * are still CMD's: we name them on standard error and go on tracing until
+ * they exit, or until SIGINT, SIGTERM or SIGHUP (or at once with
+ * --no-wait); then the session ends as above. They are never signalled.
+ *
+ * What was not traced: before running CMD we say when it cannot be traced
+ * itself (statically linked, set-user-ID...: exec_check()); the traced
+ * processes report what they run that will not be (MSG_APP_NOTICE), and
+ * the session's notices (VERB_NOTICES) follow the summary. CMD gets
+ * SHMTRACE_HOME, so that a process that changes its user still finds the
+ * session daemon (create --allow-uid).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -31,11 +48,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "ctfmeta.h"
+#include "execcheck.h"
 #include "home.h"
 #include "tracectl.h"
 #include "util.h"
@@ -80,6 +99,17 @@ static void record_usage(FILE *f)
 		"--context LIST: context fields of every event, comma-separated: ip\n"
 		"  (address of the code that emitted it), cpu_id (the CPU).\n"
 		"--overwrite, --pool-size N: as for create.\n"
+		"--allow-uid UID,...|all: trace also the processes CMD starts that run\n"
+		"  as these users (uids or names), as for create (session daemon running\n"
+		"  as root only).\n"
+		"--no-wait: when CMD exits, stop at once even if traced processes it\n"
+		"  started still run (they are named on standard error). By default\n"
+		"  tracing goes on until they exit (a program that daemonizes), or\n"
+		"  until record is interrupted (SIGINT, SIGTERM, SIGHUP): the session\n"
+		"  then stops and everything recorded is written out.\n"
+		"The programs that were not traced are listed with the reason: CMD or\n"
+		"what it runs being statically linked or set-user-ID, an environment\n"
+		"without libshmtrace in LD_PRELOAD, a process running as another user.\n"
 		"Exit status: CMD's (128 + N when killed by signal N); 125 when tracing\n"
 		"failed: the output refused (it must be a directory we can write, and\n"
 		"not an existing non-empty one: runs are never merged), or the trace is\n"
@@ -157,8 +187,45 @@ static int record_parse_preload(const char *list, unsigned int *mask)
 	return 0;
 }
 
+/* Say when CMD itself will not be traced. */
+static void record_check_cmd(const char *cmd)
+{
+	char path[PATH_MAX];
+	const char *why = NULL, *then = "nor the programs it runs: the loader removes LD_PRELOAD "
+				       "from their environment";
+	uint32_t uid = 0;
+
+	if (exec_resolve(cmd, getenv("PATH"), path, sizeof(path)) < 0)
+		return;
+	switch (exec_check(AT_FDCWD, path, 0, &uid)) {
+	case NOTICE_STATIC:
+		why = "it is statically linked and cannot load libshmtrace";
+		then = "the dynamically linked programs it runs are";
+		break;
+	case NOTICE_FOREIGN:
+		why = "it is not an x86-64 program, libshmtrace cannot load in it";
+		then = "the x86-64 programs it runs are";
+		break;
+	case NOTICE_SETUID:
+		why = "it is a set-user-ID program, the loader drops LD_PRELOAD";
+		break;
+	case NOTICE_SETGID:
+		why = "it is a set-group-ID program, the loader drops LD_PRELOAD";
+		break;
+	case NOTICE_CAPS:
+		why = "it has file capabilities, the loader drops LD_PRELOAD";
+		break;
+	case NOTICE_IDS:
+		why = "our effective uid or gid is not the real one, the loader drops LD_PRELOAD";
+		break;
+	default:
+		return;
+	}
+	fprintf(stderr, "tracectl: record: %s will not be traced: %s (%s)\n", path, why, then);
+}
+
 /* Run CMD; returns its wait status, or -errno when it could not start. */
-static int record_run(char **cmd, const char *preload)
+static int record_run(char **cmd, const char *preload, const char *home)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = record_forward };
 	struct sigaction old_int, old_quit, old_term, old_hup;
@@ -178,6 +245,7 @@ static int record_run(char **cmd, const char *preload)
 		sigaction(SIGHUP, &old_hup, NULL);
 		close(pfd[0]);
 		setenv("LD_PRELOAD", preload, 1);
+		setenv("SHMTRACE_HOME", home, 1);
 		execvp(cmd[0], cmd);
 		err = errno;
 		(void)!write(pfd[1], &err, sizeof(err));
@@ -189,8 +257,20 @@ static int record_run(char **cmd, const char *preload)
 	} else {
 		if (read(pfd[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
 			err = 0;	/* the exec worked: the pipe closed */
-		while (waitpid(record_child, &status, 0) < 0 && errno == EINTR)
-			;
+		/* CMD, and the orphans of its tree that come back to us */
+		for (;;) {
+			int st;
+			pid_t w = waitpid(-1, &st, 0);
+
+			if (w == record_child) {
+				status = st;
+				break;
+			}
+			if (w < 0 && errno != EINTR) {
+				status = 0;
+				break;
+			}
+		}
 	}
 	close(pfd[0]);
 	sigaction(SIGINT, &old_int, NULL);
@@ -202,6 +282,284 @@ static int record_run(char **cmd, const char *preload)
 		return -err;
 	}
 	return status;
+}
+
+/* ---- processes that outlive CMD ------------------------------------------ */
+
+static volatile sig_atomic_t record_stop;
+
+static void record_on_stop(int sig)
+{
+	record_stop = sig;
+}
+
+#define RECORD_GRACE_NS	1000000000ull	/* for a descendant to register */
+#define RECORD_MAX_PROCS	65536
+
+struct record_proc {
+	pid_t pid, ppid;
+	uint64_t start;
+	int mine;			/* descends from us, not a zombie */
+};
+
+struct record_pending {
+	pid_t pid;
+	uint64_t start;
+	uint64_t seen_ns;		/* first seen unregistered */
+};
+
+static struct record_pending record_pend[256];
+static unsigned int record_npend;
+
+static int record_cmp_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct record_proc *)a)->pid, y = ((const struct record_proc *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every process of the system (pid, parent, start time); their number or -1. */
+static long record_scan(struct record_proc **out)
+{
+	struct record_proc *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL && n < RECORD_MAX_PROCS) {
+		char path[64], buf[1024], *p, state;
+		unsigned long long start;
+		int pid = atoi(de->d_name), ppid;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) ||
+		    sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+			   "%*d %*d %*d %llu", &state, &ppid, &start) != 3)
+			continue;
+		if (n == cap) {
+			struct record_proc *nv;
+
+			cap = cap ? 2 * cap : 512;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n].pid = pid;
+		v[n].ppid = ppid;
+		v[n].start = start;
+		v[n].mine = state == 'Z' ? -1 : 0;	/* -1: a zombie, never counted */
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), record_cmp_pid);
+	/* ours: a chain of parents up to us (the zombies stay out) */
+	for (size_t i = 0; i < n; i++) {
+		pid_t p = v[i].ppid;
+
+		for (int depth = 0; !v[i].mine && depth < 1024 && p > 1; depth++) {
+			struct record_proc key = { .pid = p }, *up;
+
+			if (p == getpid()) {
+				v[i].mine = 1;
+				break;
+			}
+			up = bsearch(&key, v, n, sizeof(*v), record_cmp_pid);
+			if (!up)
+				break;
+			p = up->ppid;
+		}
+	}
+	*out = v;
+	return (long)n;
+}
+
+/* Does @pid descend from us, alive (not a zombie)? A walk up its parents. */
+static int record_descends(pid_t pid)
+{
+	for (int depth = 0; depth < 1024 && pid > 1; depth++) {
+		char path[64], buf[1024], *p, state;
+		int ppid;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) ||
+		    sscanf(p + 1, " %c %d", &state, &ppid) != 2 || (depth == 0 && state == 'Z'))
+			return 0;
+		if (ppid == getpid())
+			return 1;
+		pid = ppid;
+	}
+	return 0;
+}
+
+/*
+ * Descendants that are not registered: those seen for the first time less
+ * than RECORD_GRACE_NS ago (a process being started, or between an exec and
+ * the new image's registration). Past that, one is not traced and not
+ * waited for.
+ */
+static int record_pending_count(void)
+{
+	struct record_proc *v = NULL;
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	long nproc = record_scan(&v);
+	int npend = 0;
+
+	for (long i = 0; i < nproc; i++) {
+		unsigned int p;
+
+		if (v[i].mine != 1)
+			continue;
+		for (p = 0; p < record_npend; p++)
+			if (record_pend[p].pid == v[i].pid && record_pend[p].start == v[i].start)
+				break;
+		if (p == record_npend) {
+			if (p == sizeof(record_pend) / sizeof(record_pend[0]))
+				continue;
+			record_pend[p].pid = v[i].pid;
+			record_pend[p].start = v[i].start;
+			record_pend[p].seen_ns = now;
+			record_npend++;
+		}
+		if (now - record_pend[p].seen_ns < RECORD_GRACE_NS)
+			npend++;
+	}
+	free(v);
+	return npend;
+}
+
+/*
+ * The traced processes that descend from us and still run, as "name[pid]"
+ * in @names: their number, or -1 when the session daemon cannot tell.
+ * When there is none, *@pending counts the descendants that may still
+ * register (record_pending_count()); a scan of every process, done only
+ * then.
+ */
+static int record_alive(const char *home, const char *session, char *names, size_t cap,
+			int *pending)
+{
+	char *text = NULL, *line, *eol;
+	size_t len = 0, used = 0;
+	FILE *f;
+	int n = 0;
+
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;	/* orphans that came back to us and exited */
+	names[0] = 0;
+	*pending = 0;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -1;
+	if (ctl_command(home, "record", VERB_PROCESSES, session, 0, NULL, f)) {
+		fclose(f);
+		free(text);
+		return -1;
+	}
+	fclose(f);
+	for (line = text; line && *line; line = eol ? eol + 1 : NULL) {
+		unsigned long long start;
+		uint64_t now;
+		unsigned int uid;
+		int pid, off = 0, k;
+
+		eol = strchr(line, '\n');
+		if (eol)
+			*eol = 0;
+		if (sscanf(line, "%d %llu %u %n", &pid, &start, &uid, &off) != 3 || !off ||
+		    pid <= 1 || proc_starttime(pid, &now) < 0 || now != start ||
+		    !record_descends(pid))
+			continue;
+		n++;
+		k = snprintf(names + used, cap - used, "%s%s[%d]", used ? ", " : "", line + off, pid);
+		if (k > 0 && (size_t)k < cap - used)
+			used += (size_t)k;
+	}
+	free(text);
+	if (!n)
+		*pending = record_pending_count();
+	return n;
+}
+
+/*
+ * CMD exited: trace the processes it started that still run until they
+ * exit or we are interrupted; with @no_wait, only name them.
+ */
+static void record_wait(const char *home, const char *session, const char *cmd, int no_wait)
+{
+	struct sigaction stop = { .sa_handler = record_on_stop }, o_int, o_term, o_hup;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	char names[2048];
+	int n, pending, warned = 0;
+
+	sigemptyset(&stop.sa_mask);
+	record_stop = 0;
+	sigaction(SIGINT, &stop, &o_int);
+	sigaction(SIGTERM, &stop, &o_term);
+	sigaction(SIGHUP, &stop, &o_hup);
+	while (!record_stop) {
+		n = record_alive(home, session, names, sizeof(names), &pending);
+		if (n < 0 || (n == 0 && !pending))
+			break;
+		if (n > 0 && !warned) {
+			fprintf(stderr, "tracectl: record: %s exited, but %d traced process%s it "
+				"started still run%s: %s; %s\n", cmd, n, n == 1 ? "" : "es",
+				n == 1 ? "s" : "", names, no_wait ?
+				"no longer traced (--no-wait)" :
+				"tracing goes on until they exit (interrupt to stop now)");
+			warned = 1;
+			if (no_wait)
+				break;
+		}
+		{
+			/* quick at first (most programs are done by then), then light */
+			long ms = now_ns(CLOCK_MONOTONIC) - t0 < 2000000000ull ? 50 : 250;
+			struct timespec ts = { 0, ms * 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (record_stop && warned)
+		fprintf(stderr, "tracectl: record: interrupted (%s): no longer traced: %s\n",
+			strsignal(record_stop), names);
+	sigaction(SIGINT, &o_int, NULL);
+	sigaction(SIGTERM, &o_term, NULL);
+	sigaction(SIGHUP, &o_hup, NULL);
+}
+
+/* The session's notices (what was not traced, and why), one per line, or NULL. */
+static char *record_notices(const char *home, const char *session)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (ctl_command(home, "record", VERB_NOTICES, session, 0, NULL, f)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+static void record_print_notices(char *text)
+{
+	char *line, *save = NULL;
+	int first = 1;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (first)
+			fprintf(stderr, "tracectl: record: not traced:\n");
+		first = 0;
+		fprintf(stderr, "  %s\n", line);
+	}
 }
 
 struct record_count {
@@ -345,17 +703,19 @@ int record_main(int argc, char **argv)
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "pool-size", required_argument, NULL, 'P' },
 		{ "context", required_argument, NULL, 'C' },
+		{ "no-wait", no_argument, NULL, 'W' },
+		{ "allow-uid", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
-	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[3];
-	char *contexts[CTF_NCONTEXTS], *tok, *save;
+	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[4], allow[1024] = "";
+	char *contexts[CTF_NCONTEXTS], *tok, *save, *notices;
 	int nctx = 0;
 	const char *output = NULL, *base;
 	char *pool_size = (char *)"";
 	unsigned int mask = 0;
-	int c, npat = 0, overwrite = 0, status, ret, code;
+	int c, npat = 0, overwrite = 0, no_wait = 0, status, ret, code;
 	struct timespec t0, t1;
 	struct tm tm;
 	time_t now;
@@ -395,6 +755,15 @@ int record_main(int argc, char **argv)
 				contexts[nctx++] = tok;
 			}
 			break;
+		case 'W':
+			no_wait = 1;
+			break;
+		case 'U':
+			if (ctl_parse_uids(optarg, allow, sizeof(allow)) < 0) {
+				fprintf(stderr, "tracectl: record: bad --allow-uid '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			record_usage(stdout);
 			return 0;
@@ -420,6 +789,15 @@ int record_main(int argc, char **argv)
 		fprintf(stderr, "tracectl: record: no usable SHMTRACE_HOME\n");
 		return RECORD_FAILED;
 	}
+	if (home[0] != '/') {	/* CMD's processes may change directory */
+		if (!getcwd(cwd, sizeof(cwd)) || strlen(cwd) + 1 + strlen(home) >= sizeof(home)) {
+			fprintf(stderr, "tracectl: record: SHMTRACE_HOME: path too long\n");
+			return 1;
+		}
+		memmove(home + strlen(cwd) + 1, home, strlen(home) + 1);
+		memcpy(home, cwd, strlen(cwd));
+		home[strlen(cwd)] = '/';
+	}
 	base = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
 	snprintf(session, sizeof(session), "record-%.24s-%d", base, (int)getpid());
 	now = time(NULL);
@@ -444,7 +822,8 @@ int record_main(int argc, char **argv)
 	create[0] = dir;
 	create[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
 	create[2] = pool_size;
-	if (ctl_command(home, "record", VERB_CREATE, session, 3, create, NULL))
+	create[3] = allow;
+	if (ctl_command(home, "record", VERB_CREATE, session, 4, create, NULL))
 		return RECORD_FAILED;
 	if ((nctx && ctl_command(home, "record", VERB_ADD_CONTEXT, session, nctx, contexts, NULL)) ||
 	    ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
@@ -452,19 +831,30 @@ int record_main(int argc, char **argv)
 		ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
 		return RECORD_FAILED;
 	}
+	record_check_cmd(argv[optind]);
+	/* orphans of CMD's tree come back to us, not to init */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	status = record_run(argv + optind, preload);
+	status = record_run(argv + optind, preload, home);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (status >= 0)
+		record_wait(home, session, base, no_wait);
 	stop_out = open_memstream(&stop_text, &stop_len);	/* its write error lines */
 	ret = ctl_command(home, "record", VERB_STOP, session, 0, NULL, stop_out);
 	if (stop_out)
 		fclose(stop_out);
+	notices = record_notices(home, session);
 	ret |= ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
-	if (status < 0)
+	if (status < 0) {
+		free(notices);
+		free(stop_text);
 		return status == -ENOENT ? 127 : 126;
+	}
 	record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 		       record_wlost(stop_text));
 	free(stop_text);
+	record_print_notices(notices);
+	free(notices);
 	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (ret) {
 		fprintf(stderr, "tracectl: record: the trace is incomplete (exit status %d); %s "

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,8 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite] [--pool-size N]",
+	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite] [--pool-size N]\n"
+	  "         [--allow-uid UID[,UID]...|all]",
 	  "Create a session. Its traces go to DIR (default\n"
 	  "$SHMTRACE_HOME/traces/NAME-DATE). NAME defaults to auto-DATE.\n"
 	  "DIR is refused, with the reason, unless a directory and a file can be\n"
@@ -44,7 +46,14 @@ static const struct verb verbs[] = {
 	  "--overwrite: flight recorder; when the buffers are full, the oldest\n"
 	  "data is overwritten instead of new events being discarded.\n"
 	  "--pool-size N: buffers each traced process prepares at first for the\n"
-	  "session (one per thread alive at once; default 10; the pool grows).", 0, 1, 1 },
+	  "session (one per thread alive at once; default 10; the pool grows).\n"
+	  "--allow-uid UID,...|all: processes of these users (uids or names) are\n"
+	  "traced by this session too, for instance a server that drops root or\n"
+	  "a program started with runuser. Only with a session daemon running as\n"
+	  "root; they register on a separate socket that takes registrations\n"
+	  "only, and the home, the traces and the control socket stay root's. By\n"
+	  "default nothing of another uid is traced, and `status` says which\n"
+	  "processes were not traced and why.", 0, 1, 1 },
 	{ "enable-channel", VERB_ENABLE_CHANNEL,
 	  "enable-channel [-s NAME] CHANNEL [--subbuf-size SIZE] [--num-subbuf N]\n"
 	  "         [--overwrite | --discard] [--flush-interval TIME] [--pool-size N]\n"
@@ -112,8 +121,10 @@ static const struct verb verbs[] = {
 	  "List the events of every registered process, with their fields.", 0, 0, 0 },
 	{ "status", VERB_STATUS, "status [NAME]",
 	  "Show sessions: state, output, channel, events enabled, processes,\n"
-	  "events recorded, discarded and lost to write errors. Exits with status 1\n"
-	  "when traces could not be written, saying the first error.", 0, 1, 1 },
+	  "events recorded, discarded and lost to write errors, and the programs\n"
+	  "that were not traced and why (statically linked, set-user-ID, LD_PRELOAD\n"
+	  "removed from their environment, run as another user). Exits with status\n"
+	  "1 when traces could not be written, saying the first error.", 0, 1, 1 },
 };
 
 static void usage(FILE *out)
@@ -355,6 +366,40 @@ int ctl_command(const char *home, const char *name, enum proto_verb verb, const 
 	return 1;
 }
 
+int ctl_parse_uids(const char *arg, char *out, size_t cap)
+{
+	char buf[1024], *save = NULL;
+	size_t n = 0;
+
+	if (!strcmp(arg, "all"))
+		return snprintf(out, cap, "all") < (int)cap ? 0 : -EINVAL;
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		return -EINVAL;
+	out[0] = 0;
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		unsigned long long uid;
+		char *end;
+		int k;
+
+		errno = 0;
+		uid = strtoull(w, &end, 10);
+		if (errno || *end || end == w || *w == '-' || uid >= UINT32_MAX) {
+			struct passwd *pw = getpwnam(w);
+
+			if (!pw) {
+				fprintf(stderr, "tracectl: no user named '%s'\n", w);
+				return -EINVAL;
+			}
+			uid = pw->pw_uid;
+		}
+		k = snprintf(out + n, cap - n, "%s%llu", n ? "," : "", uid);
+		if (k < 0 || (size_t)k >= cap - n)
+			return -EINVAL;
+		n += (size_t)k;
+	}
+	return n ? 0 : -EINVAL;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -375,6 +420,7 @@ int main(int argc, char **argv)
 		{ "loglevel-only", required_argument, NULL, 'Y' },
 		{ "type", required_argument, NULL, 't' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "allow-uid", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -388,6 +434,7 @@ int main(int argc, char **argv)
 	int nset = 0;
 	static char *conds[255];
 	char *pool_size = (char *)"";
+	static char allow[1024];
 
 	if (argc < 2) {
 		usage(stderr);
@@ -482,6 +529,11 @@ int main(int argc, char **argv)
 				goto bad;
 			pool_size = optarg;
 			break;
+		case 'U':
+			if (v->verb != VERB_CREATE ||
+			    ctl_parse_uids(optarg, allow, sizeof(allow)) < 0)
+				goto bad;
+			break;
 		case 'L':
 		case 'Y':
 			if (v->verb != VERB_ENABLE_EVENT)
@@ -557,7 +609,8 @@ int main(int argc, char **argv)
 		args[0] = output;
 		args[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
 		args[2] = pool_size;
-		nargs = 3;
+		args[3] = allow;
+		nargs = 4;
 	}
 	if (home_resolve(home, sizeof(home)) < 0) {
 		fprintf(stderr, "tracectl: set SHMTRACE_HOME (no XDG_RUNTIME_DIR nor HOME)\n");

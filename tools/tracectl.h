@@ -12,7 +12,8 @@
 
 #define RECORD_USAGE \
 	"record [--output DIR] [--preload libc,pthread,func,io|all] [--event PATTERN]...\n" \
-	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--] CMD [ARG]..."
+	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--no-wait]\n" \
+	"         [--allow-uid UID[,UID]...|all] [--] CMD [ARG]..."
 
 /*
  * Send @verb for @session with @argc arguments to the daemon of @home and
@@ -22,6 +23,13 @@
  */
 int ctl_command(const char *home, const char *name, enum proto_verb verb, const char *session,
 		int argc, char **argv, FILE *out);
+
+/*
+ * --allow-uid's argument: "all", or uids and user names separated by
+ * commas, into "all" or the uids as numbers. 0, or -EINVAL (said on
+ * standard error for an unknown user).
+ */
+int ctl_parse_uids(const char *arg, char *out, size_t cap);
 
 /* The directory of the running tracectl (for its daemons and helpers). */
 int ctl_exe_dir(char *out, size_t cap);

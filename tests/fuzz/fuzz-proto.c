@@ -161,6 +161,20 @@ static void fuzz_cmd(const uint8_t *data, size_t size)
 	free(buf);
 }
 
+/* An accepted notice: its path is the rest of the body, one NUL at its end. */
+static void check_notice(const char *body, size_t len)
+{
+	struct msg_app_notice m;
+	const char *path;
+
+	if (proto_notice_decode(body, len, &m, &path) < 0)
+		return;
+	CHECK(path == body + sizeof(m));
+	CHECK(sizeof(m) + m.path_len == len);
+	CHECK(m.kind > 0 && m.kind < NOTICE_MAX && m.pid > 0 && m.pid <= PROTO_PID_MAX);
+	CHECK(strlen(path) + 1 == m.path_len && m.path_len <= PROTO_PATH_MAX);
+}
+
 static int sv[2] = { -1, -1 };
 
 static int lowest_free_fd(void)
@@ -268,6 +282,9 @@ static void fuzz_recv(const uint8_t *data, size_t size)
 		case MSG_APP_EVENTS:
 		case MSG_C_EVENTS:
 			decode_events(buf, (size_t)ret, sizeof(struct msg_events));
+			break;
+		case MSG_APP_NOTICE:
+			check_notice(buf, (size_t)ret);
 			break;
 		default:
 			break;

@@ -15,6 +15,7 @@ fuzz_corpus = \
 	tests/fuzz/corpus/events-body.bin \
 	tests/fuzz/corpus/events-dup-field.bin \
 	tests/fuzz/corpus/msg-app-events.bin \
+	tests/fuzz/corpus/msg-app-notice.bin \
 	tests/fuzz/corpus/msg-app-register.bin \
 	tests/fuzz/corpus/msg-app-segment.bin \
 	tests/fuzz/corpus/msg-app-sync.bin \

@@ -46,7 +46,10 @@ INTEGRATION_TESTS = \
 	tests/integration/output-full.sh \
 	tests/integration/output-removed.sh \
 	tests/integration/record-reuse.sh \
-	tests/integration/snapshot-read.sh
+	tests/integration/snapshot-read.sh \
+	tests/integration/untraced.sh \
+	tests/integration/record-daemon.sh \
+	tests/integration/allow-uid.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

@@ -6,7 +6,8 @@ unit_tests = \
 	tests/unit/ctfmeta/test-ctfmeta \
 	tests/unit/glob/test-glob \
 	tests/unit/proto/test-proto \
-	tests/unit/filter/test-filter
+	tests/unit/filter/test-filter \
+	tests/unit/execcheck/test-execcheck
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -29,6 +30,10 @@ tests_unit_proto_test_proto_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_filter_test_filter_SOURCES = tests/unit/filter/test-filter.c
 tests_unit_filter_test_filter_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_filter_test_filter_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_execcheck_test_execcheck_SOURCES = tests/unit/execcheck/test-execcheck.c
+tests_unit_execcheck_test_execcheck_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_execcheck_test_execcheck_LDADD = libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * notice.c - why processes were not traced, as traced processes tell
+ * (MSG_APP_NOTICE), and the list of traced processes tracectl record asks
+ * for.
+ *
+ * A notice is checked whole before anything is kept
+ * (proto_notice_decode(): version, kind, pid range, the path's length
+ * against the message's and its single NUL at the end); a malformed one
+ * closes the process's connection, as any malformed message does.
+ * Control characters of the path are replaced before it is kept, logged
+ * or shown.
+ *
+ * Every session active when the notice arrives and tracing the sender's
+ * uid keeps it, unless it is about a uid that reaches this daemon anyway
+ * (its own, or one the session allows). A session keeps at most
+ * SESSION_MAX_NOTICES distinct notices (kind, uid, path), counting
+ * repeats, and counts the ones beyond.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sessiond.h"
+#include "log.h"
+
+#define DROPS "the loader drops LD_PRELOAD"
+
+static void notice_text(const struct notice *n, char *buf, size_t len)
+{
+	char times[48] = "", hint[96] = "", why[256];
+	unsigned int me = (unsigned int)geteuid();
+
+	if (n->count > 1)
+		snprintf(times, sizeof(times), " (%" PRIu64 " times)", n->count);
+	if (me == 0)
+		snprintf(hint, sizeof(hint), "; a session created with --allow-uid %u traces them",
+			 n->uid);
+	if (n->kind == NOTICE_UID_CHANGE) {
+		snprintf(buf, len, "pid %u (%s) changed its uid from %u to %u: the processes it "
+			 "starts and the programs it runs cannot reach this session daemon "
+			 "(uid %u) and are not traced%s%s", n->pid, n->path, n->old_uid, n->uid,
+			 me, hint, times);
+		return;
+	}
+	switch (n->kind) {
+	case NOTICE_STATIC:
+		snprintf(why, sizeof(why), "statically linked, it cannot load libshmtrace");
+		break;
+	case NOTICE_FOREIGN:
+		snprintf(why, sizeof(why), "not an x86-64 program, libshmtrace cannot load in it");
+		break;
+	case NOTICE_SETUID:
+		snprintf(why, sizeof(why), "set-user-ID program (runs as uid %u), " DROPS, n->uid);
+		break;
+	case NOTICE_SETGID:
+		snprintf(why, sizeof(why), "set-group-ID program, " DROPS);
+		break;
+	case NOTICE_CAPS:
+		snprintf(why, sizeof(why), "program with file capabilities, " DROPS);
+		break;
+	case NOTICE_IDS:
+		snprintf(why, sizeof(why), "the process's effective uid or gid is not its "
+			 "real one, " DROPS);
+		break;
+	case NOTICE_NO_PRELOAD:
+		snprintf(why, sizeof(why), "its environment has no libshmtrace in LD_PRELOAD");
+		break;
+	case NOTICE_EXEC_UID:
+		snprintf(why, sizeof(why), "it runs as uid %u, which cannot reach this session "
+			 "daemon (uid %u)%s", n->uid, me, hint);
+		break;
+	default:
+		snprintf(why, sizeof(why), "notice of kind %u", n->kind);
+		break;
+	}
+	snprintf(buf, len, "pid %u exec %s: not traced: %s%s", n->pid, n->path, why, times);
+}
+
+static void notice_add(struct session *s, const struct msg_app_notice *m, const char *path)
+{
+	struct notice **pp, *n;
+
+	for (pp = &s->notices; *pp; pp = &(*pp)->next) {
+		n = *pp;
+		if (n->kind == m->kind && n->uid == m->uid && !strcmp(n->path, path)) {
+			n->count++;
+			return;
+		}
+	}
+	n = s->nnotices < SESSION_MAX_NOTICES ? calloc(1, sizeof(*n)) : NULL;
+	if (n)
+		n->path = strdup(path);
+	if (!n || !n->path) {
+		free(n);
+		s->notices_lost++;
+		return;
+	}
+	n->kind = m->kind;
+	n->pid = m->pid;
+	n->uid = m->uid;
+	n->old_uid = m->old_uid;
+	n->count = 1;
+	*pp = n;		/* in the order they came */
+	s->nnotices++;
+}
+
+/* MSG_APP_NOTICE from @a: 0, or -EPROTO (malformed: the connection closes). */
+int app_notice(struct app *a, const char *body, size_t len)
+{
+	struct msg_app_notice m;
+	const char *raw;
+	char path[PROTO_PATH_MAX], text[PROTO_PATH_MAX + 512];
+	struct notice shown;
+	int kept = 0;
+
+	if (proto_notice_decode(body, len, &m, &raw) < 0) {
+		log_warn("%s[%d]: malformed notice, closing", a->procname, (int)a->pid);
+		return -EPROTO;
+	}
+	for (uint32_t i = 0; i < m.path_len; i++)
+		path[i] = (unsigned char)raw[i] < 32 && raw[i] ? '?' : raw[i] == 127 ? '?' : raw[i];
+	for (struct session *s = sd.sessions; s; s = s->next) {
+		if (!s->active || !allow_uid(s, a->uid))
+			continue;	/* it does not trace the sender */
+		if ((m.kind == NOTICE_UID_CHANGE || m.kind == NOTICE_EXEC_UID) &&
+		    allow_uid(s, (uid_t)m.uid))
+			continue;	/* that uid reaches us */
+		notice_add(s, &m, path);
+		kept = 1;
+	}
+	if (kept) {
+		memset(&shown, 0, sizeof(shown));
+		shown.kind = m.kind;
+		shown.pid = m.pid;
+		shown.uid = m.uid;
+		shown.old_uid = m.old_uid;
+		shown.path = path;
+		notice_text(&shown, text, sizeof(text));
+		log_info("%s[%d]: %s", a->procname, (int)a->pid, text);
+	}
+	return 0;
+}
+
+void notices_free(struct session *s)
+{
+	while (s->notices) {
+		struct notice *n = s->notices;
+
+		s->notices = n->next;
+		free(n->path);
+		free(n);
+	}
+	s->nnotices = 0;
+}
+
+/* One line per notice, each after @indent. */
+static void notices_reply(int fd, const struct session *s, const char *indent)
+{
+	char text[PROTO_PATH_MAX + 512];
+
+	for (const struct notice *n = s->notices; n; n = n->next) {
+		notice_text(n, text, sizeof(text));
+		reply_text(fd, "%s%s\n", indent, text);
+	}
+	if (s->notices_lost)
+		reply_text(fd, "%s(%" PRIu64 " more notices not kept)\n", indent, s->notices_lost);
+}
+
+/* For tracectl status: the session's notices, when it has any. */
+void notices_status(int fd, const struct session *s)
+{
+	if (!s->notices && !s->notices_lost)
+		return;
+	reply_text(fd, "  not traced:\n");
+	notices_reply(fd, s, "    ");
+}
+
+/* notices: one line per notice of the session, nothing when none. */
+int cmd_notices(int fd, const struct session *s)
+{
+	notices_reply(fd, s, "");
+	return reply_end(fd, 0, NULL);
+}
+
+/* processes: "PID STARTTIME UID PROCNAME" per registered process. */
+int cmd_processes(int fd)
+{
+	for (const struct app *a = sd.apps; a; a = a->next)
+		reply_text(fd, "%d %" PRIu64 " %u %s\n", (int)a->pid, a->starttime,
+			   (unsigned int)a->uid, a->procname);
+	return reply_end(fd, 0, NULL);
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# A session daemon running as root traces processes of another uid only
+# when a session allows it (create/record --allow-uid): a program run as
+# nobody is then traced, in that session only; the home, the control
+# socket and the traces stay root's; the application socket takes
+# registrations only, from allowed uids only, and closes with the last
+# session that allows another uid. A daemon that is not root refuses
+# --allow-uid.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
+command -v setpriv >/dev/null || { echo "setpriv not installed: skipped"; exit 77; }
+NOBODY=$(id -u nobody 2>/dev/null) || { echo "no user nobody: skipped"; exit 77; }
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+AS_OTHER="setpriv --reuid=54321 --regid=54321 --clear-groups"	# a uid nobody allows
+$AS_NOBODY test -r "$B/.libs/libshmtrace.so" -a -x "$B/tests/apps/.libs/gen-events" ||
+	{ echo "the build tree is not readable by nobody: skipped"; exit 77; }
+NC=$B/tests/apps/notice-client
+start_daemons
+
+# a session that does not allow nobody, active throughout
+new_session "$WORK/plain" 'shmtrace_test:*'
+
+# 1. without --allow-uid, the program run as nobody is not traced, and said
+"$TRACECTL" record --output "$WORK/no" -- $AS_NOBODY "$GEN" -n 500 2>"$WORK/no.err" ||
+	fail "record failed: $(cat "$WORK/no.err")"
+n=$(bt_count "$WORK/no" shmtrace_test:event)
+[ "$n" -eq 0 ] || fail "without --allow-uid, $n events of nobody's process recorded"
+grep -q "changed its uid from 0 to $NOBODY: .* not traced; a session created with --allow-uid $NOBODY traces them" \
+	"$WORK/no.err" || fail "no notice: $(cat "$WORK/no.err")"
+
+# 2. with --allow-uid nobody: every event of the process run as nobody
+"$TRACECTL" record --allow-uid nobody --output "$WORK/yes" -- $AS_NOBODY "$GEN" -n 1000 -t 2 \
+	2>"$WORK/yes.err" || fail "record --allow-uid failed: $(cat "$WORK/yes.err")"
+n=$(bt_count "$WORK/yes" shmtrace_test:event)
+[ "$n" -eq 2000 ] || fail "with --allow-uid, $n events recorded, expected 2000"
+check_seqs "$WORK/bt.out" 2 1000
+! grep -q "uid from 0 to $NOBODY" "$WORK/yes.err" || fail "a notice for an allowed uid"
+grep -q "application socket closed" "$SHMTRACE_HOME/sessiond.log" ||
+	fail "the application socket stayed open after the session"
+echo "run as nobody: 0 events by default, 2000 with --allow-uid"
+
+# 3. the session that does not allow nobody recorded nothing of it, and says why
+"$TRACECTL" stop s >/dev/null
+n=0
+[ -z "$(find "$WORK/plain" -name metadata)" ] || n=$(bt_count "$WORK/plain" shmtrace_test:event)
+[ "$n" -eq 0 ] || fail "session s, which does not allow nobody, recorded $n events"
+"$TRACECTL" status s | grep -q "changed its uid from 0 to $NOBODY" ||
+	fail "session s does not say why: $("$TRACECTL" status s)"
+"$TRACECTL" destroy s >/dev/null
+
+# 4. while a session allows nobody: everything else stays private
+new_session "$WORK/other" 'shmtrace_test:*'	# session s, which does not allow nobody
+"$TRACECTL" create a --allow-uid "$NOBODY" --output "$WORK/a" >/dev/null || fail "create --allow-uid"
+"$TRACECTL" enable-event -s a 'shmtrace_test:*' >/dev/null && "$TRACECTL" start a >/dev/null ||
+	fail "cannot start session a"
+"$TRACECTL" status a | grep -q "processes of uid $NOBODY allowed" || fail "status: no allowed uid"
+# a process of nobody sees only the channels of a, and cannot write into s's
+$AS_NOBODY "$NC" app-inject >"$WORK/inject" || fail "notice-client app-inject failed"
+grep -qx "visible 1" "$WORK/inject" || fail "nobody's control page shows: $(cat "$WORK/inject")"
+"$TRACECTL" destroy s >/dev/null
+[ -z "$(find "$WORK/other" -mindepth 1 -name 'notice-client*')" ] ||
+	fail "a process of nobody wrote into a session that does not allow it: $(ls -R "$WORK/other")"
+[ "$(stat -c %a "$SHMTRACE_HOME")" = 700 ] || fail "home is $(stat -c %a "$SHMTRACE_HOME")"
+[ "$(stat -c %a "$SHMTRACE_HOME/sessiond.sock")" = 600 ] || fail "the control socket is open"
+! $AS_NOBODY "$TRACECTL" list >/dev/null 2>&1 || fail "nobody controls the session daemon"
+st=0
+$AS_NOBODY "$NC" app-cmd || st=$?
+[ "$st" -eq 0 ] || fail "a command on the application socket was not refused ($st)"
+grep -q "only traced processes register here" "$SHMTRACE_HOME/sessiond.log" || fail "not logged"
+$AS_NOBODY "$NC" app-register || fail "nobody's registration was refused"
+st=0
+$AS_OTHER "$NC" app-register || st=$?
+[ "$st" -eq 1 ] || fail "uid 54321, not allowed, registered ($st)"
+grep -q "uid 54321 refused, no session allows it" "$SHMTRACE_HOME/sessiond.log" || fail "not logged"
+"$TRACECTL" destroy a >/dev/null
+st=0
+$AS_NOBODY "$NC" app-register 2>/dev/null || st=$?
+[ "$st" -eq 2 ] || fail "the application socket is still open with no session allowing ($st)"
+echo "control socket, home and other uids refused; application socket gone with the session"
+
+# 5. a session daemon that is not root refuses --allow-uid
+NH=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-nobody.XXXXXX")
+chown nobody "$NH"
+chmod 700 "$NH"
+st=0
+SHMTRACE_HOME=$NH $AS_NOBODY "$TRACECTL" create x --allow-uid 0 >/dev/null 2>"$WORK/nr.err" || st=$?
+np=$(cat "$NH/sessiond.pid" 2>/dev/null || true)
+[ -n "$np" ] && kill -TERM "$np" 2>/dev/null
+[ -n "$np" ] && { wait_gone "$np" || kill -KILL "$np"; }
+nc=$(cat "$NH/consumerd.pid" 2>/dev/null || true)
+[ -n "$nc" ] && { wait_gone "$nc" || kill -KILL "$nc"; }
+rm -rf "$NH"
+[ "$st" -eq 1 ] || fail "a daemon running as nobody: create --allow-uid gave $st"
+grep -q "needs a session daemon running as root" "$WORK/nr.err" || fail "$(cat "$WORK/nr.err")"
+echo "ok"
