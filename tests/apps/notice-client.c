@@ -55,10 +55,16 @@ static int ctl_fd = -1;		/* the control page of the last registration */
 
 static int register_on(int fd)
 {
+	static uint64_t instance;
 	struct msg_app_register r;
-	int fds[3] = { memfd(SHM_CTL_SIZE), memfd(SHM_PROC_SIZE), memfd(8) }, ret;
+	int fds[3] = { memfd(SHM_CTL_SIZE), memfd(SHM_PROC_SIZE), -1 }, ret, sv[2];
 
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)	/* the wake socket */
+		exit(1);
+	close(sv[0]);
+	fds[2] = sv[1];
 	memset(&r, 0, sizeof(r));
+	r.instance = ++instance;	/* each one a process image of its own */
 	r.pid = (uint32_t)getpid();
 	r.uid = (uint32_t)getuid();
 	r.abi = SHMTRACE_ABI_VERSION;
