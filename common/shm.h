@@ -69,6 +69,9 @@
  *      8       4     total size (SHM_PROC_SIZE)
  *      12      4     pid
  *      16      4     doorbell_off (written by the process)
+ *      20      4     nobuf_fresh: lost_nobuf counts from 0 (set by the
+ *                    process on a new process image's page, cleared by the
+ *                    consumer that takes the page)
  *      64      4     consumer_sleeping (written by the consumer)
  *      128     64    lost_nobuf[channel slot] (atomic adds by the process)
  *
@@ -167,7 +170,10 @@ struct shm_proc_page {
 	uint32_t size;
 	uint32_t pid;
 	uint32_t doorbell_off;		/* the program took the signal: never send it */
-	uint8_t reserved0[44];
+	uint32_t nobuf_fresh;		/* lost_nobuf counts from 0: set by the
+					 * process on a new image's page, cleared
+					 * by the consumer that takes it */
+	uint8_t reserved0[40];
 	/* cache line 1: written by the consumer */
 	uint32_t consumer_sleeping;
 	uint8_t reserved1[60];
@@ -177,6 +183,7 @@ struct shm_proc_page {
 };
 
 _Static_assert(offsetof(struct shm_proc_page, doorbell_off) == 16, "proc doorbell");
+_Static_assert(offsetof(struct shm_proc_page, nobuf_fresh) == 20, "proc nobuf fresh");
 _Static_assert(offsetof(struct shm_proc_page, consumer_sleeping) == 64, "proc sleeping");
 _Static_assert(offsetof(struct shm_proc_page, lost_nobuf) == 128, "proc lost");
 _Static_assert(sizeof(struct shm_proc_page) == SHM_PROC_SIZE, "proc size");

@@ -134,8 +134,11 @@ static int handle_app_add(const struct msg_c_app *m, const int *fds)
 	a->clock = m->clock <= CLOCK_KIND_TSC ? m->clock : CLOCK_KIND_MONOTONIC;
 	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
 	a->proc = proc;
-	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
-		capp_nobuf_start(a, i);
+	/* a new process image's counts are all ours (a forked child's drops
+	 * before its handler ran); else they start from here */
+	if (!__atomic_exchange_n(&a->proc->nobuf_fresh, 0, __ATOMIC_RELAXED))
+		for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
+			capp_nobuf_start(a, i);
 	a->efd = fds[1];
 	ep_add(a->efd, a->id, EPOLLET);
 	a->next = c_apps;

@@ -225,10 +225,20 @@ static int lib_new_proc(void)
 	p->hdr_size = SHM_PROC_SIZE;
 	p->size = SHM_PROC_SIZE;
 	p->pid = (uint32_t)lib.pid;
-	/* the consumer continues our counts where the old page left them */
+	/* the consumer continues our counts where the old page left them; a
+	 * new process image's page counts from zero for the consumer that
+	 * takes it, starting with what a forked child dropped before its
+	 * handler ran */
 	for (unsigned int c = 0; old && c < SHM_MAX_CHAN; c++)
 		p->lost_nobuf[c] = copied[c] = __atomic_load_n(&old->lost_nobuf[c],
 								__ATOMIC_RELAXED);
+	if (!old) {
+		p->nobuf_fresh = 1;
+		for (unsigned int c = 0; c < SHM_MAX_CHAN; c++) {
+			p->lost_nobuf[c] = lib.fork_lost[c];
+			lib.fork_lost[c] = 0;
+		}
+	}
 	lib.proc_fd = f;
 	__atomic_store_n(&lib.proc, p, __ATOMIC_SEQ_CST);
 	/* doorbell.c clears bell, then marks every page it sees in lib.proc */
@@ -469,6 +479,24 @@ static void lib_new_instance(void)
 			       (uint64_t)(uintptr_t)&lib;
 }
 
+/*
+ * fork, from our prepare handler to our parent or child handler: events of
+ * the forking thread are dropped and counted (nesting), the program's other
+ * atfork handlers included, so that none is written in the child into the
+ * parent's buffers before the child handler forgot them (writer.c).
+ */
+static void lib_before_fork(void)
+{
+	shmtrace__tls.nesting++;
+	__atomic_add_fetch(&lib.forking, 1, __ATOMIC_SEQ_CST);
+}
+
+static void lib_after_fork_parent(void)
+{
+	__atomic_sub_fetch(&lib.forking, 1, __ATOMIC_SEQ_CST);
+	shmtrace__tls.nesting--;
+}
+
 static void lib_after_fork_child(void)
 {
 	struct shm_ctl_page *parent = lib.ctl;
@@ -496,6 +524,7 @@ static void lib_after_fork_child(void)
 		munmap(parent, SHM_CTL_SIZE);
 	lib.lock = 0;
 	lib.pending = 0;
+	lib.forking = 0;
 	pool_reset_after_fork();
 	reg_after_fork(!lib_has_copy);
 	procev_after_fork();
@@ -524,7 +553,7 @@ static void lib_do_init(void)
 	if (home_resolve(lib.home, sizeof(lib.home)) < 0)
 		lib.home[0] = 0;
 	writer_thread_init();
-	pthread_atfork(NULL, NULL, lib_after_fork_child);
+	pthread_atfork(lib_before_fork, lib_after_fork_parent, lib_after_fork_child);
 	bell_install();
 	lib_write_marker();
 	atexit(lib_remove_marker);

@@ -75,6 +75,9 @@ struct lib_state {
 	int lock;
 	int sync_ms;			/* SHMTRACE_REGISTER_TIMEOUT */
 	unsigned int pending;
+	int forking;			/* between our prepare and parent/child handlers */
+	uint64_t fork_lost[SHM_MAX_CHAN]; /* events a forked child dropped before
+					   * its handler ran (writer.c) */
 	uint32_t next_id;
 	struct lib_pool pool[SHM_MAX_CHAN];
 };

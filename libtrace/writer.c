@@ -167,8 +167,28 @@ SHMTRACE_API void shmtrace__resync(void)
 	procev_resync();	/* a session started: the state dump it needs */
 }
 
+/*
+ * An event emitted while the thread is inside the tracer (a signal handler
+ * that interrupted an event), or while it forks: counted, never written.
+ * In a forked child whose libshmtrace child handler has not run yet (the
+ * program's earlier atfork handlers: jemalloc's takes its locks through
+ * the pthread helper), the buffers and the process page are the parent's
+ * and not mapped here: the count goes to lib_fork_lost, which the child's
+ * new process page starts with (control.c).
+ */
 SHMTRACE_API void shmtrace__nested_drop(unsigned int mask)
 {
+	if (__builtin_expect(__atomic_load_n(&lib.forking, __ATOMIC_RELAXED) != 0, 0) &&
+	    getpid() != lib.pid) {
+		while (mask) {
+			unsigned int c = (unsigned int)__builtin_ctz(mask);
+
+			mask &= mask - 1;
+			if (c < SHM_MAX_CHAN)
+				lib.fork_lost[c]++;	/* one thread in the child */
+		}
+		return;
+	}
 	while (mask) {
 		unsigned int c = (unsigned int)__builtin_ctz(mask);
 

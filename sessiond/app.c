@@ -159,6 +159,7 @@ static int app_continue(struct app *a, int fd, const struct msg_app_register *m,
 	app_unwatch(a);
 	a->sock = fd;
 	a->signo = (int)m->signo;
+	a->bell_lost = 0;
 	if (same_file(fds[0], a->ctl_fd) && same_file(fds[1], a->proc_fd)) {
 		close(fds[0]);
 		close(fds[1]);

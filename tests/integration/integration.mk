@@ -10,6 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/fd-ownership.sh \
 	tests/integration/closefrom.sh \
 	tests/integration/doorbell-taken.sh \
+	tests/integration/fork-handlers.sh \
 	tests/integration/tracectl-cli.sh \
 	tests/integration/daemon-lifecycle.sh \
 	tests/integration/clock.sh \
