@@ -499,6 +499,73 @@ void apps_poll_all(void)
 	}
 }
 
+/* Is @pid still the process that started at @start, and not a zombie? */
+static int proc_live(pid_t pid, uint64_t start)
+{
+	char path[64], buf[512], *p;
+	uint64_t now;
+
+	if (proc_starttime(pid, &now) < 0 || now != start)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	return p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+/*
+ * The markers $SHMTRACE_HOME/apps/<pid> that processes leave for a daemon
+ * started later (libtrace/control.c): one whose process is gone, or whose
+ * pid is another process now (start time), is removed; with @ring (at
+ * start-up), the processes still there that catch their signal are rung.
+ * The process removes its own at a normal exit; this catches crashes,
+ * kills, _exit and execs into programs without the library. Called at
+ * start-up and every MARKER_SWEEP_MS.
+ */
+void apps_markers(int ring)
+{
+	char dir[1100], path[1400], text[128];
+	struct dirent *de;
+	DIR *d;
+
+	if (home_path(dir, sizeof(dir), sd.home, HOME_APPS) < 0 || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d)) != NULL) {
+		unsigned long long start = 0;
+		int signo = 0;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid > INT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (read_small(path, text, sizeof(text)) < 0 ||
+		    sscanf(text, "%d %llu", &signo, &start) != 2 || !proc_live((pid_t)pid, start)) {
+			unlink(path);
+			continue;
+		}
+		if (ring && signo >= SIGRTMIN && signo <= SIGRTMAX &&
+		    proc_catches((pid_t)pid, signo) == 1)
+			kill((pid_t)pid, signo);
+	}
+	closedir(d);
+}
+
+/* @a is gone: its marker too, unless its pid already is another process's. */
+static void app_forget_marker(const struct app *a)
+{
+	char path[1400], text[128];
+	unsigned long long start = 0;
+	int signo;
+
+	if (snprintf(path, sizeof(path), "%s/%s/%d", sd.home, HOME_APPS, (int)a->pid) >=
+	    (int)sizeof(path) || read_small(path, text, sizeof(text)) < 0 ||
+	    sscanf(text, "%d %llu", &signo, &start) != 2 || start != a->starttime)
+		return;
+	if (!proc_live(a->pid, a->starttime))
+		unlink(path);
+}
+
 /* Does process @a still map its control page? (not after an exec) */
 static int app_maps_ctl(const struct app *a)
 {
@@ -563,6 +630,7 @@ void app_remove(struct app *a)
 	}
 	consumer_call(MSG_C_APP_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
 	log_info("%s[%d] is gone", a->procname, (int)a->pid);
+	app_forget_marker(a);
 	app_unwatch(a);
 	if (a->pidfd >= 0)
 		close(a->pidfd);
@@ -650,35 +718,3 @@ void apps_replay(void)
 	}
 }
 
-/*
- * At start-up: ring the processes that left a marker while no daemon ran,
- * if they are still the same process (start time) and catch the signal.
- */
-void apps_ring_markers(void)
-{
-	char dir[1100], path[1400], text[128];
-	struct dirent *de;
-	DIR *d;
-
-	if (home_path(dir, sizeof(dir), sd.home, HOME_APPS) < 0 || !(d = opendir(dir)))
-		return;
-	while ((de = readdir(d)) != NULL) {
-		unsigned long long start = 0, now = 0;
-		int signo = 0;
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 0 || pid > INT32_MAX)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (read_small(path, text, sizeof(text)) < 0 ||
-		    sscanf(text, "%d %llu", &signo, &start) != 2 ||
-		    proc_starttime((pid_t)pid, (uint64_t *)&now) < 0 || now != start) {
-			unlink(path);
-			continue;
-		}
-		if (signo >= SIGRTMIN && signo <= SIGRTMAX && proc_catches((pid_t)pid, signo) == 1)
-			kill((pid_t)pid, signo);
-	}
-	closedir(d);
-}

@@ -384,6 +384,7 @@ static void usage(FILE *out)
 static void loop(void)
 {
 	struct epoll_event evs[64];
+	uint64_t last_sweep = now_ns(CLOCK_MONOTONIC);
 
 	while (!sd.quit) {
 		int n = epoll_wait(sd.epfd, evs, 64, sessions_tick_ms());
@@ -409,6 +410,10 @@ static void loop(void)
 			consumer_check();
 		if (!sd.quit)
 			sessions_tick();
+		if (now_ns(CLOCK_MONOTONIC) - last_sweep >= MARKER_SWEEP_MS * 1000000ull) {
+			apps_markers(0);
+			last_sweep = now_ns(CLOCK_MONOTONIC);
+		}
 	}
 }
 
@@ -507,7 +512,7 @@ int main(int argc, char **argv)
 		(void)!write(ready[1], "k", 1);
 		close(ready[1]);
 	}
-	apps_ring_markers();
+	apps_markers(1);
 	loop();
 	log_info("shutting down");
 	sessions_shutdown();

@@ -153,7 +153,9 @@ void app_update(struct app *a, int ring);
 void apps_update_all(void);
 void apps_poll_all(void);
 void apps_replay(void);
-void apps_ring_markers(void);
+/* stale markers of processes that are gone are looked for this often */
+#define MARKER_SWEEP_MS	2000
+void apps_markers(int ring);
 void apps_forget_channel(uint64_t chan_id);
 struct app *app_by_sock(int fd);
 

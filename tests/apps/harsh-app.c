@@ -18,6 +18,7 @@
  *   fds            print the lowest and highest descriptor numbers open
  *   sleep:MS       sleep
  *   done           print "done", wait for a line on standard input
+ *   quit           _exit(0) at once (no atexit handler runs)
  *
  * It prints "emitted N" at exit, and exits 3 when its own handler of
  * SIGRTMIN+3 (ownsig) received anything: a tracer must never send it.
@@ -180,6 +181,8 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		} else if (!strcmp(a, "done")) {
 			wait_line("done");
+		} else if (!strcmp(a, "quit")) {
+			_exit(0);
 		} else {
 			fprintf(stderr, "harsh-app: unknown step %s\n", a);
 			return 2;

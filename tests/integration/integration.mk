@@ -11,6 +11,7 @@ INTEGRATION_TESTS = \
 	tests/integration/closefrom.sh \
 	tests/integration/doorbell-taken.sh \
 	tests/integration/fork-handlers.sh \
+	tests/integration/markers.sh \
 	tests/integration/tracectl-cli.sh \
 	tests/integration/daemon-lifecycle.sh \
 	tests/integration/clock.sh \
