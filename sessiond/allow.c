@@ -149,33 +149,41 @@ int allow_create(int fd, struct session *s, const char *arg)
 	return 0;
 }
 
-/* A connection on the application socket: a traced process of an allowed uid. */
-void allow_accept(void)
+/*
+ * A connection on the application socket: a traced process of an allowed
+ * uid, checked before anything is read. Returns the descriptor, whose first
+ * message allow_first() reads once it came (sessiond.c), or -1.
+ */
+int allow_accept(void)
 {
-	static uint64_t buf[PROTO_MAX_MSG / 8];
-	struct pollfd pfd = { .events = POLLIN };
 	struct ucred cr = { .uid = (uid_t)-1 };
 	socklen_t crlen = sizeof(cr);
-	struct proto_hdr h;
-	struct epoll_event ev = { .events = EPOLLIN };
-	int fds[PROTO_MAX_FDS];
-	long n;
-	int fd = accept4(sd.app_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(sd.app_listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
-		return;
+		return -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 || !allow_any(cr.uid)) {
 		log_warn("application socket: uid %u refused, no session allows it",
 			 (unsigned int)cr.uid);
 		close(fd);
-		return;
+		return -1;
 	}
-	pfd.fd = fd;
-	if (poll(&pfd, 1, 500) <= 0) {
-		close(fd);
-		return;
-	}
-	n = proto_recv(fd, buf, &h, fds, 0);
+	return fd;
+}
+
+/* The first message on the application socket: a registration, nothing else. */
+void allow_first(int fd)
+{
+	static uint64_t buf[PROTO_MAX_MSG / 8];
+	struct ucred cr = { .uid = (uid_t)-1 };
+	socklen_t crlen = sizeof(cr);
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct proto_hdr h;
+	int fds[PROTO_MAX_FDS];
+	long n;
+
+	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
+	n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
 	if (n < 0) {
 		log_warn("application socket: malformed first message (%s)", strerror((int)-n));
 		close(fd);

@@ -197,7 +197,9 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	struct ucred cr;
 	socklen_t crlen = sizeof(cr);
 	struct app *a = NULL, *old;
+	socklen_t tlen = sizeof(int);
 	struct stat st;
+	int type = 0;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 || (uint32_t)cr.pid != m->pid ||
 	    m->abi != SHMTRACE_ABI_VERSION || m->max_events != SHM_MAX_EVENTS ||
@@ -207,7 +209,8 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 		goto fail;
 	}
 	if (memfd_check(fds[0], SHM_CTL_SIZE) < 0 || memfd_check(fds[1], SHM_PROC_SIZE) < 0 ||
-	    fstat(fds[2], &st) < 0 || !S_ISSOCK(st.st_mode)) {
+	    fstat(fds[2], &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    getsockopt(fds[2], SOL_SOCKET, SO_TYPE, &type, &tlen) < 0 || type != SOCK_DGRAM) {
 		log_warn("registration refused: pid %u: bad shared memory or wake socket", m->pid);
 		goto fail;
 	}

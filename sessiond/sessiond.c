@@ -187,11 +187,16 @@ static void consumer_check(void)
 	}
 }
 
+/* The client that stopped reading its replies: no more time spent on it. */
+static int reply_stuck_fd = -1;
+
 static void vreply(int fd, unsigned int type, int status, const char *fmt, va_list ap)
 {
 	char text[8192];
 	int n = 0;
 
+	if (fd == reply_stuck_fd)
+		return;
 	if (fmt)
 		n = vsnprintf(text, sizeof(text), fmt, ap);
 	if (n < 0)
@@ -205,6 +210,8 @@ static void vreply(int fd, unsigned int type, int status, const char *fmt, va_li
 			return;
 		poll(&pfd, 1, 10);
 	}
+	log_warn("a client does not read its replies: the rest is dropped");
+	reply_stuck_fd = fd;
 }
 
 int reply_text(int fd, const char *fmt, ...)
@@ -244,21 +251,76 @@ static void ep_add(int fd)
 	epoll_ctl(sd.epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/* A new connection's first message says what it is. */
+/*
+ * Connections whose first message has not come yet: watched in the loop,
+ * never waited for, so that a client that connects and sends nothing (or
+ * a thousand of them) delays nobody. Each gets PENDING_MS; beyond
+ * PENDING_MAX the oldest is closed.
+ */
+#define PENDING_MAX	256
+#define PENDING_MS	2000u
+
+static struct pending {
+	int fd;
+	int app_socket;		/* came on the application socket (allow.c) */
+	uint64_t since;
+} pending[PENDING_MAX];
+static unsigned int npending;
+
+static void pending_drop(unsigned int i, int close_it)
+{
+	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, pending[i].fd, NULL);
+	if (close_it)
+		close(pending[i].fd);
+	memmove(&pending[i], &pending[i + 1], (npending - i - 1) * sizeof(pending[0]));
+	npending--;
+}
+
+static void pending_add(int fd, int app_socket)
+{
+	if (npending == PENDING_MAX) {
+		log_warn("%u connections sent nothing yet: closing the oldest", npending);
+		pending_drop(0, 1);
+	}
+	pending[npending].fd = fd;
+	pending[npending].app_socket = app_socket;
+	pending[npending].since = now_ns(CLOCK_MONOTONIC);
+	npending++;
+	ep_add(fd);
+}
+
+static int pending_find(int fd)
+{
+	for (unsigned int i = 0; i < npending; i++)
+		if (pending[i].fd == fd)
+			return (int)i;
+	return -1;
+}
+
+/* Close the connections that sent nothing for PENDING_MS. */
+static void pending_expire(void)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	unsigned int n = 0;
+
+	while (npending && now - pending[0].since >= PENDING_MS * 1000000ull) {
+		pending_drop(0, 1);
+		n++;
+	}
+	if (n)
+		log_warn("%u clients sent nothing for %u ms: closed", n, PENDING_MS);
+}
+
+/* A new connection's first message (it came) says what it is. */
 static void client_first(int fd)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
 	struct proto_hdr h;
 	int fds[PROTO_MAX_FDS];
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	long n;
 
-	if (poll(&pfd, 1, 500) <= 0) {
-		log_warn("client sent nothing");
-		close(fd);
-		return;
-	}
-	n = proto_recv(fd, buf, &h, fds, 0);
+	reply_stuck_fd = -1;
+	n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
 	if (n < 0) {
 		log_warn("malformed first message (%s)", strerror((int)-n));
 		if (n == -EPROTO)
@@ -289,7 +351,7 @@ static void client_first(int fd)
 
 static void on_listen(void)
 {
-	int fd = accept4(sd.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(sd.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return;
@@ -298,7 +360,7 @@ static void on_listen(void)
 		close(fd);
 		return;
 	}
-	client_first(fd);
+	pending_add(fd, 0);
 }
 
 static void on_signal(void)
@@ -387,19 +449,31 @@ static void loop(void)
 	uint64_t last_sweep = now_ns(CLOCK_MONOTONIC);
 
 	while (!sd.quit) {
-		int n = epoll_wait(sd.epfd, evs, 64, sessions_tick_ms());
+		int timeout = sessions_tick_ms(), n, k;
 
+		if (npending && timeout > (int)PENDING_MS / 4)
+			timeout = (int)PENDING_MS / 4;
+		n = epoll_wait(sd.epfd, evs, 64, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < n && !sd.quit; i++) {
 			int fd = evs[i].data.fd;
 			struct app *a;
 
-			if (fd == sd.listen_fd)
+			if (fd == sd.listen_fd) {
 				on_listen();
-			else if (fd == sd.app_listen_fd)
-				allow_accept();
-			else if (fd == sd.sig_fd)
+			} else if (fd == sd.app_listen_fd) {
+				if ((fd = allow_accept()) >= 0)
+					pending_add(fd, 1);
+			} else if ((k = pending_find(fd)) >= 0) {
+				int app_socket = pending[k].app_socket;
+
+				pending_drop((unsigned int)k, 0);
+				if (app_socket)
+					allow_first(fd);
+				else
+					client_first(fd);
+			} else if (fd == sd.sig_fd)
 				on_signal();
 			else if ((a = app_by_sock(fd)) != NULL && app_message(a) < 0)
 				app_closed(a);
@@ -408,6 +482,7 @@ static void loop(void)
 		}
 		if (sd.consumer_pid == 0 && !sd.quit)
 			consumer_check();
+		pending_expire();
 		if (!sd.quit)
 			sessions_tick();
 		if (now_ns(CLOCK_MONOTONIC) - last_sweep >= MARKER_SWEEP_MS * 1000000ull) {

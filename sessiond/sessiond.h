@@ -180,7 +180,8 @@ int allow_create(int fd, struct session *s, const char *arg);
 int allow_uid(const struct session *s, uid_t uid);
 unsigned int allow_chan_mask(uid_t uid);
 void allow_update(void);
-void allow_accept(void);
+int allow_accept(void);
+void allow_first(int fd);
 void allow_status(int fd, const struct session *s);
 
 /* reply helpers */

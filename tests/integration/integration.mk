@@ -12,6 +12,7 @@ INTEGRATION_TESTS = \
 	tests/integration/doorbell-taken.sh \
 	tests/integration/fork-handlers.sh \
 	tests/integration/markers.sh \
+	tests/integration/hostile-clients.sh \
 	tests/integration/tracectl-cli.sh \
 	tests/integration/daemon-lifecycle.sh \
 	tests/integration/clock.sh \
@@ -59,4 +60,4 @@ EXTRA_DIST += tests/integration/lib.sh
 # trace-read on a generated trace of several stream classes (context fields)
 TESTS += tests/integration/read-context.sh
 dist_check_SCRIPTS += tests/integration/read-context.sh
-EXTRA_DIST += tests/integration/read-context-gen.py
+EXTRA_DIST += tests/integration/read-context-gen.py tests/integration/hostile-clients.py
