@@ -13,6 +13,7 @@ INTEGRATION_TESTS = \
 	tests/integration/fork-handlers.sh \
 	tests/integration/markers.sh \
 	tests/integration/hostile-clients.sh \
+	tests/integration/other-uid.sh \
 	tests/integration/tracectl-cli.sh \
 	tests/integration/daemon-lifecycle.sh \
 	tests/integration/clock.sh \
