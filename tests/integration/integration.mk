@@ -14,6 +14,7 @@ INTEGRATION_TESTS = \
 	tests/integration/markers.sh \
 	tests/integration/hostile-clients.sh \
 	tests/integration/other-uid.sh \
+	tests/integration/scribble.sh \
 	tests/integration/tracectl-cli.sh \
 	tests/integration/daemon-lifecycle.sh \
 	tests/integration/clock.sh \

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A traced process that scribbles over its own shared memory (segment and
+# slot headers, counters, commit words, sub-buffer descriptors, data, its
+# control page mapped read-write again) damages only its own trace: the
+# consumer neither crashes nor spins, another process traced at the same
+# time has an exact trace, and the readers survive the scribbler's trace.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+for seed in 1 2 3; do
+	start_daemons
+	D=$WORK/out$seed
+	new_session "$D" 'shmtrace_test:*'
+	mkfifo "$WORK/sin$seed" "$WORK/sout$seed"
+	"$B/tests/apps/scribbler" 5000 "$seed" <"$WORK/sin$seed" >"$WORK/sout$seed" &
+	spid=$!
+	exec {SIN}>"$WORK/sin$seed"
+	exec {SOUT}<"$WORK/sout$seed"
+	"$GEN" -n 50000 -t 2 -p 200 || fail "seed $seed: gen-events failed"
+	read -r -t 30 what <&"$SOUT" || true
+	read -r -t 30 line <&"$SOUT" || true
+	[ "$line" = done ] || fail "seed $seed: the scribbler said '$what' '$line'"
+	case $what in "scribbled "[1-9]*) ;; *) fail "seed $seed: nothing scribbled: $what" ;; esac
+	kill -0 "$CONSUMERD_PID" || fail "seed $seed: the consumer died"
+	sleep 1.5	# past the consumer's busy polling: it should sleep now
+	t0=$(ticks "$CONSUMERD_PID")
+	sleep 1
+	t1=$(ticks "$CONSUMERD_PID")
+	[ $((t1 - t0)) -le 10 ] || fail "seed $seed: the consumer spins ($((t1 - t0)) ticks in 1 s)"
+	echo go >&"$SIN"
+	exec {SIN}>&- {SOUT}<&-
+	wait "$spid" || true
+	"$TRACECTL" stop s >/dev/null || true
+	"$TRACECTL" destroy s >/dev/null || true
+	kill -0 "$CONSUMERD_PID" || fail "seed $seed: the consumer died"
+	g=$(find "$D" -maxdepth 1 -name 'gen-events-*' | head -1)
+	[ -n "$g" ] || fail "seed $seed: no trace of the well-behaved process"
+	n=$(bt_count "$g" shmtrace_test:event)
+	[ "$n" -eq 100000 ] || fail "seed $seed: $n events of the well-behaved process, expected 100000"
+	check_seqs "$WORK/bt.out" 2 50000
+	for t in "$D"/scribbler-*; do
+		[ -d "$t" ] || continue
+		st=0
+		timeout 60 "$BT" "$t" >/dev/null 2>&1 || st=$?
+		[ "$st" -lt 124 ] || fail "seed $seed: babeltrace2 on the scribbler's trace: status $st"
+		st=0
+		timeout 60 "$TRACE_READ" "$t" >/dev/null 2>&1 || st=$?
+		[ "$st" -le 2 ] || fail "seed $seed: trace-read on the scribbler's trace: status $st"
+	done
+	stop_daemons
+	echo "seed $seed: $what, the other trace exact, the consumer calm"
+done
+echo "ok"
