@@ -30,7 +30,10 @@ long proto_body_min(unsigned int type)
 	case MSG_C_CHANNEL_DEL:
 	case MSG_C_FLUSH:
 	case MSG_C_APP_DEL:
-	case MSG_C_STATS:	return sizeof(struct msg_c_id);
+	case MSG_C_STATS:
+	case MSG_C_RELAY_DEL:
+	case MSG_C_RELAY_CHECK:	return sizeof(struct msg_c_id);
+	case MSG_C_RELAY_ADD:	return sizeof(struct msg_c_relay);
 	case MSG_C_SNAPSHOT:
 	case MSG_C_ROTATE:	return sizeof(struct msg_c_snapshot);
 	case MSG_C_APP_ADD:	return sizeof(struct msg_c_app);
@@ -47,7 +50,8 @@ int proto_nfds(unsigned int type)
 {
 	switch (type) {
 	case MSG_APP_REGISTER:	return 3;
-	case MSG_C_APP_ADD:	return 2;
+	case MSG_C_APP_ADD:
+	case MSG_C_RELAY_ADD:	return 2;
 	case MSG_APP_SEGMENT:
 	case MSG_C_SEGMENT:	return 1;
 	default:		return 0;

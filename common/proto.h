@@ -45,6 +45,9 @@ enum proto_type {
 	MSG_C_STATS = 39,		/* reply MSG_C_STATS_REPLY */
 	MSG_C_SNAPSHOT = 40,
 	MSG_C_ROTATE = 41,		/* body struct msg_c_snapshot: chunk dir */
+	MSG_C_RELAY_ADD = 42,		/* fds: relay control and data sockets */
+	MSG_C_RELAY_DEL = 43,		/* body struct msg_c_id */
+	MSG_C_RELAY_CHECK = 44,		/* body struct msg_c_id; status: streaming? */
 	/* replies */
 	MSG_REPLY = 64,			/* status in the header; ends a reply */
 	MSG_REPLY_TEXT = 65,		/* body: text, more follows */
@@ -188,10 +191,26 @@ struct msg_c_channel {
 	uint32_t flush_ms;		/* flush idle buffers this often, 0 = never */
 	uint32_t mode;
 	uint32_t compress;		/* PROTO_COMPRESS_*: stream files as LZ4 frames */
+	uint64_t relay_id;		/* 0: files under output; else streamed there */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];	/* session output directory */
 };
-_Static_assert(sizeof(struct msg_c_channel) == 24 + PROTO_NAME_MAX + PROTO_PATH_MAX, "chan");
+_Static_assert(sizeof(struct msg_c_channel) == 32 + PROTO_NAME_MAX + PROTO_PATH_MAX, "chan");
+
+/*
+ * A session streamed to a relay (MSG_C_RELAY_ADD, with the two connected
+ * sockets, the relay session created on the control one): the consumer
+ * adds streams under @base ("HOST/SESSION-DATE"), relative to the relay's
+ * output directory. @live_us: the live timer, 0 when not live.
+ */
+struct msg_c_relay {
+	uint64_t relay_id;
+	uint32_t live_us;
+	uint32_t reserved;
+	char url[256];			/* for messages */
+	char base[192];
+};
+_Static_assert(sizeof(struct msg_c_relay) == 464, "relay");
 
 struct msg_c_app {
 	uint64_t app_id;
@@ -221,12 +240,14 @@ struct msg_c_stats {
 	uint64_t buffers;		/* buffer slots in the processes' pools */
 	uint64_t nobuf;			/* events lost for want of any buffer */
 	uint64_t wlost;			/* events lost to write errors */
+	uint64_t unconfirmed;		/* of events sent, those the relay had not
+					 * confirmed storing when it went away */
 	uint32_t werr_traces;		/* traces that met a write error */
 	int32_t werr;			/* the channel's first write error: errno, 0 none */
 	char werr_path[PROTO_PATH_MAX];	/* the file or directory it concerned */
 };
-_Static_assert(sizeof(struct msg_c_stats) == 72 + PROTO_PATH_MAX, "stats");
-_Static_assert(offsetof(struct msg_c_stats, werr_path) == 72, "stats path");
+_Static_assert(sizeof(struct msg_c_stats) == 80 + PROTO_PATH_MAX, "stats");
+_Static_assert(offsetof(struct msg_c_stats, werr_path) == 80, "stats path");
 
 /* Fixed body size of a type, or -1 for an unknown type. */
 long proto_body_min(unsigned int type);

@@ -83,14 +83,6 @@ static int drain_all(enum drain how)
 	return written;
 }
 
-static void drain_chan(uint64_t id, enum drain how)
-{
-	for (struct c_app *a = c_apps; a; a = a->next)
-		for (struct c_seg *s = a->segs; s; s = s->next)
-			if (s->chan->id == id)
-				seg_drain(s, how);
-}
-
 /*
  * A traced process: its process page and wake socket. The same app id
  * again is the same process registering anew after it lost its
@@ -183,9 +175,12 @@ static int handle_chan_add(const struct msg_c_channel *m)
 {
 	struct c_chan *ch;
 
+	struct c_relay *relay = m->relay_id ? net_find(m->relay_id) : NULL;
+
 	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN || m->compress > PROTO_COMPRESS_LZ4 ||
 	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||
-	    m->output[0] != '/' || !m->name[0] || strchr(m->name, '/'))
+	    (m->relay_id ? !relay || m->compress : m->output[0] != '/') || !m->name[0] ||
+	    strchr(m->name, '/'))
 		return -EINVAL;
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
@@ -195,6 +190,7 @@ static int handle_chan_add(const struct msg_c_channel *m)
 	ch->flush_ms = m->flush_ms;
 	ch->mode = m->mode;
 	ch->compress = m->compress;
+	ch->relay = relay;
 	memcpy(ch->name, m->name, sizeof(ch->name));
 	memcpy(ch->output, m->output, sizeof(ch->output));
 	ch->next = c_chans;
@@ -245,7 +241,16 @@ static void handle_request(void)
 		handle_chan_del(id->id);
 		break;
 	case MSG_C_FLUSH:
-		drain_chan(id->id, DRAIN_FINAL);
+		chan_flush(id->id);
+		break;
+	case MSG_C_RELAY_ADD:
+		ret = net_add((const void *)buf, fds);
+		break;
+	case MSG_C_RELAY_DEL:
+		net_del(id->id);
+		break;
+	case MSG_C_RELAY_CHECK:
+		ret = net_check(id->id);
 		break;
 	case MSG_C_APP_ADD:
 		ret = handle_app_add((const void *)buf, fds);
@@ -313,7 +318,7 @@ static int anything_pending(void)
 /* Milliseconds until the next channel flush is due (at most 1000). */
 static int next_timeout(void)
 {
-	uint64_t now = now_ns(CLOCK_MONOTONIC), t = 1000;
+	uint64_t now = now_ns(CLOCK_MONOTONIC), t = (uint64_t)net_timeout(1000);
 
 	for (struct c_chan *ch = c_chans; ch; ch = ch->next) {
 		uint64_t ms;
@@ -348,6 +353,7 @@ static void loop(void)
 
 		if (drain_all(DRAIN_LAZY) > 0)
 			last_data = now_ns(CLOCK_MONOTONIC);
+		net_tick();
 		if (now_ns(CLOCK_MONOTONIC) - last_data < ACTIVE_NS) {
 			struct timespec ts = { 0, POLL_NS };
 			struct pollfd pfd = { .fd = cd_epfd, .events = POLLIN };
@@ -370,7 +376,9 @@ static void loop(void)
 		for (int i = 0; i < n; i++) {
 			uint64_t key = evs[i].data.u64;
 
-			if (key == EP_CTL) {
+			if (key != EP_CTL && (key & NET_KEY)) {
+				net_event(key, evs[i].events);
+			} else if (key == EP_CTL) {
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
 					cd_quit = 1;
 				else
@@ -495,6 +503,7 @@ int main(int argc, char **argv)
 	}
 	cd_epfd = epoll_create1(EPOLL_CLOEXEC);
 	ep_add(cd_fd, EP_CTL, 0);
+	net_init(cd_epfd);
 	log_info("started");
 	loop();
 	while (c_apps) {

@@ -194,7 +194,10 @@ static int trace_add_class(struct c_trace *t, uint32_t ctx)
 
 static void meta_path(const struct c_trace *t, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/metadata", t->dir);
+	if (t->chan->relay)
+		snprintf(buf, len, "%.255s/%.3700s/metadata", t->chan->relay->url, t->dir);
+	else
+		snprintf(buf, len, "%s/metadata", t->dir);
 }
 
 int capp_add_events(struct c_app *a, const char *body, size_t len)
@@ -236,6 +239,58 @@ int capp_add_events(struct c_app *a, const char *body, size_t len)
 	return 0;
 }
 
+/* A new uuid, and the whole metadata of @t written to its meta_fd. */
+static int trace_meta_init(struct c_app *a, struct c_trace *t)
+{
+	uint32_t classes = 1;		/* stream class 0 is in the preamble */
+	int ret;
+
+	uuid_make(t->info.uuid, t->info.uuid_str);
+	/* the classes of the segments already writing into this trace */
+	for (const struct c_seg *s = a->segs; s; s = s->next)
+		if (s->trace == t)
+			classes |= 1u << s->context;
+	ret = trace_meta_write(t->meta_fd, a, &t->info, classes);
+	if (ret < 0)
+		return ret;
+	t->nev_written = a->nev;
+	t->classes = classes;
+	t->rotated = 0;
+	t->meta_bad = 0;
+	t->starts++;
+	log_dbg("trace %s", t->dir);
+	return 0;
+}
+
+/*
+ * A trace streamed to a relay: the path BASE/PROC-PID there (-N after the
+ * first start), the metadata in a memfd, announced (net.c).
+ */
+static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch)
+{
+	struct c_relay *r = ch->relay;
+	char url[sizeof(r->url) + sizeof(t->dir)];
+	int ret;
+
+	if (t->starts)
+		snprintf(t->dir, sizeof(t->dir), "%s/%s-%u-%u", r->base, a->procname, a->pid,
+			 t->starts);
+	else
+		snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", r->base, a->procname, a->pid);
+	ret = net_trace_start(t);
+	if (ret == 0)
+		ret = trace_meta_init(a, t);
+	if (ret < 0) {
+		snprintf(url, sizeof(url), "%s/%s", r->url, t->dir);
+		write_error(ch, t, url, -ret);
+		if (t->meta_fd >= 0)
+			close(t->meta_fd);
+		t->meta_fd = -1;
+		net_trace_close(t);
+	}
+	return ret;
+}
+
 /*
  * (Re)start trace @t of process @a: a fresh directory named after the
  * process under its session's output, with a new trace uuid and the full
@@ -247,11 +302,13 @@ static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 {
 	const char *out = t->chan->output;
 	char path[PROTO_PATH_MAX + 128];
-	uint32_t classes = 1;		/* stream class 0 is in the preamble */
 	struct stat sb;
-	int made_out = stat(out, &sb) < 0, ret;
+	int made_out, ret;
 
 	t->rotated = 1;
+	if (t->chan->relay)
+		return trace_start_net(a, t, ch);
+	made_out = stat(out, &sb) < 0;
 	ret = mkdir_p(out, 0750);
 	if (ret < 0) {
 		write_error(ch, t, out, -ret);
@@ -277,12 +334,7 @@ static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 		write_error(ch, t, path, -ret);
 		goto undo_dir;
 	}
-	uuid_make(t->info.uuid, t->info.uuid_str);
-	/* the classes of the segments already writing into this trace */
-	for (const struct c_seg *s = a->segs; s; s = s->next)
-		if (s->trace == t)
-			classes |= 1u << s->context;
-	ret = trace_meta_write(t->meta_fd, a, &t->info, classes);
+	ret = trace_meta_init(a, t);
 	if (ret < 0) {
 		write_error(ch, t, path, -ret);
 		close(t->meta_fd);
@@ -290,11 +342,6 @@ static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 		unlink(path);
 		goto undo_dir;
 	}
-	t->nev_written = a->nev;
-	t->classes = classes;
-	t->rotated = 0;
-	t->meta_bad = 0;
-	log_dbg("trace %s", t->dir);
 	return 0;
 undo_dir:
 	rmdir(t->dir);
@@ -318,7 +365,9 @@ static int trace_ready(struct c_seg *s)
 	ret = t->nev_written < t->app->nev ? trace_append_events(t->app, t) : 0;
 	if (ret == 0)
 		ret = trace_add_class(t, s->context);
-	if (ret < 0) {
+	if (ret == 0 && s->chan->relay)
+		ret = net_trace_ready(t);
+	if (ret < 0 && ret != -EAGAIN) {
 		meta_path(t, path, sizeof(path));
 		write_error(s->chan, t, path, -ret);
 	}
@@ -563,7 +612,17 @@ static ssize_t stream_lz4(const uint8_t *hdr, const void *data, size_t len)
 
 static void stream_path(const struct c_seg *s, const struct c_stream *st, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s_%u", s->trace->dir, s->chan->name, st->number);
+	if (s->chan->relay)
+		snprintf(buf, len, "%.255s/%.3700s/%s_%u", s->chan->relay->url, s->trace->dir,
+			 s->chan->name, st->number);
+	else
+		snprintf(buf, len, "%s/%s_%u", s->trace->dir, s->chan->name, st->number);
+}
+
+/* Has @st a file, or a stream on the relay? */
+static int stream_is_open(const struct c_stream *st)
+{
+	return st->fd >= 0 || st->net.state == NET_READY;
 }
 
 static int stream_open(struct c_seg *s, struct c_stream *st)
@@ -572,6 +631,14 @@ static int stream_open(struct c_seg *s, struct c_stream *st)
 	struct stat sb;
 	int ret;
 
+	if (s->chan->relay) {
+		ret = net_stream_open(s, st);
+		if (ret < 0 && ret != -EAGAIN) {
+			stream_path(s, st, path, sizeof(path));
+			write_error(s->chan, s->trace, path, -ret);
+		}
+		return ret;
+	}
 	stream_path(s, st, path, sizeof(path));
 	st->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
 	if (st->fd < 0 || fstat(st->fd, &sb) < 0) {
@@ -631,6 +698,7 @@ static int stream_write(struct c_stream *st, struct iovec *iov, int niov, size_t
 static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_range *rg,
 			 uint64_t disc)
 {
+	struct c_relay *relay = s->chan->relay;
 	char path[PROTO_PATH_MAX + 256];
 	uint8_t hdr[CTF_PACKET_HDR];
 	struct ctf_packet p;
@@ -640,10 +708,14 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 
 	if (st->torn)
 		return -EIO;	/* recorded when it happened */
+	if (relay && !net_room(s)) {
+		net_deferred++;
+		return -EAGAIN;
+	}
 	ret = trace_ready(s);
 	if (ret < 0)
 		return ret;
-	if (st->fd < 0 && (ret = stream_open(s, st)) < 0)
+	if (!stream_is_open(st) && (ret = stream_open(s, st)) < 0)
 		return ret;
 	if (disc < st->discarded)
 		disc = st->discarded;
@@ -674,7 +746,10 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 	iov[0].iov_len = sizeof(hdr);
 	iov[1].iov_base = (void *)rg->data;
 	iov[1].iov_len = rg->len;
-	if (s->chan->compress == PROTO_COMPRESS_LZ4) {
+	if (relay) {
+		n = (ssize_t)p.content_bytes;
+		ret = net_packet(s, st, hdr, &p, rg->data, rg->len, rg->nev);
+	} else if (s->chan->compress == PROTO_COMPRESS_LZ4) {
 		n = stream_lz4(hdr, rg->data, rg->len);
 		iov[0].iov_base = c_lz4_out;
 		iov[0].iov_len = (size_t)n;
@@ -736,10 +811,16 @@ static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 		/* packets overwritten before they were read: a gap in packet numbers */
 		st->seq += st->rd.lost_packets - st->lost_seen;
 		st->lost_seen = st->rd.lost_packets;
-		if (rg.len && stream_packet(s, st, &rg, rg.disc + stream_nobuf(s, st)) < 0) {
-			/* not written: lost, counted, a gap in packet numbers; go on */
-			st->wlost += rg.nev;
-			st->seq++;
+		if (rg.len) {
+			int pr = stream_packet(s, st, &rg, rg.disc + stream_nobuf(s, st));
+
+			if (pr == -EAGAIN)
+				break;	/* the relay cannot take it now: it stays */
+			if (pr < 0) {
+				/* not written: lost, counted, a gap in packet numbers; go on */
+				st->wlost += rg.nev;
+				st->seq++;
+			}
 		}
 		rb_done(&st->rb, &st->rd, &rg);
 		written++;
@@ -751,7 +832,8 @@ static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 		return written;
 	}
 	/* report discards that no packet carried yet */
-	if (final && stream_discarded(s, st) > st->discarded && (st->fd >= 0 || st->number == 0)) {
+	if (final && stream_discarded(s, st) > st->discarded &&
+	    (stream_is_open(st) || st->number == 0)) {
 		uint64_t now = clock_now(s->clock);
 
 		rg.data = NULL;
@@ -783,6 +865,36 @@ int seg_drain(struct c_seg *s, enum drain how)
 	return written;
 }
 
+/*
+ * Everything committed in @s's buffers, out (DRAIN_FINAL); streamed to a
+ * relay, waiting (bounded: net_settle) for it to take what is left.
+ */
+static void seg_drain_out(struct c_seg *s)
+{
+	struct c_relay *r = s->chan->relay;
+
+	for (;;) {
+		net_deferred = 0;
+		seg_drain(s, DRAIN_FINAL);
+		if (!r || !net_deferred || r->err)
+			return;
+		net_settle(r, 0);
+	}
+}
+
+void chan_flush(uint64_t chan_id)
+{
+	struct c_chan *ch = chan_find(chan_id);
+
+	for (struct c_app *a = c_apps; ch && a; a = a->next)
+		for (struct c_seg *s = a->segs; s; s = s->next)
+			if (s->chan == ch)
+				seg_drain_out(s);
+	/* the relay's word that all of it is stored */
+	if (ch && ch->relay)
+		net_settle(ch->relay, 1);
+}
+
 /* Is a complete packet waiting in this segment? */
 int seg_pending(const struct c_seg *s)
 {
@@ -803,7 +915,8 @@ static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struc
 	st->overwritten += __atomic_load_n(&x->rb.hdr->overrun, __ATOMIC_RELAXED);
 	st->discarded += rb_discarded(&x->rb);
 	st->bytes += x->bytes;
-	st->streams += x->fd >= 0;
+	st->streams += stream_is_open(x);
+	st->unconfirmed += net_unconfirmed(s, x);
 }
 
 void seg_free(struct c_seg *s)
@@ -816,6 +929,8 @@ void seg_free(struct c_seg *s)
 		char path[PROTO_PATH_MAX + 256];
 		int err = 0;
 
+		if (s->chan->relay)
+			net_stream_close(s, st);
 		if (st->fd < 0)
 			continue;
 		/* the last chance to hear of a write the disk failed after all */
@@ -838,6 +953,13 @@ static void trace_free(struct c_trace *t)
 	char path[PROTO_PATH_MAX + 128];
 	int err = 0;
 
+	if (t->chan->relay) {
+		net_trace_close(t);
+		if (t->meta_fd >= 0)
+			close(t->meta_fd);
+		free(t);
+		return;
+	}
 	if (t->meta_fd >= 0) {
 		if (fsync(t->meta_fd) < 0 && errno != EINVAL)
 			err = errno;
@@ -857,7 +979,7 @@ void capp_free(struct c_app *a)
 		struct c_seg *s = a->segs;
 
 		a->segs = s->next;
-		seg_drain(s, DRAIN_FINAL);
+		seg_drain_out(s);
 		seg_free(s);
 	}
 	while (a->traces) {
@@ -891,7 +1013,7 @@ void chan_drop(struct c_chan *ch)
 				continue;
 			}
 			*pp = s->next;
-			seg_drain(s, DRAIN_FINAL);
+			seg_drain_out(s);
 			seg_free(s);
 		}
 		while (*tp) {
@@ -937,4 +1059,10 @@ void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 			for (uint32_t i = 0; i < s->nslots; i++)
 				stats_add(st, s, &s->streams[i]);
 		}
+	/* streaming stopped: an error of the channel's output, said once */
+	if (ch->relay && ch->relay->err && !st->werr) {
+		st->werr = ch->relay->err;
+		snprintf(st->werr_path, sizeof(st->werr_path), "%s (%s)", ch->relay->url,
+			 ch->relay->why);
+	}
 }

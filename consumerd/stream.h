@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include "ctfmeta.h"
+#include "net.h"
 #include "proto.h"
 #include "ringbuf.h"
 #include "shm.h"
@@ -23,6 +24,7 @@ struct c_chan {
 	int werr;			/* first write error (errno), 0 none */
 	uint32_t werr_traces;		/* traces of the channel that met one */
 	char werr_path[PROTO_PATH_MAX];	/* where the first one happened */
+	struct c_relay *relay;		/* streamed there (net.c), or NULL: files */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
 	struct c_chan *next;
@@ -36,8 +38,11 @@ struct c_trace {
 					 * not be made): start one at the next packet */
 	int meta_bad;			/* metadata could not be restored: unusable */
 	int werr;			/* its first write error (errno), 0 none */
-	char dir[PROTO_PATH_MAX + 64];
-	int meta_fd;
+	char dir[PROTO_PATH_MAX + 64];	/* streamed: the path on the relay */
+	int meta_fd;			/* streamed: a memfd, sent as it grows */
+	struct net_stream net_meta;	/* streamed: the metadata stream */
+	uint64_t net_meta_sent;		/* bytes of metadata sent */
+	unsigned int starts;		/* times started */
 	uint32_t nev_written;		/* event ids described in the metadata */
 	uint32_t classes;		/* stream classes declared: bit 1 << context */
 	struct ctf_trace_info info;
@@ -61,6 +66,7 @@ struct c_stream {
 	uint64_t last_closed;		/* the slot's closed counter at the last look */
 	uint64_t bytes;
 	uint64_t wlost;			/* events lost to write errors */
+	struct net_stream net;		/* streamed: its relay stream */
 };
 
 struct c_seg {
@@ -111,6 +117,8 @@ enum drain {
  * (or left waiting by DRAIN_LAZY). */
 int seg_drain(struct c_seg *s, enum drain how);
 void seg_free(struct c_seg *s);
+/* Everything committed in a channel's buffers, out (and stored, for a relay). */
+void chan_flush(uint64_t chan_id);
 void capp_free(struct c_app *a);
 void chan_drop(struct c_chan *ch);
 void stats_chan(uint64_t chan_id, struct msg_c_stats *st);

@@ -208,6 +208,7 @@ int channel_to_consumer(const struct channel *ch)
 	m.flush_ms = ch->flush_ms;
 	m.mode = ch->mode;
 	m.compress = ch->compress;
+	m.relay_id = ch->session->relay_id;
 	snprintf(m.name, sizeof(m.name), "%s", ch->name);
 	snprintf(m.output, sizeof(m.output), "%s", ch->session->output);
 	return consumer_call(MSG_C_CHANNEL_ADD, &m, sizeof(m), NULL, 0, NULL, 0);
@@ -289,6 +290,8 @@ static void channel_defaults(const struct session *s, struct channel *ch, const 
 	ch->pool_size = s->def_pool;
 	ch->mode = s->def_mode;
 	ch->flush_ms = DEFAULT_FLUSH_MS;
+	if (s->live_us)		/* live: open packets go out every period */
+		ch->flush_ms = s->live_us >= 2000 ? s->live_us / 1000 : 1;
 }
 
 /*
@@ -366,7 +369,7 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 	time_t now = time(NULL);
 	struct tm tm;
 	uint32_t pool = DEFAULT_POOL;
-	int ret;
+	int ret, net;
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
@@ -390,7 +393,20 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 		allow_update();
 		return ret;
 	}
-	if (argc > 0 && argv[0][0]) {
+	net = argc > 7 && (argv[4][0] || argv[5][0] || argv[6][0] || argv[7][0]);
+	if (net && argv[0][0]) {
+		free(s);
+		allow_update();
+		return reply_end(fd, -EINVAL, "--output and a relay address exclude each other");
+	}
+	if (net) {
+		ret = netout_create(fd, s, argv[4], argv[5], argv[6], argv[7], stamp);
+		if (ret < 0) {
+			free(s);
+			allow_update();
+			return ret;
+		}
+	} else if (argc > 0 && argv[0][0]) {
 		if (argv[0][0] != '/' || strlen(argv[0]) >= sizeof(s->output) - 64) {
 			free(s);
 			allow_update();
@@ -401,7 +417,7 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 		snprintf(s->output, sizeof(s->output), "%s/%s/%s-%s", sd.home, HOME_TRACES,
 			 name, stamp);
 	}
-	ret = output_probe(s->output, what, sizeof(what));
+	ret = net ? 0 : output_probe(s->output, what, sizeof(what));
 	if (ret < 0) {
 		if (strcmp(what, s->output))
 			reply_end(fd, ret, "cannot write traces in %s: %s: %s", s->output, what,
@@ -464,6 +480,9 @@ static int cmd_enable_channel(int fd, struct session *s, int argc, const char **
 		if (bad)
 			return reply_end(fd, -EINVAL, "bad channel setting '%s'", argv[i]);
 	}
+	if (want.compress && s->relay_id)
+		return reply_end(fd, -EINVAL, "--compress: not for a session streamed to a relay "
+				 "(the relay stores plain CTF)");
 	if (!shm_geometry_ok(want.subbuf_size, want.num_subbuf))
 		return reply_end(fd, -EINVAL, "sub-buffers: %u to %u bytes (whole pages), "
 				 "2 to %u of them", SHM_MIN_SUBBUF, SHM_MAX_SUBBUF,
@@ -539,6 +558,7 @@ static void session_destroy(struct session *s)
 		enablers_free(ch->combos);
 		free(ch);
 	}
+	netout_close(s);
 	log_info("session %s destroyed", s->name);
 	notices_free(s);
 	free(s);
@@ -815,6 +835,10 @@ static int werror_report(int fd, const struct channel *ch, const struct msg_c_st
 		   "trace%s; first error: %s: %s (errno %d)\n", ch->name, ch->session->name,
 		   st->wlost, st->werr_traces, st->werr_traces == 1 ? "" : "s", path,
 		   strerror(st->werr), (int)st->werr);
+	if (st->unconfirmed)
+		reply_text(fd, "Channel %s of session %s: of the events sent, %" PRIu64 " were not "
+			   "confirmed stored when the relay went away (some of them may be in "
+			   "its output)\n", ch->name, ch->session->name, st->unconfirmed);
 	if (msg[0] == 0)
 		snprintf(msg, len, "session %s: cannot write %s: %s (%" PRIu64 " events lost)",
 			 ch->session->name, path, strerror(st->werr), st->wlost);
@@ -878,6 +902,9 @@ static int status_channel(int fd, const struct channel *ch, char *msg, size_t le
 			   "\n    events lost to write errors: %" PRIu64 "\n",
 			   st.events, st.discarded, st.overwritten, st.bytes, st.streams,
 			   st.buffers, st.nobuf, st.wlost);
+	if (ret >= 0 && ch->session->relay_id)
+		reply_text(fd, "    events sent but not confirmed stored by a relay that went away: "
+			   "%" PRIu64 "\n", st.unconfirmed);
 	return ret < 0 ? 0 : werror_report(fd, ch, &st, msg, len);
 }
 
@@ -1000,6 +1027,9 @@ static int cmd_rotate(int fd, struct session *s, int argc, const char **argv)
 {
 	int ret;
 
+	if (s->relay_id)
+		return reply_end(fd, -EOPNOTSUPP, "session %s streams to a relay: no chunks",
+				 s->name);
 	if (argc > 0) {
 		for (int i = 0; i < argc; i++) {
 			uint32_t v;
@@ -1070,6 +1100,9 @@ static int cmd_snapshot(int fd, struct session *s, int argc, const char **argv)
 	struct tm tm;
 	int ret = 0, given = argc > 0 && argv[0][0];
 
+	if (s->relay_id)
+		return reply_end(fd, -EOPNOTSUPP, "session %s streams to a relay: no snapshots",
+				 s->name);
 	memset(&m, 0, sizeof(m));
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
@@ -1184,6 +1217,8 @@ int session_command(int fd, const char *body, size_t len)
 	case VERB_START:
 		if (s->active)
 			return reply_end(fd, -EALREADY, "session %s is already active", s->name);
+		if (netout_check(fd, s) < 0)
+			return -EPIPE;
 		s->active = 1;
 		s->started = 1;
 		apps_update_all();

@@ -80,6 +80,8 @@ struct session {
 	int allow_all;			/* processes of any uid may register (allow.c) */
 	unsigned int nallow;
 	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */
+	uint64_t relay_id;		/* streamed to a relay (netout.c), 0: files */
+	uint32_t live_us;		/* live timer, 0: not live */
 	struct session *next;
 };
 
@@ -183,6 +185,12 @@ void allow_update(void);
 int allow_accept(void);
 void allow_first(int fd);
 void allow_status(int fd, const struct session *s);
+
+/* netout.c */
+int netout_create(int fd, struct session *s, const char *set, const char *ctrl,
+		  const char *data, const char *live, const char *stamp);
+int netout_check(int fd, const struct session *s);
+void netout_close(struct session *s);
 
 /* reply helpers */
 int reply_text(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -37,7 +37,9 @@ struct verb {
 
 static const struct verb verbs[] = {
 	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite] [--pool-size N]\n"
-	  "         [--allow-uid UID[,UID]...|all]",
+	  "         [--allow-uid UID[,UID]...|all]\n"
+	  "         [--set-url net://HOST[:CTRL_PORT[:DATA_PORT]] | --ctrl-url URL --data-url URL]\n"
+	  "         [--live[=PERIOD_US]]",
 	  "Create a session. Its traces go to DIR (default\n"
 	  "$SHMTRACE_HOME/traces/NAME-DATE). NAME defaults to auto-DATE.\n"
 	  "DIR is refused, with the reason, unless a directory and a file can be\n"
@@ -53,7 +55,16 @@ static const struct verb verbs[] = {
 	  "root; they register on a separate socket that takes registrations\n"
 	  "only, and the home, the traces and the control socket stay root's. By\n"
 	  "default nothing of another uid is traced, and `status` says which\n"
-	  "processes were not traced and why.", 0, 1, 1 },
+	  "processes were not traced and why.\n"
+	  "--set-url net://HOST[:CTRL_PORT[:DATA_PORT]]: stream the traces to\n"
+	  "lttng-relayd on HOST (ports 5342 and 5343 by default; --ctrl-url and\n"
+	  "--data-url tcp://HOST:PORT name each); it stores them under\n"
+	  "HOST_NAME/NAME-DATE in its output directory. Refused at once when no\n"
+	  "relay answers. Nothing of shmtrace listens on the network.\n"
+	  "--live[=PERIOD_US]: a live session (default period 1000000 us, relay\n"
+	  "on 127.0.0.1 unless given): viewers follow it while it runs, e.g.\n"
+	  "  babeltrace2 -i lttng-live net://HOST/host/HOST_NAME/NAME\n"
+	  "Streamed sessions have no chunks, snapshots nor compressed channels.", 0, 1, 1 },
 	{ "enable-channel", VERB_ENABLE_CHANNEL,
 	  "enable-channel [-s NAME] CHANNEL [--subbuf-size SIZE] [--num-subbuf N]\n"
 	  "         [--overwrite | --discard] [--flush-interval TIME] [--pool-size N]\n"
@@ -421,6 +432,10 @@ int main(int argc, char **argv)
 		{ "type", required_argument, NULL, 't' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "allow-uid", required_argument, NULL, 'U' },
+		{ "set-url", required_argument, NULL, 'W' },
+		{ "ctrl-url", required_argument, NULL, 'K' },
+		{ "data-url", required_argument, NULL, 'A' },
+		{ "live", optional_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -435,6 +450,7 @@ int main(int argc, char **argv)
 	static char *conds[255];
 	char *pool_size = (char *)"";
 	static char allow[1024];
+	char *net[4] = { (char *)"", (char *)"", (char *)"", (char *)"" };
 
 	if (argc < 2) {
 		usage(stderr);
@@ -529,6 +545,15 @@ int main(int argc, char **argv)
 				goto bad;
 			pool_size = optarg;
 			break;
+		case 'W':
+		case 'K':
+		case 'A':
+		case 'I':
+			if (v->verb != VERB_CREATE)
+				goto bad;
+			net[c == 'W' ? 0 : c == 'K' ? 1 : c == 'A' ? 2 : 3] =
+				c == 'I' && !optarg ? (char *)"-" : optarg;
+			break;
 		case 'U':
 			if (v->verb != VERB_CREATE ||
 			    ctl_parse_uids(optarg, allow, sizeof(allow)) < 0)
@@ -610,7 +635,9 @@ int main(int argc, char **argv)
 		args[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
 		args[2] = pool_size;
 		args[3] = allow;
-		nargs = 4;
+		for (int i = 0; i < 4; i++)
+			args[4 + i] = net[i];
+		nargs = 8;
 	}
 	if (home_resolve(home, sizeof(home)) < 0) {
 		fprintf(stderr, "tracectl: set SHMTRACE_HOME (no XDG_RUNTIME_DIR nor HOME)\n");

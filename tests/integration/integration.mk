@@ -54,7 +54,8 @@ INTEGRATION_TESTS = \
 	tests/integration/snapshot-read.sh \
 	tests/integration/untraced.sh \
 	tests/integration/record-daemon.sh \
-	tests/integration/allow-uid.sh
+	tests/integration/allow-uid.sh \
+	tests/integration/stream-relay.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

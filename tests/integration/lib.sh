@@ -67,6 +67,7 @@ stop_daemons() {
 cleanup() {
 	local rc=$?
 	stop_daemons
+	stop_relays
 	if [ $rc -ne 0 ] && [ -n "${SHMTRACE_TEST_KEEP:-}" ]; then
 		echo "kept $SHMTRACE_HOME" >&2
 	else
@@ -192,4 +193,48 @@ harsh_go() {
 harsh_wait() {
 	HSTATUS=0
 	eval "wait \$HPID_$1" || HSTATUS=$?
+}
+
+# start_relay TAG: an lttng-relayd of our own on free loopback ports,
+# writing under $WORK/relay.TAG; sets RELAY_PID, RELAY_CTRL, RELAY_DATA,
+# RELAY_LIVE and RELAY_OUT. Skips the test without lttng-relayd.
+start_relay() {
+	local tag=$1 ports i
+	command -v lttng-relayd >/dev/null 2>&1 || { echo "lttng-relayd not installed: skipped"; exit 77; }
+	RELAY_OUT=$WORK/relay.$tag
+	mkdir -p "$RELAY_OUT" "$WORK/lttng-home.$tag"
+	for i in $(seq 20); do
+		ports=$(python3 -c 'import socket
+s = [socket.socket() for _ in range(3)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+		set -- $ports
+		RELAY_CTRL=$1 RELAY_DATA=$2 RELAY_LIVE=$3
+		LTTNG_HOME=$WORK/lttng-home.$tag lttng-relayd -o "$RELAY_OUT" \
+			-C "tcp://127.0.0.1:$RELAY_CTRL" -D "tcp://127.0.0.1:$RELAY_DATA" \
+			-L "tcp://127.0.0.1:$RELAY_LIVE" >"$WORK/relayd.$tag.log" 2>&1 &
+		RELAY_PID=$!
+		RELAY_PIDS="${RELAY_PIDS:-} $RELAY_PID"
+		for _ in $(seq 50); do
+			kill -0 "$RELAY_PID" 2>/dev/null || break
+			python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1)" \
+				"$RELAY_CTRL" 2>/dev/null && return 0
+			sleep 0.1
+		done
+		kill "$RELAY_PID" 2>/dev/null || true
+		wait "$RELAY_PID" 2>/dev/null || true
+	done
+	fail "lttng-relayd did not start: $(tail -3 "$WORK/relayd.$tag.log")"
+}
+
+# stop_relays: every relay this test started, by pid
+stop_relays() {
+	local p
+	for p in ${RELAY_PIDS:-}; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in ${RELAY_PIDS:-}; do
+		wait_gone "$p" || kill -KILL "$p" 2>/dev/null || true
+	done
+	RELAY_PIDS=
 }

@@ -13,7 +13,7 @@ gone() {
 	for _ in $(seq 60); do
 		for t in "$@"; do
 			eval "pid=\$HPID_$t"
-			[ -e "$APPS/$pid" ] && continue 2
+			[ -e "$APPS/$pid" ] && { sleep 0.1; continue 2; }
 		done
 		return 0
 	done

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net.h - streaming a session's traces to lttng-relayd (net.c).
+ */
+#ifndef SHMTRACE_CONSUMERD_NET_H
+#define SHMTRACE_CONSUMERD_NET_H
+
+#include <stdint.h>
+#include "proto.h"
+
+struct c_seg;
+struct c_stream;
+struct c_trace;
+struct ctf_packet;
+
+/* Where a relay stream or a trace's metadata stream stands. */
+enum net_state {
+	NET_NONE,		/* not announced to the relay yet */
+	NET_ADDING,		/* ADD_STREAM sent, its handle not back yet */
+	NET_READY,
+	NET_FAILED,		/* refused by the relay: its packets are lost, counted */
+};
+
+/* A stream's side of the relay (in struct c_stream). */
+struct net_stream {
+	enum net_state state;
+	int asking;			/* a DATA_PENDING is out */
+	uint64_t handle;
+	uint64_t net_seq;		/* packets sent */
+	uint64_t beacon_seq;		/* net_seq at the last live tick */
+	uint64_t sent_ev;		/* events in the packets sent */
+	uint64_t conf_ev;		/* of which the relay confirmed storing */
+};
+
+struct c_relay {
+	uint64_t id;
+	int cfd, dfd;
+	int err;			/* why streaming stopped (errno), 0 streaming */
+	char why[160];
+	uint32_t live_us;
+	int added;			/* streams added since the last STREAMS_SENT */
+	uint64_t next_confirm, next_live;	/* monotonic ns */
+	char url[256];
+	char base[192];
+	struct net_queue { char *buf; size_t head, len, cap; } cq, dq;
+	struct net_wait *waits;		/* replies awaited, in order: a ring */
+	uint32_t whead, wlen;
+	uint8_t rbuf[16];
+	uint32_t rlen;
+	struct c_relay *next;
+};
+
+void net_init(int epfd);
+/* epoll keys of relay sockets have this bit */
+#define NET_KEY		(1ull << 62)
+int net_add(const struct msg_c_relay *m, const int *fds);
+void net_del(uint64_t id);
+struct c_relay *net_find(uint64_t id);
+/* 0 while streaming, else -errno of why it stopped (logged). */
+int net_check(uint64_t id);
+void net_event(uint64_t key, uint32_t events);
+/* Periodic work: send what is queued, confirmations, live beacons. */
+void net_tick(void);
+/* Milliseconds until net_tick() has work, at most @t. */
+int net_timeout(int t);
+
+/*
+ * Wait (bounded) until everything queued for @r is sent and answered,
+ * giving up on a relay that accepts nothing for a second. With @confirm,
+ * first ask the relay to confirm every stream's packets.
+ */
+void net_settle(struct c_relay *r, int confirm);
+/* Packets left in the buffers because the relay could not take them. */
+extern unsigned long net_deferred;
+
+/* Hooks of stream.c; -EAGAIN: not now, the packet stays in its buffer. */
+int net_trace_start(struct c_trace *t);
+int net_trace_ready(struct c_trace *t);
+void net_trace_close(struct c_trace *t);
+int net_stream_open(struct c_seg *s, struct c_stream *st);
+/* May a packet of @s be queued now? (the queues are bounded) */
+int net_room(const struct c_seg *s);
+int net_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
+	       const struct ctf_packet *p, const void *data, size_t len, uint32_t nev);
+void net_stream_close(struct c_seg *s, struct c_stream *st);
+/* Events sent but not confirmed by a relay that went away. */
+uint64_t net_unconfirmed(const struct c_seg *s, const struct c_stream *st);
+
+#endif

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A session streamed to lttng-relayd: 4 threads x 100,000 events reach the
+# relay's output, which babeltrace2 reads without a word and trace-read
+# too, every thread's seq without a gap; the same as the status says was
+# sent. A relay that is not there is an error of create, exit status 1.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+start_relay a
+start_daemons
+
+# nothing listening: refused at once
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+rc=0
+"$TRACECTL" create nope --set-url "net://127.0.0.1:$port:$port" >"$WORK/nope.out" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "create with no relay exited $rc: $(cat "$WORK/nope.out")"
+grep -q "Connection refused" "$WORK/nope.out" || fail "create did not say why: $(cat "$WORK/nope.out")"
+"$TRACECTL" list | grep -q nope && fail "the refused session exists"
+
+"$TRACECTL" create s --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" >"$WORK/create.out" ||
+	fail "create --set-url failed"
+"$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
+"$TRACECTL" start s >/dev/null
+"$GEN" -n 100000 -t 4 >/dev/null || fail "gen-events failed"
+"$TRACECTL" stop s >"$WORK/stop.out" 2>&1 || fail "stop failed: $(cat "$WORK/stop.out")"
+"$TRACECTL" status s >"$WORK/status.out" 2>&1 || fail "status failed: $(cat "$WORK/status.out")"
+sent=$(sed -n 's/^ *events recorded: //p' "$WORK/status.out")
+disc=$(sed -n 's/^ *events discarded: //p' "$WORK/status.out")
+[ "$((sent + disc))" -eq 400000 ] || fail "sent $sent + discarded $disc != 400000"
+"$TRACECTL" destroy s >/dev/null
+host=$(hostname)
+[ -d "$RELAY_OUT/$host" ] || fail "nothing under the relay's output for host $host: $(ls -R "$RELAY_OUT" | head)"
+n=$(bt_count "$RELAY_OUT" shmtrace_test:event)
+[ "$n" -eq "$sent" ] || fail "babeltrace2 read $n events of $sent sent"
+if [ "$disc" -eq 0 ]; then
+	check_seqs "$WORK/bt.out" 4 100000
+fi
+m=$("$TRACE_READ" --count "$RELAY_OUT" 2>"$WORK/tr.err") || fail "trace-read failed: $(head -3 "$WORK/tr.err")"
+echo "$m" | grep -q "$sent" || fail "trace-read counted '$m', expected $sent"
+echo "ok: $n events streamed and read back ($disc discarded)"
