@@ -4,7 +4,7 @@
  *
  * Each of THREADS threads emits COUNT shmtrace_test:event events with
  * seq = 0..COUNT-1, thread = its index and a payload of STRLEN characters,
- * pausing USEC microseconds after every 1000 with -p.
+ * pausing USEC microseconds after every 1000 with -p, after every one with -e.
  * With -w the program first prints "ready" and waits for a line on
  * standard input (so that a test can act once the process is registered);
  * with -m it emits one shmtrace_test:mark before that (which creates the
@@ -25,7 +25,7 @@
 
 static unsigned long count = 1000;
 static unsigned int strlen_opt = 16;
-static unsigned long pause_us;
+static unsigned long pause_us, every_us;
 static int wait_after;
 static unsigned int finished;
 static int released;
@@ -44,8 +44,9 @@ static void *worker(void *arg)
 	payload[strlen_opt] = 0;
 	for (uint64_t i = 0; i < count; i++) {
 		shmtrace(shmtrace_test, event, i, t, payload);
-		if (pause_us && i % 1000 == 999) {
-			struct timespec ts = { pause_us / 1000000, (long)(pause_us % 1000000) * 1000 };
+		if ((pause_us && i % 1000 == 999) || every_us) {
+			unsigned long us = every_us ? every_us : pause_us;
+			struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
 
 			nanosleep(&ts, NULL);
 		}
@@ -65,7 +66,7 @@ static void *worker(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-p USEC] [-w] [-W] [-T]"
+	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-p USEC] [-e USEC] [-w] [-W] [-T]"
 		" [-m] [-X]\n");
 	exit(1);
 }
@@ -76,12 +77,13 @@ int main(int argc, char **argv)
 	int wait = 0, types = 0, mark = 0, exec_again = 0, c;
 	pthread_t *tids;
 
-	while ((c = getopt(argc, argv, "n:t:s:p:wWTmXh")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:s:p:e:wWTmXh")) != -1) {
 		switch (c) {
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 't': threads = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 's': strlen_opt = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'p': pause_us = strtoul(optarg, NULL, 0); break;
+		case 'e': every_us = strtoul(optarg, NULL, 0); break;
 		case 'w': wait = 1; break;
 		case 'W': wait_after = 1; break;
 		case 'T': types = 1; break;

@@ -55,7 +55,9 @@ INTEGRATION_TESTS = \
 	tests/integration/untraced.sh \
 	tests/integration/record-daemon.sh \
 	tests/integration/allow-uid.sh \
-	tests/integration/stream-relay.sh
+	tests/integration/stream-relay.sh \
+	tests/integration/stream-live.sh \
+	tests/integration/stream-faults.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
