@@ -119,7 +119,7 @@ long ctfmeta_preamble(char *buf, size_t cap, const struct ctf_trace_info *t)
 	sb_printf(&b,
 		  "clock {\n\tname = \"%s\";\n\tuuid = \"%s\";\n"
 		  "\tdescription = \"%s\";\n\tfreq = %" PRIu64 ";\n\tprecision = 1;\n"
-		  "\toffset_s = %" PRId64 ";\n\toffset = %" PRIu64 ";\n\tabsolute = false;\n};\n\n",
+		  "\toffset_s = %" PRId64 ";\n\toffset = %" PRIu64 ";\n\tabsolute = true;\n};\n\n",
 		  t->clock_name, t->clock_uuid, t->clock_desc, t->freq, t->offset_s, t->offset);
 	sb_printf(&b,
 		  "typealias integer { size = 24; align = 1; signed = false; map = clock.%s.value; } := uint24_clock_t;\n"

@@ -351,6 +351,23 @@ struct proc_syms {
 };
 
 static struct sym_cache *sym_cache;	/* NULL: no symbol resolution */
+static bool show_host;			/* the traces come from several hosts */
+
+/* Do the traces of @r name more than one host? */
+static bool several_hosts(const struct shmtrace_rd_reader *r)
+{
+	const char *first = NULL;
+
+	for (size_t i = 0; i < shmtrace_rd_trace_count(r); i++) {
+		const char *h = shmtrace_rd_trace_hostname(shmtrace_rd_trace_at(r, i));
+
+		if (!first)
+			first = h;
+		else if (strcmp(first, h))
+			return true;
+	}
+	return false;
+}
 static struct proc_syms *procs;		/* by trace index */
 static size_t nprocs;
 
@@ -621,6 +638,11 @@ static void print_event(struct print_state *ps, const struct shmtrace_rd_event *
 	}
 	ps->have_last = true;
 
+	if (show_host) {
+		out_cstr(shmtrace_rd_trace_hostname(t));
+		out_room();
+		out_c(':');
+	}
 	out_cstr(shmtrace_rd_trace_procname(t));
 	out_room();
 	out_c(':');
@@ -744,7 +766,15 @@ static void print_json(const struct shmtrace_rd_event *ev)
 	out_s64(ns);
 	out_lit(",\"time\":\"");
 	out_time_bare(ns);
-	out_lit("\",\"proc\":");
+	if (show_host) {
+		const char *h = shmtrace_rd_trace_hostname(t);
+
+		out_lit("\",\"host\":");
+		out_json_str(h, strlen(h));
+		out_lit(",\"proc\":");
+	} else {
+		out_lit("\",\"proc\":");
+	}
 	out_json_str(pn, strlen(pn));
 	out_lit(",\"pid\":");
 	out_s64(shmtrace_rd_trace_vpid(t));
@@ -1074,6 +1104,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace-read: %s\n", err);
 		return 2;
 	}
+	show_host = several_hosts(r);
 	if (mode != M_COUNT && mode != M_STATS && mode != M_LATENCY && symbols &&
 	    syms_init(r) < 0)
 		goto nomem;

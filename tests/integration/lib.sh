@@ -25,8 +25,9 @@ fail() {
 	exit 1
 }
 
+# pid_of NAME [HOME]: the pid of a daemon of HOME (default $SHMTRACE_HOME)
 pid_of() {
-	local f=$SHMTRACE_HOME/$1.pid
+	local f=${2:-$SHMTRACE_HOME}/$1.pid
 	[ -f "$f" ] && cat "$f" || true
 }
 
@@ -51,10 +52,11 @@ start_daemons() {
 	fail "trace-consumerd did not start"
 }
 
+# stop_daemons [HOME]: the daemons of HOME (default $SHMTRACE_HOME), by pid
 stop_daemons() {
 	local s c
-	s=$(pid_of sessiond)
-	c=$(pid_of consumerd)
+	s=$(pid_of sessiond "${1:-}")
+	c=$(pid_of consumerd "${1:-}")
 	if [ -n "$s" ]; then
 		kill -TERM "$s" 2>/dev/null || true
 		wait_gone "$s" || kill -KILL "$s" 2>/dev/null || true
@@ -67,6 +69,9 @@ stop_daemons() {
 cleanup() {
 	local rc=$?
 	stop_daemons
+	for h in ${OTHER_HOMES:-}; do
+		stop_daemons "$h"
+	done
 	stop_relays
 	if [ $rc -ne 0 ] && [ -n "${SHMTRACE_TEST_KEEP:-}" ]; then
 		echo "kept $SHMTRACE_HOME" >&2

@@ -85,7 +85,7 @@ static const char expect_preamble[] =
 	"\tprecision = 1;\n"
 	"\toffset_s = 1700000000;\n"
 	"\toffset = 123;\n"
-	"\tabsolute = false;\n"
+	"\tabsolute = true;\n"
 	"};\n"
 	"\n"
 	"typealias integer { size = 24; align = 1; signed = false; map = clock.monotonic.value; } := uint24_clock_t;\n"
@@ -140,8 +140,12 @@ static void check_enospc(gen_fn fn, const void *arg, long full)
 			ck_assert_msg(r == -ENOSPC, "cap %zu: %ld", cap, r);
 		else
 			ck_assert_int_eq(r, full);
-		for (size_t j = cap; j < size; j++)
-			ck_assert_msg(b[j] == 0x5c, "cap %zu: byte %zu written", cap, j);
+		/* one assertion per capacity: each one costs the harness a write */
+		size_t j = cap;
+
+		while (j < size && b[j] == 0x5c)
+			j++;
+		ck_assert_msg(j == size, "cap %zu: byte %zu written", cap, j);
 	}
 	free(b);
 }
