@@ -23,7 +23,7 @@
  *     fields all hold known values, then an empty packet that skips a
  *     sequence number. shmtrace_rd_open() must accept the
  *     trace exactly when the reader's own checks of the text pass (the
- *     "CTF 1." signature comment first, no NUL byte), and
+ *     "CTF 1.8" signature comment first, no NUL byte), and
  *     shmtrace_rd_next() must return exactly those events, with those
  *     values, at those offsets, in non-decreasing time; the clock
  *     conversion must be monotonic. A stream whose timestamps do not
@@ -692,7 +692,7 @@ static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_met
 	unsigned i;
 	int rc;
 
-	sig_ok = size >= 9 && !memcmp(data, "/* CTF 1.", 9) && !memchr(data, 0, size);
+	sig_ok = tsdl_signature_ok((const char *)data, size) && !memchr(data, 0, size);
 	fm_write_file(fm_meta, data, size);
 	for (i = 0; i < FM_MAX_STREAMS; i++) {
 		b.len = 0;

@@ -758,7 +758,8 @@ def random_cases(T, L, n, seed):
 # ---- running ---------------------------------------------------------------
 
 def limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (TR_MEMORY, TR_MEMORY))
+    if TR_MEMORY:
+        resource.setrlimit(resource.RLIMIT_AS, (TR_MEMORY, TR_MEMORY))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
@@ -821,6 +822,9 @@ def check(case, d, args):
         return "FAIL", "trace-read killed by signal %d" % -trst, info
     if "out of memory" in trerr_s:
         return "FAIL", "trace-read ran out of memory (%d MiB)" % (TR_MEMORY >> 20), info
+    if "Sanitizer" in trerr_s or "runtime error:" in trerr_s:
+        return "FAIL", "trace-read: %s" % next(l for l in trerr_s.splitlines()
+                                               if "Sanitizer" in l or "runtime error:" in l), info
     if trst not in (0, 2):
         return "FAIL", "trace-read exited with %s" % trst, info
     if trst == 2 and not trmsg:
@@ -875,7 +879,13 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default=None)
     ap.add_argument("--keep", action="store_true", help="keep every case")
+    ap.add_argument("--no-memory-limit", action="store_true",
+                    help="for a trace-read built with AddressSanitizer")
     args = ap.parse_args()
+    global TR_MEMORY, TR_TIMEOUT
+    if args.no_memory_limit:
+        TR_MEMORY = 0
+        TR_TIMEOUT *= 6
     T = Trace(args.plain)
     L = Trace(args.lz4) if args.lz4 != "-" else None
     cases = directed(T, L) + random_cases(T, L, args.random, args.seed)

@@ -292,7 +292,7 @@ static int shmtrace_rd_read_metadata(struct shmtrace_rd_trace *t, char *err, siz
 		       t->meta_path);
 		goto out;
 	}
-	if (st.st_size < 9 || memcmp(text, "/* CTF 1.", 9)) {
+	if (!tsdl_signature_ok(text, st.st_size)) {
 		rc = -EINVAL;
 		shmtrace_rd_msg(err, errlen,
 		       "%s:1: not CTF metadata (missing \"/* CTF 1.8 */\" signature)",
@@ -641,10 +641,11 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 			       "timestamp_end %" PRIu64 " is out of the clock's range",
 			       tse);
 	if (s->have_packet) {
-		if (tsb < s->last_ts)
+		/* (the previous packet's events are in its time range) */
+		if (tsb < s->ts_end)
 			return shmtrace_rd_fail(r, s, off + 32, -EBADMSG,
-				       "timestamp_begin %" PRIu64 " goes back before the previous event (%" PRIu64 ")",
-				       tsb, s->last_ts);
+				       "timestamp_begin %" PRIu64 " goes back before the previous packet's timestamp_end (%" PRIu64 ")",
+				       tsb, s->ts_end);
 		if (seq <= s->seq)
 			return shmtrace_rd_fail(r, s, off + 64, -EBADMSG,
 				       "packet_seq_num %" PRIu64 " does not follow %" PRIu64,

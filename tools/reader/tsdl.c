@@ -1171,9 +1171,11 @@ static int tsdl_parse_typealias(struct tsdl_parser *P, bool is_typedef)
 {
 	struct tsdl_type *t;
 	const char *name = NULL;
-	int rc;
+	int line, rc;
+	void *old;
 
 	rc = tsdl_parse_type(P, &t);
+	line = P->tok.line;
 	if (!rc && !is_typedef)
 		rc = tsdl_expect(P, P_TYPEASSIGN);
 	if (!rc)
@@ -1182,9 +1184,10 @@ static int tsdl_parse_typealias(struct tsdl_parser *P, bool is_typedef)
 		rc = tsdl_expect(P, ';');
 	if (rc)
 		return rc;
-	/* a later alias of the same name hides the earlier one */
-	if (tsdl_map_put(&P->arena, &P->aliases, name, t, NULL))
+	if (tsdl_map_put(&P->arena, &P->aliases, name, t, &old))
 		return tsdl_nomem(P);
+	if (old)
+		return tsdl_err(P, line, "duplicate type alias '%s'", name);
 	return 0;
 }
 
@@ -1314,7 +1317,11 @@ static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
 			rc = tsdl_val_u64(P, v, key, &ev->stream_id);
 			ev->has_stream_id = true;
 		} else if (!strcmp(key, "loglevel")) {
-			rc = tsdl_val_s64(P, v, key, &ev->cls.loglevel);
+			/* unsigned, as babeltrace2 reads it */
+			rc = tsdl_val_u64(P, v, key, &u);
+			if (!rc && u > INT64_MAX)
+				rc = tsdl_err(P, v->line, "'%s' is out of range", key);
+			ev->cls.loglevel = (int64_t)u;
 			ev->cls.has_loglevel = true;
 		}
 		break;
@@ -1430,13 +1437,6 @@ static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 	if (b == B_EVENT) {
 		if (!ev->has_name || !ev->has_id)
 			return tsdl_err(P, line, "event without name or id");
-		if (ev->has_stream_id) {
-			ev->sc = tsdl_declared_stream(P, ev->stream_id);
-			if (!ev->sc)
-				return tsdl_err(P, line,
-						"event '%s' refers to unknown stream %" PRIu64,
-						ev->cls.name, ev->stream_id);
-		}
 		ev->next = P->evs;
 		P->evs = ev;
 		P->nevs++;
@@ -1837,6 +1837,18 @@ static int tsdl_finish_events(struct tsdl_parser *P)
 	struct tsdl_ev *e, *bad = NULL;
 	uint32_t i;
 
+	/* stream classes may be declared after their events, as in CTF */
+	for (e = P->evs; e; e = e->next) {
+		if (e->has_stream_id) {
+			e->sc = tsdl_declared_stream(P, e->stream_id);
+			if (!e->sc)
+				bad = e;
+		}
+	}
+	if (bad)
+		return tsdl_err(P, bad->line,
+				"event '%s' refers to unknown stream %" PRIu64,
+				bad->cls.name, bad->stream_id);
 	for (e = P->evs; e; e = e->next) {
 		if (!e->sc && P->nscs > 1)
 			bad = e;	/* the first declared one, in the end */
@@ -2001,6 +2013,36 @@ static int tsdl_parse_top(struct tsdl_parser *P)
 	if (!rc && P->failed)
 		rc = -EINVAL;
 	return rc;
+}
+
+/* Up to 10 decimal digits after blanks, as scanf's %10u reads them. */
+static bool tsdl_sig_number(const char **p, const char *end, uint64_t *v)
+{
+	int n = 0;
+
+	while (*p < end && (**p == ' ' || (**p >= '\t' && **p <= '\r')))
+		(*p)++;
+	*v = 0;
+	while (*p < end && n < 10 && **p >= '0' && **p <= '9') {
+		*v = *v * 10 + (uint64_t)(**p - '0');
+		(*p)++;
+		n++;
+	}
+	return n > 0;
+}
+
+bool tsdl_signature_ok(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	uint64_t major, minor;
+
+	if (len < 6 || memcmp(text, "/* CTF", 6))
+		return false;
+	p += 6;
+	if (!tsdl_sig_number(&p, end, &major) || p == end || *p++ != '.' ||
+	    !tsdl_sig_number(&p, end, &minor))
+		return false;
+	return major == 1 && minor == 8;
 }
 
 int tsdl_parse(const char *text, size_t len, const char *path,

@@ -143,6 +143,12 @@ static inline uint64_t tsdl_cycles_to_ns(uint64_t freq, uint64_t v)
 }
 
 /*
+ * Does the text start with the signature of CTF 1.8 metadata, as
+ * babeltrace2 reads it: "/" "* CTF 1.8" (blanks allowed before the numbers)?
+ */
+bool tsdl_signature_ok(const char *text, size_t len);
+
+/*
  * Parse @len bytes of metadata text. @path is only used in error messages,
  * which have the form "PATH:LINE: what" and are written to @err.
  * Returns 0 and sets *@out, or -EINVAL (malformed or unsupported) /
