@@ -10,10 +10,12 @@
  * ends), and every stream class's event context and every event's payload
  * struct are lowered to flat arrays of struct tsdl_field that the reader
  * decodes. Event classes are keyed by (stream class, id): an event block
- * names a stream class declared before it (or none when the trace has a
- * single stream class), and tsdl_finish() sorts them by that key, so each
- * stream class's events are one slice of the array, with its own dense id
- * table.
+ * names a stream class declared anywhere in the text (or none when the
+ * trace has a single stream class), and tsdl_finish() sorts them by that
+ * key, so each stream class's events are one slice of the array, with its
+ * own dense id table. Names (type aliases, env keys, the fields of a
+ * struct, the attributes of a block) are looked up in hash maps, so that
+ * parsing takes time linear in the text.
  *
  * Invariants:
  *  - every allocation (tokens' strings, types, the result) comes from one
