@@ -955,6 +955,13 @@ static void progress(uint64_t n, int64_t t0, int *shown)
 	*shown = 1;
 }
 
+/* Free the selection, return @status: for the exits before the trace is open. */
+static int sel_done(struct sel *sel, int status)
+{
+	sel_free(sel);
+	return status;
+}
+
 static int bad_usage(const char *what, const char *arg)
 {
 	fprintf(stderr, "trace-read: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
@@ -1009,10 +1016,10 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			usage(stdout);
-			return 0;
+			return sel_done(sel, 0);
 		case 'V':
 			printf("trace-read (shmtrace) %s\n", PACKAGE_VERSION);
-			return 0;
+			return sel_done(sel, 0);
 		case 'r':
 			ps.raw = true;
 			break;
@@ -1031,11 +1038,11 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			if (sel_add_event(sel, optarg) < 0)
-				return 2;
+				return sel_done(sel, 2);
 			break;
 		case 'f':
 			if (sel_set_filter(sel, optarg, err, sizeof(err)) < 0)
-				return bad_usage("bad filter", err);
+				return sel_done(sel, bad_usage("bad filter", err));
 			break;
 		case OPT_NO_SYMBOLS:
 			symbols = false;
@@ -1044,7 +1051,7 @@ int main(int argc, char **argv)
 			if (!strcmp(optarg, "json"))
 				mode = M_JSON;
 			else if (strcmp(optarg, "text"))
-				return bad_usage("unknown format", optarg);
+				return sel_done(sel, bad_usage("unknown format", optarg));
 			break;
 		case OPT_TIME_FORMAT:
 			if (!strcmp(optarg, "clock"))
@@ -1056,7 +1063,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "relative"))
 				time_format = TF_RELATIVE;
 			else
-				return bad_usage("unknown time format", optarg);
+				return sel_done(sel, bad_usage("unknown time format", optarg));
 			break;
 		case OPT_PID:
 			sel_add_pid(sel, strtoll(optarg, NULL, 10));
@@ -1067,7 +1074,7 @@ int main(int argc, char **argv)
 		case OPT_BEGIN:
 		case OPT_END:
 			if ((c == OPT_BEGIN ? sel_set_begin : sel_set_end)(sel, optarg) < 0)
-				return bad_usage("bad time", optarg);
+				return sel_done(sel, bad_usage("bad time", optarg));
 			break;
 		case OPT_BY:
 			by = optarg;
@@ -1075,26 +1082,26 @@ int main(int argc, char **argv)
 		case OPT_SLOWER:
 			slower = an_parse_duration(optarg);
 			if (slower <= 0)
-				return bad_usage("bad duration", optarg);
+				return sel_done(sel, bad_usage("bad duration", optarg));
 			break;
 		case OPT_EXPORT:
 			if (strcmp(optarg, "chrome") || optind >= argc)
-				return bad_usage("usage: --export chrome FILE", NULL);
+				return sel_done(sel, bad_usage("usage: --export chrome FILE", NULL));
 			mode = M_CHROME;
 			export_file = argv[optind++];
 			break;
 		default:
 			usage(stderr);
-			return 1;
+			return sel_done(sel, 1);
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "trace-read: missing PATH\n");
 		usage(stderr);
-		return 1;
+		return sel_done(sel, 1);
 	}
 	if ((by || slower) && mode != M_LATENCY)
-		return bad_usage("--by and --slower-than go with --latency", NULL);
+		return sel_done(sel, bad_usage("--by and --slower-than go with --latency", NULL));
 	tzset();
 	raise_fd_limit();
 
@@ -1102,7 +1109,7 @@ int main(int argc, char **argv)
 		     err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "trace-read: %s\n", err);
-		return 2;
+		return sel_done(sel, 2);
 	}
 	show_host = several_hosts(r);
 	if (mode != M_COUNT && mode != M_STATS && mode != M_LATENCY && symbols &&

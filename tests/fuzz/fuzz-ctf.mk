@@ -11,14 +11,23 @@
 # and tests/fuzz/fuzz-stream-libfuzzer with libFuzzer and sanitizers.
 
 fuzz_metadata_corpus = \
+	tests/fuzz/corpus-metadata/babeltrace2-grammar.tsdl \
 	tests/fuzz/corpus-metadata/bad-syntax.tsdl \
+	tests/fuzz/corpus-metadata/clock-freq-max.tsdl \
+	tests/fuzz/corpus-metadata/clock-map-unknown.tsdl \
 	tests/fuzz/corpus-metadata/clock-overflow.tsdl \
 	tests/fuzz/corpus-metadata/clock-underflow.tsdl \
 	tests/fuzz/corpus-metadata/context-classes.tsdl \
+	tests/fuzz/corpus-metadata/duplicate-attribute.tsdl \
+	tests/fuzz/corpus-metadata/duplicate-field.tsdl \
 	tests/fuzz/corpus-metadata/gen-events-monotonic.tsdl \
 	tests/fuzz/corpus-metadata/gen-events-tsc.tsdl \
 	tests/fuzz/corpus-metadata/grammar.tsdl \
-	tests/fuzz/corpus-metadata/minimal.tsdl
+	tests/fuzz/corpus-metadata/header-enum-partial.tsdl \
+	tests/fuzz/corpus-metadata/header-enum-reversed.tsdl \
+	tests/fuzz/corpus-metadata/header-timestamp-align16.tsdl \
+	tests/fuzz/corpus-metadata/minimal.tsdl \
+	tests/fuzz/corpus-metadata/sequence-signed-length.tsdl
 fuzz_stream_corpus = \
 	tests/fuzz/corpus-stream/compact-wrap-past-2-64.ctf \
 	tests/fuzz/corpus-stream/consumer-frames.lz4 \
@@ -27,7 +36,11 @@ fuzz_stream_corpus = \
 	tests/fuzz/corpus-stream/discarded-events.ctf \
 	tests/fuzz/corpus-stream/lz4-command.lz4 \
 	tests/fuzz/corpus-stream/one-packet-all-types.ctf \
-	tests/fuzz/corpus-stream/six-packets-two-threads.ctf
+	tests/fuzz/corpus-stream/packet-repeated.ctf \
+	tests/fuzz/corpus-stream/packet-size-not-bytes.ctf \
+	tests/fuzz/corpus-stream/packets-swapped.ctf \
+	tests/fuzz/corpus-stream/six-packets-two-threads.ctf \
+	tests/fuzz/corpus-stream/timestamp-end-out-of-range.ctf
 EXTRA_DIST += $(fuzz_metadata_corpus) $(fuzz_stream_corpus)
 
 check_PROGRAMS += tests/fuzz/fuzz-metadata tests/fuzz/fuzz-stream

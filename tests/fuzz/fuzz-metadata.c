@@ -23,10 +23,13 @@
  *     fields all hold known values, then an empty packet that skips a
  *     sequence number. shmtrace_rd_open() must accept the
  *     trace exactly when the reader's own checks of the text pass (the
- *     "CTF 1." signature comment first, no NUL byte), and
+ *     "CTF 1.8" signature comment first, no NUL byte), and
  *     shmtrace_rd_next() must return exactly those events, with those
  *     values, at those offsets, in non-decreasing time; the clock
- *     conversion must be monotonic. One input in 16 that does not parse
+ *     conversion must be monotonic. A stream whose timestamps do not
+ *     convert to an int64_t of ns since the Epoch (rare: most start low
+ *     instead) must make shmtrace_rd_next() fail before any event, naming
+ *     the clock's range. One input in 16 that does not parse
  *     goes through shmtrace_rd_open() too: it must fail with a message
  *     that names the metadata file.
  *
@@ -444,10 +447,24 @@ static void fm_end_packet(struct fm_buf *b, size_t start, uint64_t tse)
 	fm_set_le(b, start + 56, bits, 8);
 }
 
-/* Write stream file @i, of stream class @sc; returns the number of events in *ev. */
+/* Does clock value @v convert to ns since the Epoch (as the reader checks)? */
+static bool fm_in_range(const struct tsdl_metadata *m, uint64_t v)
+{
+	uint64_t ns = tsdl_cycles_to_ns(m->clock.freq, v);
+	int64_t r;
+
+	return ns < INT64_MAX && !__builtin_add_overflow(m->clock.base_ns, (int64_t)ns, &r);
+}
+
+/*
+ * Write stream file @i, of stream class @sc; returns the number of events
+ * in *ev. *@in_range tells whether its timestamps convert to times: most
+ * streams whose would not start at 1000 instead, the others must make the
+ * reader fail.
+ */
 static size_t fm_make_stream(struct fm_buf *b, const struct tsdl_metadata *m,
 			     const struct tsdl_stream_class *sc, unsigned i,
-			     uint64_t h, struct fm_event *ev)
+			     uint64_t h, struct fm_event *ev, bool *in_range)
 {
 	static const uint64_t begins[] = {
 		0, 1000, 0xfffff0, (UINT64_C(1) << 32) - 3, UINT64_C(1) << 62,
@@ -455,8 +472,11 @@ static size_t fm_make_stream(struct fm_buf *b, const struct tsdl_metadata *m,
 	};
 	static const uint64_t steps[] = { 0, 1, 3, 0x10000, 0xfffff, 0xffffff };
 	uint64_t ts = begins[h % 6], step = steps[(h >> 8) % 6];
+	uint64_t last = ts + step * (uint64_t)FM_MAX_CLASSES;
 	size_t n = 0, k;
 
+	if ((last < ts || !fm_in_range(m, last)) && (h >> 24) % 8)
+		ts = 1000;
 	b->len = 0;
 	fm_put_header(b, m, sc, i, ts, 0);
 	for (k = 0; k < sc->nevents && n < FM_MAX_CLASSES; k++) {
@@ -489,6 +509,7 @@ static size_t fm_make_stream(struct fm_buf *b, const struct tsdl_metadata *m,
 	k = b->len;
 	fm_put_header(b, m, sc, i, ts, 2);
 	fm_end_packet(b, k, ts);
+	*in_range = fm_in_range(m, ts);
 	return n;
 }
 
@@ -667,16 +688,18 @@ static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_met
 	size_t n[FM_MAX_STREAMS] = { 0 }, nev[FM_MAX_STREAMS] = { 0 };
 	uint64_t h = fm_hash(data, size);
 	int64_t last_ns = INT64_MIN;
+	bool sig_ok, in_range = true, ok;
 	unsigned i;
-	bool sig_ok;
 	int rc;
 
-	sig_ok = size >= 9 && !memcmp(data, "/* CTF 1.", 9) && !memchr(data, 0, size);
+	sig_ok = tsdl_signature_ok((const char *)data, size) && !memchr(data, 0, size);
 	fm_write_file(fm_meta, data, size);
 	for (i = 0; i < FM_MAX_STREAMS; i++) {
 		b.len = 0;
-		if (m && i < m->nstreams)
-			nev[i] = fm_make_stream(&b, m, &m->streams[i], i, h >> i, ev[i]);
+		if (m && i < m->nstreams) {
+			nev[i] = fm_make_stream(&b, m, &m->streams[i], i, h >> i, ev[i], &ok);
+			in_range = in_range && ok;
+		}
 		fm_write_file(fm_stream[i], b.p ? b.p : (const unsigned char *)"", b.len);
 	}
 
@@ -691,6 +714,13 @@ static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_met
 		CHECK(rc == 0);
 	}
 	fm_check_trace(r, m);
+	if (!in_range) {
+		/* a first packet's timestamp_end out of range: before any event */
+		CHECK(shmtrace_rd_next(r, &e) == -EBADMSG);
+		CHECK(strstr(shmtrace_rd_errmsg(r), "is out of the clock's range"));
+		shmtrace_rd_close(r);
+		return;
+	}
 	while ((rc = shmtrace_rd_next(r, &e)) > 0) {
 		for (i = 0; shmtrace_rd_event_stream(e) != shmtrace_rd_stream_at(r, i); i++)
 			CHECK(i + 1 < FM_MAX_STREAMS);

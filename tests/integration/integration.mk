@@ -67,3 +67,8 @@ EXTRA_DIST += tests/integration/lib.sh
 TESTS += tests/integration/read-context.sh
 dist_check_SCRIPTS += tests/integration/read-context.sh
 EXTRA_DIST += tests/integration/read-context-gen.py tests/integration/hostile-clients.py
+
+# trace-read against babeltrace2 on a corpus of damaged real traces
+TESTS += tests/integration/read-fuzz.sh
+dist_check_SCRIPTS += tests/integration/read-fuzz.sh
+EXTRA_DIST += tests/integration/read-fuzz.py

@@ -49,7 +49,6 @@
 #define SHMTRACE_RD_MAX_DEPTH 8
 #define SHMTRACE_RD_MAX_METADATA (64U << 20)
 #define SHMTRACE_RD_MAX_PACKET (256U << 20)
-#define SHMTRACE_RD_NS_PER_S 1000000000LL
 
 struct shmtrace_rd_trace {
 	char *path;
@@ -212,52 +211,32 @@ static int shmtrace_rd_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static uint64_t shmtrace_rd_cycles_to_ns(uint64_t freq, uint64_t v)
-{
-	double d;
-
-	if (freq == 1000000000)
-		return v;
-	/* same conversion as babeltrace2, so timestamps agree */
-	d = 1e9 * (double)v / (double)freq;
-	if (d >= 18446744073709551615.0)
-		return UINT64_MAX;
-	return (uint64_t)d;
-}
-
 /* ---- clock ------------------------------------------------------------- */
 
-/*
- * The metadata's offsets are any int64: times saturate at INT64_MIN and
- * INT64_MAX ns rather than wrap around (which would also be undefined).
- */
+/* The clock's offset: tsdl_parse() checked that it fits in ns. */
 static void shmtrace_rd_trace_init_clock(struct shmtrace_rd_trace *t)
 {
-	const struct tsdl_clock *c = &t->meta->clock;
-	int64_t off_s = c->offset_s, cyc = c->offset, q, ns;
-	int64_t f = c->freq > INT64_MAX ? INT64_MAX : (int64_t)c->freq;
-
-	/* normalise offset into [0, freq) cycles plus seconds */
-	q = cyc / f;
-	cyc %= f;
-	if (cyc < 0) {
-		cyc += f;
-		q--;
-	}
-	if (__builtin_add_overflow(off_s, q, &off_s))
-		off_s = q < 0 ? INT64_MIN : INT64_MAX;
-	t->freq = c->freq;
-	if (__builtin_mul_overflow(off_s, SHMTRACE_RD_NS_PER_S, &ns))
-		ns = off_s < 0 ? INT64_MIN : INT64_MAX;
-	/* cyc < freq: less than a second, which cannot go below INT64_MIN */
-	if (__builtin_add_overflow(ns, (int64_t)shmtrace_rd_cycles_to_ns(c->freq, (uint64_t)cyc),
-				   &t->base_ns))
-		t->base_ns = INT64_MAX;
+	t->freq = t->meta->clock.freq;
+	t->base_ns = t->meta->clock.base_ns;
 }
 
+/*
+ * Does clock value @v convert to ns since the Epoch (an int64_t)? The
+ * reader refuses a packet whose timestamp_begin or timestamp_end does not,
+ * as babeltrace2 does; its events' timestamps lie between the two.
+ */
+static bool shmtrace_rd_ns_ok(const struct shmtrace_rd_trace *t, uint64_t v)
+{
+	uint64_t ns = tsdl_cycles_to_ns(t->freq, v);
+	int64_t r;
+
+	return ns < INT64_MAX && !__builtin_add_overflow(t->base_ns, (int64_t)ns, &r);
+}
+
+/* Clock value to ns since the Epoch, saturated at INT64_MAX. */
 static inline int64_t shmtrace_rd_ns(const struct shmtrace_rd_trace *t, uint64_t v)
 {
-	uint64_t ns = shmtrace_rd_cycles_to_ns(t->freq, v);
+	uint64_t ns = tsdl_cycles_to_ns(t->freq, v);
 	int64_t r;
 
 	/* base_ns + ns, saturated at INT64_MAX (it cannot go below INT64_MIN) */
@@ -313,7 +292,7 @@ static int shmtrace_rd_read_metadata(struct shmtrace_rd_trace *t, char *err, siz
 		       t->meta_path);
 		goto out;
 	}
-	if (st.st_size < 9 || memcmp(text, "/* CTF 1.", 9)) {
+	if (!tsdl_signature_ok(text, st.st_size)) {
 		rc = -EINVAL;
 		shmtrace_rd_msg(err, errlen,
 		       "%s:1: not CTF metadata (missing \"/* CTF 1.8 */\" signature)",
@@ -358,10 +337,7 @@ static int shmtrace_rd_add_stream(struct shmtrace_rd_reader *r, struct shmtrace_
 	s->trace = t;
 	s->ev.stream = s;
 	s->path = shmtrace_rd_join(t->path, name);
-	s->foff = calloc(t->meta->max_fields + 1, sizeof(*s->foff));
-	if (!s->path || !s->foff) {
-		free(s->path);
-		free(s->foff);
+	if (!s->path) {
 		free(s);
 		goto nomem;
 	}
@@ -660,11 +636,16 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 		return shmtrace_rd_fail(r, s, off + 32, -EBADMSG,
 			       "timestamp_begin %" PRIu64 " > timestamp_end %" PRIu64,
 			       tsb, tse);
+	if (!shmtrace_rd_ns_ok(s->trace, tse))
+		return shmtrace_rd_fail(r, s, off + 40, -EBADMSG,
+			       "timestamp_end %" PRIu64 " is out of the clock's range",
+			       tse);
 	if (s->have_packet) {
-		if (tsb < s->last_ts)
+		/* (the previous packet's events are in its time range) */
+		if (tsb < s->ts_end)
 			return shmtrace_rd_fail(r, s, off + 32, -EBADMSG,
-				       "timestamp_begin %" PRIu64 " goes back before the previous event (%" PRIu64 ")",
-				       tsb, s->last_ts);
+				       "timestamp_begin %" PRIu64 " goes back before the previous packet's timestamp_end (%" PRIu64 ")",
+				       tsb, s->ts_end);
 		if (seq <= s->seq)
 			return shmtrace_rd_fail(r, s, off + 64, -EBADMSG,
 				       "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
@@ -693,6 +674,12 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 	if (rc)
 		return shmtrace_rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
 			       "read error: %s", strerror(-rc));
+	if (!s->foff) {
+		/* field offsets for the largest event of the stream class */
+		s->foff = calloc(sc->max_fields + 1, sizeof(*s->foff));
+		if (!s->foff)
+			return shmtrace_rd_fail(r, s, off, -ENOMEM, "out of memory");
+	}
 	s->have_packet = true;
 	s->sc = sc;
 	s->pkt_off = off;
@@ -890,6 +877,52 @@ static void shmtrace_rd_retire(struct shmtrace_rd_stream *s)
 	s->fd = -1;
 }
 
+static int shmtrace_rd_cmp_instance(const void *a, const void *b)
+{
+	const struct shmtrace_rd_stream *x = *(const struct shmtrace_rd_stream *const *)a;
+	const struct shmtrace_rd_stream *y = *(const struct shmtrace_rd_stream *const *)b;
+
+	if (x->trace != y->trace)
+		return x->trace->index < y->trace->index ? -1 : 1;
+	if (x->sc->id != y->sc->id)
+		return x->sc->id < y->sc->id ? -1 : 1;
+	if (x->instance_id != y->instance_id)
+		return x->instance_id < y->instance_id ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Every stream file of a trace is a stream of its own: two that give the
+ * same stream class and stream_instance_id in their first packets are one
+ * stream copied (doc/trace-format.md), whose events would be read twice.
+ */
+static int shmtrace_rd_check_instances(struct shmtrace_rd_reader *r)
+{
+	struct shmtrace_rd_stream **v, *a, *b;
+	size_t i, n = 0;
+	int rc = 0;
+
+	v = malloc((r->nstreams + 1) * sizeof(*v));
+	if (!v)
+		return shmtrace_rd_fail(r, r->streams[0], 0, -ENOMEM, "out of memory");
+	for (i = 0; i < r->nstreams; i++) {
+		if (r->streams[i]->have_packet)
+			v[n++] = r->streams[i];
+	}
+	qsort(v, n, sizeof(*v), shmtrace_rd_cmp_instance);
+	for (i = 1; i < n && !rc; i++) {
+		a = v[i - 1];
+		b = v[i];
+		if (a->trace == b->trace && a->sc->id == b->sc->id &&
+		    a->instance_id == b->instance_id)
+			rc = shmtrace_rd_fail(r, b, b->pkt_off + 24, -EBADMSG,
+					      "stream instance id %" PRIu64 " of stream id %" PRIu32 " also in %s",
+					      b->instance_id, b->sc->id, a->path);
+	}
+	free(v);
+	return rc;
+}
+
 int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_event **ev)
 {
 	size_t i;
@@ -909,6 +942,11 @@ int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_even
 			} else {
 				shmtrace_rd_retire(r->streams[i]);
 			}
+		}
+		if (r->nstreams) {
+			rc = shmtrace_rd_check_instances(r);
+			if (rc < 0)
+				return rc;
 		}
 	} else if (r->cur) {
 		rc = shmtrace_rd_advance(r, r->cur);

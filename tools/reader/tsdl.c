@@ -10,10 +10,12 @@
  * ends), and every stream class's event context and every event's payload
  * struct are lowered to flat arrays of struct tsdl_field that the reader
  * decodes. Event classes are keyed by (stream class, id): an event block
- * names a stream class declared before it (or none when the trace has a
- * single stream class), and tsdl_finish() sorts them by that key, so each
- * stream class's events are one slice of the array, with its own dense id
- * table.
+ * names a stream class declared anywhere in the text (or none when the
+ * trace has a single stream class), and tsdl_finish() sorts them by that
+ * key, so each stream class's events are one slice of the array, with its
+ * own dense id table. Names (type aliases, env keys, the fields of a
+ * struct, the attributes of a block) are looked up in hash maps, so that
+ * parsing takes time linear in the text.
  *
  * Invariants:
  *  - every allocation (tokens' strings, types, the result) comes from one
@@ -36,6 +38,7 @@
 #define TSDL_MAX_DEPTH 32
 #define TSDL_MAX_ARRAY (1U << 20)
 #define TSDL_DENSE_MAX 65536U
+#define TSDL_MAX_MEMBERS 65536U	/* fields of a struct, options of a variant */
 
 /* ---- arena ------------------------------------------------------------- */
 
@@ -82,6 +85,84 @@ static void tsdl_arena_free(struct tsdl_chunk *c)
 	}
 }
 
+/* ---- string map -------------------------------------------------------- */
+
+/*
+ * Open-addressing hash map from NUL-terminated strings to pointers, its
+ * slots in the arena (a grown table leaves the old one there: at most as
+ * much again). Names are looked up in constant time, so that metadata with
+ * many type aliases, env keys or fields parses in linear time.
+ */
+struct tsdl_slot {
+	const char *key;
+	void *val;
+};
+
+struct tsdl_map {
+	struct tsdl_slot *slots;
+	uint32_t cap;		/* 0 or a power of two */
+	uint32_t n;
+};
+
+static uint32_t tsdl_hash(const char *s)
+{
+	uint32_t h = 2166136261U;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619U;
+	return h;
+}
+
+static struct tsdl_slot *tsdl_map_slot(const struct tsdl_map *m, const char *key)
+{
+	uint32_t i = tsdl_hash(key) & (m->cap - 1);
+
+	while (m->slots[i].key && strcmp(m->slots[i].key, key))
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+/* The value of @key, or NULL. */
+static void *tsdl_map_get(const struct tsdl_map *m, const char *key)
+{
+	return m->cap ? tsdl_map_slot(m, key)->val : NULL;
+}
+
+/*
+ * Set @key to @val (non-NULL); *@old (if given) gets the value it had, or
+ * NULL. Returns 0, or -ENOMEM.
+ */
+static int tsdl_map_put(struct tsdl_chunk **arena, struct tsdl_map *m,
+			const char *key, void *val, void **old)
+{
+	struct tsdl_slot *sl;
+
+	if (m->n + 1 > m->cap / 2) {
+		uint32_t cap = m->cap ? m->cap * 2 : 16, i;
+		struct tsdl_map n = { NULL, cap, 0 };
+
+		if (cap > (1U << 30))
+			return -ENOMEM;
+		n.slots = tsdl_alloc(arena, cap * sizeof(*n.slots));
+		if (!n.slots)
+			return -ENOMEM;
+		for (i = 0; i < m->cap; i++) {
+			if (m->slots[i].key)
+				*tsdl_map_slot(&n, m->slots[i].key) = m->slots[i];
+		}
+		n.n = m->n;
+		*m = n;
+	}
+	sl = tsdl_map_slot(m, key);
+	if (old)
+		*old = sl->val;
+	if (!sl->key)
+		m->n++;
+	sl->key = key;
+	sl->val = val;
+	return 0;
+}
+
 /* ---- type tree --------------------------------------------------------- */
 
 enum tsdl_tkind {
@@ -97,6 +178,13 @@ enum tsdl_tkind {
 
 struct tsdl_member;
 
+/* A mapping of an enumeration: label = lo ... hi (container's signedness). */
+struct tsdl_enum_map {
+	const char *label;
+	int64_t lo, hi;		/* unsigned containers: uint64 bit patterns */
+	struct tsdl_enum_map *next;
+};
+
 struct tsdl_type {
 	enum tsdl_tkind kind;
 	int line;
@@ -110,6 +198,7 @@ struct tsdl_type {
 	const char *tag;		/* variant */
 	struct tsdl_member *members;	/* struct, variant */
 	unsigned nmembers;
+	struct tsdl_enum_map *maps;	/* enum, in declaration order */
 };
 
 struct tsdl_member {
@@ -117,12 +206,6 @@ struct tsdl_member {
 	int line;
 	struct tsdl_type *type;
 	struct tsdl_member *next;
-};
-
-struct tsdl_alias {
-	const char *name;
-	struct tsdl_type *type;
-	struct tsdl_alias *next;
 };
 
 /* A stream block being parsed. */
@@ -174,7 +257,8 @@ struct tsdl_parser {
 	size_t errlen;
 	struct tsdl_chunk *arena;
 	struct tsdl_token tok;
-	struct tsdl_alias *aliases;
+	struct tsdl_map aliases;	/* name -> struct tsdl_type */
+	struct tsdl_map env_keys;	/* the env keys (a set: key -> key) */
 	struct tsdl_metadata *m;
 	struct tsdl_env_entry *env_list;	/* grown by copy */
 	uint32_t env_cap;
@@ -253,8 +337,8 @@ static void tsdl_lex_fail(struct tsdl_parser *P, const char *what)
 	P->p = P->end;
 }
 
-/* Skip blanks and comments; returns false on an unterminated comment. */
-static bool tsdl_skip_space(struct tsdl_parser *P)
+/* Skip blanks and comments. */
+static void tsdl_skip_space(struct tsdl_parser *P)
 {
 	while (P->p < P->end) {
 		char c = *P->p;
@@ -268,9 +352,13 @@ static bool tsdl_skip_space(struct tsdl_parser *P)
 		} else if (c == '/' && P->end - P->p >= 2 && P->p[1] == '*') {
 			P->p += 2;
 			for (;;) {
+				/*
+				 * A comment left open at the end of the text
+				 * ends there, as babeltrace2 reads it.
+				 */
 				if (P->end - P->p < 2) {
 					P->p = P->end;
-					return false;
+					return;
 				}
 				if (P->p[0] == '*' && P->p[1] == '/') {
 					P->p += 2;
@@ -287,7 +375,6 @@ static bool tsdl_skip_space(struct tsdl_parser *P)
 			break;
 		}
 	}
-	return true;
 }
 
 static void tsdl_lex_string(struct tsdl_parser *P)
@@ -327,10 +414,7 @@ static void tsdl_lex_string(struct tsdl_parser *P)
 			case '0': c = '\0'; break;
 			default: break;	/* \" \\ \' and unknown: literal */
 			}
-			if (!c) {
-				tsdl_lex_fail(P, "NUL character in string literal");
-				return;
-			}
+			/* \0: the string ends there (a C string) */
 		}
 		*o++ = c;
 	}
@@ -393,10 +477,7 @@ static void tsdl_next(struct tsdl_parser *P)
 		P->tok.kind = T_EOF;
 		return;
 	}
-	if (!tsdl_skip_space(P)) {
-		tsdl_lex_fail(P, "unterminated comment");
-		return;
-	}
+	tsdl_skip_space(P);
 	P->tok.line = P->line;
 	if (P->p >= P->end) {
 		P->tok.kind = T_EOF;
@@ -703,10 +784,35 @@ static int tsdl_check_byte_order(struct tsdl_parser *P,
 }
 
 /* integer { ... } and floating_point { ... } attribute lists */
+/*
+ * map = clock.NAME.value (or clock.NAME): NAME must be the clock declared
+ * before. Other values map nothing, as babeltrace2 takes them.
+ */
+static int tsdl_check_map(struct tsdl_parser *P, const struct tsdl_value *v)
+{
+	const char *name, *dot;
+	size_t n;
+
+	if (v->kind != V_IDENT || strncmp(v->s, "clock.", 6))
+		return 0;
+	name = v->s + 6;
+	dot = strchr(name, '.');
+	if (dot && strcmp(dot, ".value"))
+		return 0;
+	n = dot ? (size_t)(dot - name) : strlen(name);
+	if (!P->seen_clock || !P->m->clock.name ||
+	    strlen(P->m->clock.name) != n || strncmp(P->m->clock.name, name, n))
+		return tsdl_err(P, v->line, "map: no clock named '%.*s' declared before",
+				(int)n, name);
+	return 0;
+}
+
 static int tsdl_parse_attrs(struct tsdl_parser *P, struct tsdl_type *t)
 {
+	struct tsdl_map seen = { NULL, 0, 0 };
 	bool has_size = false;
 	uint64_t u = 0;
+	void *old;
 	int rc;
 
 	rc = tsdl_expect(P, '{');
@@ -725,6 +831,10 @@ static int tsdl_parse_attrs(struct tsdl_parser *P, struct tsdl_type *t)
 			rc = tsdl_expect(P, ';');
 		if (rc)
 			return rc;
+		if (tsdl_map_put(&P->arena, &seen, key, (void *)key, &old))
+			return tsdl_nomem(P);
+		if (old)
+			return tsdl_err(P, v.line, "duplicate attribute '%s'", key);
 		if (!strcmp(key, "align")) {
 			rc = tsdl_val_u64(P, &v, key, &u);
 			if (!rc && (!u || (u & (u - 1)) || u > 64))
@@ -745,8 +855,7 @@ static int tsdl_parse_attrs(struct tsdl_parser *P, struct tsdl_type *t)
 		} else if (t->kind == TK_INT_T && !strcmp(key, "encoding")) {
 			rc = 0;
 		} else if (t->kind == TK_INT_T && !strcmp(key, "map")) {
-			if (v.kind != V_IDENT || strncmp(v.s, "clock.", 6))
-				rc = tsdl_err(P, v.line, "invalid clock mapping");
+			rc = tsdl_check_map(P, &v);
 			t->map = v.s;
 		} else if (t->kind == TK_FLOAT_T && !strcmp(key, "exp_dig")) {
 			rc = tsdl_val_u64(P, &v, key, &u);
@@ -754,9 +863,8 @@ static int tsdl_parse_attrs(struct tsdl_parser *P, struct tsdl_type *t)
 		} else if (t->kind == TK_FLOAT_T && !strcmp(key, "mant_dig")) {
 			rc = tsdl_val_u64(P, &v, key, &u);
 			t->mant_dig = u;
-		} else {
-			rc = tsdl_err(P, v.line, "unknown attribute '%s'", key);
 		}
+		/* other attributes are ignored, as babeltrace2 does */
 		if (rc)
 			return rc;
 	}
@@ -831,10 +939,19 @@ static int tsdl_parse_decl(struct tsdl_parser *P, struct tsdl_member ***tail,
 	return tsdl_expect(P, ';');
 }
 
-/* { decl; decl; ... } for struct and variant */
+/* The member whose next pointer @tail is. */
+static struct tsdl_member *tsdl_member_of_tail(struct tsdl_member **tail)
+{
+	return (struct tsdl_member *)((char *)tail -
+				      offsetof(struct tsdl_member, next));
+}
+
+/* { decl; decl; ... } for struct and variant: names unique */
 static int tsdl_parse_members(struct tsdl_parser *P, struct tsdl_type *t)
 {
-	struct tsdl_member **tail = &t->members;
+	struct tsdl_member **tail = &t->members, *m;
+	struct tsdl_map names = { NULL, 0, 0 };
+	void *old;
 	int rc;
 
 	rc = tsdl_expect(P, '{');
@@ -844,17 +961,50 @@ static int tsdl_parse_members(struct tsdl_parser *P, struct tsdl_type *t)
 		if (P->tok.kind == T_EOF)
 			return tsdl_err(P, P->tok.line,
 					"unexpected end of file in struct");
+		if (t->nmembers == TSDL_MAX_MEMBERS)
+			return tsdl_err(P, P->tok.line,
+					"more than %u fields in a struct",
+					TSDL_MAX_MEMBERS);
 		rc = tsdl_parse_decl(P, &tail, &t->nmembers);
 		if (rc)
 			return rc;
+		m = tsdl_member_of_tail(tail);
+		if (tsdl_map_put(&P->arena, &names, m->name, m, &old))
+			return tsdl_nomem(P);
+		if (old)
+			return tsdl_err(P, m->line, "duplicate field '%s'",
+					m->name);
 	}
 	tsdl_next(P);
 	return 0;
 }
 
+/* An enumerator value as the container's (signed or bit pattern). */
+static int tsdl_enum_value(struct tsdl_parser *P, const struct tsdl_type *t,
+			   const struct tsdl_value *v, int64_t *out)
+{
+	if (v->kind != V_INT)
+		return tsdl_err(P, v->line, "expected an integer");
+	if (!t->elem->is_signed) {
+		if (v->neg)
+			return tsdl_err(P, v->line,
+					"negative value in an enum of unsigned integers");
+		*out = (int64_t)v->u;
+		return 0;
+	}
+	return tsdl_val_s64(P, v, "enum value", out);
+}
+
+static bool tsdl_enum_le(const struct tsdl_type *t, int64_t a, int64_t b)
+{
+	return t->elem->is_signed ? a <= b : (uint64_t)a <= (uint64_t)b;
+}
+
 static int tsdl_parse_enum(struct tsdl_parser *P, struct tsdl_type *t)
 {
+	struct tsdl_enum_map **tail = &t->maps, *em;
 	struct tsdl_value v;
+	int64_t next = 0;
 	int rc;
 
 	if (P->tok.kind == T_IDENT && !tsdl_is_punct(P, ':'))
@@ -870,26 +1020,41 @@ static int tsdl_parse_enum(struct tsdl_parser *P, struct tsdl_type *t)
 	if (rc)
 		return rc;
 	while (!tsdl_is_punct(P, '}')) {
+		int line = P->tok.line;
+
 		if (P->tok.kind != T_IDENT && P->tok.kind != T_STR)
 			return tsdl_err(P, P->tok.line,
 					"expected an enumerator label");
+		em = tsdl_alloc(&P->arena, sizeof(*em));
+		if (!em)
+			return tsdl_nomem(P);
+		em->label = P->tok.s;
+		em->lo = em->hi = next;
 		tsdl_next(P);
 		if (tsdl_accept(P, '=')) {
 			rc = tsdl_parse_value(P, &v);
-			if (!rc && v.kind != V_INT)
-				rc = tsdl_err(P, v.line, "expected an integer");
+			if (!rc)
+				rc = tsdl_enum_value(P, t, &v, &em->lo);
+			em->hi = em->lo;
 			if (!rc && tsdl_accept(P, P_ELLIPSIS)) {
 				rc = tsdl_parse_value(P, &v);
-				if (!rc && v.kind != V_INT)
-					rc = tsdl_err(P, v.line,
-						      "expected an integer");
+				if (!rc)
+					rc = tsdl_enum_value(P, t, &v, &em->hi);
 			}
 			if (rc)
 				return rc;
 		}
+		if (!tsdl_enum_le(t, em->lo, em->hi))
+			return tsdl_err(P, line, "enum range of '%s' ends before it begins",
+					em->label);
+		next = (int64_t)((uint64_t)em->hi + 1);
+		*tail = em;
+		tail = &em->next;
 		if (!tsdl_accept(P, ',') && !tsdl_is_punct(P, '}'))
 			return tsdl_expect(P, '}');
 	}
+	if (!t->maps)
+		return tsdl_err(P, t->line, "enum without enumerators");
 	tsdl_next(P);
 	return 0;
 }
@@ -898,7 +1063,6 @@ static int tsdl_parse_type_inner(struct tsdl_parser *P, struct tsdl_type **out)
 {
 	int line = P->tok.line;
 	struct tsdl_type *t = NULL;
-	struct tsdl_alias *a;
 	char buf[96];
 	int rc = 0;
 
@@ -923,9 +1087,6 @@ static int tsdl_parse_type_inner(struct tsdl_parser *P, struct tsdl_type **out)
 				const char *key = NULL;
 
 				rc = tsdl_expect_ident(P, &key);
-				if (!rc && strcmp(key, "encoding"))
-					rc = tsdl_err(P, line,
-						      "unknown attribute '%s'", key);
 				if (!rc)
 					rc = tsdl_expect(P, '=');
 				if (!rc)
@@ -953,11 +1114,16 @@ static int tsdl_parse_type_inner(struct tsdl_parser *P, struct tsdl_type **out)
 				rc = tsdl_parse_value(P, &v);
 			if (!rc)
 				rc = tsdl_val_u64(P, &v, "align", &u);
-			if (!rc && (!u || (u & (u - 1)) || u > 64))
-				rc = tsdl_err(P, v.line, "invalid alignment");
 			if (!rc)
 				rc = tsdl_expect(P, ')');
-			t->align = u;
+			/*
+			 * A minimum, as babeltrace2 takes it (0: none): the
+			 * members of the structures read here are byte
+			 * aligned, so up to 8 bits it changes nothing, and
+			 * more is refused where the layout is checked.
+			 */
+			if (u > 1)
+				t->align = u > 4096 ? 4096 : u;
 		}
 	} else if (tsdl_is_kw(P, "enum")) {
 		t = tsdl_new_type(P, TK_ENUM_T, line);
@@ -980,13 +1146,9 @@ static int tsdl_parse_type_inner(struct tsdl_parser *P, struct tsdl_type **out)
 		if (!rc)
 			rc = tsdl_parse_members(P, t);
 	} else if (P->tok.kind == T_IDENT) {
-		for (a = P->aliases; a; a = a->next) {
-			if (!strcmp(a->name, P->tok.s))
-				break;
-		}
-		if (!a)
+		t = tsdl_map_get(&P->aliases, P->tok.s);
+		if (!t)
 			return tsdl_err(P, line, "unknown type '%s'", P->tok.s);
-		t = a->type;
 		tsdl_next(P);
 	} else {
 		return tsdl_err(P, line, "expected a type, got %s",
@@ -1009,12 +1171,13 @@ static int tsdl_parse_type(struct tsdl_parser *P, struct tsdl_type **out)
 
 static int tsdl_parse_typealias(struct tsdl_parser *P, bool is_typedef)
 {
-	struct tsdl_alias *a;
 	struct tsdl_type *t;
 	const char *name = NULL;
-	int rc;
+	int line, rc;
+	void *old;
 
 	rc = tsdl_parse_type(P, &t);
+	line = P->tok.line;
 	if (!rc && !is_typedef)
 		rc = tsdl_expect(P, P_TYPEASSIGN);
 	if (!rc)
@@ -1023,31 +1186,28 @@ static int tsdl_parse_typealias(struct tsdl_parser *P, bool is_typedef)
 		rc = tsdl_expect(P, ';');
 	if (rc)
 		return rc;
-	a = tsdl_alloc(&P->arena, sizeof(*a));
-	if (!a)
+	if (tsdl_map_put(&P->arena, &P->aliases, name, t, &old))
 		return tsdl_nomem(P);
-	a->name = name;
-	a->type = t;
-	a->next = P->aliases;
-	P->aliases = a;
+	if (old)
+		return tsdl_err(P, line, "duplicate type alias '%s'", name);
 	return 0;
 }
 
 /* ---- blocks ------------------------------------------------------------ */
 
-enum tsdl_block { B_TRACE, B_ENV, B_CLOCK, B_STREAM, B_EVENT };
+enum tsdl_block { B_TRACE, B_ENV, B_CLOCK, B_STREAM, B_EVENT, B_CALLSITE };
 
 static int tsdl_env_add(struct tsdl_parser *P, const char *key,
 			const struct tsdl_value *v)
 {
 	struct tsdl_env_entry *e;
-	uint32_t i;
 	int rc;
 
-	for (i = 0; i < P->m->nenv; i++) {
-		if (!strcmp(P->env_list[i].key, key))
-			return tsdl_err(P, v->line, "duplicate env key '%s'", key);
-	}
+	if (tsdl_map_get(&P->env_keys, key))
+		return tsdl_err(P, v->line, "duplicate env key '%s'", key);
+	/* the value is not a pointer into env_list, which moves as it grows */
+	if (tsdl_map_put(&P->arena, &P->env_keys, key, (void *)key, NULL))
+		return tsdl_nomem(P);
 	if (P->m->nenv == P->env_cap) {
 		uint32_t cap = P->env_cap ? P->env_cap * 2 : 16;
 
@@ -1095,10 +1255,10 @@ static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
 	case B_TRACE:
 		if (!strcmp(key, "major")) {
 			rc = tsdl_val_u64(P, v, key, &u);
-			m->major = u;
+			m->major = u > UINT32_MAX ? UINT32_MAX : u;
 		} else if (!strcmp(key, "minor")) {
 			rc = tsdl_val_u64(P, v, key, &u);
-			m->minor = u;
+			m->minor = u > UINT32_MAX ? UINT32_MAX : u;
 		} else if (!strcmp(key, "uuid")) {
 			rc = tsdl_parse_uuid(P, v, m->uuid);
 			if (!rc) {
@@ -1123,14 +1283,15 @@ static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
 			c->has_uuid = !rc;
 		} else if (!strcmp(key, "freq")) {
 			rc = tsdl_val_u64(P, v, key, &c->freq);
-			if (!rc && !c->freq)
-				rc = tsdl_err(P, v->line, "clock freq must not be 0");
+			if (!rc && (!c->freq || c->freq == UINT64_MAX))
+				rc = tsdl_err(P, v->line, "invalid clock freq %" PRIu64,
+					      c->freq);
 		} else if (!strcmp(key, "precision"))
 			rc = tsdl_val_u64(P, v, key, &c->precision);
 		else if (!strcmp(key, "offset_s"))
 			rc = tsdl_val_s64(P, v, key, &c->offset_s);
 		else if (!strcmp(key, "offset"))
-			rc = tsdl_val_s64(P, v, key, &c->offset);
+			rc = tsdl_val_u64(P, v, key, &c->offset);
 		else if (!strcmp(key, "absolute"))
 			rc = tsdl_val_bool(P, v, key, &c->absolute);
 		break;
@@ -1142,6 +1303,8 @@ static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
 			sc->cls.id = u;
 		}
 		break;
+	case B_CALLSITE:
+		break;		/* callsite blocks describe nothing read here */
 	case B_EVENT:
 		if (!strcmp(key, "name")) {
 			rc = tsdl_val_str(P, v, key, &ev->cls.name);
@@ -1156,7 +1319,11 @@ static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
 			rc = tsdl_val_u64(P, v, key, &ev->stream_id);
 			ev->has_stream_id = true;
 		} else if (!strcmp(key, "loglevel")) {
-			rc = tsdl_val_s64(P, v, key, &ev->cls.loglevel);
+			/* unsigned, as babeltrace2 reads it */
+			rc = tsdl_val_u64(P, v, key, &u);
+			if (!rc && u > INT64_MAX)
+				rc = tsdl_err(P, v->line, "'%s' is out of range", key);
+			ev->cls.loglevel = (int64_t)u;
 			ev->cls.has_loglevel = true;
 		}
 		break;
@@ -1207,9 +1374,11 @@ static struct tsdl_sc *tsdl_declared_stream(struct tsdl_parser *P, uint64_t id)
 
 static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 {
+	struct tsdl_map keys = { NULL, 0, 0 };
 	struct tsdl_ev *ev = NULL;
 	struct tsdl_sc *sc = NULL;
 	int line = P->tok.line;
+	void *old;
 	int rc;
 
 	tsdl_next(P);		/* block keyword */
@@ -1236,6 +1405,13 @@ static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 		rc = tsdl_expect_ident(P, &key);
 		if (rc)
 			return rc;
+		/* each attribute once (env keys: tsdl_env_add) */
+		if (b != B_ENV) {
+			if (tsdl_map_put(&P->arena, &keys, key, (void *)key, &old))
+				return tsdl_nomem(P);
+			if (old)
+				return tsdl_err(P, kline, "duplicate attribute '%s'", key);
+		}
 		if (tsdl_accept(P, P_TYPEASSIGN)) {
 			struct tsdl_type *t;
 
@@ -1263,13 +1439,6 @@ static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 	if (b == B_EVENT) {
 		if (!ev->has_name || !ev->has_id)
 			return tsdl_err(P, line, "event without name or id");
-		if (ev->has_stream_id) {
-			ev->sc = tsdl_declared_stream(P, ev->stream_id);
-			if (!ev->sc)
-				return tsdl_err(P, line,
-						"event '%s' refers to unknown stream %" PRIu64,
-						ev->cls.name, ev->stream_id);
-		}
 		ev->next = P->evs;
 		P->evs = ev;
 		P->nevs++;
@@ -1278,6 +1447,16 @@ static int tsdl_parse_block(struct tsdl_parser *P, enum tsdl_block b)
 		return tsdl_add_stream(P, sc);
 	if (b == B_CLOCK && !P->m->clock.name)
 		return tsdl_err(P, line, "clock without name");
+	if (b == B_TRACE) {
+		static const char *const need[] = { "major", "minor", "byte_order" };
+		size_t i;
+
+		for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+			if (!tsdl_map_get(&keys, need[i]))
+				return tsdl_err(P, line, "trace block without %s",
+						need[i]);
+		}
+	}
 	return 0;
 }
 
@@ -1303,7 +1482,7 @@ static int tsdl_check_layout(struct tsdl_parser *P, const struct tsdl_type *t,
 
 	if (!t)
 		return tsdl_err(P, line, "missing %s", what);
-	if (t->kind != TK_STRUCT_T || t->nmembers != n)
+	if (t->kind != TK_STRUCT_T || t->nmembers != n || t->align > 8)
 		goto bad;
 	for (m = t->members; m; m = m->next, i++) {
 		const struct tsdl_type *mt = m->type;
@@ -1338,6 +1517,25 @@ static const struct tsdl_member *tsdl_member(const struct tsdl_type *t,
 	return NULL;
 }
 
+/* The id enum maps exactly compact = 0 ... 254, extended = 255. */
+static bool tsdl_header_enum_ok(const struct tsdl_type *t)
+{
+	bool compact = false, extended = false;
+	const struct tsdl_enum_map *em;
+
+	for (em = t->maps; em; em = em->next) {
+		if (!strcmp(em->label, "compact") && !compact &&
+		    em->lo == 0 && em->hi == 254)
+			compact = true;
+		else if (!strcmp(em->label, "extended") && !extended &&
+			 em->lo == 255 && em->hi == 255)
+			extended = true;
+		else
+			return false;
+	}
+	return compact && extended;
+}
+
 static int tsdl_check_event_header(struct tsdl_parser *P,
 				   const struct tsdl_sc *sc)
 {
@@ -1346,30 +1544,35 @@ static int tsdl_check_event_header(struct tsdl_parser *P,
 
 	if (!t)
 		return tsdl_err(P, sc->line, "missing event.header");
-	if (t->kind != TK_STRUCT_T || t->nmembers != 2)
+	if (t->kind != TK_STRUCT_T || t->nmembers != 2 || t->align > 8)
 		goto bad;
 	id = t->members;
 	v = id->next;
 	if (strcmp(id->name, "id") || id->type->kind != TK_ENUM_T ||
-	    !tsdl_int_ok(id->type->elem, 8, false))
+	    !tsdl_int_ok(id->type->elem, 8, false) ||
+	    id->type->elem->align > 8 || !tsdl_header_enum_ok(id->type))
 		goto bad;
 	if (v->type->kind != TK_VARIANT_T || strcmp(v->type->tag, "id") ||
 	    v->type->nmembers != 2)
 		goto bad;
 	c = tsdl_member(v->type, "compact");
 	e = tsdl_member(v->type, "extended");
-	if (!c || !e)
+	if (!c || !e || c->type->kind != TK_STRUCT_T || c->type->align > 8)
 		goto bad;
 	x = tsdl_member(c->type, "timestamp");
-	if (c->type->nmembers != 1 || !x || !tsdl_int_ok(x->type, 24, false))
+	if (c->type->nmembers != 1 || !x || !tsdl_int_ok(x->type, 24, false) ||
+	    x->type->align > 8)
 		goto bad;
-	if (e->type->kind != TK_STRUCT_T || e->type->nmembers != 2)
+	if (e->type->kind != TK_STRUCT_T || e->type->nmembers != 2 ||
+	    e->type->align > 8)
 		goto bad;
 	x = e->type->members;
-	if (strcmp(x->name, "id") || !tsdl_int_ok(x->type, 32, false))
+	if (strcmp(x->name, "id") || !tsdl_int_ok(x->type, 32, false) ||
+	    x->type->align > 8)
 		goto bad;
 	x = x->next;
-	if (strcmp(x->name, "timestamp") || !tsdl_int_ok(x->type, 64, false))
+	if (strcmp(x->name, "timestamp") || !tsdl_int_ok(x->type, 64, false) ||
+	    x->type->align > 8)
 		goto bad;
 	return 0;
 bad:
@@ -1471,13 +1674,17 @@ static int tsdl_add_stream(struct tsdl_parser *P, struct tsdl_sc *sc)
 static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
 			    struct tsdl_type *t)
 {
+	struct tsdl_map names = { NULL, 0, 0 };
 	const struct tsdl_member *m;
 	struct tsdl_field *fields, *f;
+	const char *ln;
 	uint32_t i, j;
 	int rc;
 
 	if (t->kind != TK_STRUCT_T)
 		return tsdl_err(P, t->line, "event fields must be a struct");
+	if (t->align > 8)
+		return tsdl_err(P, t->line, "unsupported alignment of the event fields");
 	if (ev->cls.fields)
 		return tsdl_err(P, t->line, "duplicate event fields");
 	fields = tsdl_alloc(&P->arena, (t->nmembers + 1) * sizeof(*fields));
@@ -1516,17 +1723,15 @@ static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
 			rc = tsdl_lower_int(P, mt->elem, f, m->line);
 			if (rc)
 				break;
-			for (j = 0; j < i; j++) {
-				const char *ln = mt->length_name;
-
-				if (!strncmp(ln, "event.fields.", 13))
-					ln += 13;
-				if (!strcmp(fields[j].decl_name, ln))
-					break;
-			}
-			if (j == i || fields[j].kind != TSDL_F_INT)
+			ln = mt->length_name;
+			if (!strncmp(ln, "event.fields.", 13))
+				ln += 13;
+			/* the preceding fields are in the map, as index + 1 */
+			j = (uint32_t)(uintptr_t)tsdl_map_get(&names, ln);
+			if (!j-- || fields[j].kind != TSDL_F_INT ||
+			    fields[j].is_signed)
 				return tsdl_err(P, m->line,
-						"field '%s': length field '%s' is not a preceding integer field",
+						"field '%s': length field '%s' is not a preceding unsigned integer field",
 						m->name, mt->length_name);
 			f->len_field = j;
 			break;
@@ -1537,6 +1742,9 @@ static int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
 		}
 		if (rc)
 			return rc;
+		if (tsdl_map_put(&P->arena, &names, m->name,
+				 (void *)(uintptr_t)(i + 1), NULL))
+			return tsdl_nomem(P);
 	}
 	ev->cls.fields = fields;
 	ev->cls.nfields = t->nmembers;
@@ -1602,6 +1810,10 @@ static int tsdl_finish_dense(struct tsdl_parser *P)
 		while (k < m->nevents && evs[k].stream == sc)
 			k++;
 		sc->nevents = evs + k - sc->events;
+		for (j = 0; j < sc->nevents; j++) {
+			if (sc->events[j].nfields > sc->max_fields)
+				sc->max_fields = sc->events[j].nfields;
+		}
 		sc->ndense = 0;
 		if (sc->nevents) {
 			cap = 1024 + 64 * (uint64_t)sc->nevents;
@@ -1627,6 +1839,18 @@ static int tsdl_finish_events(struct tsdl_parser *P)
 	struct tsdl_ev *e, *bad = NULL;
 	uint32_t i;
 
+	/* stream classes may be declared after their events, as in CTF */
+	for (e = P->evs; e; e = e->next) {
+		if (e->has_stream_id) {
+			e->sc = tsdl_declared_stream(P, e->stream_id);
+			if (!e->sc)
+				bad = e;
+		}
+	}
+	if (bad)
+		return tsdl_err(P, bad->line,
+				"event '%s' refers to unknown stream %" PRIu64,
+				bad->cls.name, bad->stream_id);
 	for (e = P->evs; e; e = e->next) {
 		if (!e->sc && P->nscs > 1)
 			bad = e;	/* the first declared one, in the end */
@@ -1660,6 +1884,25 @@ static int tsdl_finish_events(struct tsdl_parser *P)
 	return tsdl_finish_dense(P);
 }
 
+/*
+ * The clock's offset in ns since the Epoch, as babeltrace2 computes it:
+ * whole seconds of the offset in ticks moved to offset_s, which, in ns,
+ * plus the rest in ns must fit an int64_t. -ERANGE if it does not.
+ */
+static int tsdl_clock_base(struct tsdl_clock *c)
+{
+	int64_t s = c->offset_s, ns;
+	uint64_t rest = c->offset % c->freq, q = c->offset / c->freq;
+
+	if (q > INT64_MAX || __builtin_add_overflow(s, (int64_t)q, &s) ||
+	    __builtin_mul_overflow(s, INT64_C(1000000000), &ns))
+		return -ERANGE;
+	q = tsdl_cycles_to_ns(c->freq, rest);
+	if (q >= INT64_MAX || __builtin_add_overflow(ns, (int64_t)q, &c->base_ns))
+		return -ERANGE;
+	return 0;
+}
+
 static int tsdl_finish(struct tsdl_parser *P)
 {
 	static const struct tsdl_expect hdr[] = {
@@ -1673,13 +1916,18 @@ static int tsdl_finish(struct tsdl_parser *P)
 
 	if (!P->seen_trace)
 		return tsdl_err(P, P->line, "missing trace block");
-	if (m->major != 1)
+	if (m->major != 1 || m->minor != 8)
 		return tsdl_err(P, P->trace_line, "unsupported CTF version %u.%u",
 				m->major, m->minor);
 	if (!P->seen_clock)
 		return tsdl_err(P, P->line, "missing clock block");
 	if (!m->clock.freq)
 		m->clock.freq = 1000000000;
+	rc = tsdl_clock_base(&m->clock);
+	if (rc)
+		return tsdl_err(P, P->line,
+				"clock offset out of range (offset_s %" PRId64 ", offset %" PRIu64 ")",
+				m->clock.offset_s, m->clock.offset);
 	rc = tsdl_check_layout(P, P->packet_header, hdr, 4, "packet.header",
 			       P->trace_line);
 	if (!rc)
@@ -1757,6 +2005,8 @@ static int tsdl_parse_top(struct tsdl_parser *P)
 			rc = tsdl_parse_block(P, B_STREAM);
 		} else if (tsdl_is_kw(P, "event")) {
 			rc = tsdl_parse_block(P, B_EVENT);
+		} else if (tsdl_is_kw(P, "callsite")) {
+			rc = tsdl_parse_block(P, B_CALLSITE);
 		} else {
 			return tsdl_err(P, line, "unexpected %s at top level",
 					tsdl_describe(P, buf, sizeof(buf)));
@@ -1765,6 +2015,36 @@ static int tsdl_parse_top(struct tsdl_parser *P)
 	if (!rc && P->failed)
 		rc = -EINVAL;
 	return rc;
+}
+
+/* Up to 10 decimal digits after blanks, as scanf's %10u reads them. */
+static bool tsdl_sig_number(const char **p, const char *end, uint64_t *v)
+{
+	int n = 0;
+
+	while (*p < end && (**p == ' ' || (**p >= '\t' && **p <= '\r')))
+		(*p)++;
+	*v = 0;
+	while (*p < end && n < 10 && **p >= '0' && **p <= '9') {
+		*v = *v * 10 + (uint64_t)(**p - '0');
+		(*p)++;
+		n++;
+	}
+	return n > 0;
+}
+
+bool tsdl_signature_ok(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	uint64_t major, minor;
+
+	if (len < 6 || memcmp(text, "/* CTF", 6))
+		return false;
+	p += 6;
+	if (!tsdl_sig_number(&p, end, &major) || p == end || *p++ != '.' ||
+	    !tsdl_sig_number(&p, end, &minor))
+		return false;
+	return major == 1 && minor == 8;
 }
 
 int tsdl_parse(const char *text, size_t len, const char *path,

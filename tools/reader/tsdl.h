@@ -68,6 +68,7 @@ struct tsdl_stream_class {
 
 	uint32_t nevents;
 	const struct tsdl_event_class *events;	/* sorted by id, in m->events */
+	uint32_t max_fields;			/* max nfields of its events */
 
 	/*
 	 * Dense id -> class table for ids < ndense (NULL slots: unknown): at
@@ -84,7 +85,8 @@ struct tsdl_clock {
 	uint64_t freq;			/* ticks per second, > 0 */
 	uint64_t precision;
 	int64_t offset_s;
-	int64_t offset;			/* ticks */
+	uint64_t offset;		/* ticks */
+	int64_t base_ns;		/* the offset in ns since the Epoch */
 	bool absolute;
 	bool has_uuid;
 	uint8_t uuid[16];
@@ -123,6 +125,28 @@ struct tsdl_metadata {
 
 	void *arena;
 };
+
+/*
+ * Ticks of a clock of @freq ticks per second to ns, as babeltrace2 converts
+ * them (so that times agree): UINT64_MAX when out of range.
+ */
+static inline uint64_t tsdl_cycles_to_ns(uint64_t freq, uint64_t v)
+{
+	double d;
+
+	if (freq == 1000000000)
+		return v;
+	d = 1e9 * (double)v / (double)freq;
+	if (d >= 18446744073709551615.0)
+		return UINT64_MAX;
+	return (uint64_t)d;
+}
+
+/*
+ * Does the text start with the signature of CTF 1.8 metadata, as
+ * babeltrace2 reads it: "/" "* CTF 1.8" (blanks allowed before the numbers)?
+ */
+bool tsdl_signature_ok(const char *text, size_t len);
 
 /*
  * Parse @len bytes of metadata text. @path is only used in error messages,
