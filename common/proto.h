@@ -24,6 +24,12 @@
 #define PROTO_NAME_MAX		64		/* session and channel names */
 #define PROTO_PATH_MAX		4096
 #define PROTO_PROCNAME		16
+/*
+ * Kept by the session daemon in a session's output directory while the
+ * session is active: "PID FLUSH_MS\n" (its pid, the longest flush
+ * interval of the session's channels), for readers that follow it.
+ */
+#define PROTO_ACTIVE_MARKER	".shmtrace-active"
 
 enum proto_type {
 	/* traced process -> session daemon, no reply */

@@ -504,6 +504,51 @@ static void session_flush(struct session *s)
 	}
 }
 
+/*
+ * The output's marker (PROTO_ACTIVE_MARKER) says to readers following the
+ * session that more may come: made at start, removed once stop wrote
+ * everything out (with the directory, when start made it and it stayed
+ * empty).
+ */
+static void marker_path(const struct session *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.4000s/%s", s->output, PROTO_ACTIVE_MARKER);
+}
+
+static void marker_make(struct session *s)
+{
+	char path[PROTO_PATH_MAX + 64], text[64];
+	uint32_t ms = DEFAULT_FLUSH_MS;
+	struct stat sb;
+	int fd;
+
+	if (s->relay_id)
+		return;
+	for (const struct channel *ch = s->chans; ch; ch = ch->next)
+		if (ch->flush_ms > ms)
+			ms = ch->flush_ms;
+	s->made_output = stat(s->output, &sb) < 0 && mkdir_p(s->output, 0750) == 0;
+	marker_path(s, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return;		/* (only followers miss it) */
+	write_all(fd, text, (size_t)snprintf(text, sizeof(text), "%d %u\n", (int)getpid(), ms));
+	close(fd);
+}
+
+static void marker_remove(struct session *s)
+{
+	char path[PROTO_PATH_MAX + 64];
+
+	if (s->relay_id)
+		return;
+	marker_path(s, path, sizeof(path));
+	unlink(path);
+	if (s->made_output)
+		rmdir(s->output);	/* only when empty */
+	s->made_output = 0;
+}
+
 static void session_stop(struct session *s)
 {
 	struct timespec ts = { 0, 2000000 };
@@ -512,6 +557,7 @@ static void session_stop(struct session *s)
 	apps_update_all();
 	nanosleep(&ts, NULL);	/* let events already being written commit */
 	session_flush(s);
+	marker_remove(s);
 }
 
 static void enabler_free(struct enabler *e)
@@ -1219,6 +1265,7 @@ int session_command(int fd, const char *body, size_t len)
 			return reply_end(fd, -EALREADY, "session %s is already active", s->name);
 		if (netout_check(fd, s) < 0)
 			return -EPIPE;
+		marker_make(s);
 		s->active = 1;
 		s->started = 1;
 		apps_update_all();

@@ -82,6 +82,7 @@ struct session {
 	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */
 	uint64_t relay_id;		/* streamed to a relay (netout.c), 0: files */
 	uint32_t live_us;		/* live timer, 0: not live */
+	int made_output;		/* start made the output directory */
 	struct session *next;
 };
 

@@ -22,7 +22,7 @@ libshmtrace_reader_la_LIBADD = libreadercore.la
 libshmtrace_reader_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -Wl,--no-undefined
 
 bin_PROGRAMS += trace-read
-trace_read_SOURCES = tools/trace-read.c \
+trace_read_SOURCES = tools/trace-read.c tools/follow.c tools/follow.h \
 	tools/analysis.c tools/analysis.h tools/chrome.c \
 	tools/select.c tools/select.h
 trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools

@@ -43,6 +43,7 @@
 #include "analysis.h"
 #include <shmtrace/reader.h>
 #include "reader/symbols.h"
+#include "follow.h"
 #include "select.h"
 
 #ifndef PACKAGE_VERSION
@@ -893,6 +894,10 @@ static void usage(FILE *f)
 		"  -r, --clock-raw       raw clock values instead of times\n"
 		"      --no-symbols      addresses without the function names found from\n"
 		"                        the traced processes' state dumps\n"
+		"      --follow          print events as the consumer writes them into\n"
+		"                        PATH (a session's output), in time order, held\n"
+		"                        back by the session's flush interval, until the\n"
+		"                        session is stopped or destroyed (like tail -f)\n"
 		"Selection (combined with and):\n"
 		"  -e, --event PATTERN   events whose provider:event matches (repeatable)\n"
 		"  -f, --filter EXPR     events whose fields satisfy EXPR, e.g.\n"
@@ -925,8 +930,38 @@ static void usage(FILE *f)
 
 enum {
 	OPT_NO_SYMBOLS = 256, OPT_FORMAT, OPT_TIME_FORMAT, OPT_PID, OPT_TID, OPT_BEGIN, OPT_END,
-	OPT_BY, OPT_SLOWER, OPT_EXPORT,
+	OPT_BY, OPT_SLOWER, OPT_EXPORT, OPT_FOLLOW,
 };
+
+struct follow_arg {
+	struct print_state *ps;
+	struct sel *sel;
+	bool json;
+};
+
+static int follow_event(const struct shmtrace_rd_event *ev, void *arg)
+{
+	struct follow_arg *fa = arg;
+
+	if (sel_active(fa->sel)) {
+		int m = sel_match(fa->sel, ev);
+
+		if (m == 2)
+			return -ECANCELED;	/* past --end */
+		if (!m)
+			return 0;
+	}
+	if (fa->json)
+		print_json(ev);
+	else
+		print_event(fa->ps, ev);
+	return 0;
+}
+
+static void follow_round(void *arg)
+{
+	out_flush();
+}
 
 enum mode { M_PRINT, M_JSON, M_COUNT, M_STATS, M_LATENCY, M_PROFILE, M_CHROME };
 
@@ -990,6 +1025,7 @@ int main(int argc, char **argv)
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "slower-than", required_argument, NULL, OPT_SLOWER },
 		{ "export", required_argument, NULL, OPT_EXPORT },
+		{ "follow", no_argument, NULL, OPT_FOLLOW },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct print_state ps = { 0 };
@@ -1005,7 +1041,7 @@ int main(int argc, char **argv)
 	uint64_t total = 0, discarded = 0, nread = 0;
 	char err[SHMTRACE_RD_ERRLEN], *latency = NULL, *by = NULL, *export_file = NULL;
 	enum mode mode = M_PRINT;
-	bool symbols = true;
+	bool symbols = true, follow = false;
 	int c, rc, status = 0, tty = isatty(2), shown = 0, ret = 0;
 	int64_t slower = 0, t0 = 0;
 	size_t i;
@@ -1084,6 +1120,9 @@ int main(int argc, char **argv)
 			if (slower <= 0)
 				return sel_done(sel, bad_usage("bad duration", optarg));
 			break;
+		case OPT_FOLLOW:
+			follow = true;
+			break;
 		case OPT_EXPORT:
 			if (strcmp(optarg, "chrome") || optind >= argc)
 				return sel_done(sel, bad_usage("usage: --export chrome FILE", NULL));
@@ -1103,6 +1142,21 @@ int main(int argc, char **argv)
 	if ((by || slower) && mode != M_LATENCY)
 		return sel_done(sel, bad_usage("--by and --slower-than go with --latency", NULL));
 	tzset();
+	if (follow) {
+		struct follow_arg fa = { .ps = &ps, .sel = sel, .json = mode == M_JSON };
+
+		if ((mode != M_PRINT && mode != M_JSON) || argc - optind != 1)
+			return sel_done(sel, bad_usage("--follow prints the events of one PATH",
+						       NULL));
+		raise_fd_limit();
+		status = follow_run(argv[optind], follow_event, follow_round, &fa);
+		out_flush();
+		if (status == -ECANCELED)
+			status = 0;
+		else if (status < 0)
+			status = 2;
+		return sel_done(sel, status);
+	}
 	raise_fd_limit();
 
 	rc = shmtrace_rd_open(&r, (const char *const *)argv + optind, argc - optind,

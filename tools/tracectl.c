@@ -138,11 +138,78 @@ static const struct verb verbs[] = {
 	  "1 when traces could not be written, saying the first error.", 0, 1, 1 },
 };
 
+#define VIEW_USAGE "view [NAME]"
+#define VIEW_HELP \
+	"Watch the session's events as they are recorded: trace-read --follow on\n" \
+	"its output (in time order, a flush interval late, until the session is\n" \
+	"stopped or destroyed; trace-read's output options apply, e.g.\n" \
+	"tracectl view s --format json). For a session streamed to a relay, says\n" \
+	"how to attach babeltrace2 to it."
+
+/*
+ * view [NAME] [TRACE-READ OPTIONS]: the session's output from its status,
+ * then trace-read --follow there (from our directory, else $PATH).
+ */
+static int view_main(const char *home, int argc, char **argv)
+{
+	const char *session = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+	char *text = NULL, *line, dir[PATH_MAX], prog[PATH_MAX + 16];
+	char *args[270];
+	size_t len = 0;
+	int n = 0, ret;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return 1;
+	ret = ctl_command(home, "view", VERB_STATUS, session, 0, NULL, out);
+	fclose(out);
+	line = text ? strstr(text, "\n  output: ") : NULL;
+	if (ret || !line || (session[0] == 0 && strstr(line + 1, "\nSession "))) {
+		if (!ret)
+			fprintf(stderr, "tracectl: view: %s\n", line ? "several sessions exist: name "
+				"one" : "no session");
+		free(text);
+		return ret ? ret : 1;
+	}
+	line += strlen("\n  output: ");
+	line[strcspn(line, "\n")] = 0;
+	if (strncmp(line, "net://", 6) == 0 || strncmp(line, "tcp://", 6) == 0) {
+		char host[256] = "HOST";
+		const char *rel = strstr(line, "(on the relay: ");
+
+		sscanf(line + 6, "%255[^:/]", host);
+		printf("Session streamed to %s.\nWatch it with:\n  babeltrace2 -i lttng-live "
+		       "net://%s:5344/host/", line, host);
+		if (rel)
+			printf("%.*s\n", (int)strcspn(rel + 15, "/"), rel + 15);
+		else
+			printf("HOSTNAME/NAME\n");
+		printf("(5344: the relay's live port unless it was started with another)\n");
+		free(text);
+		return 0;
+	}
+	if (ctl_exe_dir(dir, sizeof(dir)) == 0)
+		snprintf(prog, sizeof(prog), "%s/trace-read", dir);
+	if (ctl_exe_dir(dir, sizeof(dir)) < 0 || access(prog, X_OK) < 0)
+		snprintf(prog, sizeof(prog), "trace-read");
+	args[n++] = prog;
+	args[n++] = (char *)"--follow";
+	for (int i = session[0] ? 2 : 1; i < argc && n < 266; i++)
+		args[n++] = argv[i];
+	args[n++] = line;
+	args[n] = NULL;
+	execvp(prog, args);
+	fprintf(stderr, "tracectl: view: cannot run %s: %s\n", prog, strerror(errno));
+	free(text);
+	return 1;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: tracectl [--help] [--version] COMMAND [ARGS]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(out, "  %s\n", verbs[i].usage);
+	fprintf(out, "  %s\n", VIEW_USAGE);
 	fprintf(out, "  %s\n", RECORD_USAGE);
 	fprintf(out, "\n'tracectl COMMAND --help' describes a command. The session daemon of\n"
 		"$SHMTRACE_HOME (default $XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace) is\n"
@@ -466,6 +533,18 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "record"))
 		return record_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "view")) {
+		if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+			printf("usage: tracectl %s [TRACE-READ OPTIONS]\n\n%s\n", VIEW_USAGE,
+			       VIEW_HELP);
+			return 0;
+		}
+		if (home_resolve(home, sizeof(home)) < 0 || home_prepare(home) < 0) {
+			fprintf(stderr, "tracectl: no usable SHMTRACE_HOME\n");
+			return 1;
+		}
+		return view_main(home, argc - 1, argv + 1);
+	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
 			v = &verbs[i];

@@ -58,7 +58,8 @@ INTEGRATION_TESTS = \
 	tests/integration/stream-relay.sh \
 	tests/integration/stream-live.sh \
 	tests/integration/stream-faults.sh \
-	tests/integration/stream-hosts.sh
+	tests/integration/stream-hosts.sh \
+	tests/integration/read-follow.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

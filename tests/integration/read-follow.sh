@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# trace-read --follow on a session's output: started before the session,
+# it prints an event of a program emitting one every 10 ms within 2 s of
+# its emission, every event once and in order, and exits (0) when the
+# session is stopped. tracectl view on a stopped session prints all and ends.
+. "$(dirname "$0")/lib.sh"
+start_daemons
+D=$WORK/out
+"$TRACECTL" create s --output "$D" >/dev/null
+"$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
+"$TRACE_READ" --follow "$D" >"$WORK/follow.out" 2>"$WORK/follow.err" &
+F=$!
+"$TRACECTL" start s >/dev/null
+t0=$(date +%s%N)
+"$GEN" -n 300 -t 1 -e 10000 >/dev/null &
+G=$!
+seen=
+for _ in $(seq 400); do
+	if grep -q "shmtrace_test:event" "$WORK/follow.out"; then
+		seen=$(( ($(date +%s%N) - t0) / 1000000 ))
+		break
+	fi
+	sleep 0.01
+done
+[ -n "$seen" ] || fail "--follow printed nothing in 4 s: $(cat "$WORK/follow.err")"
+kill -0 "$G" 2>/dev/null || fail "the first event came out only after the program ended"
+[ "$seen" -le 2000 ] || fail "the first event came out after $seen ms"
+wait "$G" || fail "gen-events failed"
+kill -0 "$F" 2>/dev/null || fail "--follow ended while the session was active"
+t1=$(date +%s%N)
+"$TRACECTL" stop s >/dev/null
+rc=0
+for _ in $(seq 50); do
+	kill -0 "$F" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$F" 2>/dev/null && fail "--follow still runs 5 s after stop"
+wait "$F" || rc=$?
+[ "$rc" -eq 0 ] || fail "--follow exited $rc: $(cat "$WORK/follow.err")"
+ended=$(( ($(date +%s%N) - t1) / 1000000 ))
+n=$(grep -c "shmtrace_test:event" "$WORK/follow.out" || true)
+[ "$n" -eq 300 ] || fail "--follow printed $n events, expected 300"
+sed -n 's/.*seq = \([0-9]*\),.*/\1/p' "$WORK/follow.out" | awk '$1 != NR - 1 { exit 1 }' ||
+	fail "--follow printed the events out of order"
+[ -e "$D/.shmtrace-active" ] && fail "the marker stayed after stop"
+
+# tracectl view on the stopped session: everything, then the end
+"$TRACECTL" view s >"$WORK/again.out" || fail "tracectl view on a stopped session failed"
+cmp -s "$WORK/follow.out" "$WORK/again.out" || fail "tracectl view printed other events"
+"$TRACECTL" destroy s >/dev/null
+echo "ok: first event after $seen ms, all 300 in order, ended $ended ms after stop"
