@@ -102,6 +102,9 @@ static void record_usage(FILE *f)
 		"--allow-uid UID,...|all: trace also the processes CMD starts that run\n"
 		"  as these users (uids or names), as for create (session daemon running\n"
 		"  as root only).\n"
+		"--set-url net://HOST[:CTRL_PORT[:DATA_PORT]], --ctrl-url, --data-url,\n"
+		"  --live[=PERIOD_US]: stream the trace to lttng-relayd, as for create\n"
+		"  (not with --output); the summary then counts what was sent.\n"
 		"--no-wait: when CMD exits, stop at once even if traced processes it\n"
 		"  started still run (they are named on standard error). By default\n"
 		"  tracing goes on until they exit (a program that daemonizes), or\n"
@@ -694,6 +697,41 @@ out:
 	shmtrace_rd_close(r);
 }
 
+/*
+ * A streamed session's summary, from its status: where it went and the
+ * counts of every channel.
+ */
+static void record_net_summary(const char *home, const char *session)
+{
+	static const char *const keys[] = {
+		"events recorded", "events discarded", "events lost without a buffer",
+		"events lost to write errors",
+		"events sent but not confirmed stored by a relay that went away",
+	};
+	uint64_t sum[5] = { 0 };
+	char *text = NULL, *line, *save;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return;
+	ctl_command(home, "record", VERB_STATUS, session, 0, NULL, out);
+	fclose(out);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " ");
+		if (!strncmp(line, "output: ", 8))
+			fprintf(stderr, "tracectl: record: trace streamed to %s\n", line + 8);
+		for (size_t i = 0; i < 5; i++)
+			if (!strncmp(line, keys[i], strlen(keys[i])) && line[strlen(keys[i])] == ':')
+				sum[i] += strtoull(line + strlen(keys[i]) + 1, NULL, 10);
+	}
+	fprintf(stderr, "tracectl: record: %" PRIu64 " events sent, %" PRIu64 " discarded, %"
+		PRIu64 " lost (%" PRIu64 " of those sent not confirmed stored)\n", sum[0], sum[1],
+		sum[2] + sum[3], sum[4]);
+	free(text);
+}
+
 int record_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -705,17 +743,22 @@ int record_main(int argc, char **argv)
 		{ "context", required_argument, NULL, 'C' },
 		{ "no-wait", no_argument, NULL, 'W' },
 		{ "allow-uid", required_argument, NULL, 'U' },
+		{ "set-url", required_argument, NULL, 'S' },
+		{ "ctrl-url", required_argument, NULL, 'K' },
+		{ "data-url", required_argument, NULL, 'A' },
+		{ "live", optional_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
-	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[4], allow[1024] = "";
+	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[8], allow[1024] = "";
+	char *net[4] = { (char *)"", (char *)"", (char *)"", (char *)"" };
 	char *contexts[CTF_NCONTEXTS], *tok, *save, *notices;
 	int nctx = 0;
 	const char *output = NULL, *base;
 	char *pool_size = (char *)"";
 	unsigned int mask = 0;
-	int c, npat = 0, overwrite = 0, no_wait = 0, status, ret, code;
+	int c, npat = 0, overwrite = 0, no_wait = 0, status, ret, code, streamed;
 	struct timespec t0, t1;
 	struct tm tm;
 	time_t now;
@@ -764,6 +807,13 @@ int record_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'S':
+		case 'K':
+		case 'A':
+		case 'I':
+			net[c == 'S' ? 0 : c == 'K' ? 1 : c == 'A' ? 2 : 3] =
+				c == 'I' && !optarg ? (char *)"-" : optarg;
+			break;
 		case 'h':
 			record_usage(stdout);
 			return 0;
@@ -774,6 +824,11 @@ int record_main(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		record_usage(stderr);
+		return 2;
+	}
+	streamed = net[0][0] || net[1][0] || net[2][0] || net[3][0];
+	if (streamed && output) {
+		fprintf(stderr, "tracectl: record: --output and a relay address exclude each other\n");
 		return 2;
 	}
 	if (!npat && !mask)
@@ -814,16 +869,18 @@ int record_main(int argc, char **argv)
 		fprintf(stderr, "tracectl: record: output path too long\n");
 		return 2;
 	}
-	if (record_used(dir)) {
+	if (!streamed && record_used(dir)) {
 		fprintf(stderr, "tracectl: record: %s is not empty (an earlier run?): runs are "
 			"never merged; remove it or choose another --output\n", dir);
 		return RECORD_FAILED;
 	}
-	create[0] = dir;
+	create[0] = streamed ? (char *)"" : dir;
 	create[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
 	create[2] = pool_size;
 	create[3] = allow;
-	if (ctl_command(home, "record", VERB_CREATE, session, 4, create, NULL))
+	for (int i = 0; i < 4; i++)
+		create[4 + i] = net[i];
+	if (ctl_command(home, "record", VERB_CREATE, session, 8, create, NULL))
 		return RECORD_FAILED;
 	if ((nctx && ctl_command(home, "record", VERB_ADD_CONTEXT, session, nctx, contexts, NULL)) ||
 	    ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
@@ -843,6 +900,8 @@ int record_main(int argc, char **argv)
 	ret = ctl_command(home, "record", VERB_STOP, session, 0, NULL, stop_out);
 	if (stop_out)
 		fclose(stop_out);
+	if (streamed)
+		record_net_summary(home, session);
 	notices = record_notices(home, session);
 	ret |= ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
 	if (status < 0) {
@@ -850,8 +909,9 @@ int record_main(int argc, char **argv)
 		free(stop_text);
 		return status == -ENOENT ? 127 : 126;
 	}
-	record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-		       record_wlost(stop_text));
+	if (!streamed)
+		record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) +
+			       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, record_wlost(stop_text));
 	free(stop_text);
 	record_print_notices(notices);
 	free(notices);

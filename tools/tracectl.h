@@ -13,7 +13,8 @@
 #define RECORD_USAGE \
 	"record [--output DIR] [--preload libc,pthread,func,io|all] [--event PATTERN]...\n" \
 	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--no-wait]\n" \
-	"         [--allow-uid UID[,UID]...|all] [--] CMD [ARG]..."
+	"         [--allow-uid UID[,UID]...|all] [--set-url URL [--live[=PERIOD_US]]]\n" \
+	"         [--] CMD [ARG]..."
 
 /*
  * Send @verb for @session with @argc arguments to the daemon of @home and

@@ -37,4 +37,13 @@ if [ "$disc" -eq 0 ]; then
 fi
 m=$("$TRACE_READ" --count "$RELAY_OUT" 2>"$WORK/tr.err") || fail "trace-read failed: $(head -3 "$WORK/tr.err")"
 echo "$m" | grep -q "$sent" || fail "trace-read counted '$m', expected $sent"
-echo "ok: $n events streamed and read back ($disc discarded)"
+
+# record --set-url: the command's trace on the relay, a summary of what was sent
+rm -rf "${RELAY_OUT:?}"/*
+"$TRACECTL" record --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" -- "$GEN" -n 1000 -t 2 \
+	>/dev/null 2>"$WORK/record.err" || fail "record --set-url failed: $(cat "$WORK/record.err")"
+grep -q "trace streamed to net://" "$WORK/record.err" || fail "record did not say where: $(cat "$WORK/record.err")"
+grep -q " events sent, 0 discarded, 0 lost" "$WORK/record.err" || fail "record summary: $(cat "$WORK/record.err")"
+r=$(bt_count "$RELAY_OUT" shmtrace_test:event)
+[ "$r" -eq 2000 ] || fail "record --set-url: the relay holds $r events of 2000"
+echo "ok: $n events streamed and read back ($disc discarded); record --set-url too"
