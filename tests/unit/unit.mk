@@ -7,7 +7,8 @@ unit_tests = \
 	tests/unit/glob/test-glob \
 	tests/unit/proto/test-proto \
 	tests/unit/filter/test-filter \
-	tests/unit/execcheck/test-execcheck
+	tests/unit/execcheck/test-execcheck \
+	tests/unit/relay/test-relay
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -34,6 +35,10 @@ tests_unit_filter_test_filter_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_execcheck_test_execcheck_SOURCES = tests/unit/execcheck/test-execcheck.c
 tests_unit_execcheck_test_execcheck_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_execcheck_test_execcheck_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_relay_test_relay_SOURCES = tests/unit/relay/test-relay.c common/relay.c common/relay.h
+tests_unit_relay_test_relay_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_relay_test_relay_LDADD = libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk
