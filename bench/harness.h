@@ -352,6 +352,19 @@ static int bench_enabled(int event, long n, int nthreads)
 	       bench_burst, bench_pause_us, wall / 1e9, wall / (double)n,
 	       (double)n / (wall / 1e9), busy / (double)n, bench_warmup,
 	       bench_warmup ? wwall / (double)(nthreads * bench_warmup) : 0.0);
+	/* the sustained rate: the timed events over their whole span, pauses included */
+	{
+		uint64_t first = UINT64_MAX, last = 0;
+
+		for (int i = 0; i < nthreads; i++) {
+			if (th[i].start[bench_wbursts] < first)
+				first = th[i].start[bench_wbursts];
+			if (th[i].end[total - 1] > last)
+				last = th[i].end[total - 1];
+		}
+		printf("span_seconds=%.6f sustained_per_sec=%.0f\n", (double)(last - first) / 1e9,
+		       (double)n / ((double)(last - first) / 1e9));
+	}
 	(void)wbusy;
 	return 0;
 }

@@ -177,13 +177,17 @@ static int view_main(const char *home, int argc, char **argv)
 		char host[256] = "HOST";
 		const char *rel = strstr(line, "(on the relay: ");
 
+		char name[PROTO_NAME_MAX] = "NAME";
+
 		sscanf(line + 6, "%255[^:/]", host);
+		if (!strncmp(text, "Session ", 8))
+			sscanf(text + 8, "%63[^:]", name);
 		printf("Session streamed to %s.\nWatch it with:\n  babeltrace2 -i lttng-live "
 		       "net://%s:5344/host/", line, host);
 		if (rel)
-			printf("%.*s\n", (int)strcspn(rel + 15, "/"), rel + 15);
+			printf("%.*s/%s\n", (int)strcspn(rel + 15, "/"), rel + 15, name);
 		else
-			printf("HOSTNAME/NAME\n");
+			printf("HOSTNAME/%s\n", name);
 		printf("(5344: the relay's live port unless it was started with another)\n");
 		free(text);
 		return 0;

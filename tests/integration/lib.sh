@@ -243,3 +243,25 @@ stop_relays() {
 	done
 	RELAY_PIDS=
 }
+
+# first_event FILE N: start gen-events emitting N events one every 10 ms
+# (GEN_PID), then wait up to 4 s for an event line in FILE (written by a
+# viewer); SEEN_MS is the time from the program's start to it ("" if none),
+# GEN_RAN "yes" when the program still ran then.
+first_event() {
+	local t0
+	t0=$(date +%s%N)
+	"$GEN" -n "$2" -t 1 -e 10000 >/dev/null &
+	GEN_PID=$!
+	SEEN_MS=
+	for _ in $(seq 400); do
+		if grep -q "shmtrace_test:event" "$1"; then
+			SEEN_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+			break
+		fi
+		sleep 0.01
+	done
+	GEN_RAN=no
+	kill -0 "$GEN_PID" 2>/dev/null && GEN_RAN=yes
+	return 0
+}

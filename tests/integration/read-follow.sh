@@ -12,21 +12,11 @@ D=$WORK/out
 "$TRACE_READ" --follow "$D" >"$WORK/follow.out" 2>"$WORK/follow.err" &
 F=$!
 "$TRACECTL" start s >/dev/null
-t0=$(date +%s%N)
-"$GEN" -n 300 -t 1 -e 10000 >/dev/null &
-G=$!
-seen=
-for _ in $(seq 400); do
-	if grep -q "shmtrace_test:event" "$WORK/follow.out"; then
-		seen=$(( ($(date +%s%N) - t0) / 1000000 ))
-		break
-	fi
-	sleep 0.01
-done
-[ -n "$seen" ] || fail "--follow printed nothing in 4 s: $(cat "$WORK/follow.err")"
-kill -0 "$G" 2>/dev/null || fail "the first event came out only after the program ended"
-[ "$seen" -le 2000 ] || fail "the first event came out after $seen ms"
-wait "$G" || fail "gen-events failed"
+first_event "$WORK/follow.out" 300
+[ -n "$SEEN_MS" ] || fail "--follow printed nothing in 4 s: $(cat "$WORK/follow.err")"
+[ "$GEN_RAN" = yes ] || fail "the first event came out only after the program ended"
+[ "$SEEN_MS" -le 2000 ] || fail "the first event came out after $SEEN_MS ms"
+wait "$GEN_PID" || fail "gen-events failed"
 kill -0 "$F" 2>/dev/null || fail "--follow ended while the session was active"
 t1=$(date +%s%N)
 "$TRACECTL" stop s >/dev/null
@@ -49,4 +39,4 @@ sed -n 's/.*seq = \([0-9]*\),.*/\1/p' "$WORK/follow.out" | awk '$1 != NR - 1 { e
 "$TRACECTL" view s >"$WORK/again.out" || fail "tracectl view on a stopped session failed"
 cmp -s "$WORK/follow.out" "$WORK/again.out" || fail "tracectl view printed other events"
 "$TRACECTL" destroy s >/dev/null
-echo "ok: first event after $seen ms, all 300 in order, ended $ended ms after stop"
+echo "ok: first event after $SEEN_MS ms, all 300 in order, ended $ended ms after stop"

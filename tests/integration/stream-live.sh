@@ -18,27 +18,18 @@ stdbuf -oL "$BT" -i lttng-live "net://127.0.0.1:$RELAY_LIVE/host/$host/s" \
 	>"$WORK/live.out" 2>"$WORK/live.err" &
 VIEWER=$!
 sleep 0.5
-t0=$(date +%s%N)
-"$GEN" -n 500 -t 1 -e 10000 >/dev/null &
-G=$!
-seen=
-for _ in $(seq 300); do
-	if grep -q "shmtrace_test:event" "$WORK/live.out"; then
-		seen=$(( ($(date +%s%N) - t0) / 1000000 ))
-		break
-	fi
-	sleep 0.01
-done
-running=no
-kill -0 "$G" 2>/dev/null && running=yes
+first_event "$WORK/live.out" 500
 kill "$VIEWER" 2>/dev/null || true
 wait "$VIEWER" 2>/dev/null || true
-wait "$G" || fail "gen-events failed"
-[ -n "$seen" ] || fail "no event seen live in 3 s: $(head -5 "$WORK/live.err")"
-[ "$running" = yes ] || fail "the first event was seen only after the program ended"
-[ "$seen" -le 3000 ] || fail "first event seen after $seen ms"
+wait "$GEN_PID" || fail "gen-events failed"
+[ -n "$SEEN_MS" ] || fail "no event seen live in 4 s: $(head -5 "$WORK/live.err")"
+[ "$GEN_RAN" = yes ] || fail "the first event was seen only after the program ended"
+[ "$SEEN_MS" -le 3000 ] || fail "first event seen after $SEEN_MS ms"
+"$TRACECTL" view s >"$WORK/view.out" || fail "tracectl view failed"
+grep -q "babeltrace2 -i lttng-live net://127.0.0.1:5344/host/$host/s" "$WORK/view.out" ||
+	fail "tracectl view: $(cat "$WORK/view.out")"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
 "$TRACECTL" destroy s >/dev/null
 n=$(bt_count "$RELAY_OUT" shmtrace_test:event)
 [ "$n" -eq 500 ] || fail "the relay's output holds $n events, expected 500"
-echo "ok: first event seen live after $seen ms, all 500 stored"
+echo "ok: first event seen live after $SEEN_MS ms, all 500 stored"

@@ -38,6 +38,19 @@ fi
 m=$("$TRACE_READ" --count "$RELAY_OUT" 2>"$WORK/tr.err") || fail "trace-read failed: $(head -3 "$WORK/tr.err")"
 echo "$m" | grep -q "$sent" || fail "trace-read counted '$m', expected $sent"
 
+# --ctrl-url and --data-url name each port
+"$TRACECTL" create u --ctrl-url "tcp://127.0.0.1:$RELAY_CTRL" --data-url "tcp://127.0.0.1:$RELAY_DATA" \
+	>/dev/null || fail "create --ctrl-url --data-url failed"
+"$TRACECTL" enable-event -s u 'shmtrace_test:*' >/dev/null
+"$TRACECTL" start u >/dev/null
+"$GEN" -n 100 >/dev/null
+"$TRACECTL" stop u >/dev/null || fail "stop u failed"
+"$TRACECTL" destroy u >/dev/null
+[ "$(find "$RELAY_OUT/$host" -maxdepth 1 -name 'u-*' | wc -l)" -eq 1 ] ||
+	fail "no trace of session u on the relay"
+"$TRACECTL" create v --ctrl-url "tcp://127.0.0.1:$RELAY_CTRL" >/dev/null 2>&1 &&
+	fail "--ctrl-url without --data-url accepted"
+
 # record --set-url: the command's trace on the relay, a summary of what was sent
 rm -rf "${RELAY_OUT:?}"/*
 "$TRACECTL" record --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" -- "$GEN" -n 1000 -t 2 \
