@@ -8,7 +8,8 @@ unit_tests = \
 	tests/unit/proto/test-proto \
 	tests/unit/filter/test-filter \
 	tests/unit/execcheck/test-execcheck \
-	tests/unit/relay/test-relay
+	tests/unit/relay/test-relay \
+	tests/unit/agg/test-agg
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -39,6 +40,10 @@ tests_unit_execcheck_test_execcheck_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_relay_test_relay_SOURCES = tests/unit/relay/test-relay.c common/relay.c common/relay.h
 tests_unit_relay_test_relay_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_relay_test_relay_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_agg_test_agg_SOURCES = tests/unit/agg/test-agg.c
+tests_unit_agg_test_agg_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_agg_test_agg_LDADD = libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agg.h - aggregation tables: counts, sums, extrema, averages and
+ * histograms kept where events happen, one table per thread and
+ * aggregation, merged only when read.
+ *
+ * A table lives in shared memory written by one thread only (its owner),
+ * with plain stores: no lock, no atomic read-modify-write. Readers in
+ * other processes (the consumer) copy it under a sequence counter and
+ * merge the copies; a table whose writer died in the middle of an update
+ * is merged all the same, said as torn (at most one update half done).
+ *
+ * Table layout (little-endian; offsets in bytes):
+ *    0  u32 magic          AGG_MAGIC
+ *    4  u32 version        AGG_VERSION
+ *    8  u64 seq            odd while the owner updates (see agg_update())
+ *   16  u32 capacity       entries, a power of two
+ *   20  u32 entry_size     bytes, a multiple of 8
+ *   24  u32 used           entries holding a key
+ *   28  u32 def_hash       agg_def_hash() of the definition it was made for
+ *   32  u64 dropped        updates whose key found no room
+ *   40  u64 updates        updates applied
+ *   48  16 bytes reserved
+ *   64  capacity entries:
+ *         0  u32 tag       0 = empty, else the key's hash | 1
+ *         4  u32 reserved
+ *         8  the key: per key field 8 bytes (integer, as u64) or
+ *            AGG_STR_KEY bytes (string, NUL-padded, cut at AGG_STR_KEY - 1)
+ *            then per function its values (struct agg_geom has the offsets):
+ *            count: u64; sum: s64 (wrapping); min, max: s64 (+ a u64 "set");
+ *            avg: s64 sum, u64 count; quantize: AGG_QBUCKETS u64;
+ *            lquantize: nbuckets + 2 u64 (under, buckets, over)
+ *
+ * Writer protocol (agg_update(), owner thread only): seq := seq + 1 (odd),
+ * release fence, the entry's changes, release fence, seq := seq + 1. Reader
+ * (agg_snapshot()): seq (acquire), copy, acquire fence, seq again; retried
+ * while odd or changed, a bounded number of times.
+ */
+#ifndef SHMTRACE_COMMON_AGG_H
+#define SHMTRACE_COMMON_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "filter.h"
+
+#define AGG_MAGIC		0x47474153u	/* "SAGG" */
+#define AGG_VERSION		1
+#define AGG_HDR			64
+#define AGG_MAX_KEYS		4
+#define AGG_MAX_FUNCS		8
+#define AGG_STR_KEY		32
+#define AGG_QBUCKETS		129		/* ..., -2..-3, -1, 0, 1, 2..3, ... */
+#define AGG_MAX_LBUCKETS	1000		/* lquantize buckets, under/over apart */
+#define AGG_MAX_ENTRY		65536
+
+enum agg_fn {
+	AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG, AGG_QUANTIZE, AGG_LQUANTIZE,
+	AGG_NFN
+};
+
+enum agg_key_kind { AGG_KEY_INT, AGG_KEY_STR };
+
+/* An aggregation, as defined (fixed-width: it crosses processes). */
+struct agg_func {
+	uint8_t fn;			/* enum agg_fn */
+	uint8_t field;			/* index of its field in the update's values */
+	uint16_t reserved;
+	int32_t step;			/* lquantize */
+	int64_t lo, hi;			/* lquantize: [lo, hi) in steps */
+};
+_Static_assert(sizeof(struct agg_func) == 24, "agg func");
+
+struct agg_def {
+	uint8_t nkeys, nfuncs;
+	uint8_t key_kind[AGG_MAX_KEYS];	/* enum agg_key_kind */
+	uint8_t key_field[AGG_MAX_KEYS];	/* index in the update's values */
+	uint8_t reserved[6];
+	struct agg_func f[AGG_MAX_FUNCS];
+};
+_Static_assert(sizeof(struct agg_def) == 16 + 24 * AGG_MAX_FUNCS, "agg def");
+
+/* Where things are in an entry, from a checked definition. */
+struct agg_geom {
+	uint32_t key_off[AGG_MAX_KEYS];
+	uint32_t key_bytes;
+	uint32_t val_off[AGG_MAX_FUNCS];
+	uint32_t nbuckets[AGG_MAX_FUNCS];	/* quantize and lquantize */
+	uint32_t entry_size;
+};
+
+/* Check @d and compute its geometry. 0 or -EINVAL. */
+int agg_geom(const struct agg_def *d, struct agg_geom *g);
+/* A hash of the definition (tables made for another are not merged). */
+uint32_t agg_def_hash(const struct agg_def *d);
+/* Bytes of a table of @capacity entries (a power of two). */
+size_t agg_table_size(const struct agg_geom *g, uint32_t capacity);
+/* Make an empty table in @mem (agg_table_size() bytes, zeroed). */
+void agg_table_init(void *mem, const struct agg_def *d, const struct agg_geom *g,
+		    uint32_t capacity);
+
+/*
+ * Apply one event: its keys and function arguments are taken from
+ * @vals by index (a missing or non-integer argument counts as 0; a
+ * missing key as 0 or ""). Owner thread only; async-signal-safe but not
+ * reentrant (the caller keeps signal handlers out, as for events).
+ * Returns 0, or -ENOSPC when the key found no room (counted as dropped).
+ */
+int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
+	       const struct flt_value *vals, unsigned int nvals);
+
+/* DTrace's quantize: the bucket of @v (0..AGG_QBUCKETS-1) and its range. */
+unsigned int agg_qbucket(int64_t v);
+void agg_qrange(unsigned int b, int64_t *lo, int64_t *hi);
+/* lquantize: 0 below lo, 1 + (v - lo) / step, nbuckets + 1 from hi on. */
+unsigned int agg_lbucket(const struct agg_func *f, int64_t v);
+
+/*
+ * Readers. agg_snapshot() copies the table at @shm (@len bytes mapped,
+ * written by another process) into @copy (as many bytes) and checks it
+ * against the definition: 1 consistent, 0 torn (its writer is gone or kept
+ * it odd), -EINVAL when the header does not match (not merged).
+ */
+int agg_snapshot(const void *shm, size_t len, const struct agg_def *d,
+		 const struct agg_geom *g, void *copy);
+
+/* Merged results: a growing set of entries of the same geometry. */
+struct agg_merged {
+	const struct agg_def *def;
+	struct agg_geom geom;
+	char *entries;			/* n entries, entry_size each */
+	uint32_t n, cap;
+	uint32_t *index;		/* open addressing by tag: entry + 1, 0 empty */
+	uint32_t icap;			/* a power of two, >= 2 * cap */
+	uint64_t dropped, updates, torn;
+};
+
+int agg_merged_init(struct agg_merged *m, const struct agg_def *d);
+/* Add a checked copy (agg_snapshot() >= 0). 0 or -ENOMEM. */
+int agg_merge(struct agg_merged *m, const void *copy, int torn);
+void agg_merged_free(struct agg_merged *m);
+
+/* Accessors of an entry (of a table or of merged results). */
+static inline const char *agg_entry(const struct agg_merged *m, uint32_t i)
+{
+	return m->entries + (size_t)i * m->geom.entry_size;
+}
+
+static inline uint64_t agg_u64(const char *entry, uint32_t off)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, entry + off, 8);
+	return v;
+}
+
+#endif
