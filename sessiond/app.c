@@ -674,8 +674,9 @@ void apps_replay(void)
 {
 	static char buf[PROTO_MAX_MSG];
 
+	netout_replay();
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
-		if (sd.chan[i])
+		if (sd.chan[i] && netout_ok(sd.chan[i]->session))
 			channel_to_consumer(sd.chan[i]);
 	for (struct app *a = sd.apps; a; a = a->next) {
 		struct msg_events h = { .app_id = a->id };

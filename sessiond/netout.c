@@ -12,7 +12,9 @@
  * host delays the daemon by that much at most.
  *
  * The consumer stops streaming for good when the relay goes away; `start`
- * then fails, and status and stop say why and what was lost.
+ * then fails, and status and stop say why and what was lost. A consumer
+ * that restarts has lost the sockets: each streamed session then gets a
+ * new relay session (its path ends in -N), or says why it could not.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,36 +70,44 @@ static int netout_parse(int fd, const char *set, const char *ctrl, const char *d
 	return 0;
 }
 
-int netout_create(int fd, struct session *s, const char *set, const char *ctrl,
-		  const char *data, const char *live, const char *stamp)
-{
+/* A streamed session's relay: where, and how its current relay session is named. */
+struct netout {
 	struct rly_url c, d;
-	struct msg_c_relay m;
 	char host[RLY_HOST_NAME];
+	char stamp[32];
+	unsigned int opened;		/* relay sessions made (a new one per consumer) */
+	int err;			/* the last one could not be made: -errno */
+	char why[PROTO_PATH_MAX];
+};
+
+/*
+ * Connect, create the relay session and hand both sockets to the
+ * consumer (as relay s->relay_id). 0, or -errno with @why set.
+ */
+static int netout_open(struct session *s, char *why, size_t len)
+{
+	struct netout *n = s->net;
+	struct msg_c_relay m;
 	uint64_t rid;
 	int fds[2] = { -1, -1 }, ret;
 	const char *step;
 
-	ret = netout_parse(fd, set, ctrl, data, live, &c, &d, &s->live_us);
-	if (ret < 0)
-		return ret;
-	if (gethostname(host, sizeof(host) - 1) < 0 || !host[0] || host[0] == '.')
-		snprintf(host, sizeof(host), "localhost");
-	host[sizeof(host) - 1] = 0;
-	for (char *p = host; *p; p++)
-		if (*p == '/')
-			*p = '_';
 	memset(&m, 0, sizeof(m));
-	snprintf(m.url, sizeof(m.url), "net://%.100s:%u:%u", c.host, c.ctrl, d.data);
-	if (strcmp(c.host, d.host))
-		snprintf(m.url, sizeof(m.url), "tcp://%.100s:%u+tcp://%.100s:%u", c.host, c.ctrl,
-			 d.host, d.data);
-	snprintf(m.base, sizeof(m.base), "%s/%s-%s", host, s->name, stamp);
+	snprintf(m.url, sizeof(m.url), "net://%.100s:%u:%u", n->c.host, n->c.ctrl, n->d.data);
+	if (strcmp(n->c.host, n->d.host))
+		snprintf(m.url, sizeof(m.url), "tcp://%.100s:%u+tcp://%.100s:%u", n->c.host,
+			 n->c.ctrl, n->d.host, n->d.data);
+	/* a consumer that restarted streams into a relay session of its own */
+	if (n->opened)
+		snprintf(m.base, sizeof(m.base), "%s/%s-%s-%u", n->host, s->name, n->stamp,
+			 n->opened);
+	else
+		snprintf(m.base, sizeof(m.base), "%s/%s-%s", n->host, s->name, n->stamp);
 	step = "cannot connect to the relay's control port";
-	fds[0] = ret = rly_connect(c.host, c.ctrl, NETOUT_TIMEOUT_MS);
+	fds[0] = ret = rly_connect(n->c.host, n->c.ctrl, NETOUT_TIMEOUT_MS);
 	if (ret >= 0) {
 		step = "cannot connect to the relay's data port";
-		fds[1] = ret = rly_connect(d.host, d.data, NETOUT_TIMEOUT_MS);
+		fds[1] = ret = rly_connect(n->d.host, n->d.data, NETOUT_TIMEOUT_MS);
 	}
 	if (ret >= 0) {
 		step = "the relay does not speak its protocol version 2";
@@ -105,26 +115,23 @@ int netout_create(int fd, struct session *s, const char *set, const char *ctrl,
 	}
 	if (ret >= 0) {
 		step = "the relay refused the session";
-		ret = rly_create_session(fds[0], s->name, host, s->live_us, &rid, NETOUT_TIMEOUT_MS);
+		ret = rly_create_session(fds[0], s->name, n->host, s->live_us, &rid,
+					 NETOUT_TIMEOUT_MS);
+	}
+	if (ret >= 0) {
+		step = "the consumer daemon cannot stream";
+		m.relay_id = s->relay_id;
+		m.live_us = s->live_us;
+		ret = consumer_call(MSG_C_RELAY_ADD, &m, sizeof(m), fds, 2, NULL, 0);
 	}
 	if (ret < 0) {
-		reply_end(fd, ret, "%s: %s: %s (is lttng-relayd running there?)", m.url, step,
-			  strerror(-ret));
-		goto close;
+		snprintf(why, len, "%s: %s: %s", m.url, step, strerror(-ret));
+	} else {
+		n->opened++;
+		snprintf(s->output, sizeof(s->output), "%s (on the relay: %s)", m.url, m.base);
+		log_info("session %s streams to %s, relay session %" PRIu64 "%s", s->name, m.url,
+			 rid, s->live_us ? ", live" : "");
 	}
-	m.relay_id = ++netout_next_id;
-	m.live_us = s->live_us;
-	ret = consumer_call(MSG_C_RELAY_ADD, &m, sizeof(m), fds, 2, NULL, 0);
-	if (ret < 0) {
-		reply_end(fd, ret, "the consumer daemon cannot stream: %s", strerror(-ret));
-		goto close;
-	}
-	s->relay_id = m.relay_id;
-	snprintf(s->output, sizeof(s->output), "%s (on the relay: %s)", m.url, m.base);
-	log_info("session %s streams to %s, relay session %" PRIu64 "%s", s->name, m.url, rid,
-		 s->live_us ? ", live" : "");
-	ret = 0;
-close:
 	if (fds[1] >= 0)
 		close(fds[1]);
 	if (fds[0] >= 0)
@@ -132,13 +139,85 @@ close:
 	return ret;
 }
 
+int netout_create(int fd, struct session *s, const char *set, const char *ctrl,
+		  const char *data, const char *live, const char *stamp)
+{
+	struct netout *n = calloc(1, sizeof(*n));
+	char why[PROTO_PATH_MAX];
+	int ret;
+
+	if (!n)
+		return reply_end(fd, -ENOMEM, "out of memory");
+	ret = netout_parse(fd, set, ctrl, data, live, &n->c, &n->d, &s->live_us);
+	if (ret < 0) {
+		free(n);
+		return ret;
+	}
+	if (gethostname(n->host, sizeof(n->host) - 1) < 0 || !n->host[0] || n->host[0] == '.')
+		snprintf(n->host, sizeof(n->host), "localhost");
+	for (char *p = n->host; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	snprintf(n->stamp, sizeof(n->stamp), "%s", stamp);
+	s->net = n;
+	s->relay_id = ++netout_next_id;
+	ret = netout_open(s, why, sizeof(why));
+	if (ret < 0) {
+		reply_end(fd, ret, "%s (is lttng-relayd running there?)", why);
+		free(n);
+		s->net = NULL;
+		s->relay_id = 0;
+	}
+	return ret;
+}
+
+/*
+ * The consumer restarted (its relay connections died with it): each
+ * streamed session gets a new relay session, or says why it stopped.
+ */
+void netout_replay(void)
+{
+	for (struct session *s = sd.sessions; s; s = s->next) {
+		struct netout *n = s->net;
+
+		if (!n || n->err)
+			continue;
+		n->err = netout_open(s, n->why, sizeof(n->why));
+		if (n->err)
+			log_err("session %s: streaming stopped after the consumer restarted: %s",
+				s->name, n->why);
+	}
+}
+
+int netout_ok(const struct session *s)
+{
+	return !s->net || !s->net->err;
+}
+
+/* The session's streaming error, said like a write error; -errno or 0. */
+int netout_error(int fd, const struct session *s, char *msg, size_t len)
+{
+	if (netout_ok(s))
+		return 0;
+	reply_text(fd, "Session %s stopped streaming when the consumer daemon restarted: %s\n",
+		   s->name, s->net->why);
+	if (!msg[0])
+		snprintf(msg, len, "session %s: streaming stopped: %.3900s", s->name, s->net->why);
+	return s->net->err;
+}
+
 int netout_check(int fd, const struct session *s)
 {
 	struct msg_c_id m = { .id = s->relay_id };
+	char msg[PROTO_PATH_MAX + 64] = "";
 	int ret;
 
 	if (!s->relay_id)
 		return 0;
+	if (!netout_ok(s)) {
+		netout_error(fd, s, msg, sizeof(msg));
+		return reply_end(fd, s->net->err, "%s", msg);
+	}
 	ret = consumer_call(MSG_C_RELAY_CHECK, &m, sizeof(m), NULL, 0, NULL, 0);
 	if (ret < 0)
 		return reply_end(fd, ret, "session %s no longer streams to the relay (%s); "
@@ -153,4 +232,6 @@ void netout_close(struct session *s)
 	if (s->relay_id)
 		consumer_call(MSG_C_RELAY_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
 	s->relay_id = 0;
+	free(s->net);
+	s->net = NULL;
 }

@@ -909,7 +909,11 @@ static int session_werrors(int fd, const struct session *s, char *msg, size_t le
 		if (!ret)
 			ret = err;
 	}
-	return ret;
+	{
+		int err = netout_error(fd, s, msg, len);
+
+		return ret ? ret : err;
+	}
 }
 
 /* Returns the channel's first write error as -errno (@msg set), or 0. */
@@ -994,6 +998,12 @@ static int cmd_status(int fd, const char *name)
 				   s->def_pool);
 		for (const struct channel *ch = s->chans; ch; ch = ch->next) {
 			int err = status_channel(fd, ch, msg, sizeof(msg));
+
+			if (!werr)
+				werr = err;
+		}
+		{
+			int err = netout_error(fd, s, msg, sizeof(msg));
 
 			if (!werr)
 				werr = err;

@@ -61,6 +61,8 @@ struct notice {
 #define SESSION_MAX_NOTICES	64	/* distinct notices kept per session */
 #define SESSION_MAX_ALLOW	16	/* uids of create --allow-uid */
 
+struct netout;
+
 struct session {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
@@ -81,6 +83,7 @@ struct session {
 	unsigned int nallow;
 	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */
 	uint64_t relay_id;		/* streamed to a relay (netout.c), 0: files */
+	struct netout *net;		/* its address and state (netout.c) */
 	uint32_t live_us;		/* live timer, 0: not live */
 	int made_output;		/* start made the output directory */
 	struct session *next;
@@ -192,6 +195,9 @@ int netout_create(int fd, struct session *s, const char *set, const char *ctrl,
 		  const char *data, const char *live, const char *stamp);
 int netout_check(int fd, const struct session *s);
 void netout_close(struct session *s);
+void netout_replay(void);
+int netout_ok(const struct session *s);
+int netout_error(int fd, const struct session *s, char *msg, size_t len);
 
 /* reply helpers */
 int reply_text(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -59,6 +59,7 @@ INTEGRATION_TESTS = \
 	tests/integration/stream-live.sh \
 	tests/integration/stream-faults.sh \
 	tests/integration/stream-hosts.sh \
+	tests/integration/stream-restart.sh \
 	tests/integration/read-follow.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
