@@ -55,6 +55,18 @@ tests_fuzz_fuzz_stream_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fuzz_fuzz_stream_CFLAGS = $(AM_CFLAGS) $(LZ4_CFLAGS)
 tests_fuzz_fuzz_stream_LDADD = libreadercore.la $(LZ4_LIBS)
 
+# readers of aggregation tables written by another process
+fuzz_agg_corpus = \
+	tests/fuzz/corpus-agg/count-quantize.bin \
+	tests/fuzz/corpus-agg/short.bin \
+	tests/fuzz/corpus-agg/string-key-all.bin
+EXTRA_DIST += $(fuzz_agg_corpus)
+check_PROGRAMS += tests/fuzz/fuzz-agg
+TESTS += tests/fuzz/fuzz-agg
+tests_fuzz_fuzz_agg_SOURCES = tests/fuzz/fuzz-agg.c tests/fuzz/driver.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_agg_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-agg"'
+tests_fuzz_fuzz_agg_LDADD = libcommon.la
+
 # trace-read on truncated, flipped and missing trace files
 TESTS += tests/integration/read-corrupt.sh
 dist_check_SCRIPTS += tests/integration/read-corrupt.sh
