@@ -3,15 +3,17 @@
  * test-agg.c - unit tests of common/agg.c: bucket functions, every
  * aggregation function exact on known values through per-thread tables
  * merged, string keys, a full table dropping and counting, torn and
- * hostile tables.
+ * hostile tables; both printed forms, exactly.
  */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agg.h"
+#include "aggfmt.h"
 
 START_TEST(test_qbucket)
 {
@@ -365,6 +367,131 @@ START_TEST(test_torn_and_hostile)
 }
 END_TEST
 
+/* The whole of @got, on a mismatch (too long for an assertion message). */
+static void expect_str(const char *got, const char *want)
+{
+	if (strcmp(got, want))
+		fprintf(stderr, "got:\n%s\nwanted:\n%s\n", got, want);
+	ck_assert_msg(!strcmp(got, want), "printed text differs (see above)");
+}
+
+/* Print @m both ways into strings (freed by the caller). */
+static void print_both(struct agg_merged *m, const struct agg_names *n, char **text, char **json)
+{
+	size_t len;
+	FILE *f = open_memstream(text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(agg_print_text(f, m, n), 0);
+	fclose(f);
+	f = open_memstream(json, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(agg_print_json(f, m, n), 0);
+	fclose(f);
+}
+
+START_TEST(test_print)
+{
+	struct agg_def d = {
+		.nkeys = 2, .nfuncs = 5, .key_kind = { AGG_KEY_STR, AGG_KEY_INT },
+		.key_field = { 0, 1 },
+		.f = {
+			{ .fn = AGG_COUNT },
+			{ .fn = AGG_SUM, .field = 2 },
+			{ .fn = AGG_AVG, .field = 2 },
+			{ .fn = AGG_QUANTIZE, .field = 2 },
+			{ .fn = AGG_LQUANTIZE, .field = 2, .lo = 0, .hi = 10, .step = 5 },
+		},
+	};
+	const struct agg_names n = {
+		.name = "lat", .event = "app:req", .key = { "path", "code" },
+		.arg = { NULL, "us", "us", "us", "us" },
+	};
+	static const struct { const char *path; int64_t code, us; } ev[] = {
+		{ "/b", 200, 3 }, { "/a", 404, 0 }, { "/b", 200, 1 }, { "/b", 200, 12 },
+		{ "/a\"x", 200, -2 },
+	};
+	struct agg_geom g;
+	struct agg_merged m;
+	size_t len;
+	void *t = table_new(&d, &g, 8, &len);
+	char *text, *json;
+
+	for (unsigned int i = 0; i < 5; i++) {
+		struct flt_value v[3] = {
+			{ .type = FLT_T_STR, .str = ev[i].path },
+			{ .type = FLT_T_S64, .s = ev[i].code },
+			{ .type = FLT_T_S64, .s = ev[i].us },
+		};
+
+		agg_update(t, &d, &g, v, 3);
+	}
+	ck_assert_int_eq(agg_merged_init(&m, &d), 0);
+	merge_table(&m, t, len, 1);
+	print_both(&m, &n, &text, &json);
+	expect_str(text,
+		"lat  app:req  (5 updates, 0 keys dropped, 0 tables torn)\n"
+		"  path = /a, code = 404\n"
+		"    count = 1, sum(us) = 0, avg(us) = 0\n"
+		"    quantize(us)\n"
+		"           value  ------------- Distribution ------------- count\n"
+		"              -1 |                                         0\n"
+		"               0 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1\n"
+		"               1 |                                         0\n"
+		"    lquantize(us)\n"
+		"           value  ------------- Distribution ------------- count\n"
+		"        <      0 |                                         0\n"
+		"               0 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1\n"
+		"               5 |                                         0\n"
+		"  path = /a\"x, code = 200\n"
+		"    count = 1, sum(us) = -2, avg(us) = -2\n"
+		"    quantize(us)\n"
+		"           value  ------------- Distribution ------------- count\n"
+		"              -7 |                                         0\n"
+		"              -3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1\n"
+		"              -1 |                                         0\n"
+		"    lquantize(us)\n"
+		"           value  ------------- Distribution ------------- count\n"
+		"        <      0 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1\n"
+		"               0 |                                         0\n"
+		"  path = /b, code = 200\n"
+		"    count = 3, sum(us) = 16, avg(us) = 5.33333\n"
+		"    quantize(us)\n"
+		"           value  ------------- Distribution ------------- count\n"
+		"               0 |                                         0\n"
+		"               1 |@@@@@@@@@@@@@                            1\n"
+		"               2 |@@@@@@@@@@@@@                            1\n"
+		"               4 |                                         0\n"
+		"               8 |@@@@@@@@@@@@@                            1\n"
+		"              16 |                                         0\n"
+		"    lquantize(us)\n"
+		"           value  ------------- Distribution ------------- count\n"
+		"        <      0 |                                         0\n"
+		"               0 |@@@@@@@@@@@@@@@@@@@@@@@@@@               2\n"
+		"               5 |                                         0\n"
+		"       >=     10 |@@@@@@@@@@@@@                            1\n");
+	expect_str(json,
+		"{\"name\":\"lat\",\"event\":\"app:req\",\"keys\":[\"path\",\"code\"],"
+		"\"updates\":5,\"dropped\":0,\"torn\":0,\"entries\":["
+		"{\"key\":[\"/a\",404],\"count\":1,\"sum(us)\":0,\"avg(us)\":0,"
+		"\"quantize(us)\":[{\"lo\":0,\"hi\":0,\"count\":1}],"
+		"\"lquantize(us)\":[{\"lo\":0,\"hi\":4,\"count\":1}]},"
+		"{\"key\":[\"/a\\\"x\",200],\"count\":1,\"sum(us)\":-2,\"avg(us)\":-2,"
+		"\"quantize(us)\":[{\"lo\":-3,\"hi\":-2,\"count\":1}],"
+		"\"lquantize(us)\":[{\"lo\":null,\"hi\":-1,\"count\":1}]},"
+		"{\"key\":[\"/b\",200],\"count\":3,\"sum(us)\":16,"
+		"\"avg(us)\":5.333333333333333,"
+		"\"quantize(us)\":[{\"lo\":1,\"hi\":1,\"count\":1},{\"lo\":2,\"hi\":3,\"count\":1},"
+		"{\"lo\":8,\"hi\":15,\"count\":1}],"
+		"\"lquantize(us)\":[{\"lo\":0,\"hi\":4,\"count\":2},{\"lo\":10,\"hi\":null,\"count\":1}]}"
+		"]}\n");
+	free(text);
+	free(json);
+	agg_merged_free(&m);
+	free(t);
+}
+END_TEST
+
 static Suite *agg_suite(void)
 {
 	Suite *s = suite_create("agg");
@@ -379,6 +506,7 @@ static Suite *agg_suite(void)
 	tcase_add_test(tc, test_string_keys);
 	tcase_add_test(tc, test_full_table);
 	tcase_add_test(tc, test_torn_and_hostile);
+	tcase_add_test(tc, test_print);
 	suite_add_tcase(s, tc);
 	return s;
 }
