@@ -61,6 +61,7 @@
 #define NET_CONFIRM_NS		100000000u
 #define NET_STALL_NS		1000000000u
 #define NET_SETTLE_NS		5000000000ull
+#define NET_ASK_NS		10000000u	/* settling: confirmations asked again */
 
 enum wait_kind { W_GENERIC, W_STREAM, W_META, W_PENDING };
 
@@ -426,7 +427,7 @@ static void confirm(struct c_relay *r, struct c_stream *st)
 }
 
 /* An empty index: nothing in @st until now, for live viewers. */
-static void beacon(struct c_relay *r, struct c_seg *s, struct c_stream *st)
+static int beacon(struct c_relay *r, struct c_seg *s, struct c_stream *st)
 {
 	uint8_t m[RLY_HDR + RLY_INDEX_BODY];
 	struct rly_index ix = {
@@ -437,25 +438,35 @@ static void beacon(struct c_relay *r, struct c_seg *s, struct c_stream *st)
 
 	if (st->net.state != NET_READY || !st->net.net_seq || st->net.beacon_seq != st->net.net_seq) {
 		st->net.beacon_seq = st->net.net_seq;
-		return;
+		return 0;
 	}
 	rly_index(m, &ix);
 	command(r, m, sizeof(m), NULL, 0, W_GENERIC, NULL, 0, 1);
+	return 0;
 }
 
-/* Every stream streamed to @r, with @fn. */
-static void each_stream(struct c_relay *r, void (*fn)(struct c_relay *, struct c_seg *,
-						      struct c_stream *))
+/* Every stream streamed to @r, with @fn; the OR of what it returned. */
+static int each_stream(struct c_relay *r, int (*fn)(struct c_relay *, struct c_seg *,
+						    struct c_stream *))
 {
+	int any = 0;
+
 	for (struct c_app *a = c_apps; a; a = a->next)
 		for (struct c_seg *s = a->segs; s; s = s->next)
 			for (uint32_t i = 0; s->chan->relay == r && i < s->nslots; i++)
-				fn(r, s, &s->streams[i]);
+				any |= fn(r, s, &s->streams[i]);
+	return any;
 }
 
-static void confirm_one(struct c_relay *r, struct c_seg *s, struct c_stream *st)
+static int confirm_one(struct c_relay *r, struct c_seg *s, struct c_stream *st)
 {
 	confirm(r, st);
+	return 0;
+}
+
+static int unconfirmed_one(struct c_relay *r, struct c_seg *s, struct c_stream *st)
+{
+	return st->net.conf_ev != st->net.sent_ev;
 }
 
 static void relay_tick(struct c_relay *r, uint64_t now)
@@ -519,46 +530,40 @@ int net_timeout(int t)
 
 void net_settle(struct c_relay *r, int confirm_all)
 {
-	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + NET_SETTLE_NS, last = 0;
-	size_t sent_before = 0;
+	uint64_t now = now_ns(CLOCK_MONOTONIC), deadline = now + NET_SETTLE_NS, last = now, asked = 0;
+	size_t before = SIZE_MAX;
 
-	if (confirm_all && !r->err) {
-		r->next_confirm = 0;
-		relay_tick(r, now_ns(CLOCK_MONOTONIC));
-	}
-	while (!r->err && (queued(&r->cq) || queued(&r->dq) || r->wlen)) {
+	while (!r->err) {
 		struct pollfd p[2] = {
 			{ .fd = r->cfd, .events = POLLIN | (queued(&r->cq) ? POLLOUT : 0) },
 			{ .fd = r->dfd, .events = queued(&r->dq) ? POLLOUT : 0 },
 		};
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		size_t left = queued(&r->cq) + queued(&r->dq) + r->wlen;
+		int pending = confirm_all && each_stream(r, unconfirmed_one);
 
-		if (left != sent_before || !last) {
-			sent_before = left;
+		now = now_ns(CLOCK_MONOTONIC);
+		if (!left && !pending)
+			return;
+		if (left != before) {
+			before = left;
 			last = now;
-		} else if (now - last >= NET_STALL_NS || now >= deadline) {
+		}
+		if (left && (now - last >= NET_STALL_NS || now >= deadline)) {
 			net_break(r, ETIMEDOUT, "the relay took nothing for %u ms",
 				  (unsigned int)((now - last) / 1000000u));
-			break;
+			return;
 		}
-		if (poll(p, 2, 50) < 0 && errno != EINTR)
-			break;
+		if (now >= deadline)
+			return;	/* confirmations that do not come: left unconfirmed */
+		if (pending && !r->wlen && now - asked >= NET_ASK_NS) {
+			asked = now;
+			r->next_confirm = 0;
+			relay_tick(r, now);	/* ask again: the data was on its way */
+			continue;
+		}
+		if (poll(p, 2, 10) < 0 && errno != EINTR)
+			return;
 		net_event(NET_KEY | r->id << 1, (uint32_t)(p[0].revents ? EPOLLIN : 0));
-		if (confirm_all && !r->err && !r->wlen && !queued(&r->cq)) {
-			/* a stream still pending: ask again */
-			int again = 0;
-
-			for (struct c_app *a = c_apps; a; a = a->next)
-				for (struct c_seg *s = a->segs; s; s = s->next)
-					for (uint32_t i = 0; s->chan->relay == r && i < s->nslots; i++)
-						again |= s->streams[i].net.conf_ev !=
-							 s->streams[i].net.sent_ev;
-			if (again) {
-				r->next_confirm = 0;
-				relay_tick(r, now);
-			}
-		}
 	}
 }
 
