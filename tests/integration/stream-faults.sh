@@ -9,7 +9,8 @@
 # - relay killed (SIGKILL) mid-run: the program takes the time it takes
 #   untraced and exits 0, stop says that streaming stopped and exits 1,
 #   status shows the loss, and emitted == sent + discarded + lost, with the
-#   relay's output holding at least the events it confirmed.
+#   relay's output holding at least the events it confirmed; start then
+#   fails, saying why.
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 start_daemons
@@ -93,6 +94,9 @@ rc=0
 [ "$rc" -eq 1 ] || fail "stop exited $rc after the relay was killed: $(cat "$WORK/stop.out")"
 grep -q "net://" "$WORK/stop.out" || fail "stop did not name the relay: $(cat "$WORK/stop.out")"
 "$TRACECTL" status k >"$WORK/status.out" 2>&1 && fail "status exited 0 after the relay was killed"
+rc=0
+"$TRACECTL" start k >"$WORK/start.out" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "start with the relay gone exited $rc: $(cat "$WORK/start.out")"
 sent=$(stat "events recorded")
 disc=$(stat "events discarded")
 lost=$(stat "events lost to write errors")
