@@ -110,6 +110,9 @@ static void record_usage(FILE *f)
 		"  tracing goes on until they exit (a program that daemonizes), or\n"
 		"  until record is interrupted (SIGINT, SIGTERM, SIGHUP): the session\n"
 		"  then stops and everything recorded is written out.\n"
+		"The programs CMD runs wait up to 3 s at start-up for the session daemon\n"
+		"to enable their events (SHMTRACE_REGISTER_TIMEOUT, when not set), so that\n"
+		"their first events are recorded however busy the machine.\n"
 		"The programs that were not traced are listed with the reason: CMD or\n"
 		"what it runs being statically linked or set-user-ID, an environment\n"
 		"without libshmtrace in LD_PRELOAD, a process running as another user.\n"
@@ -228,6 +231,8 @@ static void record_check_cmd(const char *cmd)
 }
 
 /* Run CMD; returns its wait status, or -errno when it could not start. */
+#define RECORD_REGISTER_MS	"3000"	/* SHMTRACE_REGISTER_TIMEOUT for CMD */
+
 static int record_run(char **cmd, const char *preload, const char *home)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = record_forward };
@@ -249,6 +254,9 @@ static int record_run(char **cmd, const char *preload, const char *home)
 		close(pfd[0]);
 		setenv("LD_PRELOAD", preload, 1);
 		setenv("SHMTRACE_HOME", home, 1);
+		/* the session is active: every program of CMD waits for the
+		 * daemon to enable its events, however busy the machine */
+		setenv("SHMTRACE_REGISTER_TIMEOUT", RECORD_REGISTER_MS, 0);
 		execvp(cmd[0], cmd);
 		err = errno;
 		(void)!write(pfd[1], &err, sizeof(err));
