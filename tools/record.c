@@ -305,6 +305,7 @@ static void record_on_stop(int sig)
 }
 
 #define RECORD_GRACE_NS	1000000000ull	/* for a descendant to register */
+#define RECORD_ASK_NS	2000000000ull	/* the session daemon silent: give up */
 #define RECORD_MAX_PROCS	65536
 
 struct record_proc {
@@ -503,8 +504,9 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 {
 	struct sigaction stop = { .sa_handler = record_on_stop }, o_int, o_term, o_hup;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
-	char names[2048];
-	int n, pending, warned = 0;
+	char names[2048], last[2048] = "";
+	int n, pending, warned = 0, quiet = 0;
+	uint64_t failing = 0;
 
 	sigemptyset(&stop.sa_mask);
 	record_stop = 0;
@@ -513,9 +515,23 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 	sigaction(SIGHUP, &stop, &o_hup);
 	while (!record_stop) {
 		n = record_alive(home, session, names, sizeof(names), &pending);
-		if (n < 0 || (n == 0 && !pending))
+		/* done when twice in a row nothing is left (a process may register
+		 * between the daemon's list and our scan), or when the daemon
+		 * cannot tell for RECORD_ASK_NS */
+		if (n > 0 || pending) {
+			quiet = 0;
+			failing = 0;
+		} else if (n < 0 && !failing) {
+			failing = now_ns(CLOCK_MONOTONIC);
+		} else if ((n < 0 && now_ns(CLOCK_MONOTONIC) - failing >= RECORD_ASK_NS) ||
+			   (n == 0 && quiet++)) {
 			break;
-		if (n > 0 && !warned) {
+		}
+		/* named once the same processes run at two looks in a row: a
+		 * daemon's parents exit at once, it is the daemon that is named */
+		if (n > 0 && !warned && strcmp(names, last)) {
+			snprintf(last, sizeof(last), "%s", names);
+		} else if (n > 0 && !warned) {
 			fprintf(stderr, "tracectl: record: %s exited, but %d traced process%s it "
 				"started still run%s: %s; %s\n", cmd, n, n == 1 ? "" : "es",
 				n == 1 ? "s" : "", names, no_wait ?

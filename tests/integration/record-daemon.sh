@@ -30,8 +30,7 @@ t0=$(date +%s%N)
 ms=$((($(date +%s%N) - t0) / 1000000))
 pid=$(cat "$WORK/nw.pid")
 kill -0 "$pid" 2>/dev/null || fail "--no-wait: the daemon is gone already (record took $ms ms)"
-# (the daemon, or its parent when named in the instant before that one exits)
-grep -q "still runs: daemonize\[[0-9]*\]; no longer traced (--no-wait)" "$WORK/nw.err" ||
+grep -q "still runs: daemonize\[$pid\]; no longer traced (--no-wait)" "$WORK/nw.err" ||
 	fail "--no-wait: no warning: $(cat "$WORK/nw.err")"
 [ "$ms" -lt 1500 ] || fail "--no-wait: record took $ms ms"
 wait_gone "$pid" || fail "the daemon of --no-wait did not exit"
