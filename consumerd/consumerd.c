@@ -173,9 +173,8 @@ static void handle_app_del(uint64_t id)
 
 static int handle_chan_add(const struct msg_c_channel *m)
 {
-	struct c_chan *ch;
-
 	struct c_relay *relay = m->relay_id ? net_find(m->relay_id) : NULL;
+	struct c_chan *ch;
 
 	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN || m->compress > PROTO_COMPRESS_LZ4 ||
 	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||

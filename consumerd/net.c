@@ -278,11 +278,6 @@ int net_check(uint64_t id)
 	return !r ? -ENOENT : r->err ? -r->err : 0;
 }
 
-static struct c_relay *seg_relay(const struct c_seg *s)
-{
-	return s->chan->relay;
-}
-
 /* Clear @obj from the replies awaited: it is being freed. */
 static void forget(struct c_relay *r, const void *obj)
 {
@@ -414,16 +409,17 @@ void net_event(uint64_t key, uint32_t events)
 }
 
 /* Ask @st's relay to confirm its packets sent so far. */
-static void confirm(struct c_relay *r, struct c_stream *st)
+static int confirm(struct c_relay *r, struct c_seg *s, struct c_stream *st)
 {
 	uint8_t m[RLY_HDR + RLY_PAIR_BODY];
 
 	if (st->net.state != NET_READY || st->net.asking || st->net.conf_ev == st->net.sent_ev ||
 	    !st->net.net_seq)
-		return;
+		return 0;
 	rly_pair(m, RLY_DATA_PENDING, st->net.handle, st->net.net_seq - 1);
 	if (command(r, m, sizeof(m), NULL, 0, W_PENDING, st, st->net.sent_ev, 1) == 0)
 		st->net.asking = 1;
+	return 0;
 }
 
 /* An empty index: nothing in @st until now, for live viewers. */
@@ -458,12 +454,6 @@ static int each_stream(struct c_relay *r, int (*fn)(struct c_relay *, struct c_s
 	return any;
 }
 
-static int confirm_one(struct c_relay *r, struct c_seg *s, struct c_stream *st)
-{
-	confirm(r, st);
-	return 0;
-}
-
 static int unconfirmed_one(struct c_relay *r, struct c_seg *s, struct c_stream *st)
 {
 	return st->net.conf_ev != st->net.sent_ev;
@@ -482,7 +472,7 @@ static void relay_tick(struct c_relay *r, uint64_t now)
 	}
 	if (now >= r->next_confirm) {
 		r->next_confirm = now + NET_CONFIRM_NS;
-		each_stream(r, confirm_one);
+		each_stream(r, confirm);
 	}
 	if (r->live_us && now >= r->next_live) {
 		r->next_live = now + (uint64_t)r->live_us * 1000u;
@@ -506,21 +496,13 @@ int net_timeout(int t)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
-	for (const struct c_relay *r = net_relays; r; r = r->next) {
+	for (struct c_relay *r = net_relays; r; r = r->next) {
 		uint64_t due = r->live_us ? r->next_live : r->next_confirm;
 		int ms;
 
-		if (r->err)
+		/* not live: only while streams are added or packets unconfirmed */
+		if (r->err || (!r->live_us && !r->added && !each_stream(r, unconfirmed_one)))
 			continue;
-		if (!r->live_us && !r->added) {
-			int busy = 0;
-
-			for (const struct c_app *a = c_apps; a && !busy; a = a->next)
-				for (const struct c_seg *s = a->segs; s && !busy; s = s->next)
-					busy = s->chan->relay == r;
-			if (!busy)
-				continue;
-		}
 		ms = due > now ? (int)((due - now) / 1000000u) + 1 : 0;
 		if (ms < t)
 			t = ms;
@@ -640,7 +622,7 @@ void net_trace_close(struct c_trace *t)
 
 int net_stream_open(struct c_seg *s, struct c_stream *st)
 {
-	struct c_relay *r = seg_relay(s);
+	struct c_relay *r = s->chan->relay;
 	uint8_t m[RLY_HDR + RLY_ADD_STREAM_BODY];
 	char name[PROTO_NAME_MAX + 16];
 	int ret;
@@ -674,7 +656,7 @@ int net_stream_open(struct c_seg *s, struct c_stream *st)
 int net_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
 	       const struct ctf_packet *p, const void *data, size_t len, uint32_t nev)
 {
-	struct c_relay *r = seg_relay(s);
+	struct c_relay *r = s->chan->relay;
 	uint8_t dh[RLY_DATA_HDR], ih[RLY_HDR + RLY_INDEX_BODY];
 	struct rly_index ix = {
 		.handle = st->net.handle,
@@ -718,7 +700,7 @@ int net_room(const struct c_seg *s)
 
 void net_stream_close(struct c_seg *s, struct c_stream *st)
 {
-	struct c_relay *r = seg_relay(s);
+	struct c_relay *r = s->chan->relay;
 
 	forget(r, st);
 	if (st->net.state == NET_READY && !r->err)

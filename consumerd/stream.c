@@ -269,7 +269,7 @@ static int trace_meta_init(struct c_app *a, struct c_trace *t)
 static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 {
 	struct c_relay *r = ch->relay;
-	char url[sizeof(r->url) + sizeof(t->dir)];
+	char path[PROTO_PATH_MAX + 128];
 	int ret;
 
 	if (t->starts)
@@ -281,8 +281,8 @@ static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch
 	if (ret == 0)
 		ret = trace_meta_init(a, t);
 	if (ret < 0) {
-		snprintf(url, sizeof(url), "%s/%s", r->url, t->dir);
-		write_error(ch, t, url, -ret);
+		meta_path(t, path, sizeof(path));
+		write_error(ch, t, path, -ret);
 		if (t->meta_fd >= 0)
 			close(t->meta_fd);
 		t->meta_fd = -1;

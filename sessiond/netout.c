@@ -63,10 +63,8 @@ static int netout_parse(int fd, const char *set, const char *ctrl, const char *d
 		return reply_end(fd, -EINVAL, "--ctrl-url and --data-url go together");
 	if (ctrl[0] && rly_url_one(ctrl, c->host, sizeof(c->host), &c->ctrl) < 0)
 		return reply_end(fd, -EINVAL, "bad control address '%s': tcp://HOST:PORT", ctrl);
-	if (data[0] && rly_url_one(data, d->host, sizeof(d->host), &d->ctrl) < 0)
+	if (data[0] && rly_url_one(data, d->host, sizeof(d->host), &d->data) < 0)
 		return reply_end(fd, -EINVAL, "bad data address '%s': tcp://HOST:PORT", data);
-	if (data[0])
-		d->data = d->ctrl;
 	return 0;
 }
 

@@ -394,13 +394,10 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 		return ret;
 	}
 	net = argc > 7 && (argv[4][0] || argv[5][0] || argv[6][0] || argv[7][0]);
-	if (net && argv[0][0]) {
-		free(s);
-		allow_update();
-		return reply_end(fd, -EINVAL, "--output and a relay address exclude each other");
-	}
 	if (net) {
-		ret = netout_create(fd, s, argv[4], argv[5], argv[6], argv[7], stamp);
+		ret = argv[0][0] ? reply_end(fd, -EINVAL, "--output and a relay address exclude "
+					     "each other") :
+		      netout_create(fd, s, argv[4], argv[5], argv[6], argv[7], stamp);
 		if (ret < 0) {
 			free(s);
 			allow_update();
@@ -894,13 +891,12 @@ static int werror_report(int fd, const struct channel *ch, const struct msg_c_st
 /* Report the write errors of @s's channels; the first as -errno and @msg. */
 static int session_werrors(int fd, const struct session *s, char *msg, size_t len)
 {
-	int ret = 0;
+	int ret = 0, err;
 
 	msg[0] = 0;
 	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
 		struct msg_c_id m = { .id = ch->id };
 		struct msg_c_stats st;
-		int err;
 
 		memset(&st, 0, sizeof(st));
 		if (consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &st, sizeof(st)) < 0)
@@ -909,11 +905,8 @@ static int session_werrors(int fd, const struct session *s, char *msg, size_t le
 		if (!ret)
 			ret = err;
 	}
-	{
-		int err = netout_error(fd, s, msg, len);
-
-		return ret ? ret : err;
-	}
+	err = netout_error(fd, s, msg, len);
+	return ret ? ret : err;
 }
 
 /* Returns the channel's first write error as -errno (@msg set), or 0. */
@@ -978,7 +971,7 @@ static int cmd_status(int fd, const char *name)
 	int shown = 0, werr = 0;
 
 	for (struct session *s = sd.sessions; s; s = s->next) {
-		int nproc = 0;
+		int nproc = 0, err;
 
 		if (name[0] && strcmp(name, s->name))
 			continue;
@@ -997,17 +990,13 @@ static int cmd_status(int fd, const char *name)
 				   "buffers\n", s->def_mode == SHM_MODE_DISCARD ? "discard" : "overwrite",
 				   s->def_pool);
 		for (const struct channel *ch = s->chans; ch; ch = ch->next) {
-			int err = status_channel(fd, ch, msg, sizeof(msg));
-
+			err = status_channel(fd, ch, msg, sizeof(msg));
 			if (!werr)
 				werr = err;
 		}
-		{
-			int err = netout_error(fd, s, msg, sizeof(msg));
-
-			if (!werr)
-				werr = err;
-		}
+		err = netout_error(fd, s, msg, sizeof(msg));
+		if (!werr)
+			werr = err;
 	}
 	if (name[0] && !shown)
 		return reply_end(fd, -ENOENT, "no session named '%s'", name);

@@ -767,16 +767,13 @@ int record_main(int argc, char **argv)
 		{ "context", required_argument, NULL, 'C' },
 		{ "no-wait", no_argument, NULL, 'W' },
 		{ "allow-uid", required_argument, NULL, 'U' },
-		{ "set-url", required_argument, NULL, 'S' },
-		{ "ctrl-url", required_argument, NULL, 'K' },
-		{ "data-url", required_argument, NULL, 'A' },
-		{ "live", optional_argument, NULL, 'I' },
+		CTL_NET_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
 	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[8], allow[1024] = "";
-	char *net[4] = { (char *)"", (char *)"", (char *)"", (char *)"" };
+	char *net[4] = CTL_NET_NONE;
 	char *contexts[CTF_NCONTEXTS], *tok, *save, *notices;
 	int nctx = 0;
 	const char *output = NULL, *base;
@@ -835,8 +832,7 @@ int record_main(int argc, char **argv)
 		case 'K':
 		case 'A':
 		case 'I':
-			net[c == 'S' ? 0 : c == 'K' ? 1 : c == 'A' ? 2 : 3] =
-				c == 'I' && !optarg ? (char *)"-" : optarg;
+			ctl_net_option(c, optarg, net);
 			break;
 		case 'h':
 			record_usage(stdout);

@@ -24,6 +24,7 @@
 #include "ctfmeta.h"
 #include "home.h"
 #include "proto.h"
+#include "relay.h"
 #include "tracectl.h"
 
 struct verb {
@@ -174,27 +175,25 @@ static int view_main(const char *home, int argc, char **argv)
 	line += strlen("\n  output: ");
 	line[strcspn(line, "\n")] = 0;
 	if (strncmp(line, "net://", 6) == 0 || strncmp(line, "tcp://", 6) == 0) {
-		char host[256] = "HOST";
 		const char *rel = strstr(line, "(on the relay: ");
-
-		char name[PROTO_NAME_MAX] = "NAME";
+		char host[256] = "HOST", name[PROTO_NAME_MAX] = "NAME";
 
 		sscanf(line + 6, "%255[^:/]", host);
 		if (!strncmp(text, "Session ", 8))
 			sscanf(text + 8, "%63[^:]", name);
 		printf("Session streamed to %s.\nWatch it with:\n  babeltrace2 -i lttng-live "
-		       "net://%s:5344/host/", line, host);
+		       "net://%s:%u/host/", line, host, RLY_LIVE_PORT);
 		if (rel)
 			printf("%.*s/%s\n", (int)strcspn(rel + 15, "/"), rel + 15, name);
 		else
 			printf("HOSTNAME/%s\n", name);
-		printf("(5344: the relay's live port unless it was started with another)\n");
+		printf("(%u: the relay's live port unless it was started with another)\n",
+		       RLY_LIVE_PORT);
 		free(text);
 		return 0;
 	}
-	if (ctl_exe_dir(dir, sizeof(dir)) == 0)
-		snprintf(prog, sizeof(prog), "%s/trace-read", dir);
-	if (ctl_exe_dir(dir, sizeof(dir)) < 0 || access(prog, X_OK) < 0)
+	if (ctl_exe_dir(dir, sizeof(dir)) < 0 ||
+	    snprintf(prog, sizeof(prog), "%s/trace-read", dir) < 0 || access(prog, X_OK) < 0)
 		snprintf(prog, sizeof(prog), "trace-read");
 	args[n++] = prog;
 	args[n++] = (char *)"--follow";
@@ -482,6 +481,11 @@ int ctl_parse_uids(const char *arg, char *out, size_t cap)
 	return n ? 0 : -EINVAL;
 }
 
+void ctl_net_option(int c, char *arg, char *net[4])
+{
+	net[c == 'S' ? 0 : c == 'K' ? 1 : c == 'A' ? 2 : 3] = c == 'I' && !arg ? (char *)"-" : arg;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -503,10 +507,7 @@ int main(int argc, char **argv)
 		{ "type", required_argument, NULL, 't' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "allow-uid", required_argument, NULL, 'U' },
-		{ "set-url", required_argument, NULL, 'W' },
-		{ "ctrl-url", required_argument, NULL, 'K' },
-		{ "data-url", required_argument, NULL, 'A' },
-		{ "live", optional_argument, NULL, 'I' },
+		CTL_NET_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -521,7 +522,7 @@ int main(int argc, char **argv)
 	static char *conds[255];
 	char *pool_size = (char *)"";
 	static char allow[1024];
-	char *net[4] = { (char *)"", (char *)"", (char *)"", (char *)"" };
+	char *net[4] = CTL_NET_NONE;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -628,14 +629,13 @@ int main(int argc, char **argv)
 				goto bad;
 			pool_size = optarg;
 			break;
-		case 'W':
+		case 'S':
 		case 'K':
 		case 'A':
 		case 'I':
 			if (v->verb != VERB_CREATE)
 				goto bad;
-			net[c == 'W' ? 0 : c == 'K' ? 1 : c == 'A' ? 2 : 3] =
-				c == 'I' && !optarg ? (char *)"-" : optarg;
+			ctl_net_option(c, optarg, net);
 			break;
 		case 'U':
 			if (v->verb != VERB_CREATE ||

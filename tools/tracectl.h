@@ -32,6 +32,20 @@ int ctl_command(const char *home, const char *name, enum proto_verb verb, const 
  */
 int ctl_parse_uids(const char *arg, char *out, size_t cap);
 
+/*
+ * The options of a session streamed to a relay, shared by create and
+ * record: their long options, and ctl_net_option() putting the argument
+ * of option @c in @net, create's arguments 4 to 7 (set-url, ctrl-url,
+ * data-url, live; "" when not given, "-" for --live without a period).
+ */
+#define CTL_NET_LONGOPTS \
+	{ "set-url", required_argument, NULL, 'S' }, \
+	{ "ctrl-url", required_argument, NULL, 'K' }, \
+	{ "data-url", required_argument, NULL, 'A' }, \
+	{ "live", optional_argument, NULL, 'I' }
+#define CTL_NET_NONE { (char *)"", (char *)"", (char *)"", (char *)"" }
+void ctl_net_option(int c, char *arg, char *net[4]);
+
 /* The directory of the running tracectl (for its daemons and helpers). */
 int ctl_exe_dir(char *out, size_t cap);
 
