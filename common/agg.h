@@ -132,6 +132,8 @@ struct agg_merged {
 	uint32_t *index;		/* open addressing by tag: entry + 1, 0 empty */
 	uint32_t icap;			/* a power of two, >= 2 * cap */
 	uint64_t dropped, updates, torn;
+	uint64_t lost;			/* updates never made: nested in a signal
+					 * handler, during fork, no table to be had */
 };
 
 int agg_merged_init(struct agg_merged *m, const struct agg_def *d);

@@ -159,7 +159,8 @@ int agg_print_text(FILE *out, struct agg_merged *m, const struct agg_names *n)
 	if (!ix)
 		return -ENOMEM;
 	fprintf(out, "%s  %s  (%" PRIu64 " updates, %" PRIu64 " keys dropped, %" PRIu64
-		" tables torn)\n", n->name, n->event, m->updates, m->dropped, m->torn);
+		" lost, %" PRIu64 " tables torn)\n", n->name, n->event, m->updates, m->dropped,
+		m->lost, m->torn);
 	for (uint32_t j = 0; j < m->n; j++) {
 		const char *e = agg_entry(m, ix[j]);
 		const char *sep = "  ";
@@ -272,8 +273,8 @@ int agg_print_json(FILE *out, struct agg_merged *m, const struct agg_names *n)
 			fputc(',', out);
 		json_str(out, n->key[k]);
 	}
-	fprintf(out, "],\"updates\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"torn\":%" PRIu64
-		",\"entries\":[", m->updates, m->dropped, m->torn);
+	fprintf(out, "],\"updates\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"torn\":%" PRIu64 ",\"entries\":[", m->updates, m->dropped, m->lost, m->torn);
 	for (uint32_t j = 0; j < m->n; j++) {
 		const char *e = agg_entry(m, ix[j]);
 

@@ -5,7 +5,7 @@
  *
  * Text, per aggregation:
  *
- *	NAME  EVENT  (N updates, D keys dropped, T tables torn)
+ *	NAME  EVENT  (N updates, D keys dropped, L lost, T tables torn)
  *	  KEY1 = V1, KEY2 = V2
  *	    count = 100000, sum(seq) = 4999950000, avg(seq) = 49999.5
  *	    quantize(seq)
@@ -19,7 +19,7 @@
  * '@' proportional to its share of the key's events, as DTrace does.
  *
  * JSON: one object per aggregation, on one line:
- *	{"name":..,"event":..,"keys":[KEY,...],"updates":N,"dropped":N,"torn":N,
+ *	{"name":..,"event":..,"keys":[KEY,...],"updates":N,"dropped":N,"lost":N,"torn":N,
  *	 "entries":[{"key":[V,...],"count":N,"sum(F)":N,"min(F)":N,"max(F)":N,
  *	   "avg(F)":X,"quantize(F)":[{"lo":..,"hi":..,"count":..},...],
  *	   "lquantize(F)":[...]},...]}

@@ -430,7 +430,7 @@ START_TEST(test_print)
 	merge_table(&m, t, len, 1);
 	print_both(&m, &n, &text, &json);
 	expect_str(text,
-		"lat  app:req  (5 updates, 0 keys dropped, 0 tables torn)\n"
+		"lat  app:req  (5 updates, 0 keys dropped, 0 lost, 0 tables torn)\n"
 		"  path = /a, code = 404\n"
 		"    count = 1, sum(us) = 0, avg(us) = 0\n"
 		"    quantize(us)\n"
@@ -472,7 +472,7 @@ START_TEST(test_print)
 		"       >=     10 |@@@@@@@@@@@@@                            1\n");
 	expect_str(json,
 		"{\"name\":\"lat\",\"event\":\"app:req\",\"keys\":[\"path\",\"code\"],"
-		"\"updates\":5,\"dropped\":0,\"torn\":0,\"entries\":["
+		"\"updates\":5,\"dropped\":0,\"lost\":0,\"torn\":0,\"entries\":["
 		"{\"key\":[\"/a\",404],\"count\":1,\"sum(us)\":0,\"avg(us)\":0,"
 		"\"quantize(us)\":[{\"lo\":0,\"hi\":0,\"count\":1}],"
 		"\"lquantize(us)\":[{\"lo\":0,\"hi\":4,\"count\":1}]},"
