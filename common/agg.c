@@ -120,6 +120,24 @@ void agg_table_init(void *mem, const struct agg_def *d, const struct agg_geom *g
 	h->def_hash = agg_def_hash(d);
 }
 
+enum agg_role agg_profile_role(const char *provider, const char *name)
+{
+	static const char *const allocs[] = {
+		"malloc", "calloc", "realloc", "memalign", "posix_memalign", "aligned_alloc",
+		"valloc", "pvalloc",
+	};
+
+	if (!strcmp(provider, "shmtrace_func"))
+		return !strcmp(name, "entry") ? AGG_ROLE_ENTRY :
+		       !strcmp(name, "exit") ? AGG_ROLE_EXIT : AGG_ROLE_NONE;
+	if (strcmp(provider, "shmtrace_libc"))
+		return AGG_ROLE_NONE;
+	for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++)
+		if (!strcmp(name, allocs[i]))
+			return AGG_ROLE_ALLOC;
+	return AGG_ROLE_NONE;
+}
+
 unsigned int agg_qbucket(int64_t v)
 {
 	unsigned int lg;
@@ -271,11 +289,12 @@ int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
 	struct agg_hdr *h = table;
 	char *base = (char *)table + AGG_HDR, key[AGG_MAX_KEYS * AGG_STR_KEY], *e = NULL;
 	uint32_t mask = h->capacity - 1, tag, i;
+	uint32_t probes = mask < AGG_MAX_PROBE ? mask + 1 : AGG_MAX_PROBE;
 	uint64_t seq = h->seq;
 
 	make_key(d, g, vals, nvals, key);
 	tag = key_tag(key, g->key_bytes);
-	for (i = 0; i <= mask; i++) {
+	for (i = 0; i < probes; i++) {
 		char *c = base + (size_t)((tag + i) & mask) * g->entry_size;
 		uint32_t t;
 
@@ -421,33 +440,53 @@ static void combine(const struct agg_merged *m, char *dst, const char *src)
 	}
 }
 
+/* Add entry @e (same geometry) to @m. */
+static int merge_entry(struct agg_merged *m, const char *e)
+{
+	const struct agg_geom *g = &m->geom;
+	uint32_t *slot;
+
+	if (merged_grow(m) < 0)
+		return -ENOMEM;
+	slot = index_slot(m, e + ENTRY_KEY);
+	if (!*slot) {
+		char *ne = m->entries + (size_t)m->n * g->entry_size;
+
+		memset(ne, 0, g->entry_size);
+		memcpy(ne, e, ENTRY_KEY + g->key_bytes);
+		*slot = ++m->n;
+	}
+	combine(m, m->entries + (size_t)(*slot - 1) * g->entry_size, e);
+	return 0;
+}
+
 int agg_merge(struct agg_merged *m, const void *copy, int torn)
 {
 	const struct agg_hdr *h = copy;
-	const struct agg_geom *g = &m->geom;
 	const char *base = (const char *)copy + AGG_HDR;
 
 	for (uint32_t i = 0; i < h->capacity; i++) {
-		const char *e = base + (size_t)i * g->entry_size;
-		uint32_t t, *slot;
+		const char *e = base + (size_t)i * m->geom.entry_size;
+		uint32_t t;
 
 		memcpy(&t, e, 4);
-		if (!t)
-			continue;
-		if (merged_grow(m) < 0)
+		if (t && merge_entry(m, e) < 0)
 			return -ENOMEM;
-		slot = index_slot(m, e + ENTRY_KEY);
-		if (!*slot) {
-			char *ne = m->entries + (size_t)m->n * g->entry_size;
-
-			memset(ne, 0, g->entry_size);
-			memcpy(ne, e, ENTRY_KEY + g->key_bytes);
-			*slot = ++m->n;
-		}
-		combine(m, m->entries + (size_t)(*slot - 1) * g->entry_size, e);
 	}
 	m->dropped += h->dropped;
 	m->updates += h->updates;
 	m->torn += !!torn;
+	return 0;
+}
+
+int agg_merged_add(struct agg_merged *m, const struct agg_merged *src)
+{
+	for (uint32_t i = 0; i < src->n; i++)
+		if (merge_entry(m, agg_entry(src, i)) < 0)
+			return -ENOMEM;
+	m->dropped += src->dropped;
+	m->updates += src->updates;
+	m->torn += src->torn;
+	m->lost += src->lost;
 	return 0;
 }

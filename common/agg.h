@@ -52,6 +52,7 @@
 #define AGG_QBUCKETS		129		/* ..., -2..-3, -1, 0, 1, 2..3, ... */
 #define AGG_MAX_LBUCKETS	1000		/* lquantize buckets, under/over apart */
 #define AGG_MAX_ENTRY		65536
+#define AGG_MAX_PROBE		64		/* entries looked at for a key */
 
 enum agg_fn {
 	AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG, AGG_QUANTIZE, AGG_LQUANTIZE,
@@ -103,10 +104,21 @@ void agg_table_init(void *mem, const struct agg_def *d, const struct agg_geom *g
  * @vals by index (a missing or non-integer argument counts as 0; a
  * missing key as 0 or ""). Owner thread only; async-signal-safe but not
  * reentrant (the caller keeps signal handlers out, as for events).
+ * A key is looked for in at most AGG_MAX_PROBE entries from its hash, so
+ * that an update costs the same in a full table: a table of up to that
+ * many entries holds as many keys; a larger one may drop a new key when
+ * it is past about three quarters full.
  * Returns 0, or -ENOSPC when the key found no room (counted as dropped).
  */
 int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
 	       const struct flt_value *vals, unsigned int nvals);
+
+/*
+ * Function profiles (an aggregation with SHM_AGG_PROFILE): what an event
+ * does to the shadow stack of function calls, by its provider and name.
+ */
+enum agg_role { AGG_ROLE_NONE, AGG_ROLE_ENTRY, AGG_ROLE_EXIT, AGG_ROLE_ALLOC };
+enum agg_role agg_profile_role(const char *provider, const char *name);
 
 /* DTrace's quantize: the bucket of @v (0..AGG_QBUCKETS-1) and its range. */
 unsigned int agg_qbucket(int64_t v);
@@ -139,6 +151,8 @@ struct agg_merged {
 int agg_merged_init(struct agg_merged *m, const struct agg_def *d);
 /* Add a checked copy (agg_snapshot() >= 0). 0 or -ENOMEM. */
 int agg_merge(struct agg_merged *m, const void *copy, int torn);
+/* Add merged results @src (the same definition) to @m. 0 or -ENOMEM. */
+int agg_merged_add(struct agg_merged *m, const struct agg_merged *src);
 void agg_merged_free(struct agg_merged *m);
 
 /* Accessors of an entry (of a table or of merged results). */

@@ -39,6 +39,12 @@ long proto_body_min(unsigned int type)
 	case MSG_C_APP_ADD:	return sizeof(struct msg_c_app);
 	case MSG_C_EVENTS:	return sizeof(struct msg_events);
 	case MSG_C_SEGMENT:	return sizeof(struct msg_segment);
+	case MSG_APP_AGG_SEG:
+	case MSG_C_AGG_SEG:	return sizeof(struct msg_agg_seg);
+	case MSG_C_AGG_ADD:	return sizeof(struct msg_c_agg);
+	case MSG_C_AGG_DEL:	return sizeof(struct msg_c_id);
+	case MSG_C_AGG_SHOW:	return sizeof(struct msg_c_agg_show);
+	case MSG_REPLY_FD:
 	case MSG_REPLY:		return 0;
 	case MSG_REPLY_TEXT:	return 0;
 	case MSG_C_STATS_REPLY:	return sizeof(struct msg_c_stats);
@@ -53,7 +59,11 @@ int proto_nfds(unsigned int type)
 	case MSG_C_APP_ADD:
 	case MSG_C_RELAY_ADD:	return 2;
 	case MSG_APP_SEGMENT:
-	case MSG_C_SEGMENT:	return 1;
+	case MSG_C_SEGMENT:
+	case MSG_APP_AGG_SEG:
+	case MSG_C_AGG_SEG:
+	case MSG_C_AGG_SHOW:
+	case MSG_REPLY_FD:	return 1;
 	default:		return 0;
 	}
 }

@@ -38,6 +38,7 @@ enum proto_type {
 	MSG_APP_SEGMENT = 3,		/* fd: segment */
 	MSG_APP_SYNC = 4,		/* reply MSG_REPLY, same body, once all before it is done */
 	MSG_APP_NOTICE = 6,		/* a program it runs, or itself, will not be traced */
+	MSG_APP_AGG_SEG = 7,		/* fd: aggregation segment */
 	/* tracectl -> session daemon; replies MSG_REPLY_TEXT..., MSG_REPLY */
 	MSG_CMD = 16,
 	/* session daemon -> consumer daemon; reply MSG_REPLY */
@@ -54,10 +55,15 @@ enum proto_type {
 	MSG_C_RELAY_ADD = 42,		/* fds: relay control and data sockets */
 	MSG_C_RELAY_DEL = 43,		/* body struct msg_c_id */
 	MSG_C_RELAY_CHECK = 44,		/* body struct msg_c_id; status: streaming? */
+	MSG_C_AGG_ADD = 45,		/* body struct msg_c_agg */
+	MSG_C_AGG_DEL = 46,		/* body struct msg_c_id */
+	MSG_C_AGG_SEG = 47,		/* body struct msg_agg_seg; fd: the segment */
+	MSG_C_AGG_SHOW = 48,		/* body struct msg_c_agg_show; fd: write there */
 	/* replies */
 	MSG_REPLY = 64,			/* status in the header; ends a reply */
 	MSG_REPLY_TEXT = 65,		/* body: text, more follows */
 	MSG_C_STATS_REPLY = 66,
+	MSG_REPLY_FD = 67,		/* fd: text to print (read from offset 0), more follows */
 };
 
 struct proto_hdr {
@@ -177,6 +183,9 @@ enum proto_verb {
 	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT, VERB_ROTATE, VERB_ADD_CONTEXT,
 	VERB_NOTICES,			/* 15: what was not traced, one line each */
 	VERB_PROCESSES,			/* 16: "PID STARTTIME UID PROCNAME" per process */
+	VERB_AGGREGATE,			/* 17: NAME PATTERN then "key=value" settings */
+	VERB_DISABLE_AGG,		/* 18: NAME... */
+	VERB_SHOW_AGG,			/* 19: [NAME] "format=text|json" */
 	VERB_MAX
 };
 
@@ -254,6 +263,53 @@ struct msg_c_stats {
 };
 _Static_assert(sizeof(struct msg_c_stats) == 80 + PROTO_PATH_MAX, "stats");
 _Static_assert(offsetof(struct msg_c_stats, werr_path) == 80, "stats path");
+
+/*
+ * An aggregation segment (MSG_APP_AGG_SEG from the process, forwarded as
+ * MSG_C_AGG_SEG with app_id set): what its header says, checked by the
+ * session daemon against the aggregation's definition and the memfd's
+ * size before it goes on.
+ */
+struct msg_agg_seg {
+	uint64_t app_id;		/* MSG_C_AGG_SEG only */
+	uint64_t agg_id;
+	uint64_t size;
+	uint32_t agg_slot;
+	uint32_t seg_index;
+	uint32_t first_table;
+	uint32_t ntables;
+	uint32_t table_size;
+	uint32_t capacity;
+	uint32_t def_hash;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct msg_agg_seg) == 56, "agg seg");
+
+/* An aggregation, for the consumer (MSG_C_AGG_ADD). Strings NUL-terminated. */
+struct msg_c_agg {
+	uint64_t agg_id;
+	uint32_t capacity;
+	uint32_t nnames;
+	uint32_t flags;			/* SHM_AGG_* */
+	uint32_t reserved;
+	char session[PROTO_NAME_MAX];
+	char name[PROTO_NAME_MAX];
+	char event[PROTO_EVNAME_MAX];	/* the pattern */
+	char names[12][32];		/* shm_ctl_agg's names */
+	uint8_t def[208];		/* struct agg_def */
+};
+_Static_assert(sizeof(struct msg_c_agg) == 24 + 2 * PROTO_NAME_MAX + PROTO_EVNAME_MAX + 384 + 208,
+	       "c agg");
+
+/* Print aggregations (MSG_C_AGG_SHOW) into the descriptor sent with it. */
+#define PROTO_AGG_TEXT		0
+#define PROTO_AGG_JSON		1
+struct msg_c_agg_show {
+	uint64_t ids[8];		/* the aggregations, in this order */
+	uint32_t n;
+	uint32_t format;		/* PROTO_AGG_* */
+};
+_Static_assert(sizeof(struct msg_c_agg_show) == 72, "c agg show");
 
 /* Fixed body size of a type, or -1 for an unknown type. */
 long proto_body_min(unsigned int type);

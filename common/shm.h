@@ -41,6 +41,15 @@
  *                    per filter its offset and length in `code`, then the
  *                    bytecode (see filter.h); each filter is checked with
  *                    flt_validate() by the process before use
+ *      94208   8192  aggen[event id]: mask of aggregation slots the event
+ *                    updates
+ *      102400  8192  agg[8], 1024 bytes each (struct shm_ctl_agg): an
+ *                    aggregation (agg.h): its id (0: slot unused), the
+ *                    capacity of a thread's table, its filter number (0:
+ *                    none), its definition, whose key and function fields
+ *                    index `names` (field names of the event, or context:
+ *                    $ctx.vtid, $ctx.vpid, $ctx.cpu_id); the process copies
+ *                    it under the generation and checks it with agg_geom()
  *
  * 2. The process page (struct shm_proc_page, 4096 bytes). Shared
  *    read-write by the process and the consumer daemon, mapped read-only
@@ -80,6 +89,33 @@
  *    one thread's buffer: a header page (struct shm_slot) then num_subbuf
  *    sub-buffers of subbuf_size bytes. See ringbuf.h for the protocol on the
  *    slot's fields.
+ *
+ * 4. Aggregation segments (struct shm_agg_seg, a page, then ntables thread
+ *    tables of table_size bytes each, agg.h's layout), one run of segments
+ *    per process and aggregation. Written by the process only; the
+ *    consumer maps them read-only and merges the tables when asked, and
+ *    when the process is gone. owner[i] is the thread that writes table i
+ *    (0: none): a thread takes a free table with a compare-and-swap, once
+ *    per aggregation, and gives it back at exit (release store); the next
+ *    thread adds to what it holds, so a table's counts belong to the
+ *    process, not to a thread. `lost` (first segment; atomic adds) counts
+ *    updates never made: nested in a signal handler, no table to be had.
+ *
+ *      offset  size  field
+ *      0       4     magic SHM_AGG_MAGIC
+ *      4       2     version SHM_VERSION
+ *      6       2     header size (SHM_AGG_SEG_HDR)
+ *      8       4     seg_index
+ *      12      4     ntables in this segment
+ *      16      8     agg_id
+ *      24      8     size of the segment, bytes
+ *      32      4     first_table: number of its first table in the run
+ *      36      4     table_size
+ *      40      4     capacity: entries per table
+ *      44      4     def_hash: agg_def_hash() of the definition
+ *      48      8     lost
+ *      128     4*n   owner[ntables]: tid, 0 = none
+ *      4096          the tables
  */
 #ifndef SHMTRACE_COMMON_SHM_H
 #define SHMTRACE_COMMON_SHM_H
@@ -87,8 +123,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <shmtrace/shmtrace.h>
+#include "agg.h"
 
-#define SHM_VERSION		4
+#define SHM_VERSION		5
 #define SHM_MAX_CHAN		SHMTRACE__MAX_CHAN
 #define SHM_MAX_EVENTS		8192
 #define SHM_PAGE		4096u
@@ -97,6 +134,7 @@
 #define SHM_CTL_MAGIC		0x4c544353u	/* "SCTL" */
 #define SHM_PROC_MAGIC		0x434f5253u	/* "SROC" */
 #define SHM_SEG_MAGIC		0x47455353u	/* "SSEG" */
+#define SHM_AGG_MAGIC		0x53474741u	/* "AGGS" */
 
 /* Channel modes. */
 #define SHM_MODE_DISCARD	0
@@ -123,8 +161,32 @@ struct shm_ctl_chan {
 #define SHM_MAX_FILTERS		255u
 #define SHM_FILTER_MAX_CODE	1024u	/* bytes of one filter's bytecode */
 #define SHM_FILTERS_SIZE	16384u
+#define SHM_MAX_AGG		8	/* aggregation slots of a process */
+#define SHM_AGG_NAMES		(AGG_MAX_KEYS + AGG_MAX_FUNCS)
+#define SHM_AGG_NAME		32	/* bytes of a field name, NUL included */
+#define SHM_CTL_AGG_SIZE	1024u
 #define SHM_CTL_SIZE		(SHM_CTL_HDR + SHM_MAX_EVENTS + SHM_MAX_CHAN * SHM_MAX_EVENTS + \
-				 SHM_FILTERS_SIZE)
+				 SHM_FILTERS_SIZE + SHM_MAX_EVENTS + SHM_MAX_AGG * SHM_CTL_AGG_SIZE)
+
+/* Aggregation flags. */
+#define SHM_AGG_PROFILE		1u	/* values from function entry and exit (aggr.c) */
+
+/* An aggregation slot of the control page. */
+struct shm_ctl_agg {
+	uint64_t agg_id;		/* 0: slot unused */
+	uint32_t capacity;		/* entries of a thread's table, a power of two */
+	uint32_t filter;		/* 0, or its filter's number in `filters` */
+	uint32_t nnames;		/* entries of names[] in use */
+	uint32_t flags;			/* SHM_AGG_* */
+	uint8_t reserved[40];
+	struct agg_def def;
+	char names[SHM_AGG_NAMES][SHM_AGG_NAME];
+	uint8_t pad[SHM_CTL_AGG_SIZE - 64 - sizeof(struct agg_def) -
+		    SHM_AGG_NAMES * SHM_AGG_NAME];
+};
+_Static_assert(sizeof(struct shm_ctl_agg) == SHM_CTL_AGG_SIZE, "ctl agg size");
+_Static_assert(offsetof(struct shm_ctl_agg, def) == 64, "ctl agg def");
+_Static_assert(offsetof(struct shm_ctl_agg, names) == 272, "ctl agg names");
 
 struct shm_ctl_page {
 	uint32_t magic;
@@ -148,6 +210,8 @@ struct shm_ctl_page {
 		} f[SHM_MAX_FILTERS];
 		uint8_t code[SHM_FILTERS_SIZE - 8 - 8 * SHM_MAX_FILTERS];
 	} filters;
+	uint8_t aggen[SHM_MAX_EVENTS];
+	struct shm_ctl_agg agg[SHM_MAX_AGG];
 };
 
 _Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
@@ -159,6 +223,8 @@ _Static_assert(offsetof(struct shm_ctl_page, enabled) == SHM_CTL_HDR, "ctl enabl
 _Static_assert(offsetof(struct shm_ctl_page, filt) == SHM_CTL_HDR + SHM_MAX_EVENTS, "ctl filt");
 _Static_assert(offsetof(struct shm_ctl_page, filters) == 77824, "ctl filters");
 _Static_assert(sizeof(struct shm_ctl_filters) == SHM_FILTERS_SIZE, "ctl filters size");
+_Static_assert(offsetof(struct shm_ctl_page, aggen) == 94208, "ctl aggen");
+_Static_assert(offsetof(struct shm_ctl_page, agg) == 102400, "ctl agg");
 _Static_assert(sizeof(struct shm_ctl_page) == SHM_CTL_SIZE, "ctl size");
 
 #define SHM_PROC_SIZE		SHM_PAGE
@@ -253,6 +319,31 @@ struct shm_seg_hdr {
 
 _Static_assert(sizeof(struct shm_seg_hdr) == 64, "seg hdr size");
 _Static_assert(offsetof(struct shm_seg_hdr, context) == 56, "seg hdr context");
+
+#define SHM_AGG_SEG_HDR		SHM_PAGE
+#define SHM_AGG_MAX_TABLES	((SHM_AGG_SEG_HDR - 128) / 4)	/* in one segment */
+#define SHM_AGG_MAX_SEGMENTS	12u
+#define SHM_AGG_MAX_TABLE	(64u << 20)	/* bytes of one table */
+
+struct shm_agg_seg {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;
+	uint32_t seg_index;
+	uint32_t ntables;
+	uint64_t agg_id;
+	uint64_t size;
+	uint32_t first_table;
+	uint32_t table_size;
+	uint32_t capacity;
+	uint32_t def_hash;
+	uint64_t lost;			/* first segment: updates never made (atomic) */
+	uint8_t reserved[72];
+	uint32_t owner[SHM_AGG_MAX_TABLES];	/* tid of the writer, 0 = none */
+};
+_Static_assert(offsetof(struct shm_agg_seg, lost) == 48, "agg seg lost");
+_Static_assert(offsetof(struct shm_agg_seg, owner) == 128, "agg seg owner");
+_Static_assert(sizeof(struct shm_agg_seg) == SHM_AGG_SEG_HDR, "agg seg size");
 
 /* Bytes of a slot header for a geometry: page-aligned so data is too. */
 static inline uint32_t shm_slot_hdr_size(uint32_t num_subbuf)

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "aggr.h"
 #include "stream.h"
 #include "home.h"
 #include "log.h"
@@ -166,6 +167,7 @@ static void handle_app_del(uint64_t id)
 			continue;
 		*pp = a->next;
 		epoll_ctl(cd_epfd, EPOLL_CTL_DEL, a->efd, NULL);
+		cagg_app_gone(a->id);
 		capp_free(a);
 		return;
 	}
@@ -277,6 +279,21 @@ static void handle_request(void)
 		      rotate_output(ch->output, sn->output) : -EINVAL;
 		break;
 	}
+	case MSG_C_AGG_ADD:
+		ret = cagg_add((const void *)buf);
+		break;
+	case MSG_C_AGG_DEL:
+		cagg_del(id->id);
+		break;
+	case MSG_C_AGG_SEG:
+		ret = capp_find(((const struct msg_agg_seg *)(const void *)buf)->app_id) ?
+		      cagg_seg((const void *)buf, fds[0]) : -ENOENT;
+		close(fds[0]);
+		break;
+	case MSG_C_AGG_SHOW:
+		ret = cagg_show((const void *)buf, fds[0]);
+		close(fds[0]);
+		break;
 	case MSG_C_SEGMENT:
 		a = capp_find(((const struct msg_segment *)(const void *)buf)->app_id);
 		ret = a ? seg_add(a, (const void *)buf, fds[0]) : -ENOENT;

@@ -430,6 +430,7 @@ int lib_register_locked(int may_wait)
 	}
 	lib_dbg("registered", lib.pid);
 	pool_describe_all();
+	aggr_describe_all();
 	if (may_wait)
 		lib_sync_locked();
 	return 0;
@@ -526,6 +527,7 @@ static void lib_after_fork_child(void)
 	lib.pending = 0;
 	lib.forking = 0;
 	pool_reset_after_fork();
+	aggr_after_fork();
 	reg_after_fork(!lib_has_copy);
 	procev_after_fork();
 	shmtrace__tls.gen = 0;

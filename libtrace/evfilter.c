@@ -34,17 +34,6 @@
 #define EVF_MAX_CODE	SHM_FILTER_MAX_CODE
 #define EVF_TERMS	8
 
-/*
- * What a filter's field slot is bound to: a field of the event (>= 0), or
- * one of these. Names not among the event's fields may name the thread's
- * context, as in trace-read: "$ctx.cpu_id" (or a bare "cpu_id"),
- * "$ctx.vtid" / "$ctx.tid", "$ctx.vpid" / "$ctx.pid".
- */
-#define EVF_NONE	(-1)		/* nothing: its comparisons are false */
-#define EVF_CPU		(-2)
-#define EVF_TID		(-3)
-#define EVF_PID		(-4)
-
 /* A comparison of a conjunction, bound to the event's field. */
 struct evf_term {
 	struct flt_term t;
@@ -109,7 +98,7 @@ static uint32_t evf_copy(const struct shm_ctl_page *ctl, unsigned int num, unsig
  * How the evaluator sees a field of @type: *vtype, and for signed integers
  * narrower than 64 bits the shift that sign-extends their raw bits.
  */
-static void evf_kind(uint32_t type, uint8_t *vtype, uint8_t *sext)
+void evf_kind(uint32_t type, uint8_t *vtype, uint8_t *sext)
 {
 	*sext = 0;
 	switch (type) {
@@ -163,7 +152,7 @@ static void evf_plan(struct evf_entry *e)
 }
 
 /* The context named by @kind (EVF_CPU, EVF_TID, EVF_PID), now. */
-static uint64_t evf_ctx(int kind)
+uint64_t evf_ctx(int kind)
 {
 	switch (kind) {
 	case EVF_CPU:
@@ -199,7 +188,7 @@ static int evf_conj(const struct evf_entry *e, const struct shmtrace__fval *v)
 }
 
 /* The context a name that is not one of the event's fields names, or EVF_NONE. */
-static int8_t evf_ctx_kind(const char *name)
+int8_t evf_ctx_kind(const char *name)
 {
 	if (!strncmp(name, "$ctx.", 5))
 		name += 5;
@@ -214,20 +203,14 @@ static int8_t evf_ctx_kind(const char *name)
 	return EVF_NONE;
 }
 
-static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c)
+/* Filter @num bound to @ev's fields, from the thread's cache; NULL: none or unreadable. */
+static struct evf_entry *evf_get(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+				 unsigned int num)
 {
-	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
-	uint64_t gen;
-	unsigned int num;
+	uint64_t gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
 	struct evf_entry *e;
 	uint32_t len;
 
-	if (!ctl || ev->id >= SHM_MAX_EVENTS)
-		return NULL;
-	num = __atomic_load_n(&ctl->filt[c][ev->id], __ATOMIC_RELAXED);
-	gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
-	if (!num || num > SHM_MAX_FILTERS)
-		return NULL;
 	if (!evf_cache) {
 		void *p = mmap(NULL, EVF_CACHE_BYTES, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -273,40 +256,60 @@ static struct evf_entry *evf_get(const struct shmtrace_event *ev, unsigned int c
 	return e;
 }
 
+/* Does filter @e keep the event of values @v? */
+static int evf_holds(const struct evf_entry *e, const struct shmtrace__fval *v)
+{
+	struct flt_value vals[FLT_MAX_FIELDS];
+
+	if (e->nterms >= 0)
+		return evf_conj(e, v);
+	for (unsigned int k = 0; k < e->nfields; k++) {
+		vals[k].type = (enum flt_type)e->vtype[k];
+		if (vals[k].type == FLT_T_NONE)
+			continue;	/* not looked at */
+		if (vals[k].type == FLT_T_STR)
+			vals[k].str = v[e->bind[k]].s;
+		else	/* bits as stored, or the context */
+			vals[k].u = evf_raw(e->bind[k], e->sext[k], v);
+	}
+	return flt_eval(e->code, vals);
+}
+
+int evf_keep(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev, unsigned int num,
+	     const struct shmtrace__fval *v)
+{
+	const struct evf_entry *e;
+
+	if (!num || num > SHM_MAX_FILTERS || ev->id >= SHM_MAX_EVENTS)
+		return 1;
+	e = evf_get(ctl, ev, num);
+	return e ? evf_holds(e, v) : 1;	/* unreadable: keep */
+}
+
+/*
+ * The channels of @mask that keep the event, after its aggregations (in
+ * the event's `filtered` mask when it has some, polled when it has only
+ * them: aggr.c) took it.
+ */
 SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsigned int mask,
 					   const struct shmtrace__fval *v)
 {
+	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
 	unsigned int todo = mask & ev->filtered;
 
+	if (!ctl || ev->id >= SHM_MAX_EVENTS)
+		return mask;
+	if (__atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED))
+		aggr_event(ctl, ev, v);
 	if (__builtin_expect(ev->polled, 0))
-		return 0;	/* enabled nowhere: it only looked for changes */
-
+		return 0;	/* recorded nowhere: it only looked for changes or aggregated */
 	while (todo) {
 		unsigned int c = (unsigned int)__builtin_ctz(todo);
-		const struct evf_entry *e;
-		struct flt_value vals[FLT_MAX_FIELDS];
 
 		todo &= todo - 1;
 		if (c >= SHM_MAX_CHAN)
 			break;
-		e = evf_get(ev, c);
-		if (!e)
-			continue;	/* unreadable: keep */
-		if (e->nterms >= 0) {
-			if (!evf_conj(e, v))
-				mask &= ~(1u << c);
-			continue;
-		}
-		for (unsigned int k = 0; k < e->nfields; k++) {
-			vals[k].type = (enum flt_type)e->vtype[k];
-			if (vals[k].type == FLT_T_NONE)
-				continue;	/* not looked at */
-			if (vals[k].type == FLT_T_STR)
-				vals[k].str = v[e->bind[k]].s;
-			else	/* bits as stored, or the context */
-				vals[k].u = evf_raw(e->bind[k], e->sext[k], v);
-		}
-		if (!flt_eval(e->code, vals))
+		if (!evf_keep(ctl, ev, __atomic_load_n(&ctl->filt[c][ev->id], __ATOMIC_RELAXED), v))
 			mask &= ~(1u << c);
 	}
 	return mask;

@@ -58,6 +58,24 @@ struct lib_pool {
 	struct lib_seg seg[SHM_MAX_SEGMENTS];
 };
 
+/* An aggregation's tables in this process (aggr.c): runs of segments. */
+struct lib_aggseg {
+	struct shm_agg_seg *hdr;	/* mapping; tables from SHM_AGG_SEG_HDR */
+	size_t size;
+	struct lib_fd fd;		/* kept to describe it again */
+	int described;			/* the session daemon has it */
+};
+
+struct lib_agg {
+	uint64_t agg_id;		/* 0: none */
+	uint32_t capacity;
+	uint32_t table_size;
+	uint32_t def_hash;
+	uint32_t nseg;			/* published with a release store */
+	uint32_t ntables;
+	struct lib_aggseg seg[SHM_AGG_MAX_SEGMENTS];
+};
+
 struct lib_state {
 	char home[1024];
 	int signo;			/* our doorbell signal, 0 = none */
@@ -80,6 +98,9 @@ struct lib_state {
 					   * its handler ran (writer.c) */
 	uint32_t next_id;
 	struct lib_pool pool[SHM_MAX_CHAN];
+	struct lib_agg agg[SHM_MAX_AGG];
+	uint64_t agg_lost[SHM_MAX_AGG];	/* updates never made before a slot had
+					 * its segments (atomic; moved there) */
 };
 
 extern struct lib_state lib;
@@ -134,6 +155,32 @@ void procev_after_fork(void);
 
 /* evfilter.c */
 void evf_thread_exit(void);
+/*
+ * What a field name of a filter or an aggregation is bound to: a field of
+ * the event (>= 0), or one of these. Names not among the event's fields
+ * may name the thread's context, as in trace-read: "$ctx.cpu_id" (or a
+ * bare "cpu_id"), "$ctx.vtid" / "$ctx.tid", "$ctx.vpid" / "$ctx.pid".
+ */
+#define EVF_NONE	(-1)		/* nothing: its comparisons are false */
+#define EVF_CPU		(-2)
+#define EVF_TID		(-3)
+#define EVF_PID		(-4)
+int8_t evf_ctx_kind(const char *name);
+uint64_t evf_ctx(int kind);
+/* How a field of SHMTRACE_TYPE_* @type is seen: enum flt_type, and the shift
+ * that sign-extends its raw bits (signed integers narrower than 64 bits). */
+void evf_kind(uint32_t type, uint8_t *vtype, uint8_t *sext);
+/* Does filter number @num (0: none) keep the event? Unreadable: yes. */
+int evf_keep(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev, unsigned int num,
+	     const struct shmtrace__fval *v);
+
+/* aggr.c */
+void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+		const struct shmtrace__fval *v);
+void aggr_lost(unsigned int slots);
+void aggr_thread_exit(void);
+void aggr_after_fork(void);
+void aggr_describe_all(void);
 
 /* pool.c */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out);
@@ -145,5 +192,6 @@ void pool_describe_all(void);
 void writer_drop_all(void);
 int32_t writer_tid(void);		/* the calling thread's id, cached in its TLS */
 void writer_thread_init(void);
+void writer_arm_exit(void);		/* thread exit gives back what the thread holds */
 
 #endif

@@ -30,6 +30,13 @@
  * control generation (so a session started later is seen at the next
  * event) and asks shmtrace__filter() about the poll channel, which refuses
  * any polled event. lib_ev_mask() gives the true mask.
+ *
+ * An event that updates aggregations (aggen in the control page) must
+ * reach shmtrace__filter() with its field values: every channel that
+ * records it is marked filtered (a channel without a filter keeps it
+ * there), and an event recorded nowhere but aggregated is polled with
+ * REG_POLL_AGG, so that its emit function calls shmtrace__filter(), which
+ * updates the aggregations (aggr.c) and records nothing.
  */
 #include <errno.h>
 #include <sched.h>
@@ -39,6 +46,9 @@
 
 /* a polled event's masks: any channel; shmtrace__filter() refuses it */
 #define REG_POLL_MASK	1u
+/* `polled` values */
+#define REG_POLL_LOOK	1u	/* no doorbell: looks for control changes */
+#define REG_POLL_AGG	2u	/* aggregated, recorded nowhere */
 
 static struct shmtrace_event *reg_events[SHM_MAX_EVENTS];
 static int reg_readers;	/* walks of reg_events under way */
@@ -59,6 +69,16 @@ static unsigned int reg_chan_mask(const struct shm_ctl_page *ctl)
 	return m;
 }
 
+static unsigned int reg_agg_mask(const struct shm_ctl_page *ctl)
+{
+	unsigned int m = 0;
+
+	for (unsigned int i = 0; i < SHM_MAX_AGG; i++)
+		if (__atomic_load_n(&ctl->agg[i].agg_id, __ATOMIC_RELAXED))
+			m |= 1u << i;
+	return m;
+}
+
 /*
  * Set an event's masks. Filtered before enabled, so that a channel is never
  * enabled unfiltered; polled set before and cleared after its masks, so
@@ -66,10 +86,12 @@ static unsigned int reg_chan_mask(const struct shm_ctl_page *ctl)
  * event of the very moment the event is turned on, never record one
  * turned off).
  */
-static void reg_set(struct shmtrace_event *ev, uint8_t en, uint8_t f, int poll)
+static void reg_set(struct shmtrace_event *ev, uint8_t en, uint8_t f, int poll, int agg)
 {
-	if (poll && !en) {
-		__atomic_store_n(&ev->polled, 1, __ATOMIC_RELAXED);
+	if (agg)
+		f = en;		/* every channel: the aggregations see the fields */
+	if ((poll || agg) && !en) {
+		__atomic_store_n(&ev->polled, agg ? REG_POLL_AGG : REG_POLL_LOOK, __ATOMIC_RELAXED);
 		__atomic_store_n(&ev->filtered, REG_POLL_MASK, __ATOMIC_RELEASE);
 		__atomic_store_n(&ev->enabled, REG_POLL_MASK, __ATOMIC_RELEASE);
 		return;
@@ -90,11 +112,12 @@ void reg_apply(void)
 		return;
 	for (int tries = 0; tries < 16; tries++) {
 		uint64_t g1 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE), g2;
-		unsigned int mask;
+		unsigned int mask, amask;
 
 		if (g1 & 1)
 			continue;
 		mask = reg_chan_mask(ctl);
+		amask = reg_agg_mask(ctl);
 		__atomic_add_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
 		for (uint32_t id = 0; id < n; id++) {
 			struct shmtrace_event *ev = __atomic_load_n(&reg_events[id], __ATOMIC_SEQ_CST);
@@ -107,7 +130,8 @@ void reg_apply(void)
 				for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
 					if (__atomic_load_n(&ctl->filt[c][id], __ATOMIC_RELAXED))
 						f |= (uint8_t)(1u << c);
-				reg_set(ev, en, f, poll);
+				reg_set(ev, en, f, poll,
+					(__atomic_load_n(&ctl->aggen[id], __ATOMIC_RELAXED) & amask) != 0);
 			}
 		}
 		__atomic_sub_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);

@@ -61,8 +61,17 @@ static void writer_thread_exit(void *arg)
 	shmtrace__tls.nesting++;
 	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
 		writer_put(c);
+	aggr_thread_exit();
 	evf_thread_exit();
 	shmtrace__tls.nesting--;
+}
+
+void writer_arm_exit(void)
+{
+	if (!writer_key_set) {
+		writer_key_set = 1;
+		pthread_setspecific(writer_key, (void *)1);
+	}
 }
 
 void writer_thread_init(void)
@@ -134,10 +143,7 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		if (!shmtrace__tls.cpu_id)	/* for the context and for filters */
 			shmtrace__tls.cpu_id = writer_rseq_cpu();
 		*ts = shmtrace__clock_tsc ? tsc_read_ordered() : shmtrace__clock();
-		if (!writer_key_set) {
-			writer_key_set = 1;
-			pthread_setspecific(writer_key, (void *)1);
-		}
+		writer_arm_exit();
 	}
 	ret = rb_reserve_slow(&ws->rb, w, need + w->ctx_size, *ts, writer_tid(),
 			      &published);
@@ -178,6 +184,7 @@ SHMTRACE_API void shmtrace__resync(void)
  */
 SHMTRACE_API void shmtrace__nested_drop(unsigned int mask)
 {
+	/* called by modules built before shmtrace__nested_drop_ev() */
 	if (__builtin_expect(__atomic_load_n(&lib.forking, __ATOMIC_RELAXED) != 0, 0) &&
 	    getpid() != lib.pid) {
 		while (mask) {
@@ -200,4 +207,17 @@ SHMTRACE_API void shmtrace__nested_drop(unsigned int mask)
 		else if (lib.proc)
 			__atomic_fetch_add(&lib.proc->lost_nobuf[c], 1, __ATOMIC_RELAXED);
 	}
+}
+
+/*
+ * The same for event @ev, whose channel mask is @mask: a polled event is
+ * recorded nowhere; its aggregations count the update as lost.
+ */
+SHMTRACE_API void shmtrace__nested_drop_ev(const struct shmtrace_event *ev, unsigned int mask)
+{
+	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
+
+	shmtrace__nested_drop(ev->polled ? 0 : mask);
+	if (ctl && ev->id < SHM_MAX_EVENTS && ev->registered)
+		aggr_lost(__atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED));
 }

@@ -295,6 +295,8 @@ static void app_masks(const struct app *a, uint8_t *out, uint8_t filt[][SHM_MAX_
 void app_update(struct app *a, int ring)
 {
 	static uint8_t masks[SHM_MAX_EVENTS], filt[SHM_MAX_CHAN][SHM_MAX_EVENTS];
+	static uint8_t aggen[SHM_MAX_EVENTS];
+	static struct shm_ctl_agg slots[SHM_MAX_AGG];
 	static struct shm_ctl_filters fl;
 	struct shm_ctl_page *c = a->ctl;
 	uint64_t g = __atomic_load_n(&c->generation, __ATOMIC_RELAXED);
@@ -302,6 +304,7 @@ void app_update(struct app *a, int ring)
 	int changed = 0;
 
 	app_masks(a, masks, filt, &fl);
+	aggs_masks(a, slots, aggen, &fl);
 	g = (g + 1) | 1;			/* odd: being written */
 	__atomic_store_n(&c->generation, g, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -327,6 +330,14 @@ void app_update(struct app *a, int ring)
 		}
 		for (unsigned int k = 0; k < SHM_MAX_CHAN; k++)
 			c->filt[k][id] = filt[k][id];
+		/* an aggregation's events: a doorbell, so that they take it now */
+		changed |= aggen[id] & ~c->aggen[id];
+		c->aggen[id] = aggen[id];
+	}
+	for (unsigned int i = 0; i < SHM_MAX_AGG; i++) {
+		if (c->agg[i].agg_id != slots[i].agg_id && slots[i].agg_id)
+			changed = 1;
+		memcpy(&c->agg[i], &slots[i], sizeof(slots[i]));
 	}
 	memcpy(&c->filters, &fl, sizeof(fl));
 	__atomic_store_n(&c->generation, g + 1, __ATOMIC_RELEASE);
@@ -471,6 +482,9 @@ int app_message(struct app *a)
 		return app_notice(a, (const char *)buf, (size_t)n) < 0 ? -EPROTO : 1;
 	case MSG_APP_SEGMENT:
 		return app_segment(a, (const struct msg_segment *)(void *)buf, fds[0]) == -EPROTO ?
+		       -EPROTO : 1;
+	case MSG_APP_AGG_SEG:
+		return app_agg_seg(a, (const struct msg_agg_seg *)(void *)buf, fds[0]) == -EPROTO ?
 		       -EPROTO : 1;
 	default:
 		for (int i = 0; i < proto_nfds(h.type); i++)
@@ -649,6 +663,9 @@ void app_remove(struct app *a)
 	for (uint32_t i = 0; i < a->nsegs; i++)
 		close(a->segs[i].fd);
 	free(a->segs);
+	for (uint32_t i = 0; i < a->naggsegs; i++)
+		close(a->aggsegs[i].fd);
+	free(a->aggsegs);
 	free(a->ev);
 	free(a);
 }
@@ -678,6 +695,7 @@ void apps_replay(void)
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
 		if (sd.chan[i] && netout_ok(sd.chan[i]->session))
 			channel_to_consumer(sd.chan[i]);
+	aggs_replay();
 	for (struct app *a = sd.apps; a; a = a->next) {
 		struct msg_events h = { .app_id = a->id };
 		size_t pos = 0;
@@ -719,6 +737,7 @@ void apps_replay(void)
 		for (uint32_t i = 0; i < a->nsegs; i++)
 			consumer_call(MSG_C_SEGMENT, &a->segs[i].msg, sizeof(a->segs[i].msg),
 				      &a->segs[i].fd, 1, NULL, 0);
+		app_aggs_replay(a);
 	}
 }
 

@@ -55,7 +55,7 @@ static int enabler_matches(const struct enabler *e, const char *name, int loglev
 }
 
 /* Compile @expr into @e's filter; on error, @err says what and where. */
-static int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen)
+int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen)
 {
 	unsigned char code[SHM_FILTER_MAX_CODE];
 	char msg[128];
@@ -214,7 +214,7 @@ int channel_to_consumer(const struct channel *ch)
 	return consumer_call(MSG_C_CHANNEL_ADD, &m, sizeof(m), NULL, 0, NULL, 0);
 }
 
-static int name_ok(const char *n)
+int session_name_ok(const char *n)
 {
 	if (!n[0] || n[0] == '.' || strlen(n) >= PROTO_NAME_MAX)
 		return 0;
@@ -377,7 +377,7 @@ static int cmd_create(int fd, const char *name, int argc, const char **argv)
 		snprintf(gen, sizeof(gen), "auto-%s", stamp);
 		name = gen;
 	}
-	if (!name_ok(name))
+	if (!session_name_ok(name))
 		return reply_end(fd, -EINVAL, "invalid session name '%s'", name);
 	if (session_by_name(name))
 		return reply_end(fd, -EEXIST, "session '%s' already exists", name);
@@ -444,7 +444,7 @@ static int cmd_enable_channel(int fd, struct session *s, int argc, const char **
 {
 	struct channel want, *ch;
 
-	if (argc < 1 || !name_ok(argv[0]) || strlen(argv[0]) > 32)
+	if (argc < 1 || !session_name_ok(argv[0]) || strlen(argv[0]) > 32)
 		return reply_end(fd, -EINVAL, "invalid channel name");
 	if (channel_find(s, argv[0]))
 		return reply_end(fd, -EEXIST, "channel %s exists in session %s (settings are "
@@ -554,6 +554,9 @@ static void session_stop(struct session *s)
 	apps_update_all();
 	nanosleep(&ts, NULL);	/* let events already being written commit */
 	session_flush(s);
+	s->agg_werr = aggs_write(s, s->agg_msg, sizeof(s->agg_msg));
+	if (s->agg_werr)
+		log_warn("session %s: %s", s->name, s->agg_msg);
 	marker_remove(s);
 }
 
@@ -601,6 +604,7 @@ static void session_destroy(struct session *s)
 		enablers_free(ch->combos);
 		free(ch);
 	}
+	aggs_free(s);
 	netout_close(s);
 	log_info("session %s destroyed", s->name);
 	notices_free(s);
@@ -994,6 +998,7 @@ static int cmd_status(int fd, const char *name)
 			if (!werr)
 				werr = err;
 		}
+		aggs_status(fd, s);
 		err = netout_error(fd, s, msg, sizeof(msg));
 		if (!werr)
 			werr = err;
@@ -1190,6 +1195,8 @@ static int cmd_stop(int fd, struct session *s)
 	session_stop(s);
 	reply_text(fd, "Tracing stopped for session %s.\n", s->name);
 	ret = session_werrors(fd, s, msg, sizeof(msg));
+	if (!ret && s->agg_werr)
+		return reply_end(fd, s->agg_werr, "%s", s->agg_msg);
 	return ret ? reply_end(fd, ret, "%s", msg) : reply_end(fd, 0, NULL);
 }
 
@@ -1202,6 +1209,10 @@ static int cmd_destroy(int fd, struct session *s)
 	if (s->active) {
 		session_stop(s);
 		ret = session_werrors(fd, s, msg, sizeof(msg));
+		if (!ret && s->agg_werr) {
+			ret = s->agg_werr;
+			snprintf(msg, sizeof(msg), "%s", s->agg_msg);
+		}
 	}
 	reply_text(fd, "Session %s destroyed.\n", s->name);
 	session_destroy(s);
@@ -1259,6 +1270,12 @@ int session_command(int fd, const char *body, size_t len)
 		return cmd_add_context(fd, s, argc, argv);
 	case VERB_NOTICES:
 		return cmd_notices(fd, s);
+	case VERB_AGGREGATE:
+		return cmd_aggregate(fd, s, argc, argv);
+	case VERB_DISABLE_AGG:
+		return cmd_disable_agg(fd, s, argc, argv);
+	case VERB_SHOW_AGG:
+		return cmd_show_agg(fd, s, argc, argv);
 	case VERB_START:
 		if (s->active)
 			return reply_end(fd, -EALREADY, "session %s is already active", s->name);

@@ -63,6 +63,21 @@ struct notice {
 
 struct netout;
 
+/* An aggregation (aggcmd.c): in slot `slot` of every control page while its session is active. */
+struct aggregation {
+	uint64_t id;			/* unique across daemon restarts */
+	unsigned int slot;
+	char name[PROTO_NAME_MAX];
+	struct enabler ev;		/* its event pattern and filter */
+	uint32_t capacity;		/* keys of a thread's table, a power of two */
+	uint32_t flags;			/* SHM_AGG_* */
+	uint32_t nnames;
+	struct agg_def def;		/* fields index names[] */
+	char names[SHM_AGG_NAMES][SHM_AGG_NAME];
+	struct session *session;
+	struct aggregation *next;	/* the session's, newest first */
+};
+
 struct session {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
@@ -86,6 +101,9 @@ struct session {
 	struct netout *net;		/* its address and state (netout.c) */
 	uint32_t live_us;		/* live timer, 0: not live */
 	int made_output;		/* start made the output directory */
+	struct aggregation *aggs;
+	int agg_werr;			/* aggregations.json not written at the last stop */
+	char agg_msg[PROTO_PATH_MAX + 128];	/* why */
 	struct session *next;
 };
 
@@ -96,6 +114,11 @@ struct app_event {
 
 struct app_seg {
 	struct msg_segment msg;
+	int fd;
+};
+
+struct app_aggseg {
+	struct msg_agg_seg msg;
 	int fd;
 };
 
@@ -122,6 +145,8 @@ struct app {
 	uint32_t nev;
 	struct app_seg *segs;
 	uint32_t nsegs;
+	struct app_aggseg *aggsegs;	/* its aggregation segments */
+	uint32_t naggsegs;
 	struct app *next;
 };
 
@@ -137,6 +162,7 @@ struct sessiond {
 	uint64_t next_chan_id;
 	struct session *sessions;
 	struct channel *chan[SHM_MAX_CHAN];
+	struct aggregation *agg[SHM_MAX_AGG];
 	struct app *apps;
 	int quit;
 };
@@ -173,6 +199,22 @@ unsigned int session_mask(const char *event_name, int loglevel,
 			  const struct enabler *filter[SHM_MAX_CHAN]);
 void sessions_shutdown(void);
 int channel_to_consumer(const struct channel *ch);
+int session_name_ok(const char *n);
+int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen);
+
+/* aggcmd.c */
+int cmd_aggregate(int fd, struct session *s, int argc, const char **argv);
+int cmd_disable_agg(int fd, struct session *s, int argc, const char **argv);
+int cmd_show_agg(int fd, struct session *s, int argc, const char **argv);
+void aggs_status(int fd, const struct session *s);
+int aggs_write(const struct session *s, char *msg, size_t len);
+void aggs_free(struct session *s);
+void aggs_masks(const struct app *a, struct shm_ctl_agg *slots, uint8_t *aggen,
+		struct shm_ctl_filters *fl);
+int app_agg_seg(struct app *a, const struct msg_agg_seg *m, int fd);
+void apps_forget_agg(uint64_t id);
+void aggs_replay(void);
+void app_aggs_replay(const struct app *a);
 
 /* notice.c */
 int app_notice(struct app *a, const char *body, size_t len);

@@ -120,6 +120,9 @@ static const struct verb verbs[] = {
 	  "the event header and its fields. Only before the session first starts.\n"
 	  "--list: the fields known (ip: address of the code that emitted the\n"
 	  "event; cpu_id: the CPU the thread ran on).", 0, 255, 0 },
+	{ "disable-aggregation", VERB_DISABLE_AGG, "disable-aggregation [-s NAME] AGGREGATION...",
+	  "Remove aggregations made with aggregate: their tables are forgotten\n"
+	  "(what they held is in aggregations.json of the last stop).", 1, 255, 0 },
 	{ "disable-event", VERB_DISABLE_EVENT, "disable-event [-s NAME] [-c CHANNEL] PATTERN...",
 	  "Remove PATTERNs previously enabled with enable-event.", 1, 255, 0 },
 	{ "start", VERB_START, "start [NAME]", "Start recording.", 0, 1, 1 },
@@ -213,6 +216,7 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(out, "  %s\n", verbs[i].usage);
 	fprintf(out, "  %s\n", VIEW_USAGE);
+	fprintf(out, "  %s\n  %s\n", AGG_USAGE, SHOW_AGG_USAGE);
 	fprintf(out, "  %s\n", RECORD_USAGE);
 	fprintf(out, "\n'tracectl COMMAND --help' describes a command. The session daemon of\n"
 		"$SHMTRACE_HOME (default $XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace) is\n"
@@ -361,6 +365,21 @@ static int start_daemon(void)
 	return 0;
 }
 
+/* Text the daemon passed in a memfd (MSG_REPLY_FD), from its start, to @out. */
+static void ctl_copy_fd(int fd, FILE *out)
+{
+	char chunk[65536];
+	off_t off = 0;
+	ssize_t n;
+
+	while (out && (n = pread(fd, chunk, sizeof(chunk), off)) > 0) {
+		fwrite(chunk, 1, (size_t)n, out);
+		off += n;
+	}
+	if (out)
+		fflush(out);
+}
+
 int ctl_command(const char *home, const char *name, enum proto_verb verb, const char *session,
 		int argc, char **argv, FILE *out)
 {
@@ -428,6 +447,11 @@ int ctl_command(const char *home, const char *name, enum proto_verb verb, const 
 			((char *)buf)[n - 1] = 0;
 			if (out)
 				fputs((char *)buf, out);
+			continue;
+		}
+		if (h.type == MSG_REPLY_FD) {
+			ctl_copy_fd(fds[0], out);
+			close(fds[0]);
 			continue;
 		}
 		if (h.type == MSG_REPLY) {
@@ -538,6 +562,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "record"))
 		return record_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "aggregate") || !strcmp(argv[1], "show-aggregations"))
+		return agg_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "view")) {
 		if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
 			printf("usage: tracectl %s [TRACE-READ OPTIONS]\n\n%s\n", VIEW_USAGE,

@@ -49,6 +49,16 @@ void ctl_net_option(int c, char *arg, char *net[4]);
 /* The directory of the running tracectl (for its daemons and helpers). */
 int ctl_exe_dir(char *out, size_t cap);
 
+#define AGG_USAGE \
+	"aggregate [-s NAME] AGGREGATION EVENT_PATTERN [--filter EXPR] [--by FIELD[,FIELD]...]\n" \
+	"         [--count] [--sum F] [--min F] [--max F] [--avg F] [--quantize F]\n" \
+	"         [--lquantize F,LOW,HIGH,STEP] [--keys N] [--profile]"
+#define SHOW_AGG_USAGE \
+	"show-aggregations [-s NAME] [AGGREGATION] [--format text|json] [--interval SECS]"
+
+/* tracectl aggregate / show-aggregations ARGS: argv[0] is the verb (aggctl.c). */
+int agg_main(int argc, char **argv);
+
 /* tracectl record ARGS: argv[0] is "record". Returns the exit status. */
 int record_main(int argc, char **argv);
 

@@ -240,6 +240,7 @@ extern SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen;
 SHMTRACE_API int shmtrace__reserve_slow(unsigned int chan, uint64_t need, uint64_t *ts);
 SHMTRACE_API void shmtrace__resync(void);
 SHMTRACE_API void shmtrace__nested_drop(unsigned int mask);
+SHMTRACE_API void shmtrace__nested_drop_ev(const struct shmtrace_event *ev, unsigned int mask);
 /* The CPU number from the system call, when the rseq area is not there. */
 SHMTRACE_API uint32_t shmtrace__cpu_slow(void);
 
@@ -543,7 +544,7 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 	SHMTRACE__MAP(SHMTRACE__LEN, __VA_ARGS__) \
 	const uint64_t shmtrace__size = 0 SHMTRACE__MAP(SHMTRACE__SUM, __VA_ARGS__); \
 	if (__builtin_expect(shmtrace__t->nesting++ != 0, 0)) { \
-		shmtrace__nested_drop(shmtrace__mask); \
+		shmtrace__nested_drop_ev(&SHMTRACE__EV(prov, ev), shmtrace__mask); \
 		goto out; \
 	} \
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* nesting is set before any write */ \

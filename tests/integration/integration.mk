@@ -43,6 +43,9 @@ INTEGRATION_TESTS = \
 	tests/integration/sessions.sh \
 	tests/integration/channels.sh \
 	tests/integration/filter.sh \
+	tests/integration/agg-basic.sh \
+	tests/integration/agg-functions.sh \
+	tests/integration/agg-crash.sh \
 	tests/integration/status.sh \
 	tests/integration/snapshot.sh \
 	tests/integration/rotate.sh \

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * aggr.c - the consumer's side of aggregations: it maps every traced
+ * process's aggregation segments read-only, merges their thread tables
+ * when asked (MSG_C_AGG_SHOW: tracectl show-aggregations, and the session
+ * daemon at stop for aggregations.json), and folds a process's tables into
+ * the aggregation's retired results when the process is gone, so that
+ * memory follows the processes alive, not all those that ever ran.
+ *
+ * Everything in a segment is written by its process and trusted for
+ * nothing: the header's sizes are checked against the definition the
+ * session daemon sent (MSG_C_AGG_ADD) and the memfd's size, and each
+ * table is copied (agg_snapshot(), under its sequence counter) and checked
+ * before it is merged. A table whose writer died in an update is merged
+ * and counted as torn; a process that dies in an update leaves at most one
+ * update per table half done.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "aggfmt.h"
+#include "aggr.h"
+#include "log.h"
+#include "shm.h"
+#include "util.h"
+
+struct c_aggseg {
+	uint64_t app_id;
+	const struct shm_agg_seg *hdr;	/* read-only mapping */
+	size_t size;
+	uint32_t ntables;		/* checked against the size */
+	uint32_t seg_index;
+	struct c_aggseg *next;
+};
+
+struct c_agg {
+	uint64_t id;
+	struct msg_c_agg m;		/* as defined, strings terminated */
+	struct agg_def def;
+	struct agg_geom geom;
+	uint32_t table_size;
+	struct agg_merged retired;	/* tables of processes that are gone */
+	struct c_aggseg *segs;
+	struct c_agg *next;
+};
+
+static struct c_agg *c_aggs;
+
+static struct c_agg *cagg_find(uint64_t id)
+{
+	for (struct c_agg *a = c_aggs; a; a = a->next)
+		if (a->id == id)
+			return a;
+	return NULL;
+}
+
+int cagg_add(const struct msg_c_agg *m)
+{
+	struct c_agg *a;
+	size_t tsize;
+
+	if (!m->agg_id || cagg_find(m->agg_id))
+		return -EEXIST;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->id = m->agg_id;
+	a->m = *m;
+	a->m.session[sizeof(a->m.session) - 1] = 0;
+	a->m.name[sizeof(a->m.name) - 1] = 0;
+	a->m.event[sizeof(a->m.event) - 1] = 0;
+	for (unsigned int i = 0; i < SHM_AGG_NAMES; i++)
+		a->m.names[i][SHM_AGG_NAME - 1] = 0;
+	memcpy(&a->def, m->def, sizeof(a->def));
+	if (m->nnames > SHM_AGG_NAMES || agg_geom(&a->def, &a->geom) < 0 || !m->capacity ||
+	    (m->capacity & (m->capacity - 1)) ||
+	    agg_merged_init(&a->retired, &a->def) < 0)
+		goto bad;
+	tsize = agg_table_size(&a->geom, m->capacity);
+	tsize = (tsize + SHM_CACHELINE - 1) & ~(size_t)(SHM_CACHELINE - 1);
+	if (tsize > SHM_AGG_MAX_TABLE)
+		goto bad;
+	a->table_size = (uint32_t)tsize;
+	a->next = c_aggs;
+	c_aggs = a;
+	return 0;
+bad:
+	free(a);
+	return -EINVAL;
+}
+
+static void cseg_free(struct c_aggseg *s)
+{
+	munmap((void *)s->hdr, s->size);
+	free(s);
+}
+
+void cagg_del(uint64_t id)
+{
+	for (struct c_agg **pp = &c_aggs; *pp; pp = &(*pp)->next) {
+		struct c_agg *a = *pp;
+
+		if (a->id != id)
+			continue;
+		*pp = a->next;
+		while (a->segs) {
+			struct c_aggseg *s = a->segs;
+
+			a->segs = s->next;
+			cseg_free(s);
+		}
+		agg_merged_free(&a->retired);
+		free(a);
+		return;
+	}
+}
+
+int cagg_seg(const struct msg_agg_seg *m, int fd)
+{
+	struct c_agg *a = cagg_find(m->agg_id);
+	struct c_aggseg *s;
+	void *p;
+
+	if (!a)
+		return -ENOENT;
+	/* the session daemon checked these; a restarted consumer trusts no one */
+	if (m->table_size != a->table_size || m->capacity != a->m.capacity ||
+	    m->def_hash != agg_def_hash(&a->def) || !m->ntables ||
+	    m->ntables > SHM_AGG_MAX_TABLES ||
+	    m->size != SHM_AGG_SEG_HDR + (uint64_t)m->ntables * m->table_size ||
+	    memfd_check(fd, m->size) < 0)
+		return -EINVAL;
+	for (s = a->segs; s; s = s->next)
+		if (s->app_id == m->app_id && s->seg_index == m->seg_index)
+			return 0;	/* described again */
+	p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		munmap(p, m->size);
+		return -ENOMEM;
+	}
+	s->app_id = m->app_id;
+	s->hdr = p;
+	s->size = m->size;
+	s->ntables = m->ntables;
+	s->seg_index = m->seg_index;
+	s->next = a->segs;
+	a->segs = s;
+	return 0;
+}
+
+/* Merge the tables of segment @s into @out. 0 or -ENOMEM. */
+static int cseg_merge(const struct c_agg *a, const struct c_aggseg *s, struct agg_merged *out,
+		      void *copy)
+{
+	for (uint32_t i = 0; i < s->ntables; i++) {
+		const char *t = (const char *)s->hdr + SHM_AGG_SEG_HDR + (size_t)i * a->table_size;
+		int ret = agg_snapshot(t, a->table_size, &a->def, &a->geom, copy);
+
+		if (ret < 0)
+			continue;	/* never used, or not ours: nothing to merge */
+		if (agg_merge(out, copy, !ret) < 0)
+			return -ENOMEM;
+	}
+	/* only the first segment counts updates never made */
+	if (s->seg_index == 0)
+		out->lost += __atomic_load_n(&s->hdr->lost, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Merge everything of @a (retired results, then the live tables) into @out. */
+static int cagg_merge(const struct c_agg *a, struct agg_merged *out)
+{
+	void *copy;
+	int ret = -ENOMEM;
+
+	if (agg_merged_init(out, &a->def) < 0)
+		return -EINVAL;
+	copy = malloc(a->table_size);
+	if (!copy || agg_merged_add(out, &a->retired) < 0)
+		goto out;
+	for (const struct c_aggseg *s = a->segs; s; s = s->next)
+		if (cseg_merge(a, s, out, copy) < 0)
+			goto out;
+	ret = 0;
+out:
+	free(copy);
+	return ret;
+}
+
+void cagg_app_gone(uint64_t app_id)
+{
+	for (struct c_agg *a = c_aggs; a; a = a->next) {
+		void *copy = NULL;
+
+		for (struct c_aggseg **pp = &a->segs; *pp;) {
+			struct c_aggseg *s = *pp;
+
+			if (s->app_id != app_id) {
+				pp = &s->next;
+				continue;
+			}
+			if (!copy)
+				copy = malloc(a->table_size);
+			if (!copy || cseg_merge(a, s, &a->retired, copy) < 0)
+				log_warn("aggregation %s: out of memory: the tables of a process "
+					 "that exited are not merged", a->m.name);
+			*pp = s->next;
+			cseg_free(s);
+		}
+		free(copy);
+	}
+}
+
+/* The names @a was defined with, for the printers. */
+static void cagg_names(const struct c_agg *a, struct agg_names *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->name = a->m.name;
+	n->event = a->m.event;
+	for (unsigned int k = 0; k < a->def.nkeys; k++)
+		n->key[k] = a->def.key_field[k] < a->m.nnames ? a->m.names[a->def.key_field[k]] : "?";
+	for (unsigned int i = 0; i < a->def.nfuncs; i++)
+		n->arg[i] = a->def.f[i].fn == AGG_COUNT ? NULL :
+			    a->def.f[i].field < a->m.nnames ? a->m.names[a->def.f[i].field] : "?";
+}
+
+/* One aggregation as JSON, without its final newline (the caller joins them). */
+static int cagg_json(FILE *out, struct agg_merged *mg, const struct agg_names *names)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int ret;
+
+	if (!mem)
+		return -ENOMEM;
+	ret = agg_print_json(mem, mg, names);
+	if (fclose(mem) != 0 && !ret)
+		ret = -ENOMEM;
+	while (!ret && len && text[len - 1] == '\n')
+		len--;
+	if (!ret)
+		fwrite(text, 1, len, out);
+	free(text);
+	return ret;
+}
+
+int cagg_show(const struct msg_c_agg_show *m, int fd)
+{
+	FILE *out;
+	int ret = 0, dup_fd;
+
+	if (m->n > sizeof(m->ids) / sizeof(m->ids[0]) || m->format > PROTO_AGG_JSON)
+		return -EINVAL;
+	dup_fd = dup(fd);
+	if (dup_fd < 0)
+		return -errno;
+	out = fdopen(dup_fd, "w");
+	if (!out) {
+		close(dup_fd);
+		return -ENOMEM;
+	}
+	if (m->format == PROTO_AGG_JSON)
+		fputs("[", out);
+	for (uint32_t i = 0; i < m->n && !ret; i++) {
+		const struct c_agg *a = cagg_find(m->ids[i]);
+		struct agg_merged mg;
+		struct agg_names names;
+
+		if (!a) {
+			ret = -ENOENT;
+			break;
+		}
+		ret = cagg_merge(a, &mg);
+		if (!ret) {
+			cagg_names(a, &names);
+			if (m->format == PROTO_AGG_JSON) {
+				fputs(i ? ",\n" : "\n", out);
+				ret = cagg_json(out, &mg, &names);
+			} else {
+				if (i)
+					fputc('\n', out);
+				ret = agg_print_text(out, &mg, &names);
+			}
+		}
+		agg_merged_free(&mg);
+	}
+	if (m->format == PROTO_AGG_JSON)
+		fputs("\n]\n", out);
+	if (fclose(out) != 0 && !ret)
+		ret = -EIO;
+	return ret;
+}

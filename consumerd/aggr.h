@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aggr.h - the consumer's side of aggregations (aggr.c).
+ */
+#ifndef SHMTRACE_CONSUMERD_AGGR_H
+#define SHMTRACE_CONSUMERD_AGGR_H
+
+#include <stdint.h>
+#include "proto.h"
+
+/* An aggregation defined (MSG_C_AGG_ADD); 0, -EEXIST, -EINVAL, -ENOMEM. */
+int cagg_add(const struct msg_c_agg *m);
+/* Forget it, and every table of it. */
+void cagg_del(uint64_t id);
+/* A process's segment of tables (MSG_C_AGG_SEG); @fd stays the caller's. */
+int cagg_seg(const struct msg_agg_seg *m, int fd);
+/* The process is gone: its tables join the aggregations' retired results. */
+void cagg_app_gone(uint64_t app_id);
+/* Print the aggregations @m names into @fd (text or JSON). 0 or -errno. */
+int cagg_show(const struct msg_c_agg_show *m, int fd);
+
+#endif

@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: MIT
+/*
+ * aggr.c - aggregations updated in the traced thread: counts, sums,
+ * extrema and histograms kept where the events happen, with nothing
+ * written to the ring buffers.
+ *
+ * The session daemon puts an aggregation in a slot of the control page
+ * (struct shm_ctl_agg: its definition, field names, filter, table
+ * capacity) and marks the events that update it in aggen[event id].
+ * registry.c routes such events to shmtrace__filter() with their field
+ * values, which calls aggr_event() before it decides the channels.
+ *
+ * Per thread (a page or two mapped at its first aggregated event, only
+ * the pointer in initial-exec TLS, as evfilter.c does):
+ *  - bindings: per (control generation, event id, slot), a private copy
+ *    of the slot's definition read under the generation's sequence counter
+ *    and checked with agg_geom(), its field names bound to the event's
+ *    fields (or the thread's context). The control page is another
+ *    process's memory: nothing of it is used unchecked.
+ *  - tables: per slot, the table the thread owns in this process's
+ *    segments of that aggregation.
+ *
+ * Segments (shm.h, part 4) are created under lib_lock, never move and are
+ * never unmapped while the process lives; a thread takes a free table by a
+ * compare-and-swap on owner[i] (once per thread and aggregation) and gives
+ * it back at exit with a release store; a new thread adds to the counts
+ * of the tables it takes. The update itself (agg_update()) is plain
+ * stores under the table's sequence counter: no lock, no atomic
+ * read-modify-write, no clock read (except for profiles).
+ *
+ * Losses are counted, never silent: an update nested in a signal handler
+ * (writer.c, shmtrace__nested_drop_ev()), one that found no table (memory,
+ * segment table full) or an unreadable definition adds to `lost` in the
+ * aggregation's first segment, or, before the process has one, to
+ * lib.agg_lost[slot], moved into it when it is made.
+ *
+ * Crashes: a thread that dies in an update leaves its table's sequence odd:
+ * the consumer merges it and says it is torn (at most one update half
+ * done). A process that dies leaves its segments to the consumer, which
+ * merges them once it learns the process is gone. fork: the segments are
+ * MADV_DONTFORK; the child forgets them (aggr_after_fork()) and makes its
+ * own: a child's updates are its own.
+ *
+ * Profiles (SHM_AGG_PROFILE): the values come from a per-thread shadow
+ * stack of function entries (shmtrace_func:entry/exit, the func preload
+ * helper) and allocations (shmtrace_libc:*): at a function's exit, its key
+ * (process, address) gets one call, its total and self time in
+ * nanoseconds (CLOCK_MONOTONIC), and the bytes and allocations made in it
+ * (self, and with its callees).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib.h"
+#include "proto.h"
+
+#define AGGR_BINDS	8
+#define AGGR_DEPTH	256		/* profile: deepest call stack followed */
+#define AGGR_FIRST_TABLES 4u		/* tables of the first segment */
+#define AGGR_P_NONE	(-1)		/* profile names: none of ours */
+#define AGGR_P_ADDR	(-2)		/* the function's address */
+#define AGGR_P_PID	(-3)		/* the process */
+
+struct aggr_bind {
+	uint64_t gen;			/* control generation it was read at, 0 = empty */
+	uint64_t agg_id;
+	uint32_t id;			/* event id */
+	uint8_t slot;
+	uint8_t ok;			/* definition checked and bound */
+	uint8_t nnames;
+	uint8_t role;			/* profiles: enum agg_role */
+	uint32_t filter;		/* filter number, 0 = none */
+	uint32_t capacity;
+	uint32_t flags;
+	uint32_t table_size;
+	int8_t bind[SHM_AGG_NAMES];	/* field index or EVF_* */
+	uint8_t vtype[SHM_AGG_NAMES];	/* enum flt_type of the field */
+	uint8_t sext[SHM_AGG_NAMES];
+	int8_t size_field, nmemb_field;	/* profiles: allocation sizes */
+	int8_t addr_field;		/* profiles: function address */
+	int8_t prof[SHM_AGG_NAMES];	/* profiles: AGGR_P_* or a value's index */
+	struct agg_def def;
+	struct agg_geom geom;
+};
+
+struct aggr_table {
+	uint64_t agg_id;		/* the aggregation it belongs to, 0 = none */
+	void *table;
+	uint32_t *owner;
+};
+
+struct aggr_frame {
+	uint64_t addr;
+	uint64_t start_ns;
+	uint64_t child_ns;
+	uint64_t bytes, allocs;		/* made in the function itself */
+	uint64_t child_bytes, child_allocs;
+};
+
+struct aggr_thread {
+	struct aggr_table tab[SHM_MAX_AGG];
+	struct aggr_bind bind[AGGR_BINDS];
+	unsigned int next;
+	uint32_t depth;			/* frames on the shadow stack (may exceed AGGR_DEPTH) */
+	struct aggr_frame stack[AGGR_DEPTH];
+};
+
+#define AGGR_THREAD_BYTES (((sizeof(struct aggr_thread)) + SHM_PAGE - 1) & ~(size_t)(SHM_PAGE - 1))
+
+static __thread struct aggr_thread *aggr_tls __attribute__((tls_model("initial-exec")));
+/* updates lost in a forked child before its handler ran (moved by it) */
+static uint64_t aggr_fork_lost[SHM_MAX_AGG];
+
+/* ---- segments (lock held) ------------------------------------------- */
+
+static void *aggr_table_at(const struct lib_agg *a, const struct lib_aggseg *s, uint32_t i)
+{
+	return (char *)s->hdr + SHM_AGG_SEG_HDR + (size_t)i * a->table_size;
+}
+
+/* Send segment @k of slot @slot to the session daemon. Lock held. */
+static void aggr_describe(unsigned int slot, struct lib_agg *a, uint32_t k)
+{
+	struct lib_aggseg *s = &a->seg[k];
+	struct msg_agg_seg m;
+	int sock, fd;
+
+	memset(&m, 0, sizeof(m));
+	m.agg_id = a->agg_id;
+	m.size = s->size;
+	m.agg_slot = slot;
+	m.seg_index = k;
+	m.first_table = s->hdr->first_table;
+	m.ntables = s->hdr->ntables;
+	m.table_size = a->table_size;
+	m.capacity = a->capacity;
+	m.def_hash = a->def_hash;
+	sock = ownfd_get(&lib.sock);
+	fd = ownfd_get(&s->fd);
+	if (fd < 0) {
+		lib_dbg("aggregation segment descriptor closed by the program", k);
+		return;
+	}
+	s->described = sock >= 0 &&
+		       proto_send(sock, MSG_APP_AGG_SEG, 0, &m, sizeof(m), &fd, 1) == 0;
+	if (!s->described)
+		lib_dbg("cannot describe an aggregation segment", k);
+}
+
+void aggr_describe_all(void)
+{
+	for (unsigned int i = 0; i < SHM_MAX_AGG; i++)
+		for (uint32_t k = 0; lib.agg[i].agg_id && k < lib.agg[i].nseg; k++)
+			aggr_describe(i, &lib.agg[i], k);
+}
+
+static int aggr_add_segment(unsigned int slot, struct lib_agg *a, uint32_t ntables)
+{
+	struct lib_aggseg *s = &a->seg[a->nseg];
+	size_t size = SHM_AGG_SEG_HDR + (size_t)ntables * a->table_size;
+	struct shm_agg_seg *h;
+	struct lib_fd f;
+	void *base;
+
+	if (a->nseg >= SHM_AGG_MAX_SEGMENTS)
+		return -ENOSPC;
+	if (ownfd_take(&f, memfd_create("shmtrace-agg", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0)
+		return -errno;
+	if (ftruncate(f.fd, (off_t)size) < 0 ||
+	    fcntl(f.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		goto fail_fd;
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
+	if (base == MAP_FAILED)
+		goto fail_fd;
+	madvise(base, size, MADV_DONTFORK);
+	h = base;
+	h->magic = SHM_AGG_MAGIC;
+	h->version = SHM_VERSION;
+	h->hdr_size = SHM_AGG_SEG_HDR;
+	h->seg_index = a->nseg;
+	h->ntables = ntables;
+	h->agg_id = a->agg_id;
+	h->size = size;
+	h->first_table = a->ntables;
+	h->table_size = a->table_size;
+	h->capacity = a->capacity;
+	h->def_hash = a->def_hash;
+	if (a->nseg == 0)
+		h->lost = __atomic_exchange_n(&lib.agg_lost[slot], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->hdr, h, __ATOMIC_RELAXED);
+	s->size = size;
+	s->fd = f;
+	s->described = 0;
+	a->ntables += ntables;
+	__atomic_store_n(&a->nseg, a->nseg + 1, __ATOMIC_RELEASE);
+	aggr_describe(slot, a, a->nseg - 1);
+	return 0;
+fail_fd:
+	ownfd_close(&f);
+	return -ENOMEM;
+}
+
+/* Make slot @slot's segments those of the aggregation @b reads. Lock held. */
+static int aggr_setup(unsigned int slot, const struct aggr_bind *b)
+{
+	struct lib_agg *a = &lib.agg[slot];
+
+	if (a->agg_id == b->agg_id)
+		return 0;
+	/*
+	 * An old aggregation's segments stay mapped: its threads may still
+	 * write, and aggr_lost() may still read seg[0].hdr (never cleared).
+	 */
+	for (uint32_t k = 0; k < a->nseg; k++)
+		ownfd_close(&a->seg[k].fd);
+	__atomic_store_n(&a->nseg, 0, __ATOMIC_RELEASE);
+	a->ntables = 0;
+	a->agg_id = b->agg_id;
+	a->capacity = b->capacity;
+	a->table_size = b->table_size;
+	a->def_hash = agg_def_hash(&b->def);
+	return aggr_add_segment(slot, a, AGGR_FIRST_TABLES);
+}
+
+/* A free table of slot @slot for the calling thread. Lock held. */
+static int aggr_take(unsigned int slot, struct aggr_table *t, uint32_t tid)
+{
+	struct lib_agg *a = &lib.agg[slot];
+
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t k = 0; k < a->nseg; k++) {
+			struct lib_aggseg *s = &a->seg[k];
+
+			if (!s->described)
+				aggr_describe(slot, a, k);	/* retry what failed */
+			if (!s->described)
+				continue;	/* its updates would reach nobody */
+			for (uint32_t i = 0; i < s->hdr->ntables; i++) {
+				uint32_t free_owner = 0;
+
+				if (__atomic_load_n(&s->hdr->owner[i], __ATOMIC_RELAXED) ||
+				    !__atomic_compare_exchange_n(&s->hdr->owner[i], &free_owner, tid, 0,
+								 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+					continue;
+				t->table = aggr_table_at(a, s, i);
+				t->owner = &s->hdr->owner[i];
+				t->agg_id = a->agg_id;
+				return 0;
+			}
+		}
+		/* every table owned: as many again, within the segment limits */
+		if (round || aggr_add_segment(slot, a, a->ntables < SHM_AGG_MAX_TABLES ?
+						    a->ntables : SHM_AGG_MAX_TABLES) < 0)
+			break;
+	}
+	return -ENOSPC;
+}
+
+/* ---- the thread's state ------------------------------------------------ */
+
+static struct aggr_thread *aggr_thread(void)
+{
+	if (!aggr_tls) {
+		void *p = mmap(NULL, AGGR_THREAD_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return NULL;
+		aggr_tls = p;
+		writer_arm_exit();
+	}
+	return aggr_tls;
+}
+
+static void aggr_put(struct aggr_table *t)
+{
+	if (t->owner)
+		__atomic_store_n(t->owner, 0, __ATOMIC_RELEASE);
+	memset(t, 0, sizeof(*t));
+}
+
+void aggr_thread_exit(void)
+{
+	if (!aggr_tls)
+		return;
+	for (unsigned int i = 0; i < SHM_MAX_AGG; i++)
+		aggr_put(&aggr_tls->tab[i]);
+	munmap(aggr_tls, AGGR_THREAD_BYTES);
+	aggr_tls = NULL;
+}
+
+/* In the child, one thread: the parent's segments are not mapped here. */
+void aggr_after_fork(void)
+{
+	for (unsigned int i = 0; i < SHM_MAX_AGG; i++) {
+		for (uint32_t k = 0; k < lib.agg[i].nseg; k++)
+			ownfd_close(&lib.agg[i].seg[k].fd);
+		lib.agg_lost[i] = __atomic_exchange_n(&aggr_fork_lost[i], 0, __ATOMIC_RELAXED);
+	}
+	memset(lib.agg, 0, sizeof(lib.agg));
+	if (aggr_tls) {
+		memset(aggr_tls->tab, 0, sizeof(aggr_tls->tab));
+		aggr_tls->depth = 0;
+	}
+}
+
+/* The thread's table of binding @b's aggregation, taken at first use. */
+static void *aggr_table(struct aggr_thread *th, const struct aggr_bind *b)
+{
+	struct aggr_table *t = &th->tab[b->slot];
+
+	if (__builtin_expect(t->agg_id == b->agg_id, 1))
+		return t->table;
+	aggr_put(t);		/* an aggregation that left the slot */
+	lib_lock();
+	if (aggr_setup(b->slot, b) == 0 && aggr_take(b->slot, t, (uint32_t)writer_tid()) == 0) {
+		uint32_t magic;
+
+		memcpy(&magic, t->table, sizeof(magic));
+		if (magic != AGG_MAGIC)	/* never used: made for this definition */
+			agg_table_init(t->table, &b->def, &b->geom, b->capacity);
+	}
+	lib_unlock();
+	return t->table;
+}
+
+void aggr_lost(unsigned int slots)
+{
+	int child = __atomic_load_n(&lib.forking, __ATOMIC_RELAXED) && getpid() != lib.pid;
+
+	while (slots) {
+		unsigned int i = (unsigned int)__builtin_ctz(slots);
+		struct shm_agg_seg *h;
+
+		slots &= slots - 1;
+		if (i >= SHM_MAX_AGG)
+			break;
+		/* seg[0].hdr, once set, always points at a mapped segment */
+		h = __atomic_load_n(&lib.agg[i].nseg, __ATOMIC_ACQUIRE) ?
+		    __atomic_load_n(&lib.agg[i].seg[0].hdr, __ATOMIC_RELAXED) : NULL;
+		if (child)	/* the parent's segments: not mapped here */
+			__atomic_fetch_add(&aggr_fork_lost[i], 1, __ATOMIC_RELAXED);
+		else if (h)
+			__atomic_fetch_add(&h->lost, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_add(&lib.agg_lost[i], 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* ---- bindings ------------------------------------------------------------ */
+
+/* Copy slot @slot's definition under the sequence counter; 0 or -EAGAIN. */
+static int aggr_copy(const struct shm_ctl_page *ctl, unsigned int slot, struct aggr_bind *b,
+		     char names[SHM_AGG_NAMES][SHM_AGG_NAME])
+{
+	const struct shm_ctl_agg *c = &ctl->agg[slot];
+
+	for (int tries = 0; tries < 8; tries++) {
+		uint64_t g1 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+
+		if (g1 & 1)
+			continue;
+		b->agg_id = __atomic_load_n(&c->agg_id, __ATOMIC_RELAXED);
+		b->capacity = __atomic_load_n(&c->capacity, __ATOMIC_RELAXED);
+		b->filter = __atomic_load_n(&c->filter, __ATOMIC_RELAXED);
+		b->nnames = (uint8_t)__atomic_load_n(&c->nnames, __ATOMIC_RELAXED);
+		b->flags = __atomic_load_n(&c->flags, __ATOMIC_RELAXED);
+		memcpy(&b->def, &c->def, sizeof(b->def));
+		memcpy(names, c->names, sizeof(c->names));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g1) {
+			b->gen = g1;
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+static int aggr_field(const struct shmtrace_event *ev, const char *name)
+{
+	for (uint32_t f = 0; f < ev->nfields && f < 127; f++)
+		if (!strcmp(ev->fields[f].name, name))
+			return (int)f;
+	return -1;
+}
+
+/*
+ * Profile values, by name (the daemon defines profiles with these):
+ * $ctx.vpid and addr as keys; $calls, $total_ns, $self_ns, $bytes,
+ * $allocs, $bytes_total, $allocs_total summed.
+ */
+static const char *const aggr_prof_names[] = {
+	"$calls", "$total_ns", "$self_ns", "$bytes", "$allocs", "$bytes_total", "$allocs_total",
+};
+
+static int aggr_prof_index(const char *name)
+{
+	for (unsigned int i = 0; i < sizeof(aggr_prof_names) / sizeof(aggr_prof_names[0]); i++)
+		if (!strcmp(name, aggr_prof_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* Fill binding @b for event @ev and slot @slot; 0, or -EINVAL: unusable. */
+static int aggr_bind_fill(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+			  unsigned int slot, struct aggr_bind *b)
+{
+	char names[SHM_AGG_NAMES][SHM_AGG_NAME];
+	size_t tsize;
+
+	if (aggr_copy(ctl, slot, b, names) < 0)
+		return -EAGAIN;
+	if (!b->agg_id)
+		return -EINVAL;
+	if (agg_geom(&b->def, &b->geom) < 0 || b->nnames > SHM_AGG_NAMES || !b->capacity ||
+	    (b->capacity & (b->capacity - 1)) || b->filter > SHM_MAX_FILTERS)
+		return -EINVAL;
+	tsize = agg_table_size(&b->geom, b->capacity);
+	tsize = (tsize + SHM_CACHELINE - 1) & ~(size_t)(SHM_CACHELINE - 1);
+	if (tsize > SHM_AGG_MAX_TABLE)
+		return -EINVAL;
+	b->table_size = (uint32_t)tsize;
+	for (unsigned int k = 0; k < b->nnames; k++) {
+		int f;
+
+		names[k][SHM_AGG_NAME - 1] = 0;
+		f = aggr_field(ev, names[k]);
+		b->bind[k] = EVF_NONE;
+		b->vtype[k] = FLT_T_NONE;
+		b->sext[k] = 0;
+		if (f >= 0) {
+			b->bind[k] = (int8_t)f;
+			evf_kind(ev->fields[f].type, &b->vtype[k], &b->sext[k]);
+		} else {
+			b->bind[k] = evf_ctx_kind(names[k]);
+			if (b->bind[k] != EVF_NONE)
+				b->vtype[k] = FLT_T_U64;
+		}
+	}
+	b->role = (b->flags & SHM_AGG_PROFILE) ?
+		  (uint8_t)agg_profile_role(ev->provider, ev->name) : AGG_ROLE_NONE;
+	for (unsigned int k = 0; k < b->nnames; k++)
+		b->prof[k] = !strcmp(names[k], "addr") ? AGGR_P_ADDR :
+			     b->bind[k] == EVF_PID ? AGGR_P_PID : (int8_t)aggr_prof_index(names[k]);
+	b->addr_field = (int8_t)aggr_field(ev, "addr");
+	b->size_field = (int8_t)aggr_field(ev, "size");
+	b->nmemb_field = (int8_t)aggr_field(ev, "nmemb");
+	return 0;
+}
+
+/*
+ * The binding of slot @slot for event @ev at the control page's current
+ * generation. While the page is being written (odd generation, or a copy
+ * that found it changing), the thread goes on with the binding it had:
+ * updates are never lost to the session daemon's writing.
+ */
+static struct aggr_bind *aggr_bind_get(struct aggr_thread *th, const struct shm_ctl_page *ctl,
+				       const struct shmtrace_event *ev, unsigned int slot)
+{
+	uint64_t gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+	struct aggr_bind *b = NULL, fresh;
+	int ret;
+
+	for (unsigned int i = 0; i < AGGR_BINDS; i++) {
+		if (th->bind[i].id != ev->id || th->bind[i].slot != slot || !th->bind[i].gen)
+			continue;
+		b = &th->bind[i];
+		if (b->gen == gen)
+			return b->ok ? b : NULL;
+		break;
+	}
+	if ((gen & 1) && b)
+		return b->ok ? b : NULL;
+	memset(&fresh, 0, sizeof(fresh));
+	fresh.id = ev->id;
+	fresh.slot = (uint8_t)slot;
+	ret = aggr_bind_fill(ctl, ev, slot, &fresh);
+	if (ret == -EAGAIN && b)
+		return b->ok ? b : NULL;
+	fresh.ok = ret == 0;
+	if (!fresh.gen)
+		fresh.gen = gen | 1;	/* unusable until the next change */
+	if (!b)
+		b = &th->bind[th->next++ % AGGR_BINDS];
+	*b = fresh;
+	return b->ok ? b : NULL;
+}
+
+/* ---- updates ------------------------------------------------------------- */
+
+/* A field's value for a key or a function. */
+static void aggr_value(const struct aggr_bind *b, unsigned int k, const struct shmtrace__fval *v,
+		       struct flt_value *out)
+{
+	int f = b->bind[k];
+
+	out->type = (enum flt_type)b->vtype[k];
+	switch (out->type) {
+	case FLT_T_STR:
+		out->str = v[f].s ? v[f].s : "";
+		break;
+	case FLT_T_S64:
+	case FLT_T_U64:
+		if (f < 0) {
+			out->u = evf_ctx(f);
+		} else {
+			unsigned int sh = b->sext[k];
+
+			out->u = sh ? (uint64_t)((int64_t)(v[f].u << sh) >> sh) : v[f].u;
+		}
+		break;
+	case FLT_T_F64: {
+		double d;
+
+		memcpy(&d, &v[f].u, sizeof(d));
+		out->type = FLT_T_S64;	/* whole numbers, saturated */
+		out->s = d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN :
+			 (int64_t)d;
+		break;
+	}
+	default:
+		out->type = FLT_T_NONE;
+		break;
+	}
+}
+
+static uint64_t aggr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t aggr_u(const struct shmtrace__fval *v, int f)
+{
+	return f >= 0 ? v[f].u : 0;
+}
+
+/* A profile's values for one event (struct aggr_prof), computed once per event. */
+struct aggr_prof {
+	int state;			/* -1 not yet, 0 nothing to update, 1 update */
+	uint64_t addr;
+	uint64_t p[7];			/* by aggr_prof_names */
+};
+
+/*
+ * Follow the shadow stack for an event of role @b->role: a function's exit
+ * (or an allocation outside every function, address 0) gives values to
+ * update the tables with; an entry or an allocation inside a function
+ * only changes the stack.
+ */
+static int aggr_profile(struct aggr_thread *th, const struct aggr_bind *b,
+			const struct shmtrace__fval *v, struct aggr_prof *out)
+{
+	uint64_t addr = aggr_u(v, b->addr_field), now, n, *p = out->p;
+	struct aggr_frame *fr;
+
+	memset(p, 0, sizeof(out->p));
+	out->addr = addr;
+	switch (b->role) {
+	case AGG_ROLE_ENTRY:
+		if (th->depth < AGGR_DEPTH) {
+			fr = &th->stack[th->depth];
+			memset(fr, 0, sizeof(*fr));
+			fr->addr = addr;
+			fr->start_ns = aggr_now_ns();
+		}
+		th->depth++;
+		return 0;
+	case AGG_ROLE_ALLOC:
+		n = aggr_u(v, b->size_field);
+		if (b->nmemb_field >= 0)
+			n *= aggr_u(v, b->nmemb_field);
+		if (th->depth && th->depth <= AGGR_DEPTH) {
+			th->stack[th->depth - 1].bytes += n;
+			th->stack[th->depth - 1].allocs++;
+			return 0;
+		}
+		out->addr = 0;	/* outside every function followed */
+		p[3] = p[5] = n;
+		p[4] = p[6] = 1;
+		return 1;
+	case AGG_ROLE_EXIT:
+		if (!th->depth)
+			return 0;	/* entered before the aggregation began */
+		if (--th->depth >= AGGR_DEPTH)
+			return 0;	/* deeper than followed */
+		fr = &th->stack[th->depth];
+		if (fr->addr != addr)
+			return 0;	/* left by longjmp or an exception: not timed */
+		now = aggr_now_ns();
+		p[0] = 1;
+		p[1] = now - fr->start_ns;
+		p[2] = p[1] > fr->child_ns ? p[1] - fr->child_ns : 0;
+		p[3] = fr->bytes;
+		p[4] = fr->allocs;
+		p[5] = fr->bytes + fr->child_bytes;
+		p[6] = fr->allocs + fr->child_allocs;
+		if (th->depth) {
+			struct aggr_frame *up = &th->stack[th->depth - 1];
+
+			up->child_ns += p[1];
+			up->child_bytes += p[5];
+			up->child_allocs += p[6];
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The values of a profile aggregation's names. */
+static void aggr_prof_values(const struct aggr_bind *b, const struct aggr_prof *pr,
+			     struct flt_value *vals)
+{
+	for (unsigned int k = 0; k < b->nnames; k++) {
+		vals[k].type = FLT_T_U64;
+		vals[k].u = b->prof[k] == AGGR_P_ADDR ? pr->addr :
+			    b->prof[k] == AGGR_P_PID ? (uint64_t)lib.pid :
+			    b->prof[k] >= 0 ? pr->p[b->prof[k]] : 0;
+	}
+}
+
+void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+		const struct shmtrace__fval *v)
+{
+	unsigned int slots = __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED);
+	struct aggr_thread *th = aggr_thread();
+	struct aggr_prof prof = { .state = -1 };
+
+	if (!th) {
+		aggr_lost(slots);
+		return;
+	}
+	while (slots) {
+		unsigned int s = (unsigned int)__builtin_ctz(slots);
+		struct flt_value vals[SHM_AGG_NAMES];
+		const struct aggr_bind *b;
+		void *table;
+
+		slots &= slots - 1;
+		if (s >= SHM_MAX_AGG)
+			break;
+		b = aggr_bind_get(th, ctl, ev, s);
+		if (!b) {
+			/* an empty slot (being changed) is not a loss */
+			if (__atomic_load_n(&ctl->agg[s].agg_id, __ATOMIC_RELAXED))
+				aggr_lost(1u << s);
+			continue;
+		}
+		if (b->flags & SHM_AGG_PROFILE) {
+			/* one shadow stack per thread, whatever the profiles */
+			if (prof.state < 0)
+				prof.state = aggr_profile(th, b, v, &prof);
+			if (!prof.state)
+				continue;
+			aggr_prof_values(b, &prof, vals);
+		} else {
+			if (b->filter && !evf_keep(ctl, ev, b->filter, v))
+				continue;
+			for (unsigned int k = 0; k < b->nnames; k++)
+				aggr_value(b, k, v, &vals[k]);
+		}
+		table = aggr_table(th, b);
+		if (!table) {
+			aggr_lost(1u << s);
+			continue;
+		}
+		agg_update(table, &b->def, &b->geom, vals, b->nnames);
+	}
+}
