@@ -73,6 +73,8 @@ static const struct {
 	{ "func", "shmtrace_func:*" },
 	{ "io", "shmtrace_io:*" },
 };
+#define RECORD_LIBC	1u	/* bits of the mask, as listed */
+#define RECORD_FUNC	4u
 #define RECORD_NHELPERS (sizeof(record_helpers) / sizeof(record_helpers[0]))
 
 static pid_t record_child;
@@ -105,6 +107,10 @@ static void record_usage(FILE *f)
 		"--set-url net://HOST[:CTRL_PORT[:DATA_PORT]], --ctrl-url, --data-url,\n"
 		"  --live[=PERIOD_US]: stream the trace to lttng-relayd, as for create\n"
 		"  (not with --output); the summary then counts what was sent.\n"
+		"--aggregate: with --preload func (and libc): a profile kept in the\n"
+		"  processes instead of their call and allocation events: per function,\n"
+		"  calls, total and self time, bytes allocated; printed when CMD exits\n"
+		"  (also in DIR/aggregations.json, for trace-read --aggregations).\n"
 		"--no-wait: when CMD exits, stop at once even if traced processes it\n"
 		"  started still run (they are named on standard error). By default\n"
 		"  tracing goes on until they exit (a program that daemonizes), or\n"
@@ -756,6 +762,31 @@ static void record_net_summary(const char *home, const char *session)
 	free(text);
 }
 
+/*
+ * --aggregate: the profile kept in the processes (aggregations.json), with
+ * the function names the trace's state dumps give, printed by trace-read.
+ */
+static void record_profile(const char *dir)
+{
+	char prog[PATH_MAX + 16], exe[PATH_MAX];
+	pid_t pid;
+
+	if (ctl_exe_dir(exe, sizeof(exe)) < 0 ||
+	    snprintf(prog, sizeof(prog), "%s/trace-read", exe) >= (int)sizeof(prog) ||
+	    access(prog, X_OK) < 0)
+		snprintf(prog, sizeof(prog), "trace-read");
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);	/* the program's output stays its own */
+		execlp(prog, "trace-read", "--aggregations", dir, (char *)NULL);
+		fprintf(stderr, "tracectl: record: cannot run trace-read: %s\n", strerror(errno));
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
 int record_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -767,6 +798,7 @@ int record_main(int argc, char **argv)
 		{ "context", required_argument, NULL, 'C' },
 		{ "no-wait", no_argument, NULL, 'W' },
 		{ "allow-uid", required_argument, NULL, 'U' },
+		{ "aggregate", no_argument, NULL, 'G' },
 		CTL_NET_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -774,12 +806,13 @@ int record_main(int argc, char **argv)
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
 	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[8], allow[1024] = "";
 	char *net[4] = CTL_NET_NONE;
+	char *agg_args[3] = { (char *)"profile", (char *)"-", (char *)"profile" };
 	char *contexts[CTF_NCONTEXTS], *tok, *save, *notices;
 	int nctx = 0;
 	const char *output = NULL, *base;
 	char *pool_size = (char *)"";
 	unsigned int mask = 0;
-	int c, npat = 0, overwrite = 0, no_wait = 0, status, ret, code, streamed;
+	int c, npat = 0, overwrite = 0, no_wait = 0, status, ret, code, streamed, aggregate = 0;
 	struct timespec t0, t1;
 	struct tm tm;
 	time_t now;
@@ -822,6 +855,9 @@ int record_main(int argc, char **argv)
 		case 'W':
 			no_wait = 1;
 			break;
+		case 'G':
+			aggregate = 1;
+			break;
 		case 'U':
 			if (ctl_parse_uids(optarg, allow, sizeof(allow)) < 0) {
 				fprintf(stderr, "tracectl: record: bad --allow-uid '%s'\n", optarg);
@@ -851,10 +887,16 @@ int record_main(int argc, char **argv)
 		fprintf(stderr, "tracectl: record: --output and a relay address exclude each other\n");
 		return 2;
 	}
+	if (aggregate && (!(mask & RECORD_FUNC) || streamed)) {
+		fprintf(stderr, "tracectl: record: --aggregate profiles functions: it needs "
+			"--preload func (and libc for allocations), and a local output\n");
+		return 2;
+	}
 	if (!npat && !mask)
 		patterns[npat++] = (char *)"*";
 	for (size_t i = 0; i < RECORD_NHELPERS; i++)
-		if (mask & (1u << i))
+		/* with --aggregate, calls and allocations go to the profile only */
+		if ((mask & (1u << i)) && !(aggregate && ((1u << i) & (RECORD_FUNC | RECORD_LIBC))))
 			patterns[npat++] = (char *)record_helpers[i].pattern;
 	patterns[npat++] = (char *)"shmtrace_proc:*";
 	patterns[npat++] = (char *)"shmtrace_statedump:*";
@@ -903,6 +945,7 @@ int record_main(int argc, char **argv)
 	if (ctl_command(home, "record", VERB_CREATE, session, 8, create, NULL))
 		return RECORD_FAILED;
 	if ((nctx && ctl_command(home, "record", VERB_ADD_CONTEXT, session, nctx, contexts, NULL)) ||
+	    (aggregate && ctl_command(home, "record", VERB_AGGREGATE, session, 3, agg_args, NULL)) ||
 	    ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
 	    ctl_command(home, "record", VERB_START, session, 0, NULL, NULL)) {
 		ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
@@ -932,6 +975,8 @@ int record_main(int argc, char **argv)
 	if (!streamed)
 		record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) +
 			       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, record_wlost(stop_text));
+	if (aggregate)
+		record_profile(dir);
 	free(stop_text);
 	record_print_notices(notices);
 	free(notices);

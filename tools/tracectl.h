@@ -12,7 +12,7 @@
 
 #define RECORD_USAGE \
 	"record [--output DIR] [--preload libc,pthread,func,io|all] [--event PATTERN]...\n" \
-	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--no-wait]\n" \
+	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--no-wait] [--aggregate]\n" \
 	"         [--allow-uid UID[,UID]...|all] [--set-url URL [--live[=PERIOD_US]]]\n" \
 	"         [--] CMD [ARG]..."
 
