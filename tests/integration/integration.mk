@@ -47,6 +47,7 @@ INTEGRATION_TESTS = \
 	tests/integration/agg-functions.sh \
 	tests/integration/agg-crash.sh \
 	tests/integration/record-aggregate.sh \
+	tests/integration/man-pages.sh \
 	tests/integration/status.sh \
 	tests/integration/snapshot.sh \
 	tests/integration/rotate.sh \
