@@ -57,7 +57,7 @@
 #include "lib.h"
 #include "proto.h"
 
-#define AGGR_BINDS	8
+#define AGGR_BINDS	32		/* two-way, by event id and slot */
 #define AGGR_DEPTH	256		/* profile: deepest call stack followed */
 #define AGGR_FIRST_TABLES 4u		/* tables of the first segment */
 #define AGGR_P_NONE	(-1)		/* profile names: none of ours */
@@ -461,10 +461,11 @@ static struct aggr_bind *aggr_bind_get(struct aggr_thread *th, const struct shm_
 				       const struct shmtrace_event *ev, unsigned int slot)
 {
 	uint64_t gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+	unsigned int h = (ev->id * SHM_MAX_AGG + slot) & (AGGR_BINDS - 1);
 	struct aggr_bind *b = NULL, fresh;
 	int ret;
 
-	for (unsigned int i = 0; i < AGGR_BINDS; i++) {
+	for (unsigned int i = h & ~1u; i <= (h | 1); i++) {
 		if (th->bind[i].id != ev->id || th->bind[i].slot != slot || !th->bind[i].gen)
 			continue;
 		b = &th->bind[i];
@@ -484,7 +485,7 @@ static struct aggr_bind *aggr_bind_get(struct aggr_thread *th, const struct shm_
 	if (!fresh.gen)
 		fresh.gen = gen | 1;	/* unusable until the next change */
 	if (!b)
-		b = &th->bind[th->next++ % AGGR_BINDS];
+		b = &th->bind[(h & ~1u) | (th->next++ & 1)];
 	*b = fresh;
 	return b->ok ? b : NULL;
 }

@@ -7,7 +7,10 @@
  * (common/filter.h) and puts it in the control page: filt[channel][event
  * id] names the filter, filters.f[] says where its code is. The inline
  * fast path calls shmtrace__filter() only for channels in the event's
- * `filtered` mask, with the event's field values.
+ * `filtered` mask, with the event's field values. An event that updates
+ * aggregations is filtered in every channel that records it (or polled
+ * when none does): shmtrace__filter() hands it to aggr_event() first,
+ * whose filters (`tracectl aggregate --filter`) use the same cache.
  *
  * The control page is written by another process: a thread copies a
  * filter's code into its own cache (a few entries in pages it maps at its
@@ -297,12 +300,12 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
 	unsigned int todo = mask & ev->filtered;
 
-	if (!ctl || ev->id >= SHM_MAX_EVENTS)
-		return mask;
-	if (__atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED))
+	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED))
 		aggr_event(ctl, ev, v);
 	if (__builtin_expect(ev->polled, 0))
 		return 0;	/* recorded nowhere: it only looked for changes or aggregated */
+	if (!ctl || ev->id >= SHM_MAX_EVENTS)
+		return mask;
 	while (todo) {
 		unsigned int c = (unsigned int)__builtin_ctz(todo);
 
