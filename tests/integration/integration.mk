@@ -46,6 +46,7 @@ INTEGRATION_TESTS = \
 	tests/integration/agg-basic.sh \
 	tests/integration/agg-functions.sh \
 	tests/integration/agg-crash.sh \
+	tests/integration/agg-signal.sh \
 	tests/integration/record-aggregate.sh \
 	tests/integration/man-pages.sh \
 	tests/integration/status.sh \
