@@ -164,11 +164,12 @@ static int agg_func(int fd, struct aggregation *ag, const char *fn, const char *
 		return reply_end(fd, -EINVAL, "unknown function '%s'", fn);
 	f->fn = (uint8_t)n;
 	if (n == AGG_LQUANTIZE) {
-		long long lo, hi, step;
+		long long lo, hi, step, span;
 		char end;
 
 		if (!arg || sscanf(arg, "%63[^,],%lld,%lld,%lld%c", field, &lo, &hi, &step, &end) != 4 ||
-		    step <= 0 || lo >= hi || step > INT32_MAX || (hi - lo) / step > AGG_MAX_LBUCKETS)
+		    step <= 0 || lo >= hi || step > INT32_MAX || __builtin_sub_overflow(hi, lo, &span) ||
+		    span / step > AGG_MAX_LBUCKETS)
 			return reply_end(fd, -EINVAL, "--lquantize FIELD,LOW,HIGH,STEP: LOW < HIGH, "
 					 "STEP > 0, at most %d steps", AGG_MAX_LBUCKETS);
 		f->lo = lo;
