@@ -10,7 +10,8 @@ unit_tests = \
 	tests/unit/execcheck/test-execcheck \
 	tests/unit/relay/test-relay \
 	tests/unit/agg/test-agg \
-	tests/unit/json/test-json
+	tests/unit/json/test-json \
+	tests/unit/aggjson/test-aggjson
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -49,6 +50,10 @@ tests_unit_agg_test_agg_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_json_test_json_SOURCES = tests/unit/json/test-json.c
 tests_unit_json_test_json_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_json_test_json_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_aggjson_test_aggjson_SOURCES = tests/unit/aggjson/test-aggjson.c
+tests_unit_aggjson_test_aggjson_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_aggjson_test_aggjson_LDADD = libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk
