@@ -15,6 +15,8 @@
  * - Readers trust nothing in the shared copy beyond what they check:
  *   magic, version, definition hash, capacity and entry size against their
  *   own geometry; used and tags are only hints (every slot is scanned).
+ * - Merged results hold each printed key once: string keys are cut at their
+ *   first NUL when merged, whatever bytes a damaged table has after it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -166,7 +168,7 @@ void agg_qrange(unsigned int b, int64_t *lo, int64_t *hi)
 	} else {
 		unsigned int lg = z - 1 - b;
 
-		*hi = -(int64_t)(1ull << lg);
+		*hi = lg == 63 ? INT64_MIN : -(int64_t)(1ull << lg);
 		*lo = lg == 63 ? INT64_MIN : -(int64_t)((1ull << (lg + 1)) - 1);
 	}
 }
@@ -369,6 +371,27 @@ void agg_merged_free(struct agg_merged *m)
 	m->n = m->cap = m->icap = 0;
 }
 
+/*
+ * The key of table entry @e as merged: string keys cut at their first NUL
+ * (a damaged table may hold other bytes after it, or none), so that keys
+ * that print alike are one entry.
+ */
+static void merged_key(const struct agg_merged *m, const char *e, char *key)
+{
+	const struct agg_def *d = m->def;
+
+	memcpy(key, e + ENTRY_KEY, m->geom.key_bytes);
+	for (unsigned int k = 0; k < d->nkeys; k++) {
+		char *s = key + m->geom.key_off[k] - ENTRY_KEY;
+		size_t n;
+
+		if (d->key_kind[k] != AGG_KEY_STR)
+			continue;
+		n = strnlen(s, AGG_STR_KEY - 1);
+		memset(s + n, 0, AGG_STR_KEY - n);
+	}
+}
+
 /* The slot of @key in the index: its entry, or the empty slot for it. */
 static uint32_t *index_slot(const struct agg_merged *m, const char *key)
 {
@@ -444,16 +467,19 @@ static void combine(const struct agg_merged *m, char *dst, const char *src)
 static int merge_entry(struct agg_merged *m, const char *e)
 {
 	const struct agg_geom *g = &m->geom;
+	char key[AGG_MAX_KEYS * AGG_STR_KEY];
 	uint32_t *slot;
 
 	if (merged_grow(m) < 0)
 		return -ENOMEM;
-	slot = index_slot(m, e + ENTRY_KEY);
+	merged_key(m, e, key);
+	slot = index_slot(m, key);
 	if (!*slot) {
 		char *ne = m->entries + (size_t)m->n * g->entry_size;
 
 		memset(ne, 0, g->entry_size);
-		memcpy(ne, e, ENTRY_KEY + g->key_bytes);
+		memcpy(ne, e, ENTRY_KEY);
+		memcpy(ne + ENTRY_KEY, key, g->key_bytes);
 		*slot = ++m->n;
 	}
 	combine(m, m->entries + (size_t)(*slot - 1) * g->entry_size, e);

@@ -230,29 +230,9 @@ static void cagg_names(const struct c_agg *a, struct agg_names *n)
 			    a->def.f[i].field < a->m.nnames ? a->m.names[a->def.f[i].field] : "?";
 }
 
-/* One aggregation as JSON, without its final newline (the caller joins them). */
-static int cagg_json(FILE *out, struct agg_merged *mg, const struct agg_names *names)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	int ret;
-
-	if (!mem)
-		return -ENOMEM;
-	ret = agg_print_json(mem, mg, names);
-	if (fclose(mem) != 0 && !ret)
-		ret = -ENOMEM;
-	while (!ret && len && text[len - 1] == '\n')
-		len--;
-	if (!ret)
-		fwrite(text, 1, len, out);
-	free(text);
-	return ret;
-}
-
 int cagg_show(const struct msg_c_agg_show *m, int fd)
 {
+	struct agg_json_writer w;
 	FILE *out;
 	int ret = 0, dup_fd;
 
@@ -267,7 +247,7 @@ int cagg_show(const struct msg_c_agg_show *m, int fd)
 		return -ENOMEM;
 	}
 	if (m->format == PROTO_AGG_JSON)
-		fputs("[", out);
+		agg_json_begin(&w, out);
 	for (uint32_t i = 0; i < m->n && !ret; i++) {
 		const struct c_agg *a = cagg_find(m->ids[i]);
 		struct agg_merged mg;
@@ -280,19 +260,13 @@ int cagg_show(const struct msg_c_agg_show *m, int fd)
 		ret = cagg_merge(a, &mg);
 		if (!ret) {
 			cagg_names(a, &names);
-			if (m->format == PROTO_AGG_JSON) {
-				fputs(i ? ",\n" : "\n", out);
-				ret = cagg_json(out, &mg, &names);
-			} else {
-				if (i)
-					fputc('\n', out);
-				ret = agg_print_text(out, &mg, &names);
-			}
+			ret = m->format == PROTO_AGG_JSON ? agg_json_add(&w, &mg, &names) :
+			      agg_print_text(out, &mg, &names);
 		}
 		agg_merged_free(&mg);
 	}
-	if (m->format == PROTO_AGG_JSON)
-		fputs("\n]\n", out);
+	if (m->format == PROTO_AGG_JSON && agg_json_end(&w) < 0 && !ret)
+		ret = -EIO;
 	if (fclose(out) != 0 && !ret)
 		ret = -EIO;
 	return ret;

@@ -358,11 +358,13 @@ static int aggr_copy(const struct shm_ctl_page *ctl, unsigned int slot, struct a
 {
 	const struct shm_ctl_agg *c = &ctl->agg[slot];
 
-	for (int tries = 0; tries < 8; tries++) {
+	for (int tries = 0; tries < 64; tries++) {
 		uint64_t g1 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
 
-		if (g1 & 1)
+		if (g1 & 1) {
+			__builtin_ia32_pause();	/* a few microseconds at most */
 			continue;
+		}
 		b->agg_id = __atomic_load_n(&c->agg_id, __ATOMIC_RELAXED);
 		b->capacity = __atomic_load_n(&c->capacity, __ATOMIC_RELAXED);
 		b->filter = __atomic_load_n(&c->filter, __ATOMIC_RELAXED);

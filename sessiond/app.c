@@ -28,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,36 +293,65 @@ static void app_masks(const struct app *a, uint8_t *out, uint8_t filt[][SHM_MAX_
 	}
 }
 
+/* The channel slots @a's control page should hold. */
+static void app_chans(const struct app *a, struct shm_ctl_chan *out)
+{
+	unsigned int allowed = allow_chan_mask(a->uid);
+
+	memset(out, 0, SHM_MAX_CHAN * sizeof(*out));
+	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
+		const struct channel *ch = sd.chan[i];
+
+		if (!ch || !(allowed & (1u << i)))
+			continue;
+		out[i].subbuf_size = ch->subbuf_size;
+		out[i].num_subbuf = ch->num_subbuf;
+		out[i].pool_size = ch->pool_size;
+		out[i].mode = ch->mode;
+		out[i].context = ch->context;
+		out[i].chan_id = ch->id;
+	}
+}
+
+/*
+ * Write @a's control page. Nothing is written, and the generation stays,
+ * when the page already says all of it (its threads then have nothing to
+ * read again: a control change of another process or of a session that
+ * does not concern it costs it nothing), unless @ring is 0: a new
+ * generation regardless, the caller rings. With @ring, the doorbell rings
+ * when an event becomes enabled or aggregated.
+ */
 void app_update(struct app *a, int ring)
 {
 	static uint8_t masks[SHM_MAX_EVENTS], filt[SHM_MAX_CHAN][SHM_MAX_EVENTS];
 	static uint8_t aggen[SHM_MAX_EVENTS];
 	static struct shm_ctl_agg slots[SHM_MAX_AGG];
+	static struct shm_ctl_chan chans[SHM_MAX_CHAN];
 	static struct shm_ctl_filters fl;
 	struct shm_ctl_page *c = a->ctl;
 	uint64_t g = __atomic_load_n(&c->generation, __ATOMIC_RELAXED);
-	unsigned int allowed = allow_chan_mask(a->uid);
-	int changed = 0;
+	int changed = 0, same;
 
+	app_chans(a, chans);
 	app_masks(a, masks, filt, &fl);
 	aggs_masks(a, slots, aggen, &fl);
+	same = !(g & 1) && !memcmp(c->chan, chans, sizeof(chans)) &&
+	       !memcmp(c->agg, slots, sizeof(slots)) && !memcmp(&c->filters, &fl, sizeof(fl)) &&
+	       !memcmp(c->enabled, masks, a->nev) && !memcmp(c->aggen, aggen, a->nev);
+	for (unsigned int k = 0; same && k < SHM_MAX_CHAN; k++)
+		same = !memcmp(c->filt[k], filt[k], a->nev);
+	if (same && ring)
+		return;
 	g = (g + 1) | 1;			/* odd: being written */
 	__atomic_store_n(&c->generation, g, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
-		const struct channel *ch = sd.chan[i];
 		struct shm_ctl_chan *cc = &c->chan[i];
 
-		if (!ch || !(allowed & (1u << i))) {
-			memset(cc, 0, sizeof(*cc));
-			continue;
-		}
-		cc->subbuf_size = ch->subbuf_size;
-		cc->num_subbuf = ch->num_subbuf;
-		cc->pool_size = ch->pool_size;
-		cc->mode = ch->mode;
-		cc->context = ch->context;
-		__atomic_store_n(&cc->chan_id, ch->id, __ATOMIC_RELAXED);
+		/* chan_id alone is read outside the generation (writer.c): a whole store */
+		memcpy(&cc->subbuf_size, &chans[i].subbuf_size,
+		       sizeof(*cc) - offsetof(struct shm_ctl_chan, subbuf_size));
+		__atomic_store_n(&cc->chan_id, chans[i].chan_id, __ATOMIC_RELAXED);
 	}
 	for (uint32_t id = 0; id < a->nev; id++) {
 		if (c->enabled[id] != masks[id]) {

@@ -23,6 +23,9 @@
  * numbers are formatted by hand, so the per-event cost is a few hundred
  * nanoseconds and there is no per-event allocation.
  *
+ * --aggregations prints a session's aggregations.json (common/aggjson.h
+ * reads it, common/aggfmt.h prints it) instead of traces.
+ *
  * Exit status: 0 success, 1 bad usage, 2 corrupt or unreadable trace (or an
  * output error).
  */
@@ -31,16 +34,20 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "aggjson.h"
 #include "analysis.h"
+#include "json.h"
 #include <shmtrace/reader.h>
 #include "reader/symbols.h"
 #include "follow.h"
@@ -881,9 +888,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: trace-read [OPTION]... PATH...\n"
+		"  or:  trace-read --aggregations DIR [--format FMT] [--name NAME]\n"
 		"Print the events of the shmtrace CTF traces found under each PATH\n"
 		"(a trace directory or a session directory), merged in time order,\n"
-		"or analyse them.\n"
+		"or analyse them; or print the aggregations of a session.\n"
 		"\n"
 		"Output:\n"
 		"      --format FMT      text (default: [time] (+delta) proc:pid:tid\n"
@@ -922,15 +930,24 @@ static void usage(FILE *f)
 		"                        function entry/exit events, bytes allocated\n"
 		"      --export chrome FILE   Chrome trace event JSON (Perfetto UI,\n"
 		"                        chrome://tracing)\n"
+		"Aggregations (instead of traces):\n"
+		"      --aggregations DIR   the aggregations that the consumer wrote\n"
+		"                        into DIR/aggregations.json when the session\n"
+		"                        stopped (DIR: the session's output, or the\n"
+		"                        file itself), as DTrace-style text, or with\n"
+		"                        --format json as one JSON document: an array\n"
+		"                        of one object per aggregation, with its\n"
+		"                        definition (doc/trace-format.md)\n"
+		"      --name NAME       only the aggregation(s) named NAME\n"
 		"  -h, --help, -V, --version\n"
 		"\n"
-		"Exit status: 0 on success, 1 on bad usage, 2 on a corrupt or\n"
-		"unreadable trace.\n");
+		"Exit status: 0 on success, 1 on bad usage (or no aggregation NAME),\n"
+		"2 on a corrupt or unreadable trace or aggregations.json.\n");
 }
 
 enum {
 	OPT_NO_SYMBOLS = 256, OPT_FORMAT, OPT_TIME_FORMAT, OPT_PID, OPT_TID, OPT_BEGIN, OPT_END,
-	OPT_BY, OPT_SLOWER, OPT_EXPORT, OPT_FOLLOW,
+	OPT_BY, OPT_SLOWER, OPT_EXPORT, OPT_FOLLOW, OPT_AGGREGATIONS, OPT_NAME,
 };
 
 struct follow_arg {
@@ -1003,6 +1020,146 @@ static int bad_usage(const char *what, const char *arg)
 	return 1;
 }
 
+/* ---- aggregations ---------------------------------------------------------- */
+
+#define AGG_FILE "aggregations.json"
+
+/* The whole of @path into *@buf (malloc'd), at most JS_MAX_BYTES. 0 or -errno. */
+static int read_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 1 << 16, n = 0;
+	char *b = NULL;
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap || !b) {
+			char *nb;
+
+			if (b)
+				cap *= 2;
+			if (cap > (size_t)JS_MAX_BYTES + 1)
+				cap = (size_t)JS_MAX_BYTES + 1;
+			nb = realloc(b, cap);
+			if (!nb) {
+				rc = -ENOMEM;
+				break;
+			}
+			b = nb;
+		}
+		if (n == cap) {
+			rc = -EFBIG;
+			break;
+		}
+		k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = -errno;
+			break;
+		}
+		if (!k)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* --aggregations PATH: print its aggregations.json. Returns the exit status. */
+static int print_aggregations(const char *path, bool json, const char *name)
+{
+	struct agg_json_doc *doc = NULL;
+	struct agg_json_writer w;
+	char *file = NULL, *text = NULL, err[256];
+	struct stat st;
+	size_t len = 0;
+	uint32_t shown = 0;
+	int rc, status = 0;
+
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "trace-read: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (asprintf(&file, "%s/%s", path, AGG_FILE) < 0)
+			goto nomem;
+		if (stat(file, &st) < 0 && errno == ENOENT) {
+			fprintf(stderr, "trace-read: %s has no " AGG_FILE " (the consumer writes "
+				"it when the session stops)\n", path);
+			free(file);
+			return 2;
+		}
+	} else {
+		file = strdup(path);
+		if (!file)
+			goto nomem;
+	}
+	rc = read_file(file, &text, &len);
+	if (rc == -EFBIG) {
+		fprintf(stderr, "trace-read: %s: larger than %u MiB\n", file, JS_MAX_BYTES >> 20);
+		status = 2;
+		goto out;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "trace-read: %s: %s\n", file, strerror(-rc));
+		status = 2;
+		goto out;
+	}
+	rc = agg_json_read(&doc, text, len, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "trace-read: %s: %s\n", file, err);
+		status = 2;
+		goto out;
+	}
+	for (uint32_t i = 0; i < agg_json_count(doc); i++)
+		shown += !name || !strcmp(agg_json_view(doc, i)->names.name, name);
+	if (name && !shown) {
+		fprintf(stderr, "trace-read: %s: no aggregation named %s\n", file, name);
+		status = 1;
+		goto out;
+	}
+	if (json)
+		agg_json_begin(&w, stdout);
+	else if (!shown)
+		fprintf(stderr, "trace-read: %s: no aggregations\n", file);
+	for (uint32_t i = 0; i < agg_json_count(doc) && !rc; i++) {
+		struct agg_view *v = agg_json_view(doc, i);
+
+		if (name && strcmp(v->names.name, name))
+			continue;
+		rc = json ? agg_json_add_view(&w, v) : agg_view_text(stdout, v);
+	}
+	if (json && !rc)
+		rc = agg_json_end(&w);
+	if (rc == -ENOMEM)
+		goto nomem;
+	if (rc || fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "trace-read: write error: %s\n",
+			strerror(rc && rc != -EIO ? -rc : errno ? errno : EIO));
+		status = 2;
+	}
+out:
+	agg_json_free(doc);
+	free(text);
+	free(file);
+	return status;
+nomem:
+	fprintf(stderr, "trace-read: out of memory\n");
+	status = 2;
+	goto out;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1026,6 +1183,8 @@ int main(int argc, char **argv)
 		{ "slower-than", required_argument, NULL, OPT_SLOWER },
 		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ "follow", no_argument, NULL, OPT_FOLLOW },
+		{ "aggregations", required_argument, NULL, OPT_AGGREGATIONS },
+		{ "name", required_argument, NULL, OPT_NAME },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct print_state ps = { 0 };
@@ -1040,6 +1199,7 @@ int main(int argc, char **argv)
 	uint64_t **counts = NULL;
 	uint64_t total = 0, discarded = 0, nread = 0;
 	char err[SHMTRACE_RD_ERRLEN], *latency = NULL, *by = NULL, *export_file = NULL;
+	const char *aggregations = NULL, *agg_name = NULL;
 	enum mode mode = M_PRINT;
 	bool symbols = true, follow = false;
 	int c, rc, status = 0, tty = isatty(2), shown = 0, ret = 0;
@@ -1123,6 +1283,12 @@ int main(int argc, char **argv)
 		case OPT_FOLLOW:
 			follow = true;
 			break;
+		case OPT_AGGREGATIONS:
+			aggregations = optarg;
+			break;
+		case OPT_NAME:
+			agg_name = optarg;
+			break;
 		case OPT_EXPORT:
 			if (strcmp(optarg, "chrome") || optind >= argc)
 				return sel_done(sel, bad_usage("usage: --export chrome FILE", NULL));
@@ -1133,6 +1299,17 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return sel_done(sel, 1);
 		}
+	}
+	if (agg_name && !aggregations)
+		return sel_done(sel, bad_usage("--name goes with --aggregations", NULL));
+	if (aggregations) {
+		if (optind < argc)
+			return sel_done(sel, bad_usage("--aggregations reads DIR, not PATH",
+						       argv[optind]));
+		if ((mode != M_PRINT && mode != M_JSON) || follow || sel_active(sel))
+			return sel_done(sel, bad_usage("--aggregations goes with --format and "
+						       "--name only", NULL));
+		return sel_done(sel, print_aggregations(aggregations, mode == M_JSON, agg_name));
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "trace-read: missing PATH\n");

@@ -12,6 +12,9 @@
  * each target may define its own, default tests/fuzz/corpus).
  * Finding no seed at all is an error, so that a broken setup cannot pass.
  *
+ * A target of a text format (fuzz.h: fuzz_tokens) gets its tokens spliced
+ * in instead of the mutations of a protocol message's header.
+ *
  * When the target aborts or crashes, the input is written to
  * fuzz-crash-input in the current directory first, to be replayed with
  * `fuzz-target fuzz-crash-input` or a libFuzzer build.
@@ -176,6 +179,26 @@ static const uint16_t types[] = {
 	MSG_C_SEGMENT, MSG_C_STATS, MSG_REPLY, MSG_REPLY_TEXT, MSG_C_STATS_REPLY, 0, 99,
 };
 
+/* A text target's token, at a random place. */
+static void insert_token(uint8_t *d, size_t *size)
+{
+	size_t nt = 0, len, off, n = *size;
+	const char *t;
+
+	while (fuzz_tokens[nt])
+		nt++;
+	if (!nt)
+		return;
+	t = fuzz_tokens[below(nt)];
+	len = strlen(t);
+	if (n + len > DRV_MAX_INPUT)
+		return;
+	off = below(n + 1);
+	memmove(d + off + len, d + off, n - off);
+	memcpy(d + off, t, len);
+	*size = n + len;
+}
+
 static void mutate_once(uint8_t *d, size_t *size)
 {
 	size_t n = *size, off, len;
@@ -195,7 +218,7 @@ static void mutate_once(uint8_t *d, size_t *size)
 		if (n >= len) {
 			v = interesting[below(sizeof(interesting) / sizeof(interesting[0]))];
 			if (rnd() & 1)
-				v = (uint32_t)-(int32_t)v;
+				v = 0u - v;	/* the same bits, without a signed overflow */
 			memcpy(d + below(n - len + 1), &v, len);
 		}
 		break;
@@ -247,6 +270,10 @@ static void mutate_once(uint8_t *d, size_t *size)
 		break;
 	}
 	case 8:		/* a message type */
+		if (fuzz_tokens) {
+			insert_token(d, &n);
+			break;
+		}
 		if (n >= 8) {
 			uint16_t t = types[below(sizeof(types) / sizeof(types[0]))];
 
@@ -254,6 +281,10 @@ static void mutate_once(uint8_t *d, size_t *size)
 		}
 		break;
 	case 9:		/* the status bits that choose the descriptor count */
+		if (fuzz_tokens) {
+			insert_token(d, &n);
+			break;
+		}
 		if (n >= 16)
 			d[14] ^= (uint8_t)(1u << (rnd() % 2));
 		break;
@@ -274,7 +305,7 @@ static void mutate(uint8_t *d, size_t *size)
 	for (int i = 0; i < k; i++)
 		mutate_once(d, size);
 	/* keep the header's size right most of the time, or little gets past it */
-	if (*size >= 12 && rnd() % 4 != 0) {
+	if (!fuzz_tokens && *size >= 12 && rnd() % 4 != 0) {
 		uint32_t s = (uint32_t)*size;
 
 		memcpy(d + 8, &s, 4);

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # tests/fuzz/fuzz-ctf.mk - the reader on untrusted traces: fuzz targets for
 # the metadata (TSDL) parser and for the stream decoder, and the integration
-# test of trace-read on corrupt traces. Included from tests/fuzz/fuzz.mk.
+# test of trace-read on corrupt traces; the fuzz targets of the readers of
+# aggregations (tables in shared memory, aggregations.json). Included from
+# tests/fuzz/fuzz.mk.
 #
 # tests/fuzz/fuzz-metadata and tests/fuzz/fuzz-stream are linked with the
 # reader core and driver.c (built with FUZZ_DRIVER_CORPUS: without a path,
@@ -67,6 +69,21 @@ tests_fuzz_fuzz_agg_SOURCES = tests/fuzz/fuzz-agg.c tests/fuzz/driver.c tests/fu
 tests_fuzz_fuzz_agg_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-agg"'
 tests_fuzz_fuzz_agg_LDADD = libcommon.la
 
+# the JSON parser and the reader of aggregations.json, on damaged documents
+fuzz_json_corpus = \
+	tests/fuzz/corpus-json/agg-empty.json \
+	tests/fuzz/corpus-json/agg-one.json \
+	tests/fuzz/corpus-json/agg-pretty.json \
+	tests/fuzz/corpus-json/agg-refused-bucket.json \
+	tests/fuzz/corpus-json/agg-several.json \
+	tests/fuzz/corpus-json/values.json
+EXTRA_DIST += $(fuzz_json_corpus)
+check_PROGRAMS += tests/fuzz/fuzz-json
+TESTS += tests/fuzz/fuzz-json
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz-json.c tests/fuzz/driver.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_json_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-json"'
+tests_fuzz_fuzz_json_LDADD = libcommon.la
+
 # trace-read on truncated, flipped and missing trace files
 TESTS += tests/integration/read-corrupt.sh
 dist_check_SCRIPTS += tests/integration/read-corrupt.sh
@@ -102,3 +119,29 @@ fuzz-stream: $(srcdir)/tests/fuzz/fuzz-stream.c $(fuzz_ctf_reader_sources) \
 	@t=fuzz-stream c=corpus-stream; $(fuzz_ctf_build)
 CLEANFILES += tests/fuzz/fuzz-metadata-libfuzzer tests/fuzz/fuzz-stream-libfuzzer \
 	tests/fuzz/.fuzz-metadata-probe tests/fuzz/.fuzz-stream-probe
+
+# make fuzz: fuzz-json, with the common/ sources it needs
+fuzz_json_sources = \
+	$(srcdir)/tests/fuzz/fuzz-json.c \
+	$(srcdir)/common/json.c \
+	$(srcdir)/common/aggjson.c \
+	$(srcdir)/common/aggfmt.c \
+	$(srcdir)/common/agg.c
+
+.PHONY: fuzz-json
+fuzz: fuzz-json
+fuzz-json: $(fuzz_json_sources) $(srcdir)/tests/fuzz/fuzz.h
+	@$(MKDIR_P) tests/fuzz
+	@if echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return !d + !n; }' | \
+	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o tests/fuzz/.fuzz-json-probe >/dev/null 2>&1; then \
+		rm -f tests/fuzz/.fuzz-json-probe; \
+		echo "  FUZZCC   tests/fuzz/fuzz-json-libfuzzer"; \
+		$(FUZZ_CC) $(AM_CPPFLAGS) $(CPPFLAGS) -std=gnu11 $(WARN_CFLAGS) $(FUZZ_CFLAGS) \
+			-o tests/fuzz/fuzz-json-libfuzzer $(fuzz_json_sources) || exit 1; \
+		echo "run it with: mkdir -p fuzz-json-corpus && tests/fuzz/fuzz-json-libfuzzer" \
+			"-max_total_time=60 fuzz-json-corpus $(srcdir)/tests/fuzz/corpus-json"; \
+	else \
+		rm -f tests/fuzz/.fuzz-json-probe; \
+		echo "fuzz: $(FUZZ_CC) -fsanitize=fuzzer is not available; nothing built"; \
+	fi
+CLEANFILES += tests/fuzz/fuzz-json-libfuzzer tests/fuzz/.fuzz-json-probe

@@ -11,4 +11,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/*
+ * A target of a text format may define fuzz_tokens (NULL-terminated):
+ * driver.c then splices them into its inputs, and leaves alone the message
+ * header fields that it otherwise mutates or keeps right.
+ */
+extern const char *const fuzz_tokens[] __attribute__((weak));
+
 #endif /* SHMTRACE_TESTS_FUZZ_H */

@@ -76,6 +76,10 @@ TESTS += tests/integration/read-context.sh
 dist_check_SCRIPTS += tests/integration/read-context.sh
 EXTRA_DIST += tests/integration/read-context-gen.py tests/integration/hostile-clients.py
 
+# trace-read --aggregations on an aggregations.json written by hand (no daemon)
+TESTS += tests/integration/read-aggregations.sh
+dist_check_SCRIPTS += tests/integration/read-aggregations.sh
+
 # trace-read against babeltrace2 on a corpus of damaged real traces
 TESTS += tests/integration/read-fuzz.sh
 dist_check_SCRIPTS += tests/integration/read-fuzz.sh

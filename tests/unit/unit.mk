@@ -9,7 +9,9 @@ unit_tests = \
 	tests/unit/filter/test-filter \
 	tests/unit/execcheck/test-execcheck \
 	tests/unit/relay/test-relay \
-	tests/unit/agg/test-agg
+	tests/unit/agg/test-agg \
+	tests/unit/json/test-json \
+	tests/unit/aggjson/test-aggjson
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -44,6 +46,14 @@ tests_unit_relay_test_relay_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_agg_test_agg_SOURCES = tests/unit/agg/test-agg.c
 tests_unit_agg_test_agg_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_agg_test_agg_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_json_test_json_SOURCES = tests/unit/json/test-json.c
+tests_unit_json_test_json_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_json_test_json_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_aggjson_test_aggjson_SOURCES = tests/unit/aggjson/test-aggjson.c
+tests_unit_aggjson_test_aggjson_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_aggjson_test_aggjson_LDADD = libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk

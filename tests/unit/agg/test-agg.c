@@ -472,6 +472,10 @@ START_TEST(test_print)
 		"       >=     10 |@@@@@@@@@@@@@                            1\n");
 	expect_str(json,
 		"{\"name\":\"lat\",\"event\":\"app:req\",\"keys\":[\"path\",\"code\"],"
+		"\"key_types\":[\"str\",\"int\"],\"functions\":[{\"fn\":\"count\"},"
+		"{\"fn\":\"sum\",\"field\":\"us\"},{\"fn\":\"avg\",\"field\":\"us\"},"
+		"{\"fn\":\"quantize\",\"field\":\"us\"},"
+		"{\"fn\":\"lquantize\",\"field\":\"us\",\"lo\":0,\"hi\":10,\"step\":5}],"
 		"\"updates\":5,\"dropped\":0,\"lost\":0,\"torn\":0,\"entries\":["
 		"{\"key\":[\"/a\",404],\"count\":1,\"sum(us)\":0,\"avg(us)\":0,"
 		"\"quantize(us)\":[{\"lo\":0,\"hi\":0,\"count\":1}],"
