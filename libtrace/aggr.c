@@ -46,7 +46,9 @@
  * helper) and allocations (shmtrace_libc:*): at a function's exit, its key
  * (process, address) gets one call, its total and self time in
  * nanoseconds (CLOCK_MONOTONIC), and the bytes and allocations made in it
- * (self, and with its callees).
+ * (self, and with its callees). As trace-read --profile counts them: the
+ * total (time, bytes, allocations with callees) of a recursive function
+ * counts its outermost activation only, so that nothing counts twice.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +100,7 @@ struct aggr_frame {
 	uint64_t child_ns;
 	uint64_t bytes, allocs;		/* made in the function itself */
 	uint64_t child_bytes, child_allocs;
+	int outer;			/* not inside another activation of the function */
 };
 
 struct aggr_thread {
@@ -570,6 +573,9 @@ static int aggr_profile(struct aggr_thread *th, const struct aggr_bind *b,
 			fr = &th->stack[th->depth];
 			memset(fr, 0, sizeof(*fr));
 			fr->addr = addr;
+			fr->outer = 1;
+			for (uint32_t d = 0; d < th->depth && fr->outer; d++)
+				fr->outer = th->stack[d].addr != addr;
 			fr->start_ns = aggr_now_ns();
 		}
 		th->depth++;
@@ -596,19 +602,22 @@ static int aggr_profile(struct aggr_thread *th, const struct aggr_bind *b,
 		if (fr->addr != addr)
 			return 0;	/* left by longjmp or an exception: not timed */
 		now = aggr_now_ns();
+		n = now - fr->start_ns;
 		p[0] = 1;
-		p[1] = now - fr->start_ns;
-		p[2] = p[1] > fr->child_ns ? p[1] - fr->child_ns : 0;
+		p[2] = n > fr->child_ns ? n - fr->child_ns : 0;
 		p[3] = fr->bytes;
 		p[4] = fr->allocs;
-		p[5] = fr->bytes + fr->child_bytes;
-		p[6] = fr->allocs + fr->child_allocs;
+		if (fr->outer) {	/* recursion: the outermost activation's total only */
+			p[1] = n;
+			p[5] = fr->bytes + fr->child_bytes;
+			p[6] = fr->allocs + fr->child_allocs;
+		}
 		if (th->depth) {
 			struct aggr_frame *up = &th->stack[th->depth - 1];
 
-			up->child_ns += p[1];
-			up->child_bytes += p[5];
-			up->child_allocs += p[6];
+			up->child_ns += n;
+			up->child_bytes += fr->bytes + fr->child_bytes;
+			up->child_allocs += fr->allocs + fr->child_allocs;
 		}
 		return 1;
 	default:

@@ -825,45 +825,24 @@ int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 	return 0;
 }
 
-struct prof_row {
-	const char *name;
-	uint64_t calls, total, self, bytes_self, bytes_total;
-};
-
 static int prof_by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct prof_row *)a)->name, ((const struct prof_row *)b)->name);
+	return strcmp(((const struct an_prof_row *)a)->name, ((const struct an_prof_row *)b)->name);
 }
 
 static int prof_by_total(const void *a, const void *b)
 {
-	const struct prof_row *x = a, *y = b;
+	const struct an_prof_row *x = a, *y = b;
 
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
-void an_profile_print(struct an_profile *p, FILE *out)
+void an_profile_rows_print(FILE *out, struct an_prof_row *rows, size_t n, int have_alloc)
 {
-	struct prof_row *rows = calloc(p->nfuncs + 1, sizeof(*rows));
-	size_t n = 0, k = 0;
-	uint64_t open = 0;
+	size_t k = 0;
 
-	if (!rows) {
-		fprintf(out, "out of memory\n");
-		return;
-	}
-	for (size_t i = 0; i < p->tcap; i++)
-		open += p->threads[i].depth;
-	for (size_t i = 0; i < p->fcap; i++) {
-		const struct prof_func *f = &p->funcs[i];
-
-		if (!f->key || !f->calls)
-			continue;
-		rows[n++] = (struct prof_row){ f->name, f->calls, f->total, f->self,
-					       f->bytes_self, f->bytes_total };
-	}
 	/* the same function in several processes: one line */
 	qsort(rows, n, sizeof(*rows), prof_by_name);
 	for (size_t i = 0; i < n; i++) {
@@ -879,17 +858,40 @@ void an_profile_print(struct an_profile *p, FILE *out)
 	}
 	qsort(rows, k, sizeof(*rows), prof_by_total);
 	fprintf(out, "%12s %16s %16s %14s", "calls", "total ns", "self ns", "avg ns");
-	if (p->have_alloc)
+	if (have_alloc)
 		fprintf(out, " %14s %14s", "bytes self", "bytes total");
 	fprintf(out, "  function\n");
 	for (size_t i = 0; i < k; i++) {
 		fprintf(out, "%12" PRIu64 " %16" PRIu64 " %16" PRIu64 " %14" PRIu64, rows[i].calls,
-			rows[i].total, rows[i].self, rows[i].total / rows[i].calls);
-		if (p->have_alloc)
+			rows[i].total, rows[i].self, rows[i].calls ? rows[i].total / rows[i].calls : 0);
+		if (have_alloc)
 			fprintf(out, " %14" PRIu64 " %14" PRIu64, rows[i].bytes_self,
 				rows[i].bytes_total);
 		fprintf(out, "  %s\n", rows[i].name);
 	}
+}
+
+void an_profile_print(struct an_profile *p, FILE *out)
+{
+	struct an_prof_row *rows = calloc(p->nfuncs + 1, sizeof(*rows));
+	size_t n = 0;
+	uint64_t open = 0;
+
+	if (!rows) {
+		fprintf(out, "out of memory\n");
+		return;
+	}
+	for (size_t i = 0; i < p->tcap; i++)
+		open += p->threads[i].depth;
+	for (size_t i = 0; i < p->fcap; i++) {
+		const struct prof_func *f = &p->funcs[i];
+
+		if (!f->key || !f->calls)
+			continue;
+		rows[n++] = (struct an_prof_row){ f->name, f->calls, f->total, f->self,
+						  f->bytes_self, f->bytes_total };
+	}
+	an_profile_rows_print(out, rows, n, p->have_alloc);
 	if (open || p->unmatched)
 		fprintf(out, "(%" PRIu64 " calls still open at the end, %" PRIu64
 			" exits without an entry)\n", open, p->unmatched);

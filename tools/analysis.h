@@ -59,6 +59,19 @@ struct an_profile;
 struct an_profile *an_profile_new(an_resolve_fn resolve, void *arg);
 int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev);
 void an_profile_print(struct an_profile *p, FILE *out);
+
+/* One function's line of a profile. */
+struct an_prof_row {
+	const char *name;
+	uint64_t calls, total, self, bytes_self, bytes_total;
+};
+
+/*
+ * Print @n rows as --profile does: rows of one name (the same function in
+ * several processes) added up, sorted by total time; the byte columns
+ * with @have_alloc. Reorders @rows.
+ */
+void an_profile_rows_print(FILE *out, struct an_prof_row *rows, size_t n, int have_alloc);
 void an_profile_free(struct an_profile *p);
 
 /*

@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -937,7 +938,9 @@ static void usage(FILE *f)
 		"                        file itself), as DTrace-style text, or with\n"
 		"                        --format json as one JSON document: an array\n"
 		"                        of one object per aggregation, with its\n"
-		"                        definition (doc/trace-format.md)\n"
+		"                        definition (doc/trace-format.md); function\n"
+		"                        profiles (record --aggregate) as --profile\n"
+		"                        prints them, named from the traces in DIR\n"
 		"      --name NAME       only the aggregation(s) named NAME\n"
 		"  -h, --help, -V, --version\n"
 		"\n"
@@ -1076,12 +1079,131 @@ static int read_file(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
-/* --aggregations PATH: print its aggregations.json. Returns the exit status. */
-static int print_aggregations(const char *path, bool json, const char *name)
+/*
+ * A function profile (tracectl aggregate --profile, record --aggregate):
+ * keys (process, function address), sums of what libtrace/aggr.c computes.
+ */
+static const char *const prof_sums[] = {
+	"$calls", "$total_ns", "$self_ns", "$bytes", "$allocs", "$bytes_total", "$allocs_total",
+};
+
+static bool agg_is_profile(const struct agg_view *v)
+{
+	if (v->def.nkeys != 2 || strcmp(v->names.key[0], "$ctx.vpid") ||
+	    strcmp(v->names.key[1], "addr") ||
+	    v->def.nfuncs != sizeof(prof_sums) / sizeof(prof_sums[0]))
+		return false;
+	for (unsigned int i = 0; i < v->def.nfuncs; i++)
+		if (v->def.f[i].fn != AGG_SUM || !v->names.arg[i] ||
+		    strcmp(v->names.arg[i], prof_sums[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Symbol tables of the processes of the traces in @dir (their state
+ * dumps), for the profiles' addresses; nothing when there is no trace.
+ */
+static void agg_syms(const char *dir, struct shmtrace_rd_reader **r)
+{
+	const struct shmtrace_rd_event *ev;
+	char err[SHMTRACE_RD_ERRLEN];
+
+	*r = NULL;
+	if (shmtrace_rd_open(r, &dir, 1, err, sizeof(err)) < 0) {
+		*r = NULL;
+		return;
+	}
+	if (syms_init(*r) < 0) {
+		shmtrace_rd_close(*r);
+		*r = NULL;
+		return;
+	}
+	while (shmtrace_rd_next(*r, &ev) > 0)
+		syms_track(ev);
+}
+
+/* The name of @addr in process @pid: from the last trace of that pid. */
+static const char *agg_sym(const struct shmtrace_rd_reader *r, int64_t pid, uint64_t addr,
+			   char *buf, size_t len)
+{
+	struct sym_result res;
+
+	if (!addr)
+		return "(outside the functions followed)";
+	for (size_t i = r ? shmtrace_rd_trace_count(r) : 0; i-- > 0;) {
+		const struct proc_syms *p = &procs[i];
+
+		if (shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, i)) != pid)
+			continue;
+		if (p->tab && sym_table_resolve(p->tab, addr, &res)) {
+			snprintf(buf, len, "%s", res.name);
+			return buf;
+		}
+		break;
+	}
+	snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+/* Print profile @v as --profile prints one, names from the traces in @dir. */
+static int print_profile(struct agg_view *v, const char *dir)
+{
+	struct an_prof_row *rows = calloc(v->n + 1, sizeof(*rows));
+	struct shmtrace_rd_reader *r = NULL;
+	bool alloc = false;
+	uint32_t n = 0;
+	int rc = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	agg_syms(dir, &r);
+	for (uint32_t i = 0; i < v->n && !rc; i++) {
+		struct agg_ventry e;
+		char buf[512];
+
+		rc = agg_view_entry(v, i, &e);
+		if (rc || !e.val[0].v)
+			continue;	/* allocations outside every function: no call */
+		rows[n].name = strdup(agg_sym(r, e.key[0].i, (uint64_t)e.key[1].i, buf, sizeof(buf)));
+		if (!rows[n].name) {
+			rc = -ENOMEM;
+			break;
+		}
+		rows[n].calls = (uint64_t)e.val[0].v;
+		rows[n].total = (uint64_t)e.val[1].v;
+		rows[n].self = (uint64_t)e.val[2].v;
+		rows[n].bytes_self = (uint64_t)e.val[3].v;
+		rows[n].bytes_total = (uint64_t)e.val[5].v;
+		alloc |= e.val[4].v || e.val[6].v;
+		n++;
+	}
+	if (!rc) {
+		printf("%s: function profile (%" PRIu64 " updates, %" PRIu64 " keys dropped, %"
+		       PRIu64 " lost, %" PRIu64 " tables torn)\n", v->names.name, v->updates,
+		       v->dropped, v->lost, v->torn);
+		an_profile_rows_print(stdout, rows, n, alloc);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		free((char *)rows[i].name);
+	free(rows);
+	if (r) {
+		syms_fini();
+		shmtrace_rd_close(r);
+	}
+	return rc;
+}
+
+/*
+ * --aggregations PATH: print its aggregations.json; function profiles with
+ * the names the traces there give (unless @symbols is false). Returns the
+ * exit status.
+ */
+static int print_aggregations(const char *path, bool json, const char *name, bool symbols)
 {
 	struct agg_json_doc *doc = NULL;
 	struct agg_json_writer w;
-	char *file = NULL, *text = NULL, err[256];
+	char *file = NULL, *text = NULL, *dir = NULL, err[256];
 	struct stat st;
 	size_t len = 0;
 	uint32_t shown = 0;
@@ -1138,7 +1260,12 @@ static int print_aggregations(const char *path, bool json, const char *name)
 
 		if (name && strcmp(v->names.name, name))
 			continue;
-		rc = json ? agg_json_add_view(&w, v) : agg_view_text(stdout, v);
+		if (json)
+			rc = agg_json_add_view(&w, v);
+		else if (agg_is_profile(v) && symbols && (dir || (dir = strdup(file)) != NULL))
+			rc = print_profile(v, dirname(dir));
+		else
+			rc = agg_view_text(stdout, v);
 	}
 	if (json && !rc)
 		rc = agg_json_end(&w);
@@ -1151,6 +1278,7 @@ static int print_aggregations(const char *path, bool json, const char *name)
 	}
 out:
 	agg_json_free(doc);
+	free(dir);
 	free(text);
 	free(file);
 	return status;
@@ -1309,7 +1437,8 @@ int main(int argc, char **argv)
 		if ((mode != M_PRINT && mode != M_JSON) || follow || sel_active(sel))
 			return sel_done(sel, bad_usage("--aggregations goes with --format and "
 						       "--name only", NULL));
-		return sel_done(sel, print_aggregations(aggregations, mode == M_JSON, agg_name));
+		return sel_done(sel, print_aggregations(aggregations, mode == M_JSON, agg_name,
+							symbols));
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "trace-read: missing PATH\n");

@@ -19,7 +19,7 @@ a = json.load(open(sys.argv[1]))[0]
 assert a["name"] == "profile" and a["keys"] == ["$ctx.vpid", "addr"], a
 assert a["lost"] == 0 and a["dropped"] == 0 and a["torn"] == 0, a
 addr = {m.group(1): int(m.group(2), 16)
-        for m in re.finditer(r"(\w+) 0x([0-9a-f]+)", open(sys.argv[2]).readline())}
+        for m in re.finditer(r"^(\w+) 0x([0-9a-f]+)$", open(sys.argv[2]).read(), re.M)}
 rows = {e["key"][1]: e for e in a["entries"]}
 calls = {f: rows[addr[f]]["sum($calls)"] for f in addr}
 fibc = int(sys.argv[3])
