@@ -390,6 +390,64 @@ static void print_both(struct agg_merged *m, const struct agg_names *n, char **t
 	fclose(f);
 }
 
+START_TEST(test_merged_add)
+{
+	/* retired results of processes gone, then live tables: the same sums */
+	struct agg_def d = {
+		.nkeys = 1, .nfuncs = 3, .key_kind = { AGG_KEY_STR },
+		.f = { { .fn = AGG_COUNT }, { .fn = AGG_MIN, .field = 1 }, { .fn = AGG_SUM, .field = 1 } },
+	};
+	struct agg_geom g;
+	struct agg_merged retired, all;
+	size_t len;
+	void *t[2];
+	static const char *const keys[] = { "get", "put", "get", "del" };
+
+	for (int i = 0; i < 2; i++) {
+		t[i] = table_new(&d, &g, 8, &len);
+		for (int k = 0; k < 4; k++) {
+			struct flt_value v[2] = { { .type = FLT_T_STR, .str = keys[k] },
+						  { .type = FLT_T_S64, .s = 10 * i + k } };
+
+			ck_assert_int_eq(agg_update(t[i], &d, &g, v, 2), 0);
+		}
+	}
+	ck_assert_int_eq(agg_merged_init(&retired, &d), 0);
+	merge_table(&retired, t[0], len, 1);
+	retired.lost = 3;
+	ck_assert_int_eq(agg_merged_init(&all, &d), 0);
+	ck_assert_int_eq(agg_merged_add(&all, &retired), 0);
+	merge_table(&all, t[1], len, 1);
+	ck_assert_uint_eq(all.n, 3);
+	ck_assert_uint_eq(all.updates, 8);
+	ck_assert_uint_eq(all.lost, 3);
+	for (uint32_t i = 0; i < all.n; i++) {
+		const char *e = agg_entry(&all, i);
+
+		if (!strcmp(e + all.geom.key_off[0], "get")) {
+			ck_assert_uint_eq(agg_u64(e, all.geom.val_off[0]), 4);
+			ck_assert_int_eq((int64_t)agg_u64(e, all.geom.val_off[1]), 0);
+			ck_assert_int_eq((int64_t)agg_u64(e, all.geom.val_off[2]), 0 + 2 + 10 + 12);
+		}
+	}
+	agg_merged_free(&retired);
+	agg_merged_free(&all);
+	free(t[0]);
+	free(t[1]);
+}
+END_TEST
+
+START_TEST(test_profile_roles)
+{
+	ck_assert_int_eq(agg_profile_role("shmtrace_func", "entry"), AGG_ROLE_ENTRY);
+	ck_assert_int_eq(agg_profile_role("shmtrace_func", "exit"), AGG_ROLE_EXIT);
+	ck_assert_int_eq(agg_profile_role("shmtrace_libc", "malloc"), AGG_ROLE_ALLOC);
+	ck_assert_int_eq(agg_profile_role("shmtrace_libc", "calloc"), AGG_ROLE_ALLOC);
+	ck_assert_int_eq(agg_profile_role("shmtrace_libc", "free"), AGG_ROLE_NONE);
+	ck_assert_int_eq(agg_profile_role("app", "entry"), AGG_ROLE_NONE);
+}
+END_TEST
+
 START_TEST(test_print)
 {
 	struct agg_def d = {
@@ -511,6 +569,8 @@ static Suite *agg_suite(void)
 	tcase_add_test(tc, test_full_table);
 	tcase_add_test(tc, test_torn_and_hostile);
 	tcase_add_test(tc, test_print);
+	tcase_add_test(tc, test_merged_add);
+	tcase_add_test(tc, test_profile_roles);
 	suite_add_tcase(s, tc);
 	return s;
 }
