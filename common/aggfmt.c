@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggfmt.h"
+#include "json.h"
 
 static const char *const fn_names[AGG_NFN] = {
 	"count", "sum", "min", "max", "avg", "quantize", "lquantize",
@@ -375,38 +376,6 @@ int agg_print_text(FILE *out, struct agg_merged *m, const struct agg_names *n)
 
 /* ---- JSON ------------------------------------------------------------------- */
 
-/* The length of the valid UTF-8 sequence at @s (NUL-terminated), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t k;
-	uint32_t cp, min;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		k = 2;
-		cp = c & 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		k = 3;
-		cp = c & 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		k = 4;
-		cp = c & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* the NUL stops here too */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
-}
-
 /* A JSON string of @s: valid UTF-8 whatever its bytes (aggfmt.h). */
 static void json_str(FILE *out, const char *s)
 {
@@ -423,7 +392,8 @@ static void json_str(FILE *out, const char *s)
 		} else if (c < 128) {
 			fputc(c, out);
 		} else {
-			size_t k = utf8_len(p);
+			/* a NUL ends a sequence before 4 bytes are read */
+			size_t k = js_utf8_len(p, 4);
 
 			if (k) {
 				fwrite(p, 1, k, out);

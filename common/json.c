@@ -124,8 +124,7 @@ static int hex4(const char *s, uint32_t *v)
 	return 0;
 }
 
-/* The length of the valid UTF-8 sequence at @s (@n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t js_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];
 	size_t k;
@@ -204,7 +203,7 @@ static int string(struct parser *p, uint32_t *start, uint32_t *len)
 		if (c < 0x20)
 			return fail(p, -EINVAL, r, "control character in a string");
 		if (c >= 0x80) {
-			size_t k = utf8_len((const unsigned char *)s + r, p->len - r);
+			size_t k = js_utf8_len((const unsigned char *)s + r, p->len - r);
 
 			if (!k)
 				return fail(p, -EINVAL, r, "not UTF-8");

@@ -65,6 +65,13 @@ struct js_limits {
 struct js_doc;
 
 /*
+ * The length of the valid UTF-8 sequence at @s (@n bytes at most; a NUL
+ * ends it), 1 for ASCII, or 0 when it is not valid UTF-8 (overlong,
+ * surrogate, beyond U+10FFFF, cut).
+ */
+size_t js_utf8_len(const unsigned char *s, size_t n);
+
+/*
  * Parse @len bytes at @text (need not be NUL-terminated) with @lim (NULL:
  * the defaults above). 0 and *@doc, or -EINVAL (with "offset N: why" in
  * @err), -E2BIG past a limit (also said in @err), -ENOMEM.

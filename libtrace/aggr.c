@@ -51,7 +51,6 @@
  * counts its outermost activation only, so that nothing counts twice.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -129,7 +128,6 @@ static void aggr_describe(unsigned int slot, struct lib_agg *a, uint32_t k)
 {
 	struct lib_aggseg *s = &a->seg[k];
 	struct msg_agg_seg m;
-	int sock, fd;
 
 	memset(&m, 0, sizeof(m));
 	m.agg_id = a->agg_id;
@@ -141,14 +139,7 @@ static void aggr_describe(unsigned int slot, struct lib_agg *a, uint32_t k)
 	m.table_size = a->table_size;
 	m.capacity = a->capacity;
 	m.def_hash = a->def_hash;
-	sock = ownfd_get(&lib.sock);
-	fd = ownfd_get(&s->fd);
-	if (fd < 0) {
-		lib_dbg("aggregation segment descriptor closed by the program", k);
-		return;
-	}
-	s->described = sock >= 0 &&
-		       proto_send(sock, MSG_APP_AGG_SEG, 0, &m, sizeof(m), &fd, 1) == 0;
+	s->described = lib_send_fd(MSG_APP_AGG_SEG, &m, sizeof(m), &s->fd) == 0;
 	if (!s->described)
 		lib_dbg("cannot describe an aggregation segment", k);
 }
@@ -170,11 +161,8 @@ static int aggr_add_segment(unsigned int slot, struct lib_agg *a, uint32_t ntabl
 
 	if (a->nseg >= SHM_AGG_MAX_SEGMENTS)
 		return -ENOSPC;
-	if (ownfd_take(&f, memfd_create("shmtrace-agg", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0)
-		return -errno;
-	if (ftruncate(f.fd, (off_t)size) < 0 ||
-	    fcntl(f.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
-		goto fail_fd;
+	if (ownfd_take(&f, lib_memfd("shmtrace-agg", size)) < 0)
+		return -ENOMEM;
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
 	if (base == MAP_FAILED)
 		goto fail_fd;

@@ -137,7 +137,7 @@ void lib_wake_consumer(void)
 		lib_register_soon();	/* the program closed it: a new one */
 }
 
-static int memfd_sized(const char *name, size_t size)
+int lib_memfd(const char *name, size_t size)
 {
 	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
@@ -151,6 +151,15 @@ static int memfd_sized(const char *name, size_t size)
 		return ret;
 	}
 	return fd;
+}
+
+int lib_send_fd(unsigned int type, const void *body, size_t len, struct lib_fd *f)
+{
+	int sock = ownfd_get(&lib.sock), fd = ownfd_get(f);
+
+	if (fd < 0)
+		return -EBADF;	/* the program closed it: the daemon that has it keeps it */
+	return sock >= 0 && proto_send(sock, type, 0, body, len, &fd, 1) == 0 ? 0 : -EPIPE;
 }
 
 /*
@@ -188,7 +197,7 @@ static int lib_new_control(void)
 
 	if (lib.ctl)
 		lib_copy_control(lib.ctl);
-	if (ownfd_take(&f, memfd_sized("shmtrace-ctl", SHM_CTL_SIZE)) < 0)
+	if (ownfd_take(&f, lib_memfd("shmtrace-ctl", SHM_CTL_SIZE)) < 0)
 		return -ENOMEM;
 	if (lib_has_copy &&
 	    pwrite(f.fd, &lib_ctl_copy, SHM_CTL_SIZE, 0) != (ssize_t)SHM_CTL_SIZE)
@@ -212,7 +221,7 @@ static int lib_new_proc(void)
 	uint64_t copied[SHM_MAX_CHAN] = { 0 };
 	struct lib_fd f;
 
-	if (ownfd_take(&f, memfd_sized("shmtrace-proc", SHM_PROC_SIZE)) < 0)
+	if (ownfd_take(&f, lib_memfd("shmtrace-proc", SHM_PROC_SIZE)) < 0)
 		return -ENOMEM;
 	p = mmap(NULL, SHM_PROC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
 	if (p == MAP_FAILED) {

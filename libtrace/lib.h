@@ -141,6 +141,14 @@ void lib_sync_locked(void);
 void lib_wake_consumer(void);
 void lib_dbg(const char *msg, long val);
 void lib_write_marker(void);
+/* A memfd of @size bytes, sealed against resizing: its fd, or -errno. */
+int lib_memfd(const char *name, size_t size);
+/*
+ * Send @body with the descriptor @f to the session daemon (lock held;
+ * async-signal-safe): 0, -EBADF when the program closed @f (the daemon
+ * that has it keeps it), -EPIPE when it could not be sent.
+ */
+int lib_send_fd(unsigned int type, const void *body, size_t len, struct lib_fd *f);
 void lib_remove_marker(void);
 
 /* registry.c */

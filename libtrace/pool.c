@@ -27,7 +27,6 @@
  * their events as lost for want of a buffer, and the next taker retries.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -45,7 +44,6 @@ static void pool_describe(unsigned int chan, struct lib_pool *p, uint32_t k)
 {
 	struct lib_seg *s = &p->seg[k];
 	struct msg_segment m;
-	int sock, fd;
 
 	memset(&m, 0, sizeof(m));
 	m.chan_id = p->chan_id;
@@ -57,15 +55,7 @@ static void pool_describe(unsigned int chan, struct lib_pool *p, uint32_t k)
 	m.subbuf_size = p->subbuf_size;
 	m.num_subbuf = p->num_subbuf;
 	m.context = p->context;
-	sock = ownfd_get(&lib.sock);
-	fd = ownfd_get(&s->fd);
-	if (fd < 0) {
-		/* the program closed it: the daemon that has it keeps it */
-		lib_dbg("segment descriptor closed by the program", k);
-		return;
-	}
-	s->described = sock >= 0 &&
-		       proto_send(sock, MSG_APP_SEGMENT, 0, &m, sizeof(m), &fd, 1) == 0;
+	s->described = lib_send_fd(MSG_APP_SEGMENT, &m, sizeof(m), &s->fd) == 0;
 	if (!s->described)
 		lib_dbg("cannot describe a segment", k);
 }
@@ -88,11 +78,8 @@ static int pool_add_segment(unsigned int chan, struct lib_pool *p, uint32_t nslo
 
 	if (p->nseg >= SHM_MAX_SEGMENTS || p->nslots + nslots > SHM_MAX_SLOTS)
 		return -ENOSPC;
-	if (ownfd_take(&f, memfd_create("shmtrace-buf", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0)
-		return -errno;
-	if (ftruncate(f.fd, (off_t)size) < 0 ||
-	    fcntl(f.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
-		goto fail_fd;
+	if (ownfd_take(&f, lib_memfd("shmtrace-buf", size)) < 0)
+		return -ENOMEM;
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
 	if (base == MAP_FAILED)
 		goto fail_fd;
