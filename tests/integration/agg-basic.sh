@@ -19,6 +19,9 @@ D=$WORK/out
 "$TRACECTL" show-aggregations -s s >"$WORK/text" || fail "show-aggregations failed"
 "$TRACECTL" show-aggregations -s s agg --format json >"$WORK/live.json" || fail "show --format json failed"
 python3 -m json.tool "$WORK/live.json" >/dev/null || fail "the JSON does not parse: $(head -c 300 "$WORK/live.json")"
+# --interval prints again until interrupted
+timeout 2.5 "$TRACECTL" show-aggregations -s s --interval 0.5 >"$WORK/again" || true
+[ "$(grep -c "^agg  shmtrace_test:event" "$WORK/again")" -ge 2 ] || fail "--interval printed once or never"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
 [ -f "$D/aggregations.json" ] || fail "no aggregations.json at stop"
 python3 -m json.tool "$D/aggregations.json" >/dev/null || fail "aggregations.json does not parse"
