@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 # bench/common.sh - what every benchmark shares: messages, the daemons of
 # shmtrace and of LTTng started and stopped by pid (never by name), the
-# results file and medians. Source it after setting `name` (the prefix of
-# messages) and `build` (the shmtrace build tree).
+# results file and medians, building a program against the build's
+# library, resident set sizes, and the sustained rate of one thread
+# (bench/sustained-rate.c). Source it after setting `name` (the prefix of
+# messages), `top` (the source tree) and `build` (the shmtrace build tree).
 #
 # Results are lines "REP WHAT KEY VALUE" in the file $res, filed by record
 # with the repetition in $rep; vals and med read them back.
@@ -114,6 +116,26 @@ median() {
 # med WHAT KEY: median over the repetitions
 med() { vals "$1" "$2" | median; }
 
+# range WHAT KEY: min-max over the repetitions, to 0.1
+range() { vals "$1" "$2" | sort -g | awk 'NR == 1 { a = $1 } { b = $1 } END { if (NR) printf "%.1f-%.1f", a, b }'; }
+
+# sum WHAT KEY: the sum over the repetitions ("" when none)
+sum() { awk -v t="$1" -v k="$2" '$2 == t && $3 == k { s += $4; n++ } END { if (n) print s }' "$res"; }
+
+# medratio W1 K1 W2 K2 [OP]: median over the repetitions of W1.K1 / W2.K2,
+# each taken within one repetition (OP "-": the difference)
+medratio() {
+	awk -v t1="$1" -v k1="$2" -v t2="$3" -v k2="$4" -v op="${5:-/}" '
+		$2 == t1 && $3 == k1 { a[$1] = $4 } $2 == t2 && $3 == k2 { b[$1] = $4 }
+		END { for (r in a) if ((r in b) && a[r] != "-" && b[r] != "-") {
+			if (op == "-") print a[r] - b[r]; else if (b[r] != 0) print a[r] / b[r] } }' "$res" |
+		median
+}
+
+fmt() {	# fmt FORMAT VALUE: "n/a" when empty
+	if [ -n "$2" ]; then printf "$1" "$2"; else printf 'n/a'; fi
+}
+
 # stream_bytes DIR: bytes of the trace's stream files (no metadata, no index)
 stream_bytes() {
 	find "$1" -type f ! -name metadata ! -path '*/index/*' -printf '%s\n' |
@@ -121,4 +143,81 @@ stream_bytes() {
 }
 meta_bytes() {
 	find "$1" -type f -name metadata -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# ---- programs and processes -----------------------------------------------------------
+
+# bench_cc OUT SOURCE [CFLAGS...]: a benchmark program linked with the
+# build's libshmtrace
+bench_cc() {
+	local out=$1 src=$2
+	shift 2
+	${CC:-cc} -O2 -pthread -I"$top/include" "$@" -o "$out" "$src" "$build/.libs/libshmtrace.so" \
+		-Wl,-rpath,"$build/.libs"
+}
+
+# first_cpu: the first CPU this shell may run on
+first_cpu() { taskset -pc $$ | sed 's/.*: *//; s/[-,].*//'; }
+
+# rss_kib PID: its resident set size (VmRSS) in KiB, "-" when it is gone
+rss_kib() {
+	local v
+	v=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status" 2>/dev/null || true)
+	echo "${v:--}"
+}
+
+# ---- the sustained rate of one thread: bench/sustained-rate.c -------------------------------
+
+# sustained_pattern EVENT: the event that sustained-rate.c emits for EVENT (b or kv)
+sustained_pattern() { case $1 in kv) echo 'bench_agg:kv' ;; *) echo 'bench:b' ;; esac; }
+
+# sustained_run PROG RATE SECS EVENT: PROG (sustained-rate.c, built with
+# bench_cc) pinned to the first allowed CPU, RATE events per second (0: as
+# fast as it can) for SECS seconds; prints its result line
+sustained_run() { taskset -c "$(first_cpu)" "$@"; }
+
+# sustained_record PROG RATE SECS EVENT DIR: a session (named "rate", the
+# default channel) records EVENT into DIR while sustained_run runs, with
+# the daemons running. Prints the program's result line with, added,
+# recorded= discarded= lost= (lost without a buffer or to write errors)
+# bytes= (the stream files); the session's status is left in DIR.status.
+sustained_record() {
+	local prog=$1 rate=$2 secs=$3 ev=$4 dir=$5 line T=$build/tracectl
+	{ "$T" create rate --output "$dir" &&
+	  "$T" enable-event -s rate "$(sustained_pattern "$ev")" &&
+	  "$T" start rate; } >/dev/null || return 1
+	line=$(sustained_run "$prog" "$rate" "$secs" "$ev") ||
+		{ "$T" destroy rate >/dev/null 2>&1; return 1; }
+	"$T" stop rate >/dev/null || true	# status says why
+	"$T" status rate >"$dir.status"
+	"$T" destroy rate >/dev/null
+	echo "$line" \
+		"recorded=$(awk -F': *' '/events recorded:/ { s += $2 } END { print s + 0 }' "$dir.status")" \
+		"discarded=$(awk -F': *' '/events discarded:/ { s += $2 } END { print s + 0 }' "$dir.status")" \
+		"lost=$(awk -F': *' '/events lost (without a buffer|to write errors):/ { s += $2 }
+			END { print s + 0 }' "$dir.status")" \
+		"bytes=$(stream_bytes "$dir")"
+}
+
+# sustained_lossless PROG SECS EVENT DIR: the highest rate of one thread
+# that sustained_record records without losing an event: as fast as the
+# program can, then 75, 60, 45, 30 and 15 % of the rate it reached, until
+# a run loses nothing. Prints "RATE RUNS" (the rate that run reached, 0 when
+# every run lost events; the runs made); each run is logged, its trace
+# removed.
+sustained_lossless() {
+	local prog=$1 secs=$2 ev=$3 dir=$4 top_rate="" f line r lost runs=0
+	for f in 0 0.75 0.6 0.45 0.3 0.15; do
+		r=0
+		[ "$f" = 0 ] || r=$(awk -v t="$top_rate" -v f="$f" 'BEGIN { printf "%.0f", t * f }')
+		line=$(sustained_record "$prog" "$r" "$secs" "$ev" "$dir") || return 1
+		rm -rf "$dir" "$dir.status"
+		runs=$((runs + 1))
+		lost=$(( $(kv "$line" discarded) + $(kv "$line" lost) ))
+		[ -n "$top_rate" ] || top_rate=$(kv "$line" per_sec)
+		log "  recorded at $([ "$r" = 0 ] && echo "full speed" || echo "$r events/s"):" \
+			"$(kv "$line" per_sec) events/s, $(kv "$line" events) emitted, $lost lost"
+		[ "$lost" = 0 ] && { echo "$(kv "$line" per_sec) $runs"; return 0; }
+	done
+	echo "0 $runs"
 }

@@ -307,20 +307,6 @@ done
 
 # ---- table ----------------------------------------------------------------------------------
 
-# sum TRACER KEY
-sum() { awk -v t="$1" -v k="$2" '$2 == t && $3 == k { s += $4; n++ } END { if (n) print s }' "$res"; }
-# medratio T1 K1 T2 K2 [OP]: median over repetitions of T1.K1 / T2.K2 (OP "-" : difference)
-medratio() {
-	awk -v t1="$1" -v k1="$2" -v t2="$3" -v k2="$4" -v op="${5:-/}" '
-		$2 == t1 && $3 == k1 { a[$1] = $4 } $2 == t2 && $3 == k2 { b[$1] = $4 }
-		END { for (r in a) if ((r in b) && a[r] != "-" && b[r] != "-") {
-			if (op == "-") print a[r] - b[r]; else if (b[r] != 0) print a[r] / b[r] } }' "$res" |
-		median
-}
-fmt() {	# fmt FORMAT VALUE: "n/a" when empty
-	if [ -n "$2" ]; then printf "$1" "$2"; else printf 'n/a'; fi
-}
-
 row() {	# row LABEL SHM FLOOR LTTNG [RATIO]
 	printf '%-30s %14s %14s %14s %12s\n' "$1" "$2" "$3" "$4" "${5:-}"
 }

@@ -31,7 +31,9 @@
  * Each measuring thread first emits BENCH_WARMUP (default 786432) untimed
  * events, in bursts. BENCH_CPUS="c0,c1,..." chooses the CPU of each measuring thread (default:
  * the allowed CPUs in order). The enabled modes first wait (at most
- * BENCH_WAIT seconds, default 10) for the events to be enabled.
+ * BENCH_WAIT seconds, default 10) for the events to be enabled;
+ * BENCH_WAIT=0 does not wait: the loops then measure the events as they
+ * are, disabled ones included.
  */
 #ifndef BENCH_HARNESS_H
 #define BENCH_HARNESS_H
@@ -123,6 +125,8 @@ static void bench_wait_enabled(void)
 	double limit = env ? atof(env) : 10.0;
 	uint64_t start = bench_now();
 
+	if (env && !strcmp(env, "0"))
+		return;
 	while (!(BENCH_ENABLED())) {
 		if ((double)(bench_now() - start) > limit * 1e9) {
 			fprintf(stderr, "%s workload: the events are not enabled after %.0f s\n",

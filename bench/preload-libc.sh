@@ -279,9 +279,6 @@ done
 
 # ---- table ------------------------------------------------------------------------------
 
-# range CONFIG KEY: min-max over the repetitions
-range() { vals "$1" "$2" | sort -g | awk 'NR == 1 { a = $1 } { b = $1 } END { if (NR) printf "%.1f-%.1f", a, b }'; }
-sum() { awk -v c="$1" -v k="$2" '$2 == c && $3 == k { s += $4; n++ } END { if (n) print s }' "$res"; }
 # per_rep EXPR C1 C2 [C3]: median over the repetitions of EXPR (awk, of a b c:
 # the ns/op of C1 C2 C3 in the same repetition)
 per_rep() {
@@ -293,9 +290,6 @@ per_rep() {
 			else if (e == "a/b" && b[r] != 0) print a[r] / b[r]
 			else if (e == "(a-c)/(b-c)" && b[r] != c[r]) print (a[r] - c[r]) / (b[r] - c[r]) } }' "$res" |
 		median
-}
-fmt() {	# fmt FORMAT VALUE: "n/a" when empty
-	if [ -n "$2" ]; then printf "$1" "$2"; else printf 'n/a'; fi
 }
 row() {	# row LABEL UNTRACED SHM-OFF SHMTRACE LTTNG [LTTNG/SHM]
 	printf '%-32s %10s %13s %10s %10s %11s\n' "$1" "$2" "$3" "$4" "$5" "${6:-}"

@@ -2,28 +2,26 @@
 # SPDX-License-Identifier: MIT
 # One thread emitting event B at a sustained rate (default 10 million per
 # second for 10 seconds) with the default channel: prints the rate achieved
-# and the events recorded and discarded.
+# and the events recorded and discarded. The daemons run in a private
+# SHMTRACE_HOME and are stopped by pid.
 # usage: bench/sustained-rate.sh [RATE] [SECONDS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SHMTRACE_BUILD:-$top/build}
 rate=${1:-10000000}
 secs=${2:-10}
-. "$top/scripts/setup.sh"
-work=$(mktemp -d)
-export SHMTRACE_HOME=$work/home
+name=sustained-rate
+. "$top/bench/common.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/sustained-rate.XXXXXX")
 cleanup() {
-	shmtrace_stop_daemons "$SHMTRACE_HOME"
+	shm_daemons_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT
-gcc -O2 -I"$top/include" "$top/bench/sustained-rate.c" -o "$work/sustained-rate" \
-	-L"$build/.libs" -Wl,-rpath,"$build/.libs" -lshmtrace -pthread
-"$build/tracectl" create rate --output "$work/trace" >/dev/null
-"$build/tracectl" enable-event -s rate 'bench:*' >/dev/null
-"$build/tracectl" start rate >/dev/null
-taskset -c 0 "$work/sustained-rate" "$rate" "$secs"
-"$build/tracectl" stop rate >/dev/null
-"$build/tracectl" status rate | grep -E "events (recorded|discarded)|bytes written"
+bench_cc "$work/sustained-rate" "$top/bench/sustained-rate.c" || die "cannot build sustained-rate.c"
+shm_daemons_start "$work/home" "$work/sessiond.log" || die "the daemons do not start"
+line=$(sustained_record "$work/sustained-rate" "$rate" "$secs" b "$work/trace") ||
+	die "the measurement failed"
+echo "${line%%;*}"
+grep -E "events (recorded|discarded)|bytes written" "$work/trace.status"
 echo "trace: $(du -sb "$work/trace" | cut -f1) bytes on disk"
-"$build/tracectl" destroy rate >/dev/null
