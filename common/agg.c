@@ -185,7 +185,7 @@ unsigned int agg_lbucket(const struct agg_func *f, int64_t v)
 	return 1 + (unsigned int)(((uint64_t)v - (uint64_t)f->lo) / (uint64_t)f->step);
 }
 
-static int64_t arg_int(const struct flt_value *vals, unsigned int nvals, unsigned int i)
+static inline int64_t arg_int(const struct flt_value *vals, unsigned int nvals, unsigned int i)
 {
 	if (i >= nvals)
 		return 0;
@@ -207,7 +207,6 @@ static int64_t arg_int(const struct flt_value *vals, unsigned int nvals, unsigne
 static void make_key(const struct agg_def *d, const struct agg_geom *g,
 		     const struct flt_value *vals, unsigned int nvals, char *key)
 {
-	memset(key, 0, g->key_bytes);
 	for (unsigned int i = 0; i < d->nkeys; i++) {
 		char *k = key + g->key_off[i] - ENTRY_KEY;
 		unsigned int f = d->key_field[i];
@@ -216,6 +215,7 @@ static void make_key(const struct agg_def *d, const struct agg_geom *g,
 			const char *s = f < nvals && vals[f].type == FLT_T_STR && vals[f].str ?
 					vals[f].str : "";
 
+			memset(k, 0, AGG_STR_KEY);
 			for (unsigned int j = 0; j < AGG_STR_KEY - 1 && s[j]; j++)
 				k[j] = s[j];
 		} else {
@@ -226,13 +226,34 @@ static void make_key(const struct agg_def *d, const struct agg_geom *g,
 	}
 }
 
-static uint32_t key_tag(const char *key, uint32_t len)
-{
-	uint32_t h = 2166136261u;
+_Static_assert(AGG_STR_KEY % 8 == 0, "keys are whole words");
 
-	for (uint32_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)key[i]) * 16777619u;
-	return h | 1;
+/* A key's hash (never 0): keys are whole 8-byte words, hashed a word at a time. */
+static inline uint32_t key_tag(const char *key, uint32_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (uint32_t i = 0; i < len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (uint32_t)h | 1;
+}
+
+static inline int key_eq(const char *a, const char *b, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	return 1;
 }
 
 static inline int64_t ld(const char *p)
@@ -301,7 +322,7 @@ int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
 		uint32_t t;
 
 		memcpy(&t, c, 4);
-		if (t == 0 || (t == tag && !memcmp(c + ENTRY_KEY, key, g->key_bytes))) {
+		if (t == 0 || (t == tag && key_eq(c + ENTRY_KEY, key, g->key_bytes))) {
 			e = c;
 			break;
 		}
@@ -400,7 +421,7 @@ static uint32_t *index_slot(const struct agg_merged *m, const char *key)
 	for (uint32_t i = 0;; i++) {
 		uint32_t *s = &m->index[(tag + i) & (m->icap - 1)];
 
-		if (!*s || !memcmp(agg_entry(m, *s - 1) + ENTRY_KEY, key, m->geom.key_bytes))
+		if (!*s || key_eq(agg_entry(m, *s - 1) + ENTRY_KEY, key, m->geom.key_bytes))
 			return s;
 	}
 }
