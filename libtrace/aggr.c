@@ -394,7 +394,7 @@ static int aggr_prof_index(const char *name)
 	for (unsigned int i = 0; i < sizeof(aggr_prof_names) / sizeof(aggr_prof_names[0]); i++)
 		if (!strcmp(name, aggr_prof_names[i]))
 			return (int)i;
-	return -1;
+	return AGGR_P_NONE;
 }
 
 /* Fill binding @b for event @ev and slot @slot; 0, or -EINVAL: unusable. */
