@@ -122,6 +122,10 @@ void agg_table_init(void *mem, const struct agg_def *d, const struct agg_geom *g
 	h->def_hash = agg_def_hash(d);
 }
 
+const char *const agg_profile_sums[AGG_PROFILE_NSUMS] = {
+	"$calls", "$total_ns", "$self_ns", "$bytes", "$allocs", "$bytes_total", "$allocs_total",
+};
+
 enum agg_role agg_profile_role(const char *provider, const char *name)
 {
 	static const char *const allocs[] = {

@@ -119,6 +119,14 @@ int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
  */
 enum agg_role { AGG_ROLE_NONE, AGG_ROLE_ENTRY, AGG_ROLE_EXIT, AGG_ROLE_ALLOC };
 enum agg_role agg_profile_role(const char *provider, const char *name);
+/*
+ * A profile's definition: keys "$ctx.vpid" and "addr" (the function), then
+ * one sum per name of agg_profile_sums, in this order: calls, total and
+ * self time (ns), bytes and allocations in the function itself, and with
+ * its callees.
+ */
+#define AGG_PROFILE_NSUMS	7
+extern const char *const agg_profile_sums[AGG_PROFILE_NSUMS];
 
 /* DTrace's quantize: the bucket of @v (0..AGG_QBUCKETS-1) and its range. */
 unsigned int agg_qbucket(int64_t v);

@@ -380,19 +380,11 @@ static int aggr_field(const struct shmtrace_event *ev, const char *name)
 	return -1;
 }
 
-/*
- * Profile values, by name (the daemon defines profiles with these):
- * $ctx.vpid and addr as keys; $calls, $total_ns, $self_ns, $bytes,
- * $allocs, $bytes_total, $allocs_total summed.
- */
-static const char *const aggr_prof_names[] = {
-	"$calls", "$total_ns", "$self_ns", "$bytes", "$allocs", "$bytes_total", "$allocs_total",
-};
-
+/* Index of profile value @name in agg_profile_sums, or AGGR_P_NONE. */
 static int aggr_prof_index(const char *name)
 {
-	for (unsigned int i = 0; i < sizeof(aggr_prof_names) / sizeof(aggr_prof_names[0]); i++)
-		if (!strcmp(name, aggr_prof_names[i]))
+	for (unsigned int i = 0; i < AGG_PROFILE_NSUMS; i++)
+		if (!strcmp(name, agg_profile_sums[i]))
 			return (int)i;
 	return AGGR_P_NONE;
 }
@@ -538,7 +530,7 @@ static uint64_t aggr_u(const struct shmtrace__fval *v, int f)
 struct aggr_prof {
 	int state;			/* -1 not yet, 0 nothing to update, 1 update */
 	uint64_t addr;
-	uint64_t p[7];			/* by aggr_prof_names */
+	uint64_t p[AGG_PROFILE_NSUMS];	/* by agg_profile_sums */
 };
 
 /*

@@ -44,10 +44,6 @@ static const char *const fn_names[AGG_NFN] = {
 	"count", "sum", "min", "max", "avg", "quantize", "lquantize",
 };
 
-static const char *const prof_names[] = {
-	"$calls", "$total_ns", "$self_ns", "$bytes", "$allocs", "$bytes_total", "$allocs_total",
-};
-
 /* Bytes of a thread's table of @ag (as the process computes it). */
 static size_t agg_bytes(const struct aggregation *ag, uint32_t capacity)
 {
@@ -205,11 +201,11 @@ static void agg_profile_def(struct aggregation *ag)
 	ag->def.key_kind[0] = ag->def.key_kind[1] = AGG_KEY_INT;
 	ag->def.key_field[0] = (uint8_t)agg_name(ag, "$ctx.vpid");
 	ag->def.key_field[1] = (uint8_t)agg_name(ag, "addr");
-	for (size_t i = 0; i < sizeof(prof_names) / sizeof(prof_names[0]); i++) {
+	for (size_t i = 0; i < AGG_PROFILE_NSUMS; i++) {
 		struct agg_func *f = &ag->def.f[ag->def.nfuncs++];
 
 		f->fn = AGG_SUM;
-		f->field = (uint8_t)agg_name(ag, prof_names[i]);
+		f->field = (uint8_t)agg_name(ag, agg_profile_sums[i]);
 	}
 }
 

@@ -1079,23 +1079,16 @@ static int read_file(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
-/*
- * A function profile (tracectl aggregate --profile, record --aggregate):
- * keys (process, function address), sums of what libtrace/aggr.c computes.
- */
-static const char *const prof_sums[] = {
-	"$calls", "$total_ns", "$self_ns", "$bytes", "$allocs", "$bytes_total", "$allocs_total",
-};
-
+/* A function profile (tracectl aggregate --profile, record --aggregate)? */
 static bool agg_is_profile(const struct agg_view *v)
 {
 	if (v->def.nkeys != 2 || strcmp(v->names.key[0], "$ctx.vpid") ||
 	    strcmp(v->names.key[1], "addr") ||
-	    v->def.nfuncs != sizeof(prof_sums) / sizeof(prof_sums[0]))
+	    v->def.nfuncs != AGG_PROFILE_NSUMS)
 		return false;
 	for (unsigned int i = 0; i < v->def.nfuncs; i++)
 		if (v->def.f[i].fn != AGG_SUM || !v->names.arg[i] ||
-		    strcmp(v->names.arg[i], prof_sums[i]))
+		    strcmp(v->names.arg[i], agg_profile_sums[i]))
 			return false;
 	return true;
 }
