@@ -345,6 +345,23 @@ _Static_assert(offsetof(struct shm_agg_seg, lost) == 48, "agg seg lost");
 _Static_assert(offsetof(struct shm_agg_seg, owner) == 128, "agg seg owner");
 _Static_assert(sizeof(struct shm_agg_seg) == SHM_AGG_SEG_HDR, "agg seg size");
 
+/*
+ * Bytes of one thread's table in an aggregation segment: agg.h's table of
+ * @capacity entries rounded up to a cache line (no two threads' tables
+ * share one); 0 when @capacity is not a power of two or the table would
+ * exceed SHM_AGG_MAX_TABLE. The process, the session daemon and the
+ * consumer all size tables with it.
+ */
+static inline uint32_t shm_agg_table_size(const struct agg_geom *g, uint32_t capacity)
+{
+	size_t n;
+
+	if (!capacity || (capacity & (capacity - 1)))
+		return 0;
+	n = (agg_table_size(g, capacity) + SHM_CACHELINE - 1) & ~(size_t)(SHM_CACHELINE - 1);
+	return n > SHM_AGG_MAX_TABLE ? 0 : (uint32_t)n;
+}
+
 /* Bytes of a slot header for a geometry: page-aligned so data is too. */
 static inline uint32_t shm_slot_hdr_size(uint32_t num_subbuf)
 {

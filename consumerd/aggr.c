@@ -60,7 +60,6 @@ static struct c_agg *cagg_find(uint64_t id)
 int cagg_add(const struct msg_c_agg *m)
 {
 	struct c_agg *a;
-	size_t tsize;
 
 	if (!m->agg_id || cagg_find(m->agg_id))
 		return -EEXIST;
@@ -75,15 +74,12 @@ int cagg_add(const struct msg_c_agg *m)
 	for (unsigned int i = 0; i < SHM_AGG_NAMES; i++)
 		a->m.names[i][SHM_AGG_NAME - 1] = 0;
 	memcpy(&a->def, m->def, sizeof(a->def));
-	if (m->nnames > SHM_AGG_NAMES || agg_geom(&a->def, &a->geom) < 0 || !m->capacity ||
-	    (m->capacity & (m->capacity - 1)) ||
+	if (m->nnames > SHM_AGG_NAMES || agg_geom(&a->def, &a->geom) < 0 ||
 	    agg_merged_init(&a->retired, &a->def) < 0)
 		goto bad;
-	tsize = agg_table_size(&a->geom, m->capacity);
-	tsize = (tsize + SHM_CACHELINE - 1) & ~(size_t)(SHM_CACHELINE - 1);
-	if (tsize > SHM_AGG_MAX_TABLE)
+	a->table_size = shm_agg_table_size(&a->geom, m->capacity);
+	if (!a->table_size)
 		goto bad;
-	a->table_size = (uint32_t)tsize;
 	a->next = c_aggs;
 	c_aggs = a;
 	return 0;

@@ -61,6 +61,7 @@
 #define AGGR_BINDS	32		/* two-way, by event id and slot */
 #define AGGR_DEPTH	256		/* profile: deepest call stack followed */
 #define AGGR_FIRST_TABLES 4u		/* tables of the first segment */
+#define AGGR_RETRY	63		/* no table: updates lost before asking again */
 #define AGGR_P_NONE	(-1)		/* profile names: none of ours */
 #define AGGR_P_ADDR	(-2)		/* the function's address */
 #define AGGR_P_PID	(-3)		/* the process */
@@ -91,6 +92,7 @@ struct aggr_table {
 	uint64_t agg_id;		/* the aggregation it belongs to, 0 = none */
 	void *table;
 	uint32_t *owner;
+	uint32_t skip;			/* none to be had: updates to go before asking again */
 };
 
 struct aggr_frame {
@@ -194,13 +196,13 @@ fail_fd:
 	return -ENOMEM;
 }
 
-/* Make slot @slot's segments those of the aggregation @b reads. Lock held. */
-static int aggr_setup(unsigned int slot, const struct aggr_bind *b)
+/* Make slot @slot's segments (none yet) those of the aggregation @b reads. Lock held. */
+static void aggr_setup(unsigned int slot, const struct aggr_bind *b)
 {
 	struct lib_agg *a = &lib.agg[slot];
 
 	if (a->agg_id == b->agg_id)
-		return 0;
+		return;
 	/*
 	 * An old aggregation's segments stay mapped: its threads may still
 	 * write, and aggr_lost() may still read seg[0].hdr (never cleared).
@@ -213,7 +215,6 @@ static int aggr_setup(unsigned int slot, const struct aggr_bind *b)
 	a->capacity = b->capacity;
 	a->table_size = b->table_size;
 	a->def_hash = agg_def_hash(&b->def);
-	return aggr_add_segment(slot, a, AGGR_FIRST_TABLES);
 }
 
 /* A free table of slot @slot for the calling thread. Lock held. */
@@ -242,8 +243,9 @@ static int aggr_take(unsigned int slot, struct aggr_table *t, uint32_t tid)
 				return 0;
 			}
 		}
-		/* every table owned: as many again, within the segment limits */
-		if (round || aggr_add_segment(slot, a, a->ntables < SHM_AGG_MAX_TABLES ?
+		/* none yet, or every table owned: as many again, within the limits */
+		if (round || aggr_add_segment(slot, a, !a->ntables ? AGGR_FIRST_TABLES :
+						    a->ntables < SHM_AGG_MAX_TABLES ?
 						    a->ntables : SHM_AGG_MAX_TABLES) < 0)
 			break;
 	}
@@ -305,14 +307,21 @@ static void *aggr_table(struct aggr_thread *th, const struct aggr_bind *b)
 
 	if (__builtin_expect(t->agg_id == b->agg_id, 1))
 		return t->table;
+	if (t->skip) {		/* memory or segments exhausted: not at every event */
+		t->skip--;
+		return NULL;
+	}
 	aggr_put(t);		/* an aggregation that left the slot */
 	lib_lock();
-	if (aggr_setup(b->slot, b) == 0 && aggr_take(b->slot, t, (uint32_t)writer_tid()) == 0) {
+	aggr_setup(b->slot, b);
+	if (aggr_take(b->slot, t, (uint32_t)writer_tid()) == 0) {
 		uint32_t magic;
 
 		memcpy(&magic, t->table, sizeof(magic));
 		if (magic != AGG_MAGIC)	/* never used: made for this definition */
 			agg_table_init(t->table, &b->def, &b->geom, b->capacity);
+	} else {
+		t->skip = AGGR_RETRY;
 	}
 	lib_unlock();
 	return t->table;
@@ -394,20 +403,17 @@ static int aggr_bind_fill(const struct shm_ctl_page *ctl, const struct shmtrace_
 			  unsigned int slot, struct aggr_bind *b)
 {
 	char names[SHM_AGG_NAMES][SHM_AGG_NAME];
-	size_t tsize;
 
 	if (aggr_copy(ctl, slot, b, names) < 0)
 		return -EAGAIN;
 	if (!b->agg_id)
 		return -EINVAL;
-	if (agg_geom(&b->def, &b->geom) < 0 || b->nnames > SHM_AGG_NAMES || !b->capacity ||
-	    (b->capacity & (b->capacity - 1)) || b->filter > SHM_MAX_FILTERS)
+	if (agg_geom(&b->def, &b->geom) < 0 || b->nnames > SHM_AGG_NAMES ||
+	    b->filter > SHM_MAX_FILTERS)
 		return -EINVAL;
-	tsize = agg_table_size(&b->geom, b->capacity);
-	tsize = (tsize + SHM_CACHELINE - 1) & ~(size_t)(SHM_CACHELINE - 1);
-	if (tsize > SHM_AGG_MAX_TABLE)
+	b->table_size = shm_agg_table_size(&b->geom, b->capacity);
+	if (!b->table_size)
 		return -EINVAL;
-	b->table_size = (uint32_t)tsize;
 	for (unsigned int k = 0; k < b->nnames; k++) {
 		int f;
 

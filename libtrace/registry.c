@@ -69,16 +69,6 @@ static unsigned int reg_chan_mask(const struct shm_ctl_page *ctl)
 	return m;
 }
 
-static unsigned int reg_agg_mask(const struct shm_ctl_page *ctl)
-{
-	unsigned int m = 0;
-
-	for (unsigned int i = 0; i < SHM_MAX_AGG; i++)
-		if (__atomic_load_n(&ctl->agg[i].agg_id, __ATOMIC_RELAXED))
-			m |= 1u << i;
-	return m;
-}
-
 /*
  * Set an event's masks. Filtered before enabled, so that a channel is never
  * enabled unfiltered; polled set before and cleared after its masks, so
@@ -112,12 +102,11 @@ void reg_apply(void)
 		return;
 	for (int tries = 0; tries < 16; tries++) {
 		uint64_t g1 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE), g2;
-		unsigned int mask, amask;
+		unsigned int mask;
 
 		if (g1 & 1)
 			continue;
 		mask = reg_chan_mask(ctl);
-		amask = reg_agg_mask(ctl);
 		__atomic_add_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
 		for (uint32_t id = 0; id < n; id++) {
 			struct shmtrace_event *ev = __atomic_load_n(&reg_events[id], __ATOMIC_SEQ_CST);
@@ -131,7 +120,7 @@ void reg_apply(void)
 					if (__atomic_load_n(&ctl->filt[c][id], __ATOMIC_RELAXED))
 						f |= (uint8_t)(1u << c);
 				reg_set(ev, en, f, poll,
-					(__atomic_load_n(&ctl->aggen[id], __ATOMIC_RELAXED) & amask) != 0);
+					__atomic_load_n(&ctl->aggen[id], __ATOMIC_RELAXED) != 0);
 			}
 		}
 		__atomic_sub_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);

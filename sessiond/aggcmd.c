@@ -44,14 +44,12 @@ static const char *const fn_names[AGG_NFN] = {
 	"count", "sum", "min", "max", "avg", "quantize", "lquantize",
 };
 
-/* Bytes of a thread's table of @ag (as the process computes it). */
-static size_t agg_bytes(const struct aggregation *ag, uint32_t capacity)
+/* Bytes of a thread's table of @ag (as the process computes it); 0: too large. */
+static uint32_t agg_bytes(const struct aggregation *ag, uint32_t capacity)
 {
 	struct agg_geom g;
 
-	if (agg_geom(&ag->def, &g) < 0)
-		return SIZE_MAX;
-	return (agg_table_size(&g, capacity) + SHM_CACHELINE - 1) & ~(size_t)(SHM_CACHELINE - 1);
+	return agg_geom(&ag->def, &g) < 0 ? 0 : shm_agg_table_size(&g, capacity);
 }
 
 /* Does @ag take the event @name ("provider:event")? */
@@ -338,9 +336,10 @@ int cmd_aggregate(int fd, struct session *s, int argc, const char **argv)
 	if (!ag->def.nfuncs)
 		agg_func(fd, ag, "count", NULL);
 	ag->capacity = keys ? keys : profile ? AGG_PROFILE_KEYS : AGG_DEFAULT_KEYS;
-	while (!keys && ag->capacity > 16 && agg_bytes(ag, ag->capacity) > AGG_DEFAULT_TABLE)
+	while (!keys && ag->capacity > 16 && !(agg_bytes(ag, ag->capacity) &&
+					       agg_bytes(ag, ag->capacity) <= AGG_DEFAULT_TABLE))
 		ag->capacity >>= 1;
-	if (agg_bytes(ag, ag->capacity) > SHM_AGG_MAX_TABLE) {
+	if (!agg_bytes(ag, ag->capacity)) {
 		ret = reply_end(fd, -EINVAL, "a table of %u keys would take more than %u MiB: ask "
 				"fewer keys", ag->capacity, SHM_AGG_MAX_TABLE >> 20);
 		goto fail;
@@ -554,17 +553,10 @@ void aggs_masks(const struct app *a, struct shm_ctl_agg *slots, uint8_t *aggen,
 		c->def = ag->def;
 		memcpy(c->names, ag->names, sizeof(c->names));
 		if (ag->ev.code) {
-			if (fl->nfilters < SHM_MAX_FILTERS &&
-			    ag->ev.code_len <= sizeof(fl->code) - fl->used) {
-				fl->f[fl->nfilters].off = fl->used;
-				fl->f[fl->nfilters].len = ag->ev.code_len;
-				memcpy(fl->code + fl->used, ag->ev.code, ag->ev.code_len);
-				fl->used += ag->ev.code_len;
-				c->filter = ++fl->nfilters;
-			} else {
+			c->filter = ctl_filter_add(fl, &ag->ev);
+			if (!c->filter)
 				log_warn("aggregation %s: no room for its filter in the control page: "
 					 "it takes every event", ag->name);
-			}
 		}
 		for (uint32_t id = 0; id < a->nev; id++)
 			if (a->ev[id].known && agg_matches(ag, a->ev[id].desc.name))

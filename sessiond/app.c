@@ -251,6 +251,17 @@ fail:
 	return -EPROTO;
 }
 
+unsigned int ctl_filter_add(struct shm_ctl_filters *fl, const struct enabler *e)
+{
+	if (fl->nfilters == SHM_MAX_FILTERS || e->code_len > sizeof(fl->code) - fl->used)
+		return 0;
+	fl->f[fl->nfilters].off = fl->used;
+	fl->f[fl->nfilters].len = e->code_len;
+	memcpy(fl->code + fl->used, e->code, e->code_len);
+	fl->used += e->code_len;
+	return ++fl->nfilters;
+}
+
 /*
  * Enable masks of app @a into @out (a->nev entries), and for each channel
  * slot and event the number of its filter into @filt, the filters' code
@@ -278,15 +289,9 @@ static void app_masks(const struct app *a, uint8_t *out, uint8_t filt[][SHM_MAX_
 			for (n = 0; n < fl->nfilters && seen[n] != f[c]; n++)
 				;
 			if (n == fl->nfilters) {
-				if (n == SHM_MAX_FILTERS ||
-				    f[c]->code_len > sizeof(fl->code) - fl->used)
+				if (!ctl_filter_add(fl, f[c]))
 					continue;
 				seen[n] = f[c];
-				fl->f[n].off = fl->used;
-				fl->f[n].len = f[c]->code_len;
-				memcpy(fl->code + fl->used, f[c]->code, f[c]->code_len);
-				fl->used += f[c]->code_len;
-				fl->nfilters++;
 			}
 			filt[c][id] = (uint8_t)(n + 1);
 		}

@@ -910,6 +910,10 @@ static int session_werrors(int fd, const struct session *s, char *msg, size_t le
 			ret = err;
 	}
 	err = netout_error(fd, s, msg, len);
+	if (!ret && !err && s->agg_werr) {	/* aggregations.json at the last stop */
+		snprintf(msg, len, "%s", s->agg_msg);
+		err = s->agg_werr;
+	}
 	return ret ? ret : err;
 }
 
@@ -1195,8 +1199,6 @@ static int cmd_stop(int fd, struct session *s)
 	session_stop(s);
 	reply_text(fd, "Tracing stopped for session %s.\n", s->name);
 	ret = session_werrors(fd, s, msg, sizeof(msg));
-	if (!ret && s->agg_werr)
-		return reply_end(fd, s->agg_werr, "%s", s->agg_msg);
 	return ret ? reply_end(fd, ret, "%s", msg) : reply_end(fd, 0, NULL);
 }
 
@@ -1209,10 +1211,6 @@ static int cmd_destroy(int fd, struct session *s)
 	if (s->active) {
 		session_stop(s);
 		ret = session_werrors(fd, s, msg, sizeof(msg));
-		if (!ret && s->agg_werr) {
-			ret = s->agg_werr;
-			snprintf(msg, sizeof(msg), "%s", s->agg_msg);
-		}
 	}
 	reply_text(fd, "Session %s destroyed.\n", s->name);
 	session_destroy(s);

@@ -190,6 +190,8 @@ void apps_replay(void);
 void apps_markers(int ring);
 void apps_forget_channel(uint64_t chan_id);
 struct app *app_by_sock(int fd);
+/* Append @e's filter code to @fl: its number (1..255), or 0 when it does not fit. */
+unsigned int ctl_filter_add(struct shm_ctl_filters *fl, const struct enabler *e);
 
 /* session.c */
 int session_command(int fd, const char *body, size_t len);
