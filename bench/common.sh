@@ -181,10 +181,15 @@ sustained_run() { taskset -c "$(first_cpu)" "$@"; }
 # the daemons running. Prints the program's result line with, added,
 # recorded= discarded= lost= (lost without a buffer or to write errors)
 # bytes= (the stream files); the session's status is left in DIR.status.
+# SUSTAINED_CHANNEL="OPTIONS": a channel with these enable-channel options
+# instead of the default one.
 sustained_record() {
-	local prog=$1 rate=$2 secs=$3 ev=$4 dir=$5 line T=$build/tracectl
+	local prog=$1 rate=$2 secs=$3 ev=$4 dir=$5 line T=$build/tracectl chan=()
+	# shellcheck disable=SC2086
+	[ -z "${SUSTAINED_CHANNEL:-}" ] || chan=(-c c)
 	{ "$T" create rate --output "$dir" &&
-	  "$T" enable-event -s rate "$(sustained_pattern "$ev")" &&
+	  { [ -z "${SUSTAINED_CHANNEL:-}" ] || "$T" enable-channel -s rate c $SUSTAINED_CHANNEL; } &&
+	  "$T" enable-event -s rate "${chan[@]}" "$(sustained_pattern "$ev")" &&
 	  "$T" start rate; } >/dev/null || return 1
 	line=$(sustained_run "$prog" "$rate" "$secs" "$ev") ||
 		{ "$T" destroy rate >/dev/null 2>&1; return 1; }

@@ -36,6 +36,7 @@ void log_msg(const char *level, const char *fmt, ...)
 	va_list ap;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
+	flockfile(out);		/* one line, whole, from any thread */
 	if (log_out)
 		fprintf(out, "%lld.%06ld %s[%d] %s: ", (long long)ts.tv_sec,
 			ts.tv_nsec / 1000, log_prog, (int)getpid(), level);
@@ -46,4 +47,5 @@ void log_msg(const char *level, const char *fmt, ...)
 	vfprintf(out, fmt, ap);
 	va_end(ap);
 	fputc('\n', out);
+	funlockfile(out);
 }

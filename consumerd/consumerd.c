@@ -19,9 +19,15 @@
  * Requests are served in order and each is answered once done: a FLUSH
  * reply means everything committed before it is in the files. When the
  * session daemon goes away, everything is drained and the daemon exits.
+ *
+ * Threads: this loop runs on the main thread, which alone changes the
+ * registries (stream.h) and holds the RCU read lock except while it
+ * sleeps; draining is done in rounds by the workers (worker.c), during
+ * which the main thread changes nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,6 +43,7 @@
 #include <unistd.h>
 #include "aggr.h"
 #include "stream.h"
+#include "worker.h"
 #include "home.h"
 #include "log.h"
 #include "tsc.h"
@@ -61,27 +68,21 @@ static void ep_add(int fd, uint64_t key, uint32_t flags)
 }
 
 /*
- * Write out every segment as @how says; the committed part of open packets
- * too for channels whose flush interval is due.
+ * Write out every stream as @how says, all workers at once; the committed
+ * part of open packets too for channels whose flush interval is due.
  */
 static int drain_all(enum drain how)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
-	int written = 0;
+	struct cds_lfht_iter it;
+	struct c_chan *ch;
 
-	for (struct c_chan *ch = c_chans; ch; ch = ch->next) {
-		enum drain h = how;
-
-		if (ch->flush_ms && now >= ch->next_flush) {
+	chan_for_each(&it, ch) {
+		ch->flush_due = ch->flush_ms && now >= ch->next_flush;
+		if (ch->flush_due)
 			ch->next_flush = now + (uint64_t)ch->flush_ms * 1000000u;
-			h = DRAIN_PARTIAL;
-		}
-		for (struct c_app *a = c_apps; a; a = a->next)
-			for (struct c_seg *s = a->segs; s; s = s->next)
-				if (s->chan == ch)
-					written += seg_drain(s, h);
 	}
-	return written;
+	return wk_round(how, NULL);
 }
 
 /*
@@ -134,8 +135,7 @@ static int handle_app_add(const struct msg_c_app *m, const int *fds)
 			capp_nobuf_start(a, i);
 	a->efd = fds[1];
 	ep_add(a->efd, a->id, EPOLLET);
-	a->next = c_apps;
-	c_apps = a;
+	capp_insert(a);
 	return 0;
 bad:
 	close(fds[0]);
@@ -160,23 +160,21 @@ static void wake_drain(uint64_t app_id)
 
 static void handle_app_del(uint64_t id)
 {
-	for (struct c_app **pp = &c_apps; *pp; pp = &(*pp)->next) {
-		struct c_app *a = *pp;
+	struct c_app *a = capp_find(id);
 
-		if (a->id != id)
-			continue;
-		*pp = a->next;
-		epoll_ctl(cd_epfd, EPOLL_CTL_DEL, a->efd, NULL);
-		cagg_app_gone(a->id);
-		capp_free(a);
+	if (!a)
 		return;
-	}
+	epoll_ctl(cd_epfd, EPOLL_CTL_DEL, a->efd, NULL);
+	cagg_app_gone(a->id);
+	capp_free(a);
 }
 
 static int handle_chan_add(const struct msg_c_channel *m)
 {
 	struct c_relay *relay = m->relay_id ? net_find(m->relay_id) : NULL;
+	struct cds_lfht_iter it;
 	struct c_chan *ch;
+	struct c_app *a;
 
 	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN || m->compress > PROTO_COMPRESS_LZ4 ||
 	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||
@@ -194,25 +192,20 @@ static int handle_chan_add(const struct msg_c_channel *m)
 	ch->relay = relay;
 	memcpy(ch->name, m->name, sizeof(ch->name));
 	memcpy(ch->output, m->output, sizeof(ch->output));
-	ch->next = c_chans;
-	c_chans = ch;
-	for (struct c_app *a = c_apps; a; a = a->next)
+	chan_insert(ch);
+	capp_for_each(&it, a)
 		capp_nobuf_start(a, ch->slot);
 	return 0;
 }
 
 static void handle_chan_del(uint64_t id)
 {
-	for (struct c_chan **pp = &c_chans; *pp; pp = &(*pp)->next) {
-		struct c_chan *ch = *pp;
+	struct c_chan *ch = chan_find(id);
 
-		if (ch->id != id)
-			continue;
-		chan_drop(ch);
-		*pp = ch->next;
-		free(ch);
+	if (!ch)
 		return;
-	}
+	chan_drop(ch);
+	chan_remove(ch);
 }
 
 static void handle_request(void)
@@ -317,14 +310,20 @@ static void handle_request(void)
 
 static void set_sleeping(uint32_t v)
 {
-	for (struct c_app *a = c_apps; a; a = a->next)
+	struct cds_lfht_iter it;
+	struct c_app *a;
+
+	capp_for_each(&it, a)
 		__atomic_store_n(&a->proc->consumer_sleeping, v, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 static int anything_pending(void)
 {
-	for (struct c_app *a = c_apps; a; a = a->next)
+	struct cds_lfht_iter it;
+	struct c_app *a;
+
+	capp_for_each(&it, a)
 		for (struct c_seg *s = a->segs; s; s = s->next)
 			if (seg_pending(s))
 				return 1;
@@ -335,8 +334,10 @@ static int anything_pending(void)
 static int next_timeout(void)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC), t = (uint64_t)net_timeout(1000);
+	struct cds_lfht_iter it;
+	struct c_chan *ch;
 
-	for (struct c_chan *ch = c_chans; ch; ch = ch->next) {
+	chan_for_each(&it, ch) {
 		uint64_t ms;
 
 		if (!ch->flush_ms)
@@ -374,7 +375,9 @@ static void loop(void)
 			struct timespec ts = { 0, POLL_NS };
 			struct pollfd pfd = { .fd = cd_epfd, .events = POLLIN };
 
+			urcu_memb_read_unlock();
 			n = ppoll(&pfd, 1, &ts, NULL) > 0 ? epoll_wait(cd_epfd, evs, 64, 0) : 0;
+			urcu_memb_read_lock();
 		} else {
 			int written = drain_all(DRAIN_COMPLETE), timeout = next_timeout();
 
@@ -386,7 +389,9 @@ static void loop(void)
 				}
 				timeout = 100;	/* could not write it: retry, do not spin */
 			}
+			urcu_memb_read_unlock();
 			n = epoll_wait(cd_epfd, evs, 64, timeout);
+			urcu_memb_read_lock();
 			set_sleeping(0);
 		}
 		for (int i = 0; i < n; i++) {
@@ -463,8 +468,37 @@ static void raise_nofile(void)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trace-consumerd --fd FD [--home DIR]\n"
-		"The shmtrace consumer daemon; trace-sessiond starts it.\n");
+	fprintf(out, "usage: trace-consumerd --fd FD [--home DIR] [--workers N]\n"
+		"The shmtrace consumer daemon; trace-sessiond starts it.\n"
+		"  --workers N  threads that drain and compress (default: the CPUs this\n"
+		"               process may run on, or $SHMTRACE_CONSUMER_WORKERS; 1: none,\n"
+		"               the main thread drains)\n");
+}
+
+/* The CPUs we may run on. */
+static unsigned int cpus_allowed(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+/* A worker count: 1 to WORKERS_MAX, or 0 if @s is not one. */
+#define WORKERS_MAX	256
+
+static unsigned int parse_workers(const char *s)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	return errno || end == s || *end || n < 1 || n > WORKERS_MAX || s[0] == '-' ?
+	       0 : (unsigned int)n;
 }
 
 int main(int argc, char **argv)
@@ -472,17 +506,28 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "fd", required_argument, NULL, 'f' },
 		{ "home", required_argument, NULL, 'H' },
+		{ "workers", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[1024] = "", logpath[1100], pidpath[1100] = "";
+	const char *env = getenv("SHMTRACE_CONSUMER_WORKERS");
+	unsigned int workers = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "f:H:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:H:w:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': cd_fd = atoi(optarg); break;
 		case 'H': snprintf(home, sizeof(home), "%s", optarg); break;
+		case 'w':
+			workers = parse_workers(optarg);
+			if (!workers) {
+				fprintf(stderr, "trace-consumerd: --workers takes 1 to %d, not '%s'\n",
+					WORKERS_MAX, optarg);
+				return 1;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("trace-consumerd %s\n", PACKAGE_VERSION); return 0;
 		default: usage(stderr); return 1;
@@ -508,6 +553,17 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_term);
 	clocks_init();
 	raise_nofile();
+	if (!workers && env && *env && !(workers = parse_workers(env)))
+		log_warn("ignoring SHMTRACE_CONSUMER_WORKERS='%s': not 1 to %d", env, WORKERS_MAX);
+	if (!workers)
+		workers = cpus_allowed();
+	urcu_memb_register_thread();
+	if (registries_init() < 0) {
+		log_err("out of memory");
+		return 1;
+	}
+	wk_init(workers);
+	urcu_memb_read_lock();
 	if (home[0] && home_path(pidpath, sizeof(pidpath), home, HOME_CPID) == 0) {
 		char num[32];
 		int pfd = open(pidpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -520,20 +576,21 @@ int main(int argc, char **argv)
 	cd_epfd = epoll_create1(EPOLL_CLOEXEC);
 	ep_add(cd_fd, EP_CTL, 0);
 	net_init(cd_epfd);
-	log_info("started");
+	log_info("started (%u workers at most)", workers > 1 ? workers : 0);
 	loop();
-	while (c_apps) {
-		struct c_app *a = c_apps;
+	{
+		struct cds_lfht_iter it;
+		struct c_chan *ch;
+		struct c_app *a;
 
-		c_apps = a->next;
-		capp_free(a);
+		capp_for_each(&it, a)
+			capp_free(a);
+		chan_for_each(&it, ch)
+			chan_remove(ch);
 	}
-	while (c_chans) {
-		struct c_chan *ch = c_chans;
-
-		c_chans = ch->next;
-		free(ch);
-	}
+	urcu_memb_read_unlock();
+	wk_fini();
+	registries_fini();
 	if (pidpath[0])
 		unlink(pidpath);
 	log_info("exiting");

@@ -445,9 +445,11 @@ static int beacon(struct c_relay *r, struct c_seg *s, struct c_stream *st)
 static int each_stream(struct c_relay *r, int (*fn)(struct c_relay *, struct c_seg *,
 						    struct c_stream *))
 {
+	struct cds_lfht_iter it;
+	struct c_app *a;
 	int any = 0;
 
-	for (struct c_app *a = c_apps; a; a = a->next)
+	capp_for_each(&it, a)
 		for (struct c_seg *s = a->segs; s; s = s->next)
 			for (uint32_t i = 0; s->chan->relay == r && i < s->nslots; i++)
 				any |= fn(r, s, &s->streams[i]);

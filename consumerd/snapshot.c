@@ -201,13 +201,15 @@ static int snap_trace(struct c_app *a, struct c_trace *t, const char *output, ch
 int snapshot_chan(uint64_t chan_id, const char *output)
 {
 	struct c_chan *ch = chan_find(chan_id);
+	struct cds_lfht_iter it;
+	struct c_app *a;
 	char *scratch = NULL;
 	size_t cap = 0;
 	int ret = 0, packets = 0, any = 0;
 
 	if (!ch || output[0] != '/')
 		return -EINVAL;
-	for (struct c_app *a = c_apps; a && !any; a = a->next)
+	capp_for_each(&it, a)
 		for (struct c_seg *s = a->segs; s && !any; s = s->next)
 			any = snap_seg_in(s, ch->output);
 	if (!any)
@@ -217,7 +219,9 @@ int snapshot_chan(uint64_t chan_id, const char *output)
 		log_err("snapshot: cannot create %s: %s", output, strerror(-ret));
 		return ret;
 	}
-	for (struct c_app *a = c_apps; a && ret == 0; a = a->next) {
+	capp_for_each(&it, a) {
+		if (ret < 0)
+			break;
 		for (struct c_trace *t = a->traces; t && ret == 0; t = t->next) {
 			int n;
 

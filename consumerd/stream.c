@@ -47,35 +47,100 @@
 #include <lz4frame.h>
 #include "stream.h"
 #include "log.h"
+#include "worker.h"
 #include "tsc.h"
 #include "util.h"
 
-struct c_chan *c_chans;
-struct c_app *c_apps;
+struct cds_lfht *c_app_ht, *c_chan_ht;
 struct c_clock c_clocks[2];
 /* overwrite mode: ranges are copied here before they are checked and written */
-static char *c_scratch;
-static size_t c_scratch_size;
+static __thread char *c_scratch;
+static __thread size_t c_scratch_size;
+/* the first write errors of traces and channels (write_error()) */
+static pthread_mutex_t c_err_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uint64_t clock_now(uint32_t kind)
 {
 	return kind == CLOCK_KIND_TSC ? tsc_read_ordered() : now_ns(CLOCK_MONOTONIC);
 }
 
+/* Ids are unique counters: mix them so that buckets fill evenly. */
+static unsigned long id_hash(uint64_t id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdull;
+	id ^= id >> 33;
+	return (unsigned long)id;
+}
+
+static int app_match(struct cds_lfht_node *n, const void *key)
+{
+	return caa_container_of(n, struct c_app, node)->id == *(const uint64_t *)key;
+}
+
+static int chan_match(struct cds_lfht_node *n, const void *key)
+{
+	return caa_container_of(n, struct c_chan, node)->id == *(const uint64_t *)key;
+}
+
+int registries_init(void)
+{
+	int flags = CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING;
+
+	c_app_ht = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
+	c_chan_ht = cds_lfht_new_flavor(16, 16, 0, flags, &urcu_memb_flavor, NULL);
+	return c_app_ht && c_chan_ht ? 0 : -ENOMEM;
+}
+
+/* Once every entry was removed and no reader is left. */
+void registries_fini(void)
+{
+	urcu_memb_barrier();	/* deferred frees, and the tables' own */
+	cds_lfht_destroy(c_app_ht, NULL);
+	cds_lfht_destroy(c_chan_ht, NULL);
+}
+
 struct c_chan *chan_find(uint64_t id)
 {
-	for (struct c_chan *c = c_chans; c; c = c->next)
-		if (c->id == id)
-			return c;
-	return NULL;
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *n;
+
+	cds_lfht_lookup(c_chan_ht, id_hash(id), chan_match, &id, &it);
+	n = cds_lfht_iter_get_node(&it);
+	return n ? caa_container_of(n, struct c_chan, node) : NULL;
 }
 
 struct c_app *capp_find(uint64_t id)
 {
-	for (struct c_app *a = c_apps; a; a = a->next)
-		if (a->id == id)
-			return a;
-	return NULL;
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *n;
+
+	cds_lfht_lookup(c_app_ht, id_hash(id), app_match, &id, &it);
+	n = cds_lfht_iter_get_node(&it);
+	return n ? caa_container_of(n, struct c_app, node) : NULL;
+}
+
+void chan_insert(struct c_chan *ch)
+{
+	cds_lfht_node_init(&ch->node);
+	cds_lfht_add(c_chan_ht, id_hash(ch->id), &ch->node);
+}
+
+void capp_insert(struct c_app *a)
+{
+	cds_lfht_node_init(&a->node);
+	cds_lfht_add(c_app_ht, id_hash(a->id), &a->node);
+}
+
+static void chan_free_rcu(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct c_chan, rcu));
+}
+
+void chan_remove(struct c_chan *ch)
+{
+	cds_lfht_del(c_chan_ht, &ch->node);
+	urcu_memb_call_rcu(&ch->rcu, chan_free_rcu);
 }
 
 /*
@@ -84,6 +149,7 @@ struct c_app *capp_find(uint64_t id)
  */
 static void write_error(struct c_chan *ch, struct c_trace *t, const char *path, int err)
 {
+	pthread_mutex_lock(&c_err_lock);
 	if (!t->werr) {
 		t->werr = err;
 		ch->werr_traces++;
@@ -94,13 +160,14 @@ static void write_error(struct c_chan *ch, struct c_trace *t, const char *path, 
 		ch->werr = err;
 		snprintf(ch->werr_path, sizeof(ch->werr_path), "%s", path);
 	}
+	pthread_mutex_unlock(&c_err_lock);
 }
 
 /* Describe events [@from, @to) of @a in stream class @ctx, to @fd. */
 static int meta_write_events(int fd, const struct c_app *a, uint32_t ctx, uint32_t from,
 			     uint32_t to)
 {
-	static char buf[16384];
+	char buf[16384];
 
 	for (uint32_t id = from; id < to; id++) {
 		const struct proto_event *e = &a->ev[id];
@@ -135,7 +202,7 @@ static int meta_write_class(int fd, const struct c_app *a, uint32_t ctx, uint32_
 int trace_meta_write(int fd, const struct c_app *a, const struct ctf_trace_info *info,
 		     uint32_t classes)
 {
-	static char buf[8192];
+	char buf[8192];
 	long n = ctfmeta_preamble(buf, sizeof(buf), info);	/* stream class 0 */
 	int ret;
 
@@ -351,8 +418,11 @@ undo_out:
 	return ret;
 }
 
-/* Make @s's trace ready for a packet: on disk, its metadata up to date. */
-static int trace_ready(struct c_seg *s)
+/*
+ * Make @s's trace ready for a packet: on disk, its metadata up to date.
+ * Under the trace's lock: workers draining its other streams wait.
+ */
+static int trace_ready_locked(struct c_seg *s)
 {
 	struct c_trace *t = s->trace;
 	char path[PROTO_PATH_MAX + 128];
@@ -374,6 +444,16 @@ static int trace_ready(struct c_seg *s)
 	return ret;
 }
 
+static int trace_ready(struct c_seg *s)
+{
+	int ret;
+
+	pthread_mutex_lock(&s->trace->lock);
+	ret = trace_ready_locked(s);
+	pthread_mutex_unlock(&s->trace->lock);
+	return ret;
+}
+
 static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 {
 	struct c_trace *t;
@@ -384,6 +464,7 @@ static struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	pthread_mutex_init(&t->lock, NULL);
 	t->chan = ch;
 	t->app = a;
 	t->meta_fd = -1;
@@ -425,12 +506,14 @@ int rotate_output(const char *output, const char *chunk)
 {
 	char from[PROTO_PATH_MAX + 300], to[PROTO_PATH_MAX * 2 + 300];
 	int ret = mkdir_p(chunk, 0750);
+	struct cds_lfht_iter it;
+	struct c_app *a;
 	struct dirent *d;
 	DIR *dir;
 
 	if (ret < 0)
 		return ret;
-	for (struct c_app *a = c_apps; a; a = a->next) {
+	capp_for_each(&it, a) {
 		for (struct c_seg *s = a->segs; s; s = s->next) {
 			if (strcmp(s->chan->output, output))
 				continue;
@@ -488,14 +571,6 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	slot_size = slot_hdr + m->subbuf_size * m->num_subbuf;
 	if (m->size != SHM_PAGE + (uint64_t)slot_size * m->nslots || memfd_check(fd, m->size) < 0)
 		return -EINVAL;
-	if (ch->mode == SHM_MODE_OVERWRITE && m->subbuf_size > c_scratch_size) {
-		char *nb = realloc(c_scratch, m->subbuf_size);
-
-		if (!nb)
-			return -ENOMEM;
-		c_scratch = nb;
-		c_scratch_size = m->subbuf_size;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -523,6 +598,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		struct c_stream *st = &s->streams[i];
 		char *sl = s->base + SHM_PAGE + (size_t)i * slot_size;
 
+		st->seg = s;
 		st->rb.hdr = (struct shm_slot *)(void *)sl;
 		st->rb.data = sl + slot_hdr;
 		st->rb.subbuf_size = m->subbuf_size;
@@ -532,6 +608,16 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		st->fd = -1;
 		/* resume where a previous consumer stopped */
 		st->rd.rseq = __atomic_load_n(&st->rb.hdr->consumed, __ATOMIC_ACQUIRE);
+	}
+	for (uint32_t i = 0; i < m->nslots; i++) {
+		if (wk_stream_add(&s->streams[i]) == 0)
+			continue;
+		while (i--)
+			wk_stream_del(&s->streams[i]);
+		munmap(base, m->size);
+		free(s->streams);
+		free(s);
+		return -ENOMEM;
 	}
 	s->next = a->segs;
 	a->segs = s;
@@ -575,8 +661,17 @@ static uint64_t stream_discarded(const struct c_seg *s, const struct c_stream *s
  * (and `lz4 -d` works) at any time, even after a crash of the consumer.
  * Returns the frame's size in c_lz4_out.
  */
-static char *c_lz4_in, *c_lz4_out;
-static size_t c_lz4_in_size, c_lz4_out_size;
+static __thread char *c_lz4_in, *c_lz4_out;
+static __thread size_t c_lz4_in_size, c_lz4_out_size;
+
+void stream_thread_fini(void)
+{
+	free(c_lz4_in);
+	free(c_lz4_out);
+	free(c_scratch);
+	c_lz4_in = c_lz4_out = c_scratch = NULL;
+	c_lz4_in_size = c_lz4_out_size = c_scratch_size = 0;
+}
 
 static ssize_t stream_lz4(const uint8_t *hdr, const void *data, size_t len)
 {
@@ -778,7 +873,7 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
  * its work in the writer's pauses, or in large batches, rather than taking
  * the CPU from a busy writer every time it looks.
  */
-static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
+int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 {
 	int partial = how >= DRAIN_PARTIAL, final = how == DRAIN_FINAL;
 	struct rb_range rg;
@@ -786,6 +881,14 @@ static int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how)
 
 	if (st->broken)
 		return 0;
+	if (st->rb.mode == SHM_MODE_OVERWRITE && st->rb.subbuf_size > c_scratch_size) {
+		char *nb = realloc(c_scratch, st->rb.subbuf_size);
+
+		if (!nb)
+			return 0;	/* nothing read: the next look tries again */
+		c_scratch = nb;
+		c_scratch_size = st->rb.subbuf_size;
+	}
 	if (how == DRAIN_LAZY) {
 		uint64_t closed = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE);
 		int busy = closed != st->last_closed;
@@ -885,14 +988,21 @@ static void seg_drain_out(struct c_seg *s)
 void chan_flush(uint64_t chan_id)
 {
 	struct c_chan *ch = chan_find(chan_id);
+	struct cds_lfht_iter it;
+	struct c_app *a;
 
-	for (struct c_app *a = c_apps; ch && a; a = a->next)
+	if (!ch)
+		return;
+	if (!ch->relay) {
+		wk_round(DRAIN_FINAL, ch);	/* files: every worker at once */
+		return;
+	}
+	capp_for_each(&it, a)
 		for (struct c_seg *s = a->segs; s; s = s->next)
 			if (s->chan == ch)
 				seg_drain_out(s);
 	/* the relay's word that all of it is stored */
-	if (ch && ch->relay)
-		net_settle(ch->relay, 1);
+	net_settle(ch->relay, 1);
 }
 
 /* Is a complete packet waiting in this segment? */
@@ -922,8 +1032,10 @@ static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struc
 void seg_free(struct c_seg *s)
 {
 	s->chan->gone.buffers += s->nslots;
-	for (uint32_t i = 0; i < s->nslots; i++)
+	for (uint32_t i = 0; i < s->nslots; i++) {
 		stats_add(&s->chan->gone, s, &s->streams[i]);
+		wk_stream_del(&s->streams[i]);
+	}
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		struct c_stream *st = &s->streams[i];
 		char path[PROTO_PATH_MAX + 256];
@@ -957,6 +1069,7 @@ static void trace_free(struct c_trace *t)
 		net_trace_close(t);
 		if (t->meta_fd >= 0)
 			close(t->meta_fd);
+		pthread_mutex_destroy(&t->lock);
 		free(t);
 		return;
 	}
@@ -970,11 +1083,21 @@ static void trace_free(struct c_trace *t)
 		meta_path(t, path, sizeof(path));
 		write_error(t->chan, t, path, err);
 	}
+	pthread_mutex_destroy(&t->lock);
 	free(t);
+}
+
+static void capp_free_rcu(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct c_app, rcu));
 }
 
 void capp_free(struct c_app *a)
 {
+	struct cds_lfht_iter it;
+	struct c_chan *ch;
+
+	cds_lfht_del(c_app_ht, &a->node);
 	while (a->segs) {
 		struct c_seg *s = a->segs;
 
@@ -988,20 +1111,24 @@ void capp_free(struct c_app *a)
 		a->traces = t->next;
 		trace_free(t);
 	}
-	for (struct c_chan *ch = c_chans; ch; ch = ch->next)
+	chan_for_each(&it, ch)
 		ch->gone.nobuf += capp_nobuf(a, ch->slot);
 	if (a->proc)
 		munmap(a->proc, SHM_PROC_SIZE);
+	a->proc = NULL;
 	if (a->efd >= 0)
 		close(a->efd);
 	free(a->ev);
-	free(a);
+	urcu_memb_call_rcu(&a->rcu, capp_free_rcu);
 }
 
 /* Final drain of a channel being destroyed, then forget it. */
 void chan_drop(struct c_chan *ch)
 {
-	for (struct c_app *a = c_apps; a; a = a->next) {
+	struct cds_lfht_iter it;
+	struct c_app *a;
+
+	capp_for_each(&it, a) {
 		struct c_seg **pp = &a->segs;
 		struct c_trace **tp = &a->traces;
 
@@ -1041,6 +1168,8 @@ void chan_drop(struct c_chan *ch)
 void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 {
 	const struct c_chan *ch = chan_find(chan_id);
+	struct cds_lfht_iter it;
+	struct c_app *a;
 
 	memset(st, 0, sizeof(*st));
 	if (!ch)
@@ -1049,9 +1178,9 @@ void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 	st->werr = ch->werr;
 	st->werr_traces = ch->werr_traces;
 	memcpy(st->werr_path, ch->werr_path, sizeof(st->werr_path));
-	for (const struct c_app *a = c_apps; a; a = a->next)
+	capp_for_each(&it, a)
 		st->nobuf += capp_nobuf(a, ch->slot);
-	for (struct c_app *a = c_apps; a; a = a->next)
+	capp_for_each(&it, a)
 		for (struct c_seg *s = a->segs; s; s = s->next) {
 			if (s->chan != ch)
 				continue;

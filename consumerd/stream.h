@@ -6,7 +6,10 @@
 #ifndef SHMTRACE_CONSUMERD_STREAM_H
 #define SHMTRACE_CONSUMERD_STREAM_H
 
+#include <pthread.h>
 #include <stdint.h>
+#include <urcu/urcu-memb.h>
+#include <urcu/rculfhash.h>
 #include "ctfmeta.h"
 #include "net.h"
 #include "proto.h"
@@ -25,13 +28,21 @@ struct c_chan {
 	uint32_t werr_traces;		/* traces of the channel that met one */
 	char werr_path[PROTO_PATH_MAX];	/* where the first one happened */
 	struct c_relay *relay;		/* streamed there (net.c), or NULL: files */
+	int flush_due;			/* this round writes open packets too (worker.c) */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
-	struct c_chan *next;
+	struct cds_lfht_node node;	/* in c_chan_ht, by id */
+	struct rcu_head rcu;
 };
 
-/* One CTF trace: a process's output in one session. */
+/*
+ * One CTF trace: a process's output in one session. Its streams may be
+ * drained by different workers at once: `lock` serialises what they share
+ * (starting the trace, its metadata); the rest is the main thread's,
+ * between rounds.
+ */
 struct c_trace {
+	pthread_mutex_t lock;
 	struct c_chan *chan;		/* the session's channel */
 	struct c_app *app;
 	int rotated;			/* no trace on disk (moved to a chunk, or it could
@@ -49,7 +60,12 @@ struct c_trace {
 	struct c_trace *next;
 };
 
+struct c_seg;
+
 struct c_stream {
+	struct c_seg *seg;
+	int worker;			/* its worker (worker.c), -1: the main thread's */
+	uint32_t widx;			/* its place in that worker's list */
 	struct rb_slot rb;
 	struct rb_reader rd;
 	uint32_t number;		/* stream_instance_id */
@@ -95,14 +111,28 @@ struct c_app {
 	uint32_t nev;
 	struct c_trace *traces;
 	struct c_seg *segs;
-	struct c_app *next;
+	struct cds_lfht_node node;	/* in c_app_ht, by id */
+	struct rcu_head rcu;
 };
 
-extern struct c_chan *c_chans;
-extern struct c_app *c_apps;
+/*
+ * The registries: lock-free RCU hash tables by id. Only the main thread
+ * adds and removes (call_rcu frees); lookups and walks hold the RCU read
+ * lock (the main thread holds it while it runs, see consumerd.c).
+ */
+extern struct cds_lfht *c_app_ht, *c_chan_ht;
 
+#define capp_for_each(it, a)	cds_lfht_for_each_entry(c_app_ht, it, a, node)
+#define chan_for_each(it, ch)	cds_lfht_for_each_entry(c_chan_ht, it, ch, node)
+
+int registries_init(void);
+void registries_fini(void);
 struct c_chan *chan_find(uint64_t id);
 struct c_app *capp_find(uint64_t id);
+void chan_insert(struct c_chan *ch);
+void capp_insert(struct c_app *a);
+/* Out of the registry; freed after a grace period. */
+void chan_remove(struct c_chan *ch);
 int capp_add_events(struct c_app *a, const char *body, size_t len);
 int seg_add(struct c_app *a, const struct msg_segment *m, int fd);
 /* How much of a segment to write out, each level including the previous. */
@@ -116,9 +146,14 @@ enum drain {
 /* Write out a segment's streams; returns the number of ranges written
  * (or left waiting by DRAIN_LAZY). */
 int seg_drain(struct c_seg *s, enum drain how);
+/* One stream (worker.c calls it for its own streams). */
+int stream_drain(struct c_seg *s, struct c_stream *st, enum drain how);
+/* A worker thread's buffers (compression, overwrite copies), freed. */
+void stream_thread_fini(void);
 void seg_free(struct c_seg *s);
 /* Everything committed in a channel's buffers, out (and stored, for a relay). */
 void chan_flush(uint64_t chan_id);
+/* Drain and close everything of @a, out of the registry, freed after a grace period. */
 void capp_free(struct c_app *a);
 void chan_drop(struct c_chan *ch);
 void stats_chan(uint64_t chan_id, struct msg_c_stats *st);

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * worker.c - the consumer's draining threads.
+ *
+ * Streams are sharded: each belongs to exactly one list, so one thread at
+ * a time drains it, and its reader state (struct c_stream) needs no lock.
+ * A worker's list holds streams written to files; the main thread's list
+ * holds the streams sent to a relay (net.c is the main thread's) and every
+ * stream when there is no worker. A new stream goes to the shortest list;
+ * a worker is started when every running one has a stream already, up to
+ * the configured count, so there are never more workers than streams.
+ *
+ * Rounds: the main thread sets wk_pending to the number of workers it
+ * asks, hands each a job through the worker's wait-free queue (wfcqueue:
+ * the enqueue is a full barrier, so everything the main thread changed
+ * before is visible to the worker that dequeues), bumps the worker's bell
+ * and wakes it with a futex, drains its own list, then sleeps on
+ * wk_pending until the last worker brings it to 0 (acq_rel: the workers'
+ * writes to their streams, traces and channels are visible to the main
+ * thread after the wait). A worker sleeps on its bell: it reads the bell,
+ * then looks at its queue, and sleeps only if the bell has not moved, so
+ * a job enqueued in between is never missed.
+ *
+ * Between rounds only the main thread runs: it alone adds and removes
+ * apps, channels, segments and streams, rotates, snapshots and takes
+ * statistics, all single-threaded as before workers existed. During a
+ * round the workers share only what struct c_trace's lock and the error
+ * lock of stream.c protect; compression and overwrite copies use
+ * per-thread buffers.
+ *
+ * A crash of any thread is a crash of the consumer: the next one resumes
+ * from every slot's `consumed` counter, as ever.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <urcu/wfcqueue.h>
+#include "worker.h"
+#include "log.h"
+
+struct wk_list {
+	struct c_stream **v;
+	uint32_t len, cap;
+};
+
+struct wk_job {
+	struct cds_wfcq_node node;
+	enum drain how;
+	const struct c_chan *only;
+	int quit;
+};
+
+struct wk {
+	pthread_t thread;
+	struct cds_wfcq_head head;
+	struct cds_wfcq_tail tail;
+	uint32_t bell;			/* bumped after each enqueue (futex) */
+	struct wk_job job;		/* at most one queued: rounds are synchronous */
+	int written;			/* the last round's result */
+	struct wk_list list;
+};
+
+static struct wk *wk;			/* wk_max of them, wk_n running */
+static unsigned int wk_max, wk_n;
+static struct wk_list wk_main;		/* the main thread's */
+static uint32_t wk_pending;		/* workers still in the round (futex) */
+
+static void futex_wait(uint32_t *addr, uint32_t val)
+{
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(uint32_t *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static int list_drain(const struct wk_list *l, enum drain how, const struct c_chan *only)
+{
+	int written = 0;
+
+	for (uint32_t i = 0; i < l->len; i++) {
+		struct c_stream *st = l->v[i];
+		struct c_seg *s = st->seg;
+		enum drain h = how;
+
+		if (only && s->chan != only)
+			continue;
+		if (s->chan->flush_due && h < DRAIN_PARTIAL)
+			h = DRAIN_PARTIAL;
+		written += stream_drain(s, st, h);
+	}
+	return written;
+}
+
+static void *wk_thread(void *arg)
+{
+	struct wk *w = arg;
+
+	for (;;) {
+		uint32_t bell = __atomic_load_n(&w->bell, __ATOMIC_ACQUIRE);
+		struct cds_wfcq_node *n = __cds_wfcq_dequeue_blocking(&w->head, &w->tail);
+		struct wk_job *j;
+
+		if (!n) {
+			futex_wait(&w->bell, bell);
+			continue;
+		}
+		j = caa_container_of(n, struct wk_job, node);
+		if (j->quit)
+			break;
+		w->written = list_drain(&w->list, j->how, j->only);
+		if (__atomic_sub_fetch(&wk_pending, 1, __ATOMIC_ACQ_REL) == 0)
+			futex_wake(&wk_pending);
+	}
+	stream_thread_fini();
+	return NULL;
+}
+
+static void wk_send(struct wk *w, enum drain how, const struct c_chan *only, int quit)
+{
+	w->job.how = how;
+	w->job.only = only;
+	w->job.quit = quit;
+	cds_wfcq_node_init(&w->job.node);
+	cds_wfcq_enqueue(&w->head, &w->tail, &w->job.node);
+	__atomic_add_fetch(&w->bell, 1, __ATOMIC_RELEASE);
+	futex_wake(&w->bell);
+}
+
+void wk_init(unsigned int n)
+{
+	wk_max = n > 1 ? n : 0;
+	if (wk_max && !(wk = calloc(wk_max, sizeof(*wk))))
+		wk_max = 0;
+}
+
+/* Start one more worker; 0 on success. Its signals are the main thread's. */
+static int wk_start(void)
+{
+	struct wk *w = &wk[wk_n];
+	sigset_t all, old;
+	int ret;
+
+	cds_wfcq_init(&w->head, &w->tail);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = pthread_create(&w->thread, NULL, wk_thread, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		log_warn("cannot start a worker: %s; %u drain", strerror(ret), wk_n);
+		wk_max = wk_n;	/* do not try again */
+		return -ret;
+	}
+	wk_n++;
+	log_dbg("worker %u started", wk_n);
+	return 0;
+}
+
+static int list_push(struct wk_list *l, struct c_stream *st)
+{
+	if (l->len == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 64;
+		struct c_stream **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	st->widx = l->len;
+	l->v[l->len++] = st;
+	return 0;
+}
+
+int wk_stream_add(struct c_stream *st)
+{
+	struct wk *best = NULL;
+
+	if (!st->seg->chan->relay) {
+		for (unsigned int i = 0; i < wk_n; i++)
+			if (!best || wk[i].list.len < best->list.len)
+				best = &wk[i];
+		if ((!best || best->list.len > 0) && wk_n < wk_max && wk_start() == 0)
+			best = &wk[wk_n - 1];
+	}
+	if (best && list_push(&best->list, st) == 0) {
+		st->worker = (int)(best - wk);
+		return 0;
+	}
+	st->worker = -1;
+	return list_push(&wk_main, st);
+}
+
+void wk_stream_del(struct c_stream *st)
+{
+	struct wk_list *l = st->worker >= 0 ? &wk[st->worker].list : &wk_main;
+	struct c_stream *last = l->v[--l->len];
+
+	l->v[st->widx] = last;
+	last->widx = st->widx;
+}
+
+int wk_round(enum drain how, const struct c_chan *only)
+{
+	unsigned int asked = 0;
+	int written;
+	uint32_t p;
+
+	for (unsigned int i = 0; i < wk_n; i++)
+		asked += wk[i].list.len > 0;
+	__atomic_store_n(&wk_pending, asked, __ATOMIC_RELAXED);
+	for (unsigned int i = 0; i < wk_n; i++)
+		if (wk[i].list.len > 0)
+			wk_send(&wk[i], how, only, 0);
+	written = list_drain(&wk_main, how, only);
+	while ((p = __atomic_load_n(&wk_pending, __ATOMIC_ACQUIRE)) != 0)
+		futex_wait(&wk_pending, p);
+	for (unsigned int i = 0; i < wk_n; i++)
+		if (wk[i].list.len > 0)
+			written += wk[i].written;
+	return written;
+}
+
+unsigned int wk_running(void)
+{
+	return wk_n;
+}
+
+void wk_fini(void)
+{
+	for (unsigned int i = 0; i < wk_n; i++)
+		wk_send(&wk[i], DRAIN_LAZY, NULL, 1);
+	for (unsigned int i = 0; i < wk_n; i++) {
+		pthread_join(wk[i].thread, NULL);
+		free(wk[i].list.v);
+	}
+	free(wk);
+	free(wk_main.v);
+	wk = NULL;
+	wk_n = wk_max = 0;
+	memset(&wk_main, 0, sizeof(wk_main));
+}
