@@ -5,26 +5,29 @@
 # sustain without losing an event, by consumer configuration: a plain
 # channel with one consumer worker (the reference), an LZ4 channel with 1
 # and with 2 workers (trace-consumerd --workers, given through
-# SHMTRACE_CONSUMER_WORKERS). The writers are pinned to the first CPU, as
-# in sustained-rate.sh; the consumer runs where the scheduler puts it.
+# SHMTRACE_CONSUMER_WORKERS). The writers run on every CPU, as busy
+# producers do, and the consumer's threads compete with them for the CPUs
+# (-p: the writers pinned to the first CPU, as in sustained-rate.sh).
 # R repetitions, configurations alternated, medians.
 #
-# usage: bench/consumer-workers.sh [-r REPS] [-s SECONDS] [-t THREADS]
+# usage: bench/consumer-workers.sh [-r REPS] [-s SECONDS] [-t THREADS] [-p]
 # Environment: SHMTRACE_BUILD (default <tree>/build), TMPDIR.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SHMTRACE_BUILD:-$top/build}
-reps=3 secs=4 threads=2
-while getopts r:s:t: o; do
+reps=3 secs=4 threads=2 pin=0
+while getopts r:s:t:p o; do
 	case $o in
+	p) pin=1 ;;
 	r) reps=$OPTARG ;;
 	s) secs=$OPTARG ;;
 	t) threads=$OPTARG ;;
-	*) echo "usage: $0 [-r REPS] [-s SECONDS] [-t THREADS]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-r REPS] [-s SECONDS] [-t THREADS] [-p]" >&2; exit 2 ;;
 	esac
 done
 name=consumer-workers
 . "$top/bench/common.sh"
+[ "$pin" = 1 ] || sustained_run() { "$@"; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/consumer-workers.XXXXXX")
 cleanup() {
 	shm_daemons_stop
@@ -58,5 +61,5 @@ for c in "${configs[@]}"; do
 	printf '%-24s %22s   %s\n' "${c% *}, ${c#* } worker(s)" \
 		"$(echo ${res[$c]} | tr ' ' '\n' | median)" "${res[$c]# }"
 done
-echo "consumer-workers: lz4 lossless rate with 1 / 2 workers ($threads threads):" \
+echo "consumer-workers: lz4 lossless rate with 1 / 2 workers ($threads threads$([ "$pin" = 1 ] && echo ", pinned")):" \
 	"$(echo ${res["lz4 1"]} | tr ' ' '\n' | median) / $(echo ${res["lz4 2"]} | tr ' ' '\n' | median) events/s"
