@@ -184,9 +184,10 @@ session_down() {
 			xargs -r -n 500 "$build/trace-read" -s
 	done >"$work/log/stats.$tag" 2>"$work/log/stats.$tag.err" ||
 		log "warning: $tag: trace-read -s failed: $(head -3 "$work/log/stats.$tag.err")"
-	# processes whose 2 threads' events are all in the trace
-	full=$(awk '/^Per thread:/ { t = 1; next } /^$/ { t = 0 }
-		t && $2 ~ /\[[0-9]+\]$/ { n[$2] += $1; th[$2]++ }
+	# processes whose 2 threads' events are all in the trace (a pid is one
+	# process in the output of one trace-read)
+	full=$(awk '/^Events: / { b++ } /^Per thread:/ { t = 1; next } /^$/ { t = 0 }
+		t && $2 ~ /\[[0-9]+\]$/ { n[b " " $2] += $1; th[b " " $2]++ }
 		END { for (p in n) if (th[p] == 2 && n[p] == e) c++; print c + 0 }' e="$evproc" \
 		"$work/log/stats.$tag")
 	R[$tag.emitted]=$emitted R[$tag.recorded]=$rd R[$tag.discarded]=$sd R[$tag.lost]=$lost
