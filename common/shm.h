@@ -54,7 +54,7 @@
  * 2. The process page (struct shm_proc_page, 4096 bytes). Shared
  *    read-write by the process and the consumer daemon, mapped read-only
  *    by the session daemon. The consumer sets `consumer_sleeping` before
- *    it waits; a writer that publishes a sub-buffer reads it after a full
+ *    it stops polling this process's streams; a writer that publishes a sub-buffer reads it after a full
  *    barrier and, when set, sends a datagram on the process's wake socket
  *    (Dekker: either the writer sees the flag or the consumer sees the data
  *    on its last check before sleeping). The process counts in

@@ -67,22 +67,136 @@ static void ep_add(int fd, uint64_t key, uint32_t flags)
 	epoll_ctl(cd_epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/*
- * Write out every stream as @how says, all workers at once; the committed
- * part of open packets too for channels whose flush interval is due.
- */
-static int drain_all(enum drain how)
+/* Mark the channels whose flush interval is due; is there one? */
+static int flush_due_mark(uint64_t now)
 {
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	struct cds_lfht_iter it;
 	struct c_chan *ch;
+	int any = 0;
 
 	chan_for_each(&it, ch) {
 		ch->flush_due = ch->flush_ms && now >= ch->next_flush;
 		if (ch->flush_due)
 			ch->next_flush = now + (uint64_t)ch->flush_ms * 1000000u;
+		any |= ch->flush_due;
 	}
-	return wk_round(how, NULL);
+	return any;
+}
+
+/*
+ * Write out every stream, of processes asleep too, as @how says, all
+ * workers at once; the committed part of open packets too for channels
+ * whose flush interval is due.
+ */
+static int drain_all(enum drain how)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	flush_due_mark(now);
+	return wk_round(how, NULL, 1, now);
+}
+
+/*
+ * Processes polled and asleep. A process is polled (its streams in the
+ * workers' polled lists) while its streams give something, and for
+ * ACTIVE_NS after; then, once everything complete of it is written, it is
+ * put to sleep: consumer_sleeping set in its page, a full barrier, and a
+ * last look at its streams (see shm.h); its writers then wake us with a
+ * datagram when they publish a packet, and it is polled again. So a round
+ * costs what the busy processes have, however many are idle, and only
+ * their writers make a system call, once per packet while we sleep.
+ */
+#define ACTIVE_NS	50000000u
+
+static CDS_LIST_HEAD(awake_apps);
+
+/* Move every stream of @a to the polled or parked lists; -ENOMEM, none moved. */
+static int app_park_streams(struct c_app *a, int parked)
+{
+	for (struct c_seg *s = a->segs; s; s = s->next)
+		for (uint32_t i = 0; i < s->nslots; i++) {
+			if (wk_stream_park(&s->streams[i], parked) == 0)
+				continue;
+			/* undo: each list has room for what it had */
+			for (struct c_seg *u = a->segs; u; u = u->next)
+				for (uint32_t k = 0; k < u->nslots; k++)
+					wk_stream_park(&u->streams[k], !parked);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+static void app_wake(struct c_app *a, uint64_t now)
+{
+	a->last_data = now;
+	if (!a->asleep || app_park_streams(a, WK_POLLED) < 0)
+		return;		/* (still asleep: its next packet wakes us again) */
+	__atomic_store_n(&a->proc->consumer_sleeping, 0, __ATOMIC_RELAXED);
+	a->asleep = 0;
+	cds_list_add(&a->awake, &awake_apps);
+}
+
+static int app_pending(const struct c_app *a)
+{
+	for (const struct c_seg *s = a->segs; s; s = s->next)
+		if (seg_pending(s))
+			return 1;
+	return 0;
+}
+
+static int app_drain(struct c_app *a)
+{
+	int written = 0;
+
+	for (struct c_seg *s = a->segs; s; s = s->next)
+		written += seg_drain(s, DRAIN_COMPLETE);
+	return written;
+}
+
+/*
+ * Put @a to sleep if nothing is left to write. Returns 1 when it wrote
+ * more (it stays polled), 0 when it stays polled with something it cannot
+ * write now (a relay that takes nothing), -1 when asleep.
+ */
+static int app_sleep(struct c_app *a)
+{
+	app_drain(a);
+	__atomic_store_n(&a->proc->consumer_sleeping, 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (app_pending(a) || app_park_streams(a, WK_PARKED) < 0) {
+		__atomic_store_n(&a->proc->consumer_sleeping, 0, __ATOMIC_RELAXED);
+		return app_drain(a) > 0;
+	}
+	a->asleep = 1;
+	cds_list_del(&a->awake);
+	return -1;
+}
+
+/*
+ * Put the processes idle for ACTIVE_NS to sleep. Returns 1 if one is
+ * busy (poll soon), else 0; *stuck tells that one stays polled with data
+ * it cannot write now (look again in a while, do not spin).
+ */
+static int apps_sleep_idle(uint64_t now, int *stuck)
+{
+	struct c_app *a, *tmp;
+	int busy = 0;
+
+	*stuck = 0;
+	cds_list_for_each_entry_safe(a, tmp, &awake_apps, awake) {
+		int r;
+
+		if (now - __atomic_load_n(&a->last_data, __ATOMIC_RELAXED) < ACTIVE_NS) {
+			busy = 1;
+			continue;
+		}
+		r = app_sleep(a);
+		if (r > 0)
+			a->last_data = now;
+		busy |= r > 0;
+		*stuck |= r == 0;
+	}
+	return busy;
 }
 
 /*
@@ -115,6 +229,9 @@ static int handle_app_add(const struct msg_c_app *m, const int *fds)
 		close(a->efd);
 		a->efd = fds[1];
 		ep_add(a->efd, a->id, EPOLLET);
+		if (!a->asleep)
+			__atomic_store_n(&a->proc->consumer_sleeping, 0, __ATOMIC_RELAXED);
+		app_wake(a, now_ns(CLOCK_MONOTONIC));
 		log_info("%s[%u] registered again", a->procname, a->pid);
 		return 0;
 	}
@@ -135,6 +252,9 @@ static int handle_app_add(const struct msg_c_app *m, const int *fds)
 			capp_nobuf_start(a, i);
 	a->efd = fds[1];
 	ep_add(a->efd, a->id, EPOLLET);
+	__atomic_store_n(&a->proc->consumer_sleeping, 0, __ATOMIC_RELAXED);
+	a->last_data = now_ns(CLOCK_MONOTONIC);
+	cds_list_add(&a->awake, &awake_apps);
 	capp_insert(a);
 	return 0;
 bad:
@@ -156,6 +276,8 @@ static void wake_drain(uint64_t app_id)
 
 	for (int i = 0; a && i < 64 && recv(a->efd, buf, sizeof(buf), MSG_DONTWAIT) >= 0; i++)
 		;
+	if (a)
+		app_wake(a, now_ns(CLOCK_MONOTONIC));
 }
 
 static void handle_app_del(uint64_t id)
@@ -308,28 +430,6 @@ static void handle_request(void)
 	proto_send(cd_fd, MSG_REPLY, ret, NULL, 0, NULL, 0);
 }
 
-static void set_sleeping(uint32_t v)
-{
-	struct cds_lfht_iter it;
-	struct c_app *a;
-
-	capp_for_each(&it, a)
-		__atomic_store_n(&a->proc->consumer_sleeping, v, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-static int anything_pending(void)
-{
-	struct cds_lfht_iter it;
-	struct c_app *a;
-
-	capp_for_each(&it, a)
-		for (struct c_seg *s = a->segs; s; s = s->next)
-			if (seg_pending(s))
-				return 1;
-	return 0;
-}
-
 /* Milliseconds until the next channel flush is due (at most 1000). */
 static int next_timeout(void)
 {
@@ -350,28 +450,28 @@ static int next_timeout(void)
 }
 
 /*
- * While data flows (some was written in the last ACTIVE_NS), poll every
- * POLL_NS without telling writers that we sleep, so that they never make
- * a system call to wake us, and write out a ring when its writer pauses or
- * it is a quarter full (DRAIN_LAZY): the consumer then takes the CPU from busy
- * traced threads less often when they share the CPUs. Once idle, write out
- * everything complete and sleep until a writer wakes us or a flush is due.
+ * While a process's data flows, its streams are polled every POLL_NS
+ * without telling its writers that we sleep, so that they never make a
+ * system call to wake us, and a ring is written out when its writer pauses
+ * or it is a quarter full (DRAIN_LAZY): the consumer then takes the CPU
+ * from busy traced threads less often when they share the CPUs. Idle
+ * processes sleep (apps_sleep_idle()); when all do, so does the consumer,
+ * until a writer wakes it or a flush is due (then every stream is looked
+ * at, those of processes asleep too).
  */
-#define ACTIVE_NS	50000000u
 #define POLL_NS		200000
 
 static void loop(void)
 {
 	struct epoll_event evs[64];
-	uint64_t last_data = 0;
 
 	while (!cd_quit) {
-		int n;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		int n, stuck;
 
-		if (drain_all(DRAIN_LAZY) > 0)
-			last_data = now_ns(CLOCK_MONOTONIC);
+		wk_round(DRAIN_LAZY, NULL, flush_due_mark(now), now);
 		net_tick();
-		if (now_ns(CLOCK_MONOTONIC) - last_data < ACTIVE_NS) {
+		if (apps_sleep_idle(now, &stuck)) {
 			struct timespec ts = { 0, POLL_NS };
 			struct pollfd pfd = { .fd = cd_epfd, .events = POLLIN };
 
@@ -379,20 +479,13 @@ static void loop(void)
 			n = ppoll(&pfd, 1, &ts, NULL) > 0 ? epoll_wait(cd_epfd, evs, 64, 0) : 0;
 			urcu_memb_read_lock();
 		} else {
-			int written = drain_all(DRAIN_COMPLETE), timeout = next_timeout();
+			int timeout = next_timeout();
 
-			set_sleeping(1);
-			if (anything_pending()) {
-				if (written) {	/* more came: go on */
-					set_sleeping(0);
-					continue;
-				}
+			if (stuck && timeout > 100)
 				timeout = 100;	/* could not write it: retry, do not spin */
-			}
 			urcu_memb_read_unlock();
 			n = epoll_wait(cd_epfd, evs, 64, timeout);
 			urcu_memb_read_lock();
-			set_sleeping(0);
 		}
 		for (int i = 0; i < n; i++) {
 			uint64_t key = evs[i].data.u64;

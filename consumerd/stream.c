@@ -217,26 +217,55 @@ int trace_meta_write(int fd, const struct c_app *a, const struct ctf_trace_info 
 	return ret;
 }
 
-/* Undo a failed append to @t's metadata, which had @size bytes. */
-static void meta_undo(struct c_trace *t, off_t size)
+static void meta_path(const struct c_trace *t, char *buf, size_t len);
+
+/*
+ * A file trace holds no descriptor between appends to its metadata (they
+ * are rare: a new event, a new stream class), so that a traced process
+ * costs the consumer a descriptor per stream and its wake socket only.
+ * A streamed trace keeps its memfd. Returns the size before the append,
+ * or -errno.
+ */
+static off_t meta_append_begin(struct c_trace *t)
 {
-	if (size < 0 || ftruncate(t->meta_fd, size) < 0)
+	char path[PROTO_PATH_MAX + 128];
+
+	if (t->meta_fd < 0) {
+		meta_path(t, path, sizeof(path));
+		t->meta_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (t->meta_fd < 0)
+			return -errno;
+	}
+	return lseek(t->meta_fd, 0, SEEK_END);
+}
+
+/*
+ * End an append that began with @size bytes: undone if @err (a torn
+ * description that cannot be undone makes the trace unusable), closed.
+ */
+static void meta_append_end(struct c_trace *t, off_t size, int err)
+{
+	if (err && (size < 0 || ftruncate(t->meta_fd, size) < 0))
 		t->meta_bad = 1;	/* a torn description: no packet can use it */
+	if (!t->chan->relay && t->meta_fd >= 0) {
+		close(t->meta_fd);
+		t->meta_fd = -1;
+	}
 }
 
 /* Append the events learnt since the last call, in every declared class. */
 static int trace_append_events(struct c_app *a, struct c_trace *t)
 {
-	off_t size = lseek(t->meta_fd, 0, SEEK_END);
-	int ret = 0;
+	off_t size = meta_append_begin(t);
+	int ret = size < 0 ? (int)size : 0;
 
 	for (uint32_t ctx = 0; ret == 0 && ctx <= SHMTRACE__CTX_ALL; ctx++)
 		if (t->classes & (1u << ctx))
 			ret = meta_write_events(t->meta_fd, a, ctx, t->nev_written, a->nev);
-	if (ret < 0) {
-		meta_undo(t, size);
+	if (size >= 0)
+		meta_append_end(t, size, ret);
+	if (ret < 0)
 		return ret;
-	}
 	t->nev_written = a->nev;
 	return 0;
 }
@@ -249,12 +278,13 @@ static int trace_add_class(struct c_trace *t, uint32_t ctx)
 
 	if (t->classes & (1u << ctx))
 		return 0;
-	size = lseek(t->meta_fd, 0, SEEK_END);
+	size = meta_append_begin(t);
+	if (size < 0)
+		return (int)size;
 	ret = meta_write_class(t->meta_fd, t->app, ctx, t->nev_written);
-	if (ret < 0) {
-		meta_undo(t, size);
+	meta_append_end(t, size, ret);
+	if (ret < 0)
 		return ret;
-	}
 	t->classes |= 1u << ctx;
 	return 0;
 }
@@ -402,10 +432,10 @@ static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 		goto undo_dir;
 	}
 	ret = trace_meta_init(a, t);
+	close(t->meta_fd);
+	t->meta_fd = -1;
 	if (ret < 0) {
 		write_error(ch, t, path, -ret);
-		close(t->meta_fd);
-		t->meta_fd = -1;
 		unlink(path);
 		goto undo_dir;
 	}
@@ -533,9 +563,6 @@ int rotate_output(const char *output, const char *chunk)
 		for (struct c_trace *t = a->traces; t; t = t->next) {
 			if (strcmp(t->chan->output, output) || t->rotated)
 				continue;
-			fsync(t->meta_fd);
-			close(t->meta_fd);
-			t->meta_fd = -1;
 			t->rotated = 1;	/* a new directory at its next packet */
 		}
 	}
@@ -610,7 +637,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		st->rd.rseq = __atomic_load_n(&st->rb.hdr->consumed, __ATOMIC_ACQUIRE);
 	}
 	for (uint32_t i = 0; i < m->nslots; i++) {
-		if (wk_stream_add(&s->streams[i]) == 0)
+		if (wk_stream_add(&s->streams[i], a->asleep) == 0)
 			continue;
 		while (i--)
 			wk_stream_del(&s->streams[i]);
@@ -994,7 +1021,8 @@ void chan_flush(uint64_t chan_id)
 	if (!ch)
 		return;
 	if (!ch->relay) {
-		wk_round(DRAIN_FINAL, ch);	/* files: every worker at once */
+		/* files: every worker at once */
+		wk_round(DRAIN_FINAL, ch, 1, now_ns(CLOCK_MONOTONIC));
 		return;
 	}
 	capp_for_each(&it, a)
@@ -1073,7 +1101,8 @@ static void trace_free(struct c_trace *t)
 		free(t);
 		return;
 	}
-	if (t->meta_fd >= 0) {
+	/* opened again to hear of a write the disk failed after all */
+	if (!t->rotated && meta_append_begin(t) >= 0) {
 		if (fsync(t->meta_fd) < 0 && errno != EINVAL)
 			err = errno;
 		if (close(t->meta_fd) < 0 && !err && errno != EINTR)
@@ -1098,6 +1127,8 @@ void capp_free(struct c_app *a)
 	struct c_chan *ch;
 
 	cds_lfht_del(c_app_ht, &a->node);
+	if (!a->asleep)
+		cds_list_del(&a->awake);
 	while (a->segs) {
 		struct c_seg *s = a->segs;
 

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <urcu/urcu-memb.h>
+#include <urcu/list.h>
 #include <urcu/rculfhash.h>
 #include "ctfmeta.h"
 #include "net.h"
@@ -65,7 +66,8 @@ struct c_seg;
 struct c_stream {
 	struct c_seg *seg;
 	int worker;			/* its worker (worker.c), -1: the main thread's */
-	uint32_t widx;			/* its place in that worker's list */
+	int parked;			/* in that thread's parked list */
+	uint32_t widx;			/* its place in that list */
 	struct rb_slot rb;
 	struct rb_reader rd;
 	uint32_t number;		/* stream_instance_id */
@@ -111,6 +113,9 @@ struct c_app {
 	uint32_t nev;
 	struct c_trace *traces;
 	struct c_seg *segs;
+	int asleep;			/* consumer_sleeping set: its streams parked */
+	uint64_t last_data;		/* when its streams last gave something (ns) */
+	struct cds_list_head awake;	/* in the list of polled processes, if !asleep */
 	struct cds_lfht_node node;	/* in c_app_ht, by id */
 	struct rcu_head rcu;
 };

@@ -2,13 +2,17 @@
 /*
  * worker.c - the consumer's draining threads.
  *
- * Streams are sharded: each belongs to exactly one list, so one thread at
- * a time drains it, and its reader state (struct c_stream) needs no lock.
- * A worker's list holds streams written to files; the main thread's list
- * holds the streams sent to a relay (net.c is the main thread's) and every
- * stream when there is no worker. A new stream goes to the shortest list;
- * a worker is started when every running one has a stream already, up to
- * the configured count, so there are never more workers than streams.
+ * Streams are sharded: each belongs to exactly one thread, so one thread
+ * at a time drains it, and its reader state (struct c_stream) needs no
+ * lock. A worker holds streams written to files; the main thread holds
+ * the streams sent to a relay (net.c is the main thread's) and every
+ * stream when there is no worker. A new stream goes to the thread with
+ * the fewest; a worker is started when every running one has a stream
+ * already, up to the configured count, so there are never more workers
+ * than streams. Each thread keeps two lists: the streams of processes
+ * polled (awake) and of processes asleep (parked, see consumerd.c), so
+ * that a round over the polled streams costs what the busy processes
+ * have, not what all processes have.
  *
  * Rounds: the main thread sets wk_pending to the number of workers it
  * asks, hands each a job through the worker's wait-free queue (wfcqueue:
@@ -49,10 +53,22 @@ struct wk_list {
 	uint32_t len, cap;
 };
 
+/* A thread's streams: [WK_POLLED] and [WK_PARKED] (wk_stream_park()). */
+struct wk_lists {
+	struct wk_list l[2];
+};
+
+static uint32_t wk_lists_len(const struct wk_lists *ls)
+{
+	return ls->l[0].len + ls->l[1].len;
+}
+
 struct wk_job {
 	struct cds_wfcq_node node;
 	enum drain how;
 	const struct c_chan *only;
+	int all;			/* parked streams too */
+	uint64_t now;			/* monotonic ns, for last_data */
 	int quit;
 };
 
@@ -63,12 +79,12 @@ struct wk {
 	uint32_t bell;			/* bumped after each enqueue (futex) */
 	struct wk_job job;		/* at most one queued: rounds are synchronous */
 	int written;			/* the last round's result */
-	struct wk_list list;
+	struct wk_lists lists;
 };
 
 static struct wk *wk;			/* wk_max of them, wk_n running */
 static unsigned int wk_max, wk_n;
-static struct wk_list wk_main;		/* the main thread's */
+static struct wk_lists wk_main;		/* the main thread's */
 static uint32_t wk_pending;		/* workers still in the round (futex) */
 
 static void futex_wait(uint32_t *addr, uint32_t val)
@@ -81,20 +97,33 @@ static void futex_wake(uint32_t *addr)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-static int list_drain(const struct wk_list *l, enum drain how, const struct c_chan *only)
+/*
+ * Drain the streams of @ls that job @j asks for. A process with a stream
+ * that gave something has its last_data set (the workers may store the
+ * same value at once: relaxed atomics).
+ */
+static int lists_drain(const struct wk_lists *ls, const struct wk_job *j)
 {
 	int written = 0;
 
-	for (uint32_t i = 0; i < l->len; i++) {
-		struct c_stream *st = l->v[i];
-		struct c_seg *s = st->seg;
-		enum drain h = how;
+	for (int k = 0; k <= j->all; k++) {
+		const struct wk_list *l = &ls->l[k];
 
-		if (only && s->chan != only)
-			continue;
-		if (s->chan->flush_due && h < DRAIN_PARTIAL)
-			h = DRAIN_PARTIAL;
-		written += stream_drain(s, st, h);
+		for (uint32_t i = 0; i < l->len; i++) {
+			struct c_stream *st = l->v[i];
+			struct c_seg *s = st->seg;
+			enum drain h = j->how;
+			int n;
+
+			if (j->only && s->chan != j->only)
+				continue;
+			if (s->chan->flush_due && h < DRAIN_PARTIAL)
+				h = DRAIN_PARTIAL;
+			n = stream_drain(s, st, h);
+			if (n > 0)
+				__atomic_store_n(&s->trace->app->last_data, j->now, __ATOMIC_RELAXED);
+			written += n;
+		}
 	}
 	return written;
 }
@@ -115,7 +144,7 @@ static void *wk_thread(void *arg)
 		j = caa_container_of(n, struct wk_job, node);
 		if (j->quit)
 			break;
-		w->written = list_drain(&w->list, j->how, j->only);
+		w->written = lists_drain(&w->lists, j);
 		if (__atomic_sub_fetch(&wk_pending, 1, __ATOMIC_ACQ_REL) == 0)
 			futex_wake(&wk_pending);
 	}
@@ -123,11 +152,9 @@ static void *wk_thread(void *arg)
 	return NULL;
 }
 
-static void wk_send(struct wk *w, enum drain how, const struct c_chan *only, int quit)
+static void wk_send(struct wk *w, const struct wk_job *j)
 {
-	w->job.how = how;
-	w->job.only = only;
-	w->job.quit = quit;
+	w->job = *j;
 	cds_wfcq_node_init(&w->job.node);
 	cds_wfcq_enqueue(&w->head, &w->tail, &w->job.node);
 	__atomic_add_fetch(&w->bell, 1, __ATOMIC_RELEASE);
@@ -163,67 +190,103 @@ static int wk_start(void)
 	return 0;
 }
 
+/* Room for one more in @l. */
+static int list_reserve(struct wk_list *l)
+{
+	uint32_t cap = l->cap ? l->cap * 2 : 64;
+	struct c_stream **v;
+
+	if (l->len < l->cap)
+		return 0;
+	v = realloc(l->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	l->cap = cap;
+	return 0;
+}
+
 static int list_push(struct wk_list *l, struct c_stream *st)
 {
-	if (l->len == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 64;
-		struct c_stream **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (list_reserve(l) < 0)
+		return -ENOMEM;
 	st->widx = l->len;
 	l->v[l->len++] = st;
 	return 0;
 }
 
-int wk_stream_add(struct c_stream *st)
+static struct wk_list *stream_list(const struct c_stream *st)
+{
+	return &(st->worker >= 0 ? &wk[st->worker].lists : &wk_main)->l[st->parked];
+}
+
+int wk_stream_add(struct c_stream *st, int parked)
 {
 	struct wk *best = NULL;
 
+	st->parked = parked;
 	if (!st->seg->chan->relay) {
 		for (unsigned int i = 0; i < wk_n; i++)
-			if (!best || wk[i].list.len < best->list.len)
+			if (!best || wk_lists_len(&wk[i].lists) < wk_lists_len(&best->lists))
 				best = &wk[i];
-		if ((!best || best->list.len > 0) && wk_n < wk_max && wk_start() == 0)
+		if ((!best || wk_lists_len(&best->lists) > 0) && wk_n < wk_max && wk_start() == 0)
 			best = &wk[wk_n - 1];
 	}
-	if (best && list_push(&best->list, st) == 0) {
+	if (best && list_push(&best->lists.l[parked], st) == 0) {
 		st->worker = (int)(best - wk);
 		return 0;
 	}
 	st->worker = -1;
-	return list_push(&wk_main, st);
+	return list_push(&wk_main.l[parked], st);
 }
 
 void wk_stream_del(struct c_stream *st)
 {
-	struct wk_list *l = st->worker >= 0 ? &wk[st->worker].list : &wk_main;
+	struct wk_list *l = stream_list(st);
 	struct c_stream *last = l->v[--l->len];
 
 	l->v[st->widx] = last;
 	last->widx = st->widx;
 }
 
-int wk_round(enum drain how, const struct c_chan *only)
+int wk_stream_park(struct c_stream *st, int parked)
 {
+	struct wk_list *to;
+
+	if (st->parked == parked)
+		return 0;
+	to = &(st->worker >= 0 ? &wk[st->worker].lists : &wk_main)->l[parked];
+	if (list_reserve(to) < 0)
+		return -ENOMEM;
+	wk_stream_del(st);
+	st->parked = parked;
+	return list_push(to, st);	/* cannot fail now */
+}
+
+/* Has worker @w streams that job @j asks for? */
+static int wk_asked(const struct wk *w, const struct wk_job *j)
+{
+	return j->all ? wk_lists_len(&w->lists) > 0 : w->lists.l[WK_POLLED].len > 0;
+}
+
+int wk_round(enum drain how, const struct c_chan *only, int all, uint64_t now)
+{
+	struct wk_job j = { .how = how, .only = only, .all = !!all, .now = now };
 	unsigned int asked = 0;
 	int written;
 	uint32_t p;
 
 	for (unsigned int i = 0; i < wk_n; i++)
-		asked += wk[i].list.len > 0;
+		asked += wk_asked(&wk[i], &j);
 	__atomic_store_n(&wk_pending, asked, __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < wk_n; i++)
-		if (wk[i].list.len > 0)
-			wk_send(&wk[i], how, only, 0);
-	written = list_drain(&wk_main, how, only);
+		if (wk_asked(&wk[i], &j))
+			wk_send(&wk[i], &j);
+	written = lists_drain(&wk_main, &j);
 	while ((p = __atomic_load_n(&wk_pending, __ATOMIC_ACQUIRE)) != 0)
 		futex_wait(&wk_pending, p);
 	for (unsigned int i = 0; i < wk_n; i++)
-		if (wk[i].list.len > 0)
+		if (wk_asked(&wk[i], &j))
 			written += wk[i].written;
 	return written;
 }
@@ -235,14 +298,18 @@ unsigned int wk_running(void)
 
 void wk_fini(void)
 {
+	struct wk_job quit = { .quit = 1 };
+
 	for (unsigned int i = 0; i < wk_n; i++)
-		wk_send(&wk[i], DRAIN_LAZY, NULL, 1);
+		wk_send(&wk[i], &quit);
 	for (unsigned int i = 0; i < wk_n; i++) {
 		pthread_join(wk[i].thread, NULL);
-		free(wk[i].list.v);
+		free(wk[i].lists.l[0].v);
+		free(wk[i].lists.l[1].v);
 	}
 	free(wk);
-	free(wk_main.v);
+	free(wk_main.l[0].v);
+	free(wk_main.l[1].v);
 	wk = NULL;
 	wk_n = wk_max = 0;
 	memset(&wk_main, 0, sizeof(wk_main));

@@ -2,8 +2,9 @@
 /*
  * worker.h - the consumer's draining threads.
  *
- * Every stream belongs to one list: a worker's, or the main thread's
- * (streams sent to a relay, and all of them when there is no worker).
+ * Every stream belongs to one thread: a worker, or the main thread
+ * (streams sent to a relay, and all of them when there is no worker), in
+ * its list of polled or of parked streams.
  * wk_round() drains every list at once and returns when all are done;
  * between rounds only the main thread runs, so it alone adds, removes and
  * changes apps, channels, segments and streams.
@@ -20,15 +21,23 @@
 void wk_init(unsigned int n);
 /* Stop and join the workers. */
 void wk_fini(void);
-/* Give stream @st (of st->seg) to a list: the shortest worker's; -ENOMEM. */
-int wk_stream_add(struct c_stream *st);
-void wk_stream_del(struct c_stream *st);
+enum { WK_POLLED, WK_PARKED };
+
 /*
- * Drain every stream (of channel @only, if not NULL) as @how says, open
- * packets too for channels with flush_due set; returns the ranges written
- * (see seg_drain()). Main thread only.
+ * Give stream @st (of st->seg) to the thread with the fewest, in its
+ * polled or parked list (@parked); -ENOMEM.
  */
-int wk_round(enum drain how, const struct c_chan *only);
+int wk_stream_add(struct c_stream *st, int parked);
+void wk_stream_del(struct c_stream *st);
+/* Move @st to its thread's polled or parked list; -ENOMEM (it stays). */
+int wk_stream_park(struct c_stream *st, int parked);
+/*
+ * Drain the polled streams, and the parked ones too if @all (of channel
+ * @only, if not NULL), as @how says, open packets too for channels with
+ * flush_due set; a process whose streams gave something gets last_data =
+ * @now. Returns the ranges written (see seg_drain()). Main thread only.
+ */
+int wk_round(enum drain how, const struct c_chan *only, int all, uint64_t now);
 /* Worker threads running. */
 unsigned int wk_running(void);
 
