@@ -14,8 +14,9 @@
  * that a round over the polled streams costs what the busy processes
  * have, not what all processes have.
  *
- * Rounds: the main thread sets wk_pending to the number of workers it
- * asks, hands each a job through the worker's wait-free queue (wfcqueue:
+ * Rounds: a polling round that at most one worker has complete packets
+ * for is drained by the main thread alone (round_inline()). Otherwise the
+ * main thread sets wk_pending to the number of workers it asks, hands each a job through the worker's wait-free queue (wfcqueue:
  * the enqueue is a full barrier, so everything the main thread changed
  * before is visible to the worker that dequeues), bumps the worker's bell
  * and wakes it with a futex, drains its own list, then sleeps on
@@ -269,6 +270,37 @@ static int wk_asked(const struct wk *w, const struct wk_job *j)
 	return j->all ? wk_lists_len(&w->lists) > 0 : w->lists.l[WK_POLLED].len > 0;
 }
 
+/* Has a polled stream of @w a complete packet to write? */
+static int wk_has_packets(const struct wk *w)
+{
+	const struct wk_list *l = &w->lists.l[WK_POLLED];
+
+	for (uint32_t i = 0; i < l->len; i++) {
+		const struct c_stream *st = l->v[i];
+
+		if (!st->broken &&
+		    __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE) != st->rd.rseq)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A polling round that at most one worker has packets for is done here:
+ * waking a worker costs more than a few packets (and the workers are idle,
+ * so their streams are ours for the round).
+ */
+static int round_inline(const struct wk_job *j)
+{
+	int busy = 0;
+
+	if (j->all || j->how != DRAIN_LAZY)
+		return 0;
+	for (unsigned int i = 0; i < wk_n && busy < 2; i++)
+		busy += wk_has_packets(&wk[i]);
+	return busy < 2;
+}
+
 int wk_round(enum drain how, const struct c_chan *only, int all, uint64_t now)
 {
 	struct wk_job j = { .how = how, .only = only, .all = !!all, .now = now };
@@ -276,6 +308,12 @@ int wk_round(enum drain how, const struct c_chan *only, int all, uint64_t now)
 	int written;
 	uint32_t p;
 
+	if (round_inline(&j)) {
+		written = lists_drain(&wk_main, &j);
+		for (unsigned int i = 0; i < wk_n; i++)
+			written += lists_drain(&wk[i].lists, &j);
+		return written;
+	}
 	for (unsigned int i = 0; i < wk_n; i++)
 		asked += wk_asked(&wk[i], &j);
 	__atomic_store_n(&wk_pending, asked, __ATOMIC_RELAXED);
