@@ -56,6 +56,8 @@ struct lib_pool {
 	uint32_t nseg;
 	uint32_t nslots;
 	struct lib_seg seg[SHM_MAX_SEGMENTS];
+	uint64_t ready[SHM_MAX_SLOTS / 64];	/* by slot number: its pages are
+						 * mapped here (atomic) */
 };
 
 /* An aggregation's tables in this process (aggr.c): runs of segments. */
@@ -110,6 +112,8 @@ struct lib_wslot {
 	uint64_t chan_id;
 	struct rb_slot rb;		/* rb.hdr == NULL: none */
 	uint32_t nobuf_skip;		/* events to go before asking the pool again */
+	uint32_t slot;			/* rb's number in the pool */
+	int ready;			/* its pages are mapped (pool_prepare()) */
 };
 
 extern __thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initial-exec")));
@@ -191,7 +195,9 @@ void aggr_after_fork(void);
 void aggr_describe_all(void);
 
 /* pool.c */
-int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out);
+int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out, uint32_t *slot,
+	      int *ready);
+void pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struct rb_slot *s);
 void pool_release(struct rb_slot *s);
 void pool_reset_after_fork(void);
 void pool_describe_all(void);

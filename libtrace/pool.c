@@ -19,6 +19,20 @@
  * a new owner may take a released slot that still holds packets: it opens
  * the next packet of the same ring only where the consumer made room.
  *
+ * A buffer's pages are mapped into our page tables (pool_prepare():
+ * MADV_POPULATE_WRITE, then one load per page) once per process, when a
+ * thread that owns it first fills a sub-buffer and switches to the next
+ * one: from then on its first lap takes no page fault every 4 KiB in the
+ * thread's events, and later owners find it ready (a bit per slot; a
+ * forked child builds its own pool, the segments being MADV_DONTFORK).
+ * Not before: a buffer is 8 MiB by default, and threads that emit a few
+ * events each, one after the other, would otherwise make every buffer
+ * they pass through resident. Not whole segments when they are made:
+ * growth happens in some thread's event, and a new segment's buffers may
+ * never all have an owner. Nothing in the buffer changes (a released
+ * buffer may hold packets the consumer has not read yet), and lib_lock is
+ * not held meanwhile: the buffer is the thread's.
+ *
  * A segment is described to the session daemon (and through it to the
  * consumer) right after it is created, and again after every registration
  * (a daemon that lost us, or a new one). Its descriptor is kept for that.
@@ -37,6 +51,12 @@
 static struct shm_slot *pool_slot(const struct lib_pool *p, const struct lib_seg *s, uint32_t i)
 {
 	return (struct shm_slot *)(void *)(s->base + SHM_PAGE + (size_t)i * p->slot_size);
+}
+
+/* Slot number @n of the pool has its pages mapped here (pool_prepare()). */
+static int pool_ready(const struct lib_pool *p, uint32_t n)
+{
+	return (__atomic_load_n(&p->ready[n / 64], __ATOMIC_RELAXED) >> (n % 64)) & 1;
 }
 
 /* Send segment @k's description and descriptor. Lock held; async-signal-safe. */
@@ -157,17 +177,19 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
  * with the most room left in its ring (a released buffer may still hold
  * packets the consumer has not written out yet; its new owner appends to
  * them); in overwrite mode the least recently released one, so that the
- * newest data of exited threads survives longest. Buffers whose ring has
+ * newest data of exited threads survives longest; between equals, one
+ * whose pages are mapped already (pool_prepare()). Buffers whose ring has
  * less than two free sub-buffers are left to the consumer in discard mode,
- * unless @take_full. *nfree is set to the number of other usable buffers.
- * Lock held.
+ * unless @take_full. *nfree is set to the number of other usable buffers,
+ * *slot to the number of the buffer taken. Lock held.
  */
 static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfree,
-			 int take_full)
+			 int take_full, uint32_t *slot)
 {
-	uint32_t nseg = __atomic_load_n(&p->nseg, __ATOMIC_ACQUIRE), best_state = 0;
+	uint32_t nseg = __atomic_load_n(&p->nseg, __ATOMIC_ACQUIRE), best_state = 0, best_no = 0;
 	struct shm_slot *best = NULL;
 	uint64_t best_key = UINT64_MAX;
+	int best_ready = 0;
 
 	*nfree = 0;
 	for (uint32_t k = 0; k < nseg; k++) {
@@ -179,6 +201,7 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 			struct shm_slot *sl = pool_slot(p, s, i);
 			uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
 			uint64_t used, key;
+			int ready;
 
 			if (st == SHM_SLOT_OWNED)
 				continue;
@@ -187,10 +210,13 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 				continue;
 			(*nfree)++;
 			key = p->mode == SHM_MODE_OVERWRITE ? sl->released : used;
-			if (key < best_key) {
+			ready = pool_ready(p, s->first + i);
+			if (key < best_key || (key == best_key && ready && !best_ready)) {
 				best = sl;
 				best_key = key;
 				best_state = st;
+				best_no = s->first + i;
+				best_ready = ready;
 			}
 		}
 	}
@@ -204,12 +230,52 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 					  __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
 		return -EAGAIN;
 	(*nfree)--;
+	*slot = best_no;
 	out->hdr = best;
 	out->data = (char *)best + p->slot_hdr;
 	out->subbuf_size = p->subbuf_size;
 	out->num_subbuf = p->num_subbuf;
 	out->mode = p->mode;
 	return 0;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+/* the kernel has no MADV_POPULATE_WRITE: not asked again (atomic) */
+static int pool_no_populate;
+
+/*
+ * Map the @len bytes of a buffer at @addr into our page tables, writable,
+ * as write faults would, and load a byte of each page: in a virtual
+ * machine the first access to each newly mapped page may trap to the
+ * hypervisor, which is better paid here than in events. Without
+ * MADV_POPULATE_WRITE the buffer's first lap pays its page faults as
+ * before: touching the pages by reading would cost as much as the faults
+ * (a fresh memfd has no pages to map around a fault) and, in a virtual
+ * machine, leave a trap on the first write of each page. Nothing is
+ * written. Async-signal-safe; errno is kept.
+ */
+static void pool_populate(void *addr, size_t len)
+{
+	int saved = errno;
+
+	if (__atomic_load_n(&pool_no_populate, __ATOMIC_RELAXED))
+		return;
+	if (madvise(addr, len, MADV_POPULATE_WRITE) < 0) {
+		if (errno == EINVAL) {
+			__atomic_store_n(&pool_no_populate, 1, __ATOMIC_RELAXED);
+			lib_dbg("no MADV_POPULATE_WRITE: buffers fault in their first lap", EINVAL);
+		} else {
+			lib_dbg("cannot populate a buffer", errno);
+		}
+		errno = saved;
+		return;
+	}
+	for (size_t o = 0; o < len; o += SHM_PAGE)
+		(void)*(volatile const char *)((const char *)addr + o);
+	errno = saved;
 }
 
 /* the consumer made progress this recently: it is merely behind, grow */
@@ -257,7 +323,8 @@ static uint32_t pool_owned(struct lib_pool *p, uint64_t *consumed)
  * Only when every buffer has an owner does the thread go without one (its
  * events counted as lost_nobuf).
  */
-int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
+int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out, uint32_t *slot,
+	      int *ready)
 {
 	struct lib_pool *p = &lib.pool[chan];
 	uint32_t nfree, owned;
@@ -283,13 +350,13 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 	}
 	idle = now - p->consumed_seen_ns;
 	do
-		ret = pool_try_take(p, out, &nfree, 0);
+		ret = pool_try_take(p, out, &nfree, 0, slot);
 	while (ret == -EAGAIN);
 	if (ret < 0 && (owned >= p->nslots / 2 || idle <= POOL_STALL_NS)) {
 		/* one buffer; more at once when half the segment table is used */
 		ret = pool_add_segment(chan, p, p->nseg >= SHM_MAX_SEGMENTS / 2 ? p->nslots / 8 + 1 : 1);
 		if (ret == 0)
-			ret = pool_try_take(p, out, &nfree, 0);
+			ret = pool_try_take(p, out, &nfree, 0, slot);
 	}
 	if (ret == 0) {
 		uint32_t cap = POOL_GROWTH * (owned + 1 > p->pool_size ? owned + 1 : p->pool_size);
@@ -300,11 +367,32 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out)
 		goto out;
 	}
 	lib_dbg("consumer idle (ms) or pool full: taking a full buffer", (long)(idle / 1000000u));
-	while ((ret = pool_try_take(p, out, &nfree, 1)) == -EAGAIN)
+	while ((ret = pool_try_take(p, out, &nfree, 1, slot)) == -EAGAIN)
 		;
 out:
+	if (ret == 0)
+		*ready = pool_ready(p, *slot);
 	lib_unlock();
 	return ret;
+}
+
+/*
+ * The calling thread owns buffer @s, slot number @slot of channel slot
+ * @chan's pool for channel @chan_id, and has just filled a sub-buffer of
+ * it: map its pages into our page tables unless a thread did already.
+ * Lock not held (the buffer is ours): other threads need not wait.
+ */
+void pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struct rb_slot *s)
+{
+	struct lib_pool *p = &lib.pool[chan];
+	uint64_t bit = 1ull << (slot % 64);
+
+	/* a buffer of an old channel is about to be given back */
+	if (__atomic_load_n(&p->chan_id, __ATOMIC_RELAXED) != chan_id || slot >= SHM_MAX_SLOTS ||
+	    (__atomic_fetch_or(&p->ready[slot / 64], bit, __ATOMIC_RELAXED) & bit))
+		return;
+	pool_populate(s->hdr, (size_t)(s->data - (char *)s->hdr) +
+		      (size_t)s->subbuf_size * s->num_subbuf);
 }
 
 void pool_release(struct rb_slot *s)

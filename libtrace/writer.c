@@ -129,7 +129,7 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		uint64_t id = ctl ? __atomic_load_n(&ctl->chan[c].chan_id, __ATOMIC_RELAXED) : 0;
 
 		/* every buffer owned: ask again only every WRITER_NOBUF_RETRY events */
-		if (ws->nobuf_skip || pool_take(c, id, &ws->rb) < 0) {
+		if (ws->nobuf_skip || pool_take(c, id, &ws->rb, &ws->slot, &ws->ready) < 0) {
 			ws->nobuf_skip = ws->nobuf_skip ? ws->nobuf_skip - 1 : WRITER_NOBUF_RETRY;
 			if (lib.proc)
 				__atomic_fetch_add(&lib.proc->lost_nobuf[c], 1, __ATOMIC_RELAXED);
@@ -147,8 +147,14 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 	}
 	ret = rb_reserve_slow(&ws->rb, w, need + w->ctx_size, *ts, writer_tid(),
 			      &published);
-	if (published)
+	if (published) {
 		lib_wake_consumer();
+		/* a sub-buffer filled: the rest of the first lap without faults */
+		if (!ws->ready) {
+			ws->ready = 1;
+			pool_prepare(c, ws->chan_id, ws->slot, &ws->rb);
+		}
+	}
 	return ret;
 }
 
