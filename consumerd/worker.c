@@ -14,8 +14,9 @@
  * that a round over the polled streams costs what the busy processes
  * have, not what all processes have.
  *
- * Rounds: a polling round that at most one worker has complete packets
- * for is drained by the main thread alone (round_inline()). Otherwise the
+ * Rounds: a polling round with few complete packets, or all of them in
+ * one worker's streams, is drained by the main thread alone
+ * (round_inline()). Otherwise the
  * main thread sets wk_pending to the number of workers it asks, hands each a job through the worker's wait-free queue (wfcqueue:
  * the enqueue is a full barrier, so everything the main thread changed
  * before is visible to the worker that dequeues), bumps the worker's bell
@@ -270,35 +271,43 @@ static int wk_asked(const struct wk *w, const struct wk_job *j)
 	return j->all ? wk_lists_len(&w->lists) > 0 : w->lists.l[WK_POLLED].len > 0;
 }
 
-/* Has a polled stream of @w a complete packet to write? */
-static int wk_has_packets(const struct wk *w)
+/* Complete packets waiting in the polled streams of @w (at most @max). */
+static uint64_t wk_packets(const struct wk *w, uint64_t max)
 {
 	const struct wk_list *l = &w->lists.l[WK_POLLED];
+	uint64_t n = 0;
 
-	for (uint32_t i = 0; i < l->len; i++) {
+	for (uint32_t i = 0; i < l->len && n < max; i++) {
 		const struct c_stream *st = l->v[i];
 
-		if (!st->broken &&
-		    __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE) != st->rd.rseq)
-			return 1;
+		if (!st->broken)
+			n += __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE) - st->rd.rseq;
 	}
-	return 0;
+	return n;
 }
 
 /*
- * A polling round that at most one worker has packets for is done here:
- * waking a worker costs more than a few packets (and the workers are idle,
- * so their streams are ours for the round).
+ * A polling round is done by the main thread alone unless two workers
+ * have complete packets and there are at least WK_BATCH of them: waking
+ * workers costs more than writing a few packets (and the workers are
+ * idle, so their streams are ours for the round).
  */
+#define WK_BATCH	8
+
 static int round_inline(const struct wk_job *j)
 {
+	uint64_t total = 0;
 	int busy = 0;
 
 	if (j->all || j->how != DRAIN_LAZY)
 		return 0;
-	for (unsigned int i = 0; i < wk_n && busy < 2; i++)
-		busy += wk_has_packets(&wk[i]);
-	return busy < 2;
+	for (unsigned int i = 0; i < wk_n; i++) {
+		uint64_t n = wk_packets(&wk[i], WK_BATCH);
+
+		busy += n > 0;
+		total += n;
+	}
+	return busy < 2 || total < WK_BATCH;
 }
 
 int wk_round(enum drain how, const struct c_chan *only, int all, uint64_t now)
