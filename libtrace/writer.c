@@ -148,12 +148,13 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 	ret = rb_reserve_slow(&ws->rb, w, need + w->ctx_size, *ts, writer_tid(),
 			      &published);
 	if (published) {
-		lib_wake_consumer();
-		/* a sub-buffer filled: the rest of the first lap without faults */
+		/* a sub-buffer filled: the rest of the first lap without faults;
+		 * the consumer woken after, not to compete with it */
 		if (!ws->ready) {
 			ws->ready = 1;
 			pool_prepare(c, ws->chan_id, ws->slot, &ws->rb);
 		}
+		lib_wake_consumer();
 	}
 	return ret;
 }
