@@ -5,9 +5,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +40,20 @@ uint64_t now_ns(int clk)
 
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+long nofile_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			return -errno;
+	}
+	return rl.rlim_cur > LONG_MAX ? LONG_MAX : (long)rl.rlim_cur;
 }
 
 long read_small(const char *path, char *buf, size_t cap)

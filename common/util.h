@@ -26,6 +26,9 @@ int write_all(int fd, const void *buf, size_t len);
 int writev_all(int fd, struct iovec *iov, int n);
 /* Read a whole small file into @buf (NUL-terminated); bytes or -errno. */
 long read_small(const char *path, char *buf, size_t cap);
+/* Raise the soft limit of open descriptors to the hard limit (the daemons
+ * hold some for every traced process); the new soft limit, or -errno. */
+long nofile_raise(void);
 /* Format a random version-4 UUID, 36 characters + NUL. */
 void uuid_make(uint8_t raw[16], char out[37]);
 

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -501,6 +500,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int daemonize = 0, c, ready[2] = { -1, -1 }, ret = -ENOENT;
+	long nofile;
 	char logpath[1100];
 	sigset_t mask;
 
@@ -517,6 +517,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_init("trace-sessiond", NULL);
+	nofile = nofile_raise();	/* a few descriptors per traced process */
 	if (home_resolve(sd.home, sizeof(sd.home)) < 0 || (ret = home_prepare(sd.home)) < 0) {
 		log_err("cannot use SHMTRACE_HOME %s: %s", sd.home,
 			strerror(sd.home[0] ? -ret : ENOENT));
@@ -559,14 +560,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	write_pidfile();
-	{
-		struct rlimit rl;	/* a few descriptors per traced process */
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -582,7 +575,7 @@ int main(int argc, char **argv)
 	find_consumerd();
 	if (consumer_start() < 0)
 		log_err("cannot start the consumer daemon %s", sd_consumerd);
-	log_info("listening in %s", sd.home);
+	log_info("listening in %s (%ld descriptors at most)", sd.home, nofile);
 	if (ready[1] >= 0) {
 		(void)!write(ready[1], "k", 1);
 		close(ready[1]);
