@@ -24,6 +24,13 @@
  * start time and image (`instance`) continue the same trace, with whatever
  * pages and wake socket it had to recreate. Event descriptions and segments
  * it sends again are recognised and not forwarded twice.
+ *
+ * Registries (see sessiond.h for the RCU rules): from its registration to
+ * app_remove() an app is on sd.apps and in sd.by_pid (hashed by pid;
+ * app_same() finds its image there at registration); in sd.by_sock
+ * exactly while its socket is open (sock >= 0); in sd.by_pidfd while it
+ * has a pidfd. A lookup costs the same whatever the number of processes;
+ * only commands and a new consumer's replay visit every app.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -44,20 +51,138 @@
 #include "tsc.h"
 #include "util.h"
 
+/* The tables' hash of a descriptor or a pid (murmur3's finaliser). */
+static unsigned long key_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	return (unsigned long)k;
+}
+
+/* A process image: what app_same() looks for. */
+struct app_image {
+	pid_t pid;
+	uid_t uid;
+	uint64_t starttime;
+	uint64_t instance;
+};
+
+static int match_sock(struct cds_lfht_node *n, const void *key)
+{
+	return caa_container_of(n, struct app, by_sock)->sock == *(const int *)key;
+}
+
+static int match_pidfd(struct cds_lfht_node *n, const void *key)
+{
+	return caa_container_of(n, struct app, by_pidfd)->pidfd == *(const int *)key;
+}
+
+static int match_image(struct cds_lfht_node *n, const void *key)
+{
+	const struct app *a = caa_container_of(n, struct app, by_pid);
+	const struct app_image *im = key;
+
+	return a->pid == im->pid && a->starttime == im->starttime &&
+	       a->instance == im->instance && a->uid == im->uid;
+}
+
+/* The first node of @ht that @match finds for @key, of hash @hash. */
+static struct cds_lfht_node *table_find(struct cds_lfht *ht, unsigned long hash,
+					cds_lfht_match_fct match, const void *key)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *n;
+
+	urcu_memb_read_lock();
+	cds_lfht_lookup(ht, hash, match, key, &it);
+	n = cds_lfht_iter_get_node(&it);
+	urcu_memb_read_unlock();
+	return n;
+}
+
+static void table_add(struct cds_lfht *ht, unsigned long hash, struct cds_lfht_node *n)
+{
+	urcu_memb_read_lock();
+	cds_lfht_add(ht, hash, n);
+	urcu_memb_read_unlock();
+}
+
+static void table_del(struct cds_lfht *ht, struct cds_lfht_node *n)
+{
+	urcu_memb_read_lock();
+	cds_lfht_del(ht, n);
+	urcu_memb_read_unlock();
+}
+
 struct app *app_by_sock(int fd)
 {
-	for (struct app *a = sd.apps; a; a = a->next)
-		if (a->sock == fd)
-			return a;
-	return NULL;
+	struct cds_lfht_node *n = table_find(sd.by_sock, key_hash((uint64_t)fd), match_sock, &fd);
+
+	return n ? caa_container_of(n, struct app, by_sock) : NULL;
 }
 
 struct app *app_by_pidfd(int fd)
 {
-	for (struct app *a = sd.apps; a; a = a->next)
-		if (a->detached && a->pidfd == fd)
-			return a;
-	return NULL;
+	struct cds_lfht_node *n = table_find(sd.by_pidfd, key_hash((uint64_t)fd), match_pidfd,
+					     &fd);
+	struct app *a = n ? caa_container_of(n, struct app, by_pidfd) : NULL;
+
+	return a && a->detached ? a : NULL;
+}
+
+/* @fd is @a's socket from now on (its caller watches it); @a had none. */
+static void app_set_sock(struct app *a, int fd)
+{
+	if (a->sock_gp) {
+		/* by_sock left the table: reused only after a grace period */
+		urcu_memb_synchronize_rcu();
+		a->sock_gp = 0;
+	}
+	a->sock = fd;
+	table_add(sd.by_sock, key_hash((uint64_t)fd), &a->by_sock);
+}
+
+/* Stop watching @a's socket and close it. */
+static void app_drop_sock(struct app *a)
+{
+	if (a->sock < 0)
+		return;
+	table_del(sd.by_sock, &a->by_sock);
+	a->sock_gp = 1;
+	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
+	close(a->sock);
+	a->sock = -1;
+}
+
+int apps_init(void)
+{
+	const int flags = CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING;
+
+	urcu_memb_register_thread();
+	sd.by_sock = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
+	sd.by_pidfd = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
+	sd.by_pid = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
+	if (sd.by_sock && sd.by_pidfd && sd.by_pid)
+		return 0;
+	apps_fini();
+	return -ENOMEM;
+}
+
+/* After the last app_remove(): its memory freed, the tables destroyed. */
+void apps_fini(void)
+{
+	struct cds_lfht **t[] = { &sd.by_sock, &sd.by_pidfd, &sd.by_pid };
+
+	urcu_memb_barrier();	/* every call_rcu() done */
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		if (*t[i] && cds_lfht_destroy(*t[i], NULL) < 0)
+			log_warn("an app table is not empty at exit");
+		*t[i] = NULL;
+	}
+	urcu_memb_unregister_thread();
 }
 
 static int same_file(int a, int b)
@@ -154,11 +279,9 @@ static int app_continue(struct app *a, int fd, const struct msg_app_register *m,
 		/* what it sent before it lost that connection comes first */
 		while (app_message(a) > 0)
 			;
-		epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
-		close(a->sock);
+		app_drop_sock(a);
 	}
 	app_unwatch(a);
-	a->sock = fd;
 	a->signo = (int)m->signo;
 	a->bell_lost = 0;
 	if (same_file(fds[0], a->ctl_fd) && same_file(fds[1], a->proc_fd)) {
@@ -168,10 +291,10 @@ static int app_continue(struct app *a, int fd, const struct msg_app_register *m,
 		close(fds[0]);
 		close(fds[1]);
 		close(fds[2]);
-		a->sock = -1;	/* the caller closes it */
-		app_remove(a);
+		app_remove(a);	/* the caller closes @fd */
 		return -ENOMEM;
 	}
+	app_set_sock(a, fd);
 	close(a->efd);
 	a->efd = fds[2];
 	a->reattached++;
@@ -185,11 +308,12 @@ static int app_continue(struct app *a, int fd, const struct msg_app_register *m,
 /* The app of the same process image, if we know it. */
 static struct app *app_same(const struct msg_app_register *m, uid_t uid)
 {
-	for (struct app *a = sd.apps; a; a = a->next)
-		if (a->pid == (pid_t)m->pid && a->starttime == m->starttime &&
-		    a->instance == m->instance && a->uid == uid)
-			return a;
-	return NULL;
+	struct app_image im = { .pid = (pid_t)m->pid, .uid = uid, .starttime = m->starttime,
+				.instance = m->instance };
+	struct cds_lfht_node *n = table_find(sd.by_pid, key_hash((uint64_t)im.pid), match_image,
+					     &im);
+
+	return n ? caa_container_of(n, struct app, by_pid) : NULL;
 }
 
 int app_accept(int fd, const void *body, size_t len, const int *fds)
@@ -226,7 +350,6 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	a->id = ++sd.next_app_id;
 	a->pid = (pid_t)m->pid;
 	a->uid = cr.uid;
-	a->sock = fd;
 	a->signo = (int)m->signo;
 	a->clock = m->clock;
 	a->starttime = m->starttime;
@@ -239,8 +362,16 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	if (!a->procname[0])
 		strcpy(a->procname, "unknown");
 	a->efd = fds[2];
+	a->sock = -1;
 	a->next = sd.apps;
+	if (sd.apps)
+		sd.apps->pprev = &a->next;
+	a->pprev = &sd.apps;
 	sd.apps = a;
+	app_set_sock(a, fd);
+	if (a->pidfd >= 0)
+		table_add(sd.by_pidfd, key_hash((uint64_t)a->pidfd), &a->by_pidfd);
+	table_add(sd.by_pid, key_hash((uint64_t)a->pid), &a->by_pid);
 	app_consumer_add(a);
 	log_info("registered %s[%d]", a->procname, (int)a->pid);
 	app_update(a, 1);
@@ -660,9 +791,7 @@ void app_closed(struct app *a)
 		app_remove(a);
 		return;
 	}
-	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
-	close(a->sock);
-	a->sock = -1;
+	app_drop_sock(a);
 	a->detached = 1;
 	log_warn("%s[%d] closed its connection while running (it closed our descriptors): "
 		 "its trace goes on; asking it to register again", a->procname, (int)a->pid);
@@ -670,26 +799,28 @@ void app_closed(struct app *a)
 	app_ring(a);
 }
 
+static void app_free(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct app, rcu));
+}
+
 void app_remove(struct app *a)
 {
 	struct msg_c_id m = { .id = a->id };
 
-	for (struct app **pp = &sd.apps; *pp; pp = &(*pp)->next) {
-		if (*pp == a) {
-			*pp = a->next;
-			break;
-		}
+	*a->pprev = a->next;
+	if (a->next)
+		a->next->pprev = a->pprev;
+	app_drop_sock(a);
+	table_del(sd.by_pid, &a->by_pid);
+	app_unwatch(a);
+	if (a->pidfd >= 0) {
+		table_del(sd.by_pidfd, &a->by_pidfd);
+		close(a->pidfd);
 	}
 	consumer_call(MSG_C_APP_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
 	log_info("%s[%d] is gone", a->procname, (int)a->pid);
 	app_forget_marker(a);
-	app_unwatch(a);
-	if (a->pidfd >= 0)
-		close(a->pidfd);
-	if (a->sock >= 0) {
-		epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
-		close(a->sock);
-	}
 	munmap(a->ctl, SHM_CTL_SIZE);
 	munmap((void *)a->proc, SHM_PROC_SIZE);
 	close(a->ctl_fd);
@@ -702,7 +833,7 @@ void app_remove(struct app *a)
 		close(a->aggsegs[i].fd);
 	free(a->aggsegs);
 	free(a->ev);
-	free(a);
+	urcu_memb_call_rcu(&a->rcu, app_free);	/* the tables' nodes are in it */
 }
 
 /* Forget segments of a destroyed channel. */

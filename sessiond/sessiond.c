@@ -474,9 +474,10 @@ static void loop(void)
 					client_first(fd);
 			} else if (fd == sd.sig_fd)
 				on_signal();
-			else if ((a = app_by_sock(fd)) != NULL && app_message(a) < 0)
-				app_closed(a);
-			else if ((a = app_by_pidfd(fd)) != NULL)
+			else if ((a = app_by_sock(fd)) != NULL) {
+				if (app_message(a) < 0)
+					app_closed(a);
+			} else if ((a = app_by_pidfd(fd)) != NULL)
 				app_remove(a);	/* a detached process exited */
 		}
 		if (sd.consumer_pid == 0 && !sd.quit)
@@ -569,6 +570,14 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	sd.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	sd.epfd = epoll_create1(EPOLL_CLOEXEC);
+	/* after the signals are blocked: liburcu's threads inherit that */
+	if (apps_init() < 0) {
+		log_err("out of memory");
+		remove_runtime_files();
+		if (ready[1] >= 0)
+			(void)!write(ready[1], "e", 1);
+		return 1;
+	}
 	ep_add(sd.listen_fd);
 	ep_add(sd.sig_fd);
 	sd.next_chan_id = now_ns(CLOCK_REALTIME);
@@ -586,6 +595,7 @@ int main(int argc, char **argv)
 	sessions_shutdown();
 	while (sd.apps)
 		app_remove(sd.apps);
+	apps_fini();
 	if (sd.consumer_fd >= 0) {
 		close(sd.consumer_fd);
 		if (sd.consumer_pid > 0)

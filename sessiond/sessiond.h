@@ -7,12 +7,29 @@
  * It talks to the consumer daemon synchronously (request, then reply), so
  * that an event's description is in the consumer's metadata before any
  * control page enables the event.
+ *
+ * Traced processes (struct app) are found by key in liburcu's lock-free
+ * hash tables (memb flavour), so that a message, an exit or a registration
+ * costs the same with ten processes or thousands: by socket (every
+ * message), by pidfd (a detached process's exit) and by pid (its image at
+ * registration). The main thread, the only one that reads or changes
+ * them, is a registered RCU reader and holds the read lock for each
+ * lookup's walk; an app it finds stays valid after, since only that
+ * thread removes apps. A removed app's memory is freed by call_rcu after
+ * a grace period, as the tables require (its descriptors and mappings are
+ * closed at once); a node taken out of a table goes back in only after a
+ * grace period. Every app is also on the plain list sd.apps, newest
+ * first, for what visits them all (updates, replay, status): those walks
+ * call the consumer and remove apps as they go, which must not happen
+ * inside a read-side critical section.
  */
 #ifndef SHMTRACE_SESSIOND_H
 #define SHMTRACE_SESSIOND_H
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <urcu/urcu-memb.h>
+#include <urcu/rculfhash.h>
 #include "proto.h"
 #include "shm.h"
 
@@ -147,7 +164,12 @@ struct app {
 	uint32_t nsegs;
 	struct app_aggseg *aggsegs;	/* its aggregation segments */
 	uint32_t naggsegs;
-	struct app *next;
+	struct cds_lfht_node by_sock;	/* in sd.by_sock while sock >= 0 */
+	int sock_gp;			/* by_sock left its table: a grace period first */
+	struct cds_lfht_node by_pidfd;	/* in sd.by_pidfd while pidfd >= 0 */
+	struct cds_lfht_node by_pid;	/* in sd.by_pid, always */
+	struct rcu_head rcu;		/* freed after a grace period */
+	struct app *next, **pprev;	/* sd.apps */
 };
 
 struct sessiond {
@@ -163,7 +185,10 @@ struct sessiond {
 	struct session *sessions;
 	struct channel *chan[SHM_MAX_CHAN];
 	struct aggregation *agg[SHM_MAX_AGG];
-	struct app *apps;
+	struct app *apps;		/* every app, newest first */
+	struct cds_lfht *by_sock;	/* apps by socket, */
+	struct cds_lfht *by_pidfd;	/* ... by pidfd, */
+	struct cds_lfht *by_pid;	/* ... by pid (and image) */
 	int quit;
 };
 
@@ -176,6 +201,8 @@ int consumer_call(unsigned int type, const void *body, size_t len, const int *fd
 		  void *reply, size_t reply_len);
 
 /* app.c */
+int apps_init(void);
+void apps_fini(void);
 int app_accept(int fd, const void *body, size_t len, const int *fds);
 int app_message(struct app *a);
 void app_remove(struct app *a);
