@@ -26,11 +26,12 @@
  * it sends again are recognised and not forwarded twice.
  *
  * Registries (see sessiond.h for the RCU rules): from its registration to
- * app_remove() an app is on sd.apps and in sd.by_pid (hashed by pid;
- * app_same() finds its image there at registration); in sd.by_sock
- * exactly while its socket is open (sock >= 0); in sd.by_pidfd while it
- * has a pidfd. A lookup costs the same whatever the number of processes;
- * only commands and a new consumer's replay visit every app.
+ * app_remove() an app is on sd.apps and in sd.by_pid (hashed by pid:
+ * app_same() finds its image there at registration, the marker sweep its
+ * pid); in sd.by_sock exactly while its socket is open (sock >= 0); in
+ * sd.by_pidfd while it has a pidfd. A lookup costs the same whatever the
+ * number of processes; only commands and a new consumer's replay visit
+ * every app.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -78,6 +79,11 @@ static int match_sock(struct cds_lfht_node *n, const void *key)
 static int match_pidfd(struct cds_lfht_node *n, const void *key)
 {
 	return caa_container_of(n, struct app, by_pidfd)->pidfd == *(const int *)key;
+}
+
+static int match_pid(struct cds_lfht_node *n, const void *key)
+{
+	return caa_container_of(n, struct app, by_pid)->pid == *(const pid_t *)key;
 }
 
 static int match_image(struct cds_lfht_node *n, const void *key)
@@ -131,6 +137,14 @@ struct app *app_by_pidfd(int fd)
 	struct app *a = n ? caa_container_of(n, struct app, by_pidfd) : NULL;
 
 	return a && a->detached ? a : NULL;
+}
+
+/* An app of process @pid (any of its images), if we know one. */
+static struct app *app_by_pid(pid_t pid)
+{
+	struct cds_lfht_node *n = table_find(sd.by_pid, key_hash((uint64_t)pid), match_pid, &pid);
+
+	return n ? caa_container_of(n, struct app, by_pid) : NULL;
 }
 
 /* @fd is @a's socket from now on (its caller watches it); @a had none. */
@@ -703,7 +717,9 @@ static int proc_live(pid_t pid, uint64_t start)
  * start-up), the processes still there that catch their signal are rung.
  * The process removes its own at a normal exit; this catches crashes,
  * kills, _exit and execs into programs without the library. Called at
- * start-up and every MARKER_SWEEP_MS.
+ * start-up and every MARKER_SWEEP_MS. The marker of a registered process
+ * is passed over after a lookup (app_remove() sees to it), so a sweep
+ * reads only the files of processes not registered here.
  */
 void apps_markers(int ring)
 {
@@ -720,6 +736,10 @@ void apps_markers(int ring)
 		long pid = strtol(de->d_name, &end, 10);
 
 		if (*end || pid <= 0 || pid > INT32_MAX)
+			continue;
+		/* a registered process is alive (its socket or pidfd says when
+		 * not), and app_remove() sees to its marker */
+		if (app_by_pid((pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (read_small(path, text, sizeof(text)) < 0 ||

@@ -12,7 +12,7 @@
  * hash tables (memb flavour), so that a message, an exit or a registration
  * costs the same with ten processes or thousands: by socket (every
  * message), by pidfd (a detached process's exit) and by pid (its image at
- * registration). The main thread, the only one that reads or changes
+ * registration, its marker in the sweep). The main thread, the only one that reads or changes
  * them, is a registered RCU reader and holds the read lock for each
  * lookup's walk; an app it finds stays valid after, since only that
  * thread removes apps. A removed app's memory is freed by call_rcu after
