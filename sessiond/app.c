@@ -3,11 +3,15 @@
  * app.c - the registry of traced processes and their control pages.
  *
  * A process registers with one message carrying its control page, process
- * page and eventfd. The daemon checks the sender's credentials against the
- * message, the memfds' seals and sizes, maps the control page read-write
- * and becomes its only writer. Event descriptions and buffer segments
- * follow as further messages; they are validated here and forwarded to the
- * consumer, which acknowledges each, before anything enables the events.
+ * page and wake socket. The daemon checks the sender's credentials against
+ * the message, the memfds' seals and sizes, maps the control page
+ * read-write and becomes its only writer. Event descriptions and buffer
+ * segments follow as further messages; they are validated here and
+ * forwarded to the consumer, which acknowledges each, before anything
+ * enables the events. Descriptors kept per process: its socket, its pidfd,
+ * and what a new consumer must be given again (process page, wake socket,
+ * buffer and aggregation segments); the control page's is closed once
+ * mapped (its inode identifies it).
  *
  * Control page update (app_update): make the generation odd, write the
  * channel table and the enable masks, make it even (release), then ring the
@@ -243,13 +247,19 @@ static void app_ring(struct app *a)
 	__atomic_store_n(&a->ctl->ringing, 0, __ATOMIC_RELEASE);
 }
 
-/* Map @fd as @a's control page (read-write, we write it) and its process
- * page (read-only). */
+/*
+ * Map @ctl_fd as @a's control page (read-write, we write it; the
+ * descriptor is closed, its inode kept) and @proc_fd as its process page
+ * (read-only; the descriptor is kept for a new consumer).
+ */
 static int app_map(struct app *a, int ctl_fd, int proc_fd)
 {
 	struct shm_ctl_page *ctl;
+	struct stat st;
 	void *proc;
 
+	if (fstat(ctl_fd, &st) < 0)
+		return -errno;
 	ctl = mmap(NULL, SHM_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
 	if (ctl == MAP_FAILED)
 		return -ENOMEM;
@@ -258,16 +268,16 @@ static int app_map(struct app *a, int ctl_fd, int proc_fd)
 		munmap(ctl, SHM_CTL_SIZE);
 		return -ENOMEM;
 	}
-	if (a->ctl) {
+	close(ctl_fd);
+	if (a->ctl)
 		munmap(a->ctl, SHM_CTL_SIZE);
-		close(a->ctl_fd);
-	}
 	if (a->proc) {
 		munmap((void *)a->proc, SHM_PROC_SIZE);
 		close(a->proc_fd);
 	}
 	a->ctl = ctl;
-	a->ctl_fd = ctl_fd;
+	a->ctl_dev = st.st_dev;
+	a->ctl_ino = st.st_ino;
 	a->proc = proc;
 	a->proc_fd = proc_fd;
 	ctl->magic = SHM_CTL_MAGIC;
@@ -289,6 +299,8 @@ static void app_unwatch(struct app *a)
 /* The process of @a registers again on socket @fd: its trace goes on. */
 static int app_continue(struct app *a, int fd, const struct msg_app_register *m, const int *fds)
 {
+	struct stat st;
+
 	if (a->sock >= 0) {
 		/* what it sent before it lost that connection comes first */
 		while (app_message(a) > 0)
@@ -298,7 +310,8 @@ static int app_continue(struct app *a, int fd, const struct msg_app_register *m,
 	app_unwatch(a);
 	a->signo = (int)m->signo;
 	a->bell_lost = 0;
-	if (same_file(fds[0], a->ctl_fd) && same_file(fds[1], a->proc_fd)) {
+	if (fstat(fds[0], &st) == 0 && st.st_dev == a->ctl_dev && st.st_ino == a->ctl_ino &&
+	    same_file(fds[1], a->proc_fd)) {
 		close(fds[0]);
 		close(fds[1]);
 	} else if (app_map(a, fds[0], fds[1]) < 0) {
@@ -773,12 +786,9 @@ static void app_forget_marker(const struct app *a)
 static int app_maps_ctl(const struct app *a)
 {
 	char path[64], line[1024];
-	struct stat st;
 	int found = 0;
 	FILE *f;
 
-	if (fstat(a->ctl_fd, &st) < 0)
-		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)a->pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -789,7 +799,7 @@ static int app_maps_ctl(const struct app *a)
 
 		/* address perms offset dev inode path */
 		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 &&
-		    ino == (unsigned long long)st.st_ino && strstr(line, "shmtrace-ctl"))
+		    ino == (unsigned long long)a->ctl_ino && strstr(line, "shmtrace-ctl"))
 			found = 1;
 	}
 	fclose(f);
@@ -843,7 +853,6 @@ void app_remove(struct app *a)
 	app_forget_marker(a);
 	munmap(a->ctl, SHM_CTL_SIZE);
 	munmap((void *)a->proc, SHM_PROC_SIZE);
-	close(a->ctl_fd);
 	close(a->proc_fd);
 	close(a->efd);
 	for (uint32_t i = 0; i < a->nsegs; i++)

@@ -149,7 +149,8 @@ struct app {
 	uint64_t starttime;
 	char procname[PROTO_PROCNAME];
 	uint64_t instance;		/* its process image (registration) */
-	int ctl_fd;
+	dev_t ctl_dev;			/* its control page's memfd (not kept open) */
+	ino_t ctl_ino;
 	int proc_fd;
 	int efd;			/* its wake socket, for the consumer */
 	int pidfd;			/* -1, or watched while detached */
