@@ -80,7 +80,7 @@ static int allow_listen(void)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 128) < 0) {
+	if (bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, SOMAXCONN) < 0) {
 		ret = -errno;
 		close(fd);
 		return ret;

@@ -393,7 +393,7 @@ static int listen_socket(void)
 	if (fd < 0)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(sa.sun_path, 0600) < 0 ||
-	    listen(fd, 128) < 0) {
+	    listen(fd, SOMAXCONN) < 0) {
 		int ret = -errno;
 
 		close(fd);
