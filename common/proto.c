@@ -135,6 +135,7 @@ long proto_recv(int fd, void *buf, struct proto_hdr *hdr, int *fds, int flags)
 	};
 	struct cmsghdr *c;
 	int got[PROTO_MAX_FDS], ngot = 0;
+	size_t nrecv = 0;
 	long min;
 	ssize_t n;
 
@@ -153,6 +154,7 @@ long proto_recv(int fd, void *buf, struct proto_hdr *hdr, int *fds, int flags)
 			continue;
 		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 
+		nrecv += k;
 		for (size_t i = 0; i < k; i++) {
 			int f;
 
@@ -165,6 +167,11 @@ long proto_recv(int fd, void *buf, struct proto_hdr *hdr, int *fds, int flags)
 	}
 	if (n == 0 && ngot == 0)
 		return -ECONNRESET;
+	if ((msg.msg_flags & MSG_CTRUNC) && nrecv < PROTO_MAX_FDS) {
+		/* room for more, yet cut: the kernel could not give us one */
+		close_fds(got, ngot);
+		return -EMFILE;
+	}
 	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n < sizeof(*hdr))
 		goto bad;
 	memcpy(hdr, buf, sizeof(*hdr));

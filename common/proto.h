@@ -323,8 +323,10 @@ int proto_sendv(int fd, unsigned int type, int status, const void *b1, size_t l1
 /*
  * Receive one message into @buf (PROTO_MAX_MSG bytes). Returns the body
  * length (>= 0) with *type set, 0 fds or the type's fds in @fds; -EAGAIN,
- * -ECONNRESET on end of stream, -EPROTO on a malformed message (any
- * descriptors received are closed).
+ * -ECONNRESET on end of stream, -EPROTO on a malformed message, -EMFILE
+ * when the descriptors it carried could not all be received (the
+ * descriptor limit; the message is lost). Any descriptors received with a
+ * message refused are closed.
  */
 long proto_recv(int fd, void *buf, struct proto_hdr *hdr, int *fds, int flags);
 

@@ -158,7 +158,7 @@ int allow_accept(void)
 {
 	struct ucred cr = { .uid = (uid_t)-1 };
 	socklen_t crlen = sizeof(cr);
-	int fd = accept4(sd.app_listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd = accept_conn(sd.app_listen_fd, 2);
 
 	if (fd < 0)
 		return -1;
@@ -184,8 +184,11 @@ void allow_first(int fd)
 
 	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
 	n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
+	if (n == -EMFILE)
+		fds_exhausted();
 	if (n < 0) {
-		log_warn("application socket: malformed first message (%s)", strerror((int)-n));
+		log_warn("application socket: %s first message (%s)",
+			 n == -EMFILE ? "lost" : "malformed", strerror((int)-n));
 		close(fd);
 		return;
 	}

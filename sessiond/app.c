@@ -232,7 +232,13 @@ static void app_ring(struct app *a)
 	__atomic_store_n(&a->ctl->ringing, 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&a->proc->doorbell_off, __ATOMIC_SEQ_CST)) {
-		if (proc_catches(a->pid, a->signo) == 1) {
+		int catches = proc_catches(a->pid, a->signo);
+
+		if (catches == -EMFILE || catches == -ENFILE) {
+			fds_exhausted();	/* its reserve lets us look */
+			catches = proc_catches(a->pid, a->signo);
+		}
+		if (catches == 1) {
 			if (a->pidfd >= 0)
 				pidfd_send_signal(a->pidfd, a->signo, NULL, 0);
 			else
@@ -369,6 +375,8 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	old = app_same(m, cr.uid);
 	if (old)
 		return app_continue(old, fd, m, fds) == 0 ? 0 : -EPROTO;
+	if (fds_refuse((pid_t)m->pid))
+		goto fail;
 	a = calloc(1, sizeof(*a));
 	if (!a || app_map(a, fds[0], fds[1]) < 0) {
 		free(a);
@@ -657,6 +665,12 @@ int app_message(struct app *a)
 
 	if (n == -EAGAIN)
 		return 0;
+	if (n == -EMFILE) {
+		fds_exhausted();
+		log_warn("%s[%d]: a message lost (its descriptors are beyond the descriptor limit), "
+			 "closing", a->procname, (int)a->pid);
+		return (int)n;
+	}
 	if (n < 0) {
 		if (n != -ECONNRESET)
 			log_warn("%s[%d]: malformed message, closing", a->procname, (int)a->pid);
@@ -791,6 +805,10 @@ static int app_maps_ctl(const struct app *a)
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)a->pid);
 	f = fopen(path, "re");
+	if (!f && (errno == EMFILE || errno == ENFILE)) {
+		fds_exhausted();
+		f = fopen(path, "re");
+	}
 	if (!f)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f)) {

@@ -989,6 +989,7 @@ static int cmd_status(int fd, const char *name)
 		for (const struct app *a = sd.apps; a; a = a->next)
 			nproc++;
 		reply_text(fd, "  traced processes: %d\n", nproc);
+		fds_status(fd);
 		for (const struct app *a = sd.apps; a; a = a->next)
 			status_app(fd, a);
 		allow_status(fd, s);

@@ -150,6 +150,13 @@ int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2,
 			return -EPIPE;
 		}
 		n = proto_recv(sd.consumer_fd, buf, &h, rfds, 0);
+		if (n == -EMFILE) {
+			/* its reply came, without the descriptor it carried */
+			log_err("consumer reply to request %u lost: the descriptor limit is "
+				"reached", type);
+			fds_exhausted();
+			return -EMFILE;
+		}
 		if (n < 0 || (h.type != MSG_REPLY && h.type != MSG_C_STATS_REPLY)) {
 			log_err("bad reply from the consumer");
 			consumer_lost();
@@ -310,6 +317,120 @@ static void pending_expire(void)
 		log_warn("%u clients sent nothing for %u ms: closed", n, PENDING_MS);
 }
 
+/*
+ * The descriptor limit (a handful per traced process). FD_RESERVE
+ * descriptors are held from the start; when accept() or a message meets
+ * the limit they are let go, and until twice as many are free again new
+ * processes are refused (they are not traced; the log says how many), so
+ * that tracectl is still served and /proc still read. A listening socket
+ * whose connection cannot be accepted even then stays out of the loop for
+ * the rest of the round: no busy loop on it.
+ */
+#define FD_RESERVE	16
+
+static int fd_reserve[FD_RESERVE];
+static unsigned int fd_held;		/* of fd_reserve, open */
+static int fd_short;			/* the reserve was let go */
+static unsigned long fd_refused;	/* processes refused since */
+static unsigned long fd_refused_all;	/* ... since the start */
+static uint64_t fd_tried;		/* when we last tried to take it back */
+static long fd_limit;
+static int listen_paused;		/* 1: the main socket, 2: the application socket */
+
+static void close_all(const int *fds, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* Take the reserve (back): all of it, and only with as many free again. */
+static void fds_take(void)
+{
+	int fds[2 * FD_RESERVE];
+	unsigned int n = 0, want = fd_short ? 2 * FD_RESERVE : FD_RESERVE;
+
+	fd_tried = now_ns(CLOCK_MONOTONIC);
+	while (n < want && (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		n++;
+	if (n < want) {
+		close_all(fds, n);
+		return;
+	}
+	close_all(fds + FD_RESERVE, n - FD_RESERVE);
+	memcpy(fd_reserve, fds, sizeof(fd_reserve));
+	fd_held = FD_RESERVE;
+	if (fd_short)
+		log_info("descriptors free again: new processes are traced again (%lu were "
+			 "refused)", fd_refused);
+	fd_short = 0;
+}
+
+void fds_exhausted(void)
+{
+	if (fd_short)
+		return;
+	close_all(fd_reserve, fd_held);
+	fd_held = 0;
+	fd_short = 1;
+	fd_refused = 0;
+	log_warn("descriptor limit (%ld) reached: new processes are not traced until some "
+		 "exit (start the daemon with a higher hard limit, ulimit -Hn, to trace more)",
+		 fd_limit);
+}
+
+int fds_refuse(pid_t pid)
+{
+	if (!fd_short)
+		return 0;
+	fd_refused_all++;
+	if (!fd_refused++)
+		log_warn("pid %d not traced: the descriptor limit is reached", (int)pid);
+	return 1;
+}
+
+void fds_status(int fd)
+{
+	if (fd_refused_all)
+		reply_text(fd, "  processes not traced, refused at the descriptor limit (%ld): %lu\n",
+			   fd_limit, fd_refused_all);
+}
+
+/* accept() on @lfd (bit @which of listen_paused), or -1. */
+int accept_conn(int lfd, int which)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		fds_exhausted();
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			struct epoll_event ev = { .events = 0, .data.fd = lfd };
+
+			epoll_ctl(sd.epfd, EPOLL_CTL_MOD, lfd, &ev);
+			listen_paused |= which;
+		}
+	}
+	return fd;
+}
+
+/* Once per round of the loop: listen again, take the reserve back. */
+static void fds_round(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (listen_paused & 1) {
+		ev.data.fd = sd.listen_fd;
+		epoll_ctl(sd.epfd, EPOLL_CTL_MOD, sd.listen_fd, &ev);
+	}
+	if ((listen_paused & 2) && sd.app_listen_fd >= 0) {
+		ev.data.fd = sd.app_listen_fd;
+		epoll_ctl(sd.epfd, EPOLL_CTL_MOD, sd.app_listen_fd, &ev);
+	}
+	listen_paused = 0;
+	if (fd_short && now_ns(CLOCK_MONOTONIC) - fd_tried >= 1000000000ull)
+		fds_take();
+}
+
 /* A new connection's first message (it came) says what it is. */
 static void client_first(int fd)
 {
@@ -320,8 +441,11 @@ static void client_first(int fd)
 
 	reply_stuck_fd = -1;
 	n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
+	if (n == -EMFILE)
+		fds_exhausted();
 	if (n < 0) {
-		log_warn("malformed first message (%s)", strerror((int)-n));
+		log_warn("%s first message (%s)", n == -EMFILE ? "lost" : "malformed",
+			 strerror((int)-n));
 		if (n == -EPROTO)
 			reply_end(fd, -EPROTO, "malformed message");
 		close(fd);
@@ -350,7 +474,7 @@ static void client_first(int fd)
 
 static void on_listen(void)
 {
-	int fd = accept4(sd.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd = accept_conn(sd.listen_fd, 1);
 
 	if (fd < 0)
 		return;
@@ -483,6 +607,7 @@ static void loop(void)
 		if (sd.consumer_pid == 0 && !sd.quit)
 			consumer_check();
 		pending_expire();
+		fds_round();
 		if (!sd.quit)
 			sessions_tick();
 		if (now_ns(CLOCK_MONOTONIC) - last_sweep >= MARKER_SWEEP_MS * 1000000ull) {
@@ -501,7 +626,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int daemonize = 0, c, ready[2] = { -1, -1 }, ret = -ENOENT;
-	long nofile;
 	char logpath[1100];
 	sigset_t mask;
 
@@ -518,7 +642,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_init("trace-sessiond", NULL);
-	nofile = nofile_raise();	/* a few descriptors per traced process */
+	fd_limit = nofile_raise();	/* a few descriptors per traced process */
 	if (home_resolve(sd.home, sizeof(sd.home)) < 0 || (ret = home_prepare(sd.home)) < 0) {
 		log_err("cannot use SHMTRACE_HOME %s: %s", sd.home,
 			strerror(sd.home[0] ? -ret : ENOENT));
@@ -578,13 +702,14 @@ int main(int argc, char **argv)
 			(void)!write(ready[1], "e", 1);
 		return 1;
 	}
+	fds_take();
 	ep_add(sd.listen_fd);
 	ep_add(sd.sig_fd);
 	sd.next_chan_id = now_ns(CLOCK_REALTIME);
 	find_consumerd();
 	if (consumer_start() < 0)
 		log_err("cannot start the consumer daemon %s", sd_consumerd);
-	log_info("listening in %s (%ld descriptors at most)", sd.home, nofile);
+	log_info("listening in %s (%ld descriptors at most)", sd.home, fd_limit);
 	if (ready[1] >= 0) {
 		(void)!write(ready[1], "k", 1);
 		close(ready[1]);

@@ -200,6 +200,14 @@ int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2,
 		   const int *fds, int nfds, void *reply, size_t reply_len);
 int consumer_call(unsigned int type, const void *body, size_t len, const int *fds, int nfds,
 		  void *reply, size_t reply_len);
+/* The descriptor limit was met (EMFILE): from now on new processes are refused. */
+void fds_exhausted(void);
+/* Is process @pid, new, to be refused for want of descriptors? 1: yes, said in the log. */
+int fds_refuse(pid_t pid);
+/* For tracectl status: the processes refused so far, when any. */
+void fds_status(int fd);
+/* accept() a connection on listening socket @lfd (@which: 1 main, 2 application), or -1. */
+int accept_conn(int lfd, int which);
 
 /* app.c */
 int apps_init(void);

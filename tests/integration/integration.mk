@@ -12,6 +12,7 @@ INTEGRATION_TESTS = \
 	tests/integration/doorbell-taken.sh \
 	tests/integration/fork-handlers.sh \
 	tests/integration/markers.sh \
+	tests/integration/fd-limit.sh \
 	tests/integration/hostile-clients.sh \
 	tests/integration/other-uid.sh \
 	tests/integration/scribble.sh \

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A session daemon at its descriptor limit (a handful per traced process)
+# refuses new processes and says so in its log, goes on tracing those it
+# has and serving tracectl; once they exit, new processes are traced again.
+. "$(dirname "$0")/lib.sh"
+LOG=$SHMTRACE_HOME/sessiond.log
+(ulimit -n 48 && start_daemons)
+new_session "$WORK/out" 'shmtrace_test:*'
+
+n=0
+while [ $n -lt 12 ] && ! grep -q "descriptor limit (48) reached" "$LOG"; do
+	n=$((n + 1))
+	gen_bg "p$n" ready -w -m -n 10
+	eval "P$n=\$IDLE_PID"
+done
+grep -q "descriptor limit (48) reached" "$LOG" || fail "$n processes and no descriptor limit"
+n=$((n + 1))	# one more, refused
+gen_bg "p$n" ready -w -m -n 10
+eval "P$n=\$IDLE_PID"
+grep -q "not traced: the descriptor limit is reached" "$LOG" ||
+	fail "no process said refused: $(grep -i descriptor "$LOG")"
+"$TRACECTL" status s >"$WORK/status" || fail "status failed at the limit"
+traced=$(sed -n 's/^ *traced processes: //p' "$WORK/status")
+grep -q "processes not traced, refused at the descriptor limit (48): [1-9]" "$WORK/status" ||
+	fail "status does not say that processes were refused: $(cat "$WORK/status")"
+[ -n "$traced" ] && [ "$traced" -lt "$n" ] && [ "$traced" -ge 2 ] ||
+	fail "at the limit, status says '$traced' processes traced of $n"
+
+for i in $(seq "$n"); do
+	release_idle "p$i"
+	eval "wait \$P$i" || fail "process $i failed"
+done
+for _ in $(seq 50); do
+	grep -q "descriptors free again" "$LOG" && break
+	sleep 0.1
+done
+grep -q "descriptors free again" "$LOG" || fail "the daemon did not take its reserve back"
+gen_bg again ready -w -m -n 10
+[ "$("$TRACECTL" status s | sed -n 's/^ *traced processes: //p')" = 1 ] ||
+	fail "a new process is not traced once the others exited"
+release_idle again
+wait "$IDLE_PID" || fail "the last process failed"
+"$TRACECTL" stop s >/dev/null || fail "stop failed"
+got=$("$TRACE_READ" "$WORK/out" | grep -c "shmtrace_test:event" || true)
+[ "$got" -ge 10 ] || fail "$got events recorded"
+echo "ok: $traced of $n processes traced at the limit, tracectl served, then traced again"
