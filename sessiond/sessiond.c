@@ -203,6 +203,7 @@ static void vreply(int fd, unsigned int type, int status, const char *fmt, va_li
 
 	if (fd == reply_stuck_fd)
 		return;
+	text[0] = 0;
 	if (fmt)
 		n = vsnprintf(text, sizeof(text), fmt, ap);
 	if (n < 0)
