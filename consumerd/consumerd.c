@@ -548,17 +548,6 @@ static void clocks_init(void)
 	}
 }
 
-/* One descriptor per stream file: take all the kernel allows. */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: trace-consumerd --fd FD [--home DIR] [--workers N]\n"
@@ -607,6 +596,7 @@ int main(int argc, char **argv)
 	char home[1024] = "", logpath[1100], pidpath[1100] = "";
 	const char *env = getenv("SHMTRACE_CONSUMER_WORKERS");
 	unsigned int workers = 0;
+	long nofile;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:H:w:hV", opts, NULL)) != -1) {
@@ -645,7 +635,10 @@ int main(int argc, char **argv)
 		log_dbg("cannot raise the consumer's priority: %s", strerror(errno));
 	signal(SIGTERM, on_term);
 	clocks_init();
-	raise_nofile();
+	/* a descriptor per stream file and process: take all the kernel allows */
+	nofile = nofile_raise();
+	if (nofile < 0)
+		log_dbg("cannot raise the descriptor limit: %s", strerror((int)-nofile));
 	if (!workers && env && *env && !(workers = parse_workers(env)))
 		log_warn("ignoring SHMTRACE_CONSUMER_WORKERS='%s': not 1 to %d", env, WORKERS_MAX);
 	if (!workers)
