@@ -4,7 +4,7 @@
 # connections, random, truncated, oversized and lying messages,
 # registrations with descriptors of the wrong kind. Each is refused and
 # logged, no descriptor leaks, and `tracectl list` answers within 100 ms
-# (median of 5) all along.
+# (median of 5; 3 times its time alone when that is longer) all along.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 not installed: skipped"; exit 77; }
 PY=$top_srcdir/tests/integration/hostile-clients.py
@@ -24,6 +24,10 @@ median_list_ms() {
 }
 
 base=$(median_list_ms)
+# a daemon served in turn answers within 100 ms, or 3 times its time alone
+# when other load slows everything (a daemon blocked by a client takes
+# seconds: the timeouts)
+limit=$((3 * base > 100 ? 3 * base : 100))
 before=$(fds)
 
 # 1. a thousand connections that never send anything
@@ -36,7 +40,7 @@ exec {IDLE_OUT}<"$WORK/idle.out"
 read -r -t 120 line <&"$IDLE_OUT" || true
 [ "$line" = open ] || fail "the idle clients could not connect: '$line'"
 ms=$(median_list_ms)
-[ "$ms" -lt 100 ] || fail "tracectl list took $ms ms with 1000 idle connections (alone: $base)"
+[ "$ms" -lt "$limit" ] || fail "tracectl list took $ms ms with 1000 idle connections (alone: $base)"
 echo go >&"$IDLE_IN"
 wait "$idle" || true
 grep -q "sent nothing" "$SHMTRACE_HOME/sessiond.log" || fail "idle connections not logged"
@@ -45,7 +49,7 @@ grep -q "sent nothing" "$SHMTRACE_HOME/sessiond.log" || fail "idle connections n
 n=$(python3 "$PY" "$S" junk) || fail "the junk client failed"
 [ "$n" -eq 0 ] || fail "$n malformed messages were not refused"
 ms2=$(median_list_ms)
-[ "$ms2" -lt 100 ] || fail "tracectl list took $ms2 ms after the junk"
+[ "$ms2" -lt "$limit" ] || fail "tracectl list took $ms2 ms after the junk (alone: $base)"
 
 # 3. registrations with descriptors of the wrong kind
 n=$(python3 "$PY" "$S" fds 2>"$WORK/fds.err") || fail "the fds client failed"
