@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "aggr.h"
-#include "stream.h"
+#include "seg.h"
 #include "worker.h"
 #include "home.h"
 #include "log.h"

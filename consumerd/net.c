@@ -51,7 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "net.h"
-#include "stream.h"
+#include "seg.h"
 #include "log.h"
 #include "relay.h"
 #include "util.h"

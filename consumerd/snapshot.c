@@ -30,7 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "stream.h"
+#include "seg.h"
 #include "log.h"
 #include "util.h"
 

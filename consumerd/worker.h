@@ -12,7 +12,7 @@
 #ifndef SHMTRACE_CONSUMERD_WORKER_H
 #define SHMTRACE_CONSUMERD_WORKER_H
 
-#include "stream.h"
+#include "seg.h"
 
 /*
  * At most @n worker threads, started as streams come (never more than

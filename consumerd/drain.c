@@ -45,7 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <lz4frame.h>
-#include "stream.h"
+#include "seg.h"
 #include "log.h"
 #include "worker.h"
 #include "tsc.h"
