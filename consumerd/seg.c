@@ -29,10 +29,12 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "app.h"
 #include "drain.h"
+#include "log.h"
 #include "seg.h"
 #include "stats.h"
 #include "trace.h"
@@ -42,9 +44,11 @@
 int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 {
 	struct c_chan *ch = chan_find(m->chan_id);
-	uint32_t slot_hdr, slot_size;
+	uint32_t slot_hdr, slot_size, added;
+	const char *what;
 	struct c_seg *s;
 	void *base;
+	int ret;
 
 	if (!ch || m->chan_slot != ch->slot || !shm_geometry_ok(m->subbuf_size, m->num_subbuf) ||
 	    m->nslots == 0 || m->nslots > SHM_MAX_SLOTS || m->first_slot > SHM_MAX_SLOTS ||
@@ -52,23 +56,32 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		return -EINVAL;
 	slot_hdr = shm_slot_hdr_size(m->num_subbuf);
 	slot_size = slot_hdr + m->subbuf_size * m->num_subbuf;
-	if (m->size != SHM_PAGE + (uint64_t)slot_size * m->nslots || memfd_check(fd, m->size) < 0)
+	if (m->size != SHM_PAGE + (uint64_t)slot_size * m->nslots)
 		return -EINVAL;
+	what = "its memfd";
+	ret = memfd_check(fd, m->size);
+	if (ret < 0)
+		goto fail;
+	what = "mmap";
+	base = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		ret = -errno;
+		goto fail;
+	}
+	what = "its streams";
+	ret = -ENOMEM;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return -ENOMEM;
+		goto err_unmap;
 	s->streams = calloc(m->nslots, sizeof(*s->streams));
-	s->trace = trace_get(a, ch);
-	base = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!s->streams)
+		goto err_free;
 	/* (a trace that could not be written is drained all the same, its
 	 * events counted as lost: its class is declared before its packets) */
-	if (!s->streams || !s->trace || base == MAP_FAILED) {
-		if (base != MAP_FAILED)
-			munmap(base, m->size);
-		free(s->streams);
-		free(s);
-		return -ENOMEM;
-	}
+	what = "its trace";
+	s->trace = trace_get(a, ch);
+	if (!s->trace)
+		goto err_free;
 	s->chan = ch;
 	s->clock = a->clock;
 	s->context = m->context;
@@ -92,19 +105,27 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		/* resume where a previous consumer stopped */
 		st->rd.rseq = __atomic_load_n(&st->rb.hdr->consumed, __ATOMIC_ACQUIRE);
 	}
-	for (uint32_t i = 0; i < m->nslots; i++) {
-		if (wk_stream_add(&s->streams[i], a->asleep) == 0)
-			continue;
-		while (i--)
-			wk_stream_del(&s->streams[i]);
-		munmap(base, m->size);
-		free(s->streams);
-		free(s);
-		return -ENOMEM;
+	what = "the draining threads' lists";
+	for (added = 0; added < m->nslots; added++) {
+		ret = wk_stream_add(&s->streams[added], a->asleep);
+		if (ret < 0)
+			goto err_streams;
 	}
 	s->next = a->segs;
 	a->segs = s;
 	return 0;
+err_streams:
+	while (added--)
+		wk_stream_del(&s->streams[added]);
+err_free:
+	free(s->streams);
+	free(s);
+err_unmap:
+	munmap(base, m->size);
+fail:
+	log_err("%s[%u]: buffer segment %u of channel %s not mapped: %s: %s (errno %d)",
+		a->procname, a->pid, m->seg_index, ch->name, what, strerror(-ret), -ret);
+	return ret;
 }
 
 void seg_free(struct c_seg *s)

@@ -58,7 +58,9 @@ struct c_seg {
 
 /*
  * Map segment @m of @a from memfd @fd (the caller's, still), its streams
- * given to the draining threads; 0, -EINVAL or -ENOMEM.
+ * given to the draining threads. 0; -EINVAL for a description that does
+ * not fit the channel; else the -errno of the step that failed (the
+ * memfd's check, mmap, an allocation), logged.
  */
 int seg_add(struct c_app *a, const struct msg_segment *m, int fd);
 /* Its streams closed (drain them out first), its memory unmapped, freed. */
