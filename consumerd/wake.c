@@ -167,8 +167,26 @@ static int app_sleep(struct c_app *a)
 {
 	app_drain(a);
 	__atomic_store_n(&a->proc->consumer_sleeping, 1, __ATOMIC_RELAXED);
+	/*
+	 * Dekker, the consumer's side; the writer's is lib_wake_consumer()
+	 * (libtrace/control.c). This barrier orders our store of
+	 * consumer_sleeping = 1 before our loads of the slots' `closed` in
+	 * app_pending(). Only a full barrier orders a store before a later
+	 * load: a release or acquire fence does not, and even x86 lets the
+	 * load go first while the store waits in the store buffer. The writer
+	 * mirrors it: release store of `closed` + 1, full barrier, load of
+	 * consumer_sleeping. Both barriers are in one total order, so one side
+	 * sees the other's store: we see the new packet and stay polled, or
+	 * the writer sees the flag and sends a datagram. Without this one, we
+	 * could read the old `closed` while the writer reads the old flag, 0:
+	 * we park the streams, it sends nothing, and its packet waits in the
+	 * ring until the process publishes another or the channel's next
+	 * flush interval drains the parked streams (a writer that then stays
+	 * idle is late on disk by a whole interval).
+	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (app_pending(a) || park_streams(a, WK_PARKED) < 0) {
+		/* (no barrier to clear it: at worst a writer sends a needless datagram) */
 		__atomic_store_n(&a->proc->consumer_sleeping, 0, __ATOMIC_RELAXED);
 		return app_drain(a) > 0;
 	}
