@@ -50,10 +50,14 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "net.h"
-#include "stream.h"
+#include "app.h"
+#include "chan.h"
+#include "clock.h"
 #include "log.h"
+#include "net.h"
 #include "relay.h"
+#include "seg.h"
+#include "trace.h"
 #include "util.h"
 
 #define NET_QMAX		(4u << 20)	/* queued bytes before packets wait */
@@ -551,7 +555,7 @@ void net_settle(struct c_relay *r, int confirm_all)
 	}
 }
 
-/* ---- hooks of stream.c ------------------------------------------------ */
+/* ---- hooks of trace.c and drain.c -------------------------------------- */
 
 int net_trace_start(struct c_trace *t)
 {

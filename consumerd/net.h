@@ -73,7 +73,7 @@ void net_settle(struct c_relay *r, int confirm);
 /* Packets left in the buffers because the relay could not take them. */
 extern unsigned long net_deferred;
 
-/* Hooks of stream.c; -EAGAIN: not now, the packet stays in its buffer. */
+/* Hooks of trace.c and drain.c; -EAGAIN: not now, the packet stays in its buffer. */
 int net_trace_start(struct c_trace *t);
 int net_trace_ready(struct c_trace *t);
 void net_trace_close(struct c_trace *t);

@@ -30,8 +30,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "stream.h"
+#include "app.h"
+#include "chan.h"
 #include "log.h"
+#include "meta.h"
+#include "seg.h"
+#include "snapshot.h"
+#include "trace.h"
 #include "util.h"
 
 /* Copy packet @seq of @st if the ring still holds it: its length, or < 0. */
@@ -109,7 +114,7 @@ static int snap_stream(const struct c_seg *s, const struct c_stream *st, const c
 				return -errno;
 		}
 		p.stream_id = s->context;
-		p.stream_instance_id = stream_instance_id(s, st);
+		p.stream_instance_id = seg_instance_id(s, st);
 		ctf_packet_header(hdr, info, &p);
 		ret = write_all(fd, hdr, sizeof(hdr));
 		if (ret == 0)
@@ -168,7 +173,7 @@ static int snap_trace(struct c_app *a, struct c_trace *t, const char *output, ch
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
 	if (fd < 0)
 		ret = -errno;
-	else if ((ret = trace_meta_write(fd, a, &info, classes)) == 0 && close(fd) < 0)
+	else if ((ret = meta_write(fd, a, &info, classes)) == 0 && close(fd) < 0)
 		ret = -errno;
 	else if (ret < 0)
 		close(fd);

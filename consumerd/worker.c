@@ -10,7 +10,7 @@
  * the fewest; a worker is started when every running one has a stream
  * already, up to the configured count, so there are never more workers
  * than streams. Each thread keeps two lists: the streams of processes
- * polled (awake) and of processes asleep (parked, see consumerd.c), so
+ * polled (awake) and of processes asleep (parked, see wake.c), so
  * that a round over the polled streams costs what the busy processes
  * have, not what all processes have.
  *
@@ -30,8 +30,8 @@
  * Between rounds only the main thread runs: it alone adds and removes
  * apps, channels, segments and streams, rotates, snapshots and takes
  * statistics, all single-threaded as before workers existed. During a
- * round the workers share only what struct c_trace's lock and the error
- * lock of stream.c protect; compression and overwrite copies use
+ * round the workers share only what struct c_trace's lock (trace.c) and
+ * the error lock of werr.c protect; compression and overwrite copies use
  * per-thread buffers.
  *
  * A crash of any thread is a crash of the consumer: the next one resumes
@@ -47,8 +47,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <urcu/wfcqueue.h>
-#include "worker.h"
+#include "app.h"
+#include "chan.h"
 #include "log.h"
+#include "seg.h"
+#include "trace.h"
+#include "worker.h"
 
 struct wk_list {
 	struct c_stream **v;
@@ -121,7 +125,7 @@ static int lists_drain(const struct wk_lists *ls, const struct wk_job *j)
 				continue;
 			if (s->chan->flush_due && h < DRAIN_PARTIAL)
 				h = DRAIN_PARTIAL;
-			n = stream_drain(s, st, h);
+			n = drain_stream(s, st, h);
 			if (n > 0)
 				__atomic_store_n(&s->trace->app->last_data, j->now, __ATOMIC_RELAXED);
 			written += n;
@@ -150,7 +154,7 @@ static void *wk_thread(void *arg)
 		if (__atomic_sub_fetch(&wk_pending, 1, __ATOMIC_ACQ_REL) == 0)
 			futex_wake(&wk_pending);
 	}
-	stream_thread_fini();
+	drain_thread_fini();
 	return NULL;
 }
 

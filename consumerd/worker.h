@@ -12,7 +12,11 @@
 #ifndef SHMTRACE_CONSUMERD_WORKER_H
 #define SHMTRACE_CONSUMERD_WORKER_H
 
-#include "stream.h"
+#include <stdint.h>
+#include "drain.h"
+
+struct c_chan;
+struct c_stream;
 
 /*
  * At most @n worker threads, started as streams come (never more than
@@ -35,7 +39,7 @@ int wk_stream_park(struct c_stream *st, int parked);
  * Drain the polled streams, and the parked ones too if @all (of channel
  * @only, if not NULL), as @how says, open packets too for channels with
  * flush_due set; a process whose streams gave something gets last_data =
- * @now. Returns the ranges written (see seg_drain()). Main thread only.
+ * @now. Returns the ranges written (see drain_stream()). Main thread only.
  */
 int wk_round(enum drain how, const struct c_chan *only, int all, uint64_t now);
 /* Worker threads running. */

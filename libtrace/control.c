@@ -127,6 +127,22 @@ void lib_wake_consumer(void)
 
 	if (!proc)
 		return;
+	/*
+	 * Dekker, the writer's side; the consumer's is app_sleep()
+	 * (consumerd/wake.c). Our caller has just published a packet: a
+	 * release store of the slot's `closed` (rb_close()). This barrier
+	 * orders that store before our load of consumer_sleeping. Release
+	 * orders it only before our later stores: the load could still be
+	 * done first, the store waiting in the store buffer (even on x86), so
+	 * it takes a full barrier. The consumer mirrors it: store of
+	 * consumer_sleeping = 1, full barrier, loads of every slot's `closed`.
+	 * Both barriers are in one total order, so one side sees the other's
+	 * store: the consumer sees our packet before it sleeps, or we see its
+	 * flag and send the datagram. Without this one, we could read the old
+	 * flag, 0, while the consumer reads the old `closed`: no datagram, and
+	 * the packet waits in the ring until we publish another or the
+	 * channel's next flush interval.
+	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&proc->consumer_sleeping, __ATOMIC_RELAXED))
 		return;

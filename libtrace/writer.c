@@ -47,6 +47,8 @@ static void writer_put(unsigned int c)
 	struct shmtrace__wbuf *w = &shmtrace__tls.w[c];
 
 	if (ws->rb.hdr) {
+		/* the release store of `closed`, then the full barrier and the
+		 * look at consumer_sleeping (the writer's side of the wake-up) */
 		if (rb_close(&ws->rb, w))
 			lib_wake_consumer();
 		pool_release(&ws->rb);
@@ -149,7 +151,10 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 			      &published);
 	if (published) {
 		/* a sub-buffer filled: the rest of the first lap without faults;
-		 * the consumer woken after, not to compete with it */
+		 * the consumer woken after, not to compete with it (its packet is
+		 * published already: rb_close() stored `closed`, and
+		 * lib_wake_consumer() orders that store before its look at
+		 * consumer_sleeping) */
 		if (!ws->ready) {
 			ws->ready = 1;
 			pool_prepare(c, ws->chan_id, ws->slot, &ws->rb);

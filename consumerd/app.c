@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * app.c - the consumer's traced processes: registered (and registered
+ * again), their event descriptions, their losses without a buffer, their
+ * end.
+ *
+ * The table (c_app_ht) is a lock-free RCU hash table by id. Only the main
+ * thread adds and removes processes; a removed process is freed by
+ * call_rcu after a grace period. Lookups and walks hold the RCU read lock,
+ * which the main thread holds while it runs (consumerd.c), so that a reader
+ * on any thread never sees freed memory.
+ *
+ * Fields: the main thread alone writes a process's fields, its lists of
+ * traces and segments, its page and its event descriptions, between
+ * rounds; the workers read them during a round (worker.c orders the two).
+ * The workers write last_data only (wake.c).
+ *
+ * The process page is shared with the process, which is trusted for
+ * nothing: the memfd must be sealed against resizing and have the page's
+ * size before it is mapped, so it cannot shrink under the mapping. The
+ * process adds to lost_nobuf[slot] (atomic adds); they are counts, read
+ * relaxed: nothing else is published with them. nobuf_fresh is set by the
+ * process on a new process image's page; the consumer that takes the page
+ * clears it (an atomic exchange) and then counts lost_nobuf from 0, else
+ * from the value it finds. consumer_sleeping is the consumer's (wake.c).
+ *
+ * Event descriptions: each id is described once (a description replayed
+ * after a restart is ignored) and appended to the metadata of every trace
+ * of the process (meta.c) before the session daemon enables the event, so
+ * no packet can hold an event its trace does not describe.
+ *
+ * The end of a process (the session daemon saw it exit or crash, or the
+ * consumer stops): everything committed in its buffers is drained out,
+ * open packets too, its stream files and traces closed, its page
+ * unmapped. A process that crashed loses only the event it was writing;
+ * a consumer that crashed leaves the pages to the next one, which the
+ * session daemon gives every process again.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "app.h"
+#include "chan.h"
+#include "drain.h"
+#include "log.h"
+#include "meta.h"
+#include "seg.h"
+#include "trace.h"
+#include "tsc.h"
+#include "util.h"
+#include "wake.h"
+#include "werr.h"
+
+struct cds_lfht *c_app_ht;
+
+static int capp_match(struct cds_lfht_node *n, const void *key)
+{
+	return caa_container_of(n, struct c_app, node)->id == *(const uint64_t *)key;
+}
+
+int capp_init(void)
+{
+	int flags = CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING;
+
+	c_app_ht = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
+	return c_app_ht ? 0 : -ENOMEM;
+}
+
+void capp_fini(void)
+{
+	urcu_memb_barrier();	/* deferred frees, and the table's own */
+	cds_lfht_destroy(c_app_ht, NULL);
+}
+
+struct c_app *capp_find(uint64_t id)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *n;
+
+	cds_lfht_lookup(c_app_ht, hash_id(id), capp_match, &id, &it);
+	n = cds_lfht_iter_get_node(&it);
+	return n ? caa_container_of(n, struct c_app, node) : NULL;
+}
+
+/*
+ * The same app id again is the same process registering anew after it
+ * lost its descriptors: its trace goes on, with the new page and socket
+ * (the process copied its counters into the new page).
+ */
+int capp_add(const struct msg_c_app *m, const int *fds)
+{
+	struct c_app *a = capp_find(m->app_id);
+	struct stat st;
+	void *proc;
+
+	if (memfd_check(fds[0], SHM_PROC_SIZE) < 0 || fstat(fds[1], &st) < 0 ||
+	    !S_ISSOCK(st.st_mode))
+		goto bad;
+	proc = mmap(NULL, SHM_PROC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+	if (proc == MAP_FAILED)
+		goto bad;
+	close(fds[0]);
+	if (a) {
+		struct shm_proc_page *old = a->proc;
+
+		for (struct c_seg *s = a->segs; s; s = s->next)
+			s->proc = proc;
+		a->proc = proc;
+		munmap(old, SHM_PROC_SIZE);
+		wake_renew(a, fds[1], now_ns(CLOCK_MONOTONIC));
+		log_info("%s[%u] registered again", a->procname, a->pid);
+		return 0;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		munmap(proc, SHM_PROC_SIZE);
+		goto bad;
+	}
+	a->id = m->app_id;
+	a->pid = m->pid;
+	a->clock = m->clock <= CLOCK_KIND_TSC ? m->clock : CLOCK_KIND_MONOTONIC;
+	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
+	a->proc = proc;
+	/* a new process image's counts are all ours (a forked child's drops
+	 * before its handler ran); else they start from here */
+	if (!__atomic_exchange_n(&a->proc->nobuf_fresh, 0, __ATOMIC_RELAXED))
+		for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
+			capp_nobuf_start(a, i);
+	wake_start(a, fds[1], now_ns(CLOCK_MONOTONIC));
+	cds_lfht_node_init(&a->node);
+	cds_lfht_add(c_app_ht, hash_id(a->id), &a->node);
+	return 0;
+bad:
+	close(fds[0]);
+	close(fds[1]);
+	return -EINVAL;
+}
+
+int capp_add_events(struct c_app *a, const char *body, size_t len)
+{
+	struct proto_event ev;
+	size_t pos = sizeof(struct msg_events);
+	int ret;
+
+	while ((ret = proto_event_decode(body, len, &pos, &ev)) == 1) {
+		if (ev.id >= SHM_MAX_EVENTS)
+			return -EPROTO;
+		if (ev.id >= a->nev) {
+			struct proto_event *nv = realloc(a->ev, (ev.id + 1) * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			memset(nv + a->nev, 0, (ev.id + 1 - a->nev) * sizeof(*nv));
+			a->ev = nv;
+			a->nev = ev.id + 1;
+		}
+		if (a->ev[ev.id].name[0])
+			continue;	/* replayed after a restart */
+		a->ev[ev.id] = ev;
+	}
+	if (ret < 0)
+		return ret;
+	/* (a trace that cannot take them now takes them before its next packet) */
+	for (struct c_trace *t = a->traces; t; t = t->next) {
+		char path[PROTO_PATH_MAX + 128];
+
+		if (t->rotated || t->meta_bad)
+			continue;
+		ret = meta_append_events(t);
+		if (ret < 0) {
+			meta_path(t, path, sizeof(path));
+			werr_record(t->chan, t, path, -ret);
+		}
+	}
+	return 0;
+}
+
+static void capp_free_rcu(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct c_app, rcu));
+}
+
+void capp_free(struct c_app *a)
+{
+	struct cds_lfht_iter it;
+	struct c_chan *ch;
+
+	cds_lfht_del(c_app_ht, &a->node);
+	while (a->segs) {
+		struct c_seg *s = a->segs;
+
+		a->segs = s->next;
+		drain_seg_out(s);
+		seg_free(s);
+	}
+	while (a->traces) {
+		struct c_trace *t = a->traces;
+
+		a->traces = t->next;
+		trace_free(t);
+	}
+	chan_for_each(&it, ch)
+		ch->gone.nobuf += capp_nobuf(a, ch->slot);
+	if (a->proc)
+		munmap(a->proc, SHM_PROC_SIZE);
+	a->proc = NULL;
+	wake_stop(a);
+	free(a->ev);
+	urcu_memb_call_rcu(&a->rcu, capp_free_rcu);
+}
+
+/*
+ * The process's counter is per slot, and a slot may have served an earlier
+ * channel: what counts is the difference from when the channel began.
+ */
+uint64_t capp_nobuf(const struct c_app *a, unsigned int slot)
+{
+	if (!a->proc || slot >= SHM_MAX_CHAN)
+		return 0;
+	return __atomic_load_n(&a->proc->lost_nobuf[slot], __ATOMIC_RELAXED) - a->nobuf_base[slot];
+}
+
+void capp_nobuf_start(struct c_app *a, unsigned int slot)
+{
+	if (a->proc && slot < SHM_MAX_CHAN)
+		a->nobuf_base[slot] = __atomic_load_n(&a->proc->lost_nobuf[slot], __ATOMIC_RELAXED);
+}

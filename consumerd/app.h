@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * app.h - the consumer's traced processes (app.c).
+ */
+#ifndef SHMTRACE_CONSUMERD_APP_H
+#define SHMTRACE_CONSUMERD_APP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <urcu/urcu-memb.h>
+#include <urcu/list.h>
+#include <urcu/rculfhash.h>
+#include "proto.h"
+#include "shm.h"
+
+struct c_trace;
+struct c_seg;
+
+struct c_app {
+	uint64_t id;
+	uint32_t pid;
+	uint32_t clock;			/* CLOCK_KIND_* */
+	char procname[PROTO_PROCNAME];
+	struct shm_proc_page *proc;
+	uint64_t nobuf_base[SHM_MAX_CHAN];	/* lost_nobuf when each channel began */
+	struct proto_event *ev;		/* by id; name[0] == 0: unknown */
+	uint32_t nev;
+	struct c_trace *traces;
+	struct c_seg *segs;
+	int efd;			/* its wake socket (wake.c) */
+	int asleep;			/* consumer_sleeping set: its streams parked (wake.c) */
+	uint64_t last_data;		/* when its streams last gave something (ns) */
+	struct cds_list_head awake;	/* in the list of polled processes, if !asleep */
+	struct cds_lfht_node node;	/* in c_app_ht, by id */
+	struct rcu_head rcu;
+};
+
+/* The processes by id; see app.c for who may walk it and when. */
+extern struct cds_lfht *c_app_ht;
+
+#define capp_for_each(it, a)	cds_lfht_for_each_entry(c_app_ht, it, a, node)
+
+/* The table; 0 or -ENOMEM. */
+int capp_init(void);
+/* Once every process was freed and no reader is left. */
+void capp_fini(void);
+struct c_app *capp_find(uint64_t id);
+/*
+ * A traced process (MSG_C_APP_ADD): its process page @fds[0] and wake
+ * socket @fds[1], both taken; 0 or -EINVAL (both closed). The same id
+ * again is the same process registering anew.
+ */
+int capp_add(const struct msg_c_app *m, const int *fds);
+/* Event descriptions (a MSG_C_EVENTS body), and into every trace of @a. */
+int capp_add_events(struct c_app *a, const char *body, size_t len);
+/* Drain and close everything of @a; out of the table, freed after a grace period. */
+void capp_free(struct c_app *a);
+/* Events @a lost for want of any buffer in channel slot @slot since the channel began. */
+uint64_t capp_nobuf(const struct c_app *a, unsigned int slot);
+/* A channel begins in slot @slot: @a's losses without a buffer count from now. */
+void capp_nobuf_start(struct c_app *a, unsigned int slot);
+
+#endif

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * chan.c - the consumer's channels: defined and destroyed by the session
+ * daemon, found by id, flushed at their interval.
+ *
+ * The table (c_chan_ht) is a lock-free RCU hash table by id. Only the main
+ * thread adds and removes channels; a removed channel is freed by call_rcu
+ * after a grace period. Lookups and walks hold the RCU read lock, which the
+ * main thread holds while it runs (consumerd.c), so that a reader on any
+ * thread never sees freed memory.
+ *
+ * Fields: the definition (id, slot, mode, compress, relay, name, output,
+ * flush_ms) is written once, before the channel is in the table.
+ * next_flush and flush_due are the main thread's, written between rounds
+ * (chan_flush_due()); the workers read flush_due during a round, which the
+ * hand-off of the round's job orders after the write (worker.c). `gone` is
+ * the main thread's (stats.c); werr, werr_traces and werr_path are written
+ * under werr.c's lock by any draining thread.
+ *
+ * Destroying a channel drains every segment of it out (everything
+ * committed, open packets too), closes its streams, and closes the traces
+ * that no other channel of the session writes into; a trace that another
+ * channel still writes into is handed to that channel.
+ *
+ * A channel is the consumer's memory only: after a crash, the session
+ * daemon gives a new consumer every channel again, then the processes and
+ * their segments, which resume where the slots' `consumed` counters say.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app.h"
+#include "chan.h"
+#include "drain.h"
+#include "net.h"
+#include "seg.h"
+#include "shm.h"
+#include "trace.h"
+#include "util.h"
+
+struct cds_lfht *c_chan_ht;
+
+static int chan_match(struct cds_lfht_node *n, const void *key)
+{
+	return caa_container_of(n, struct c_chan, node)->id == *(const uint64_t *)key;
+}
+
+int chan_init(void)
+{
+	int flags = CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING;
+
+	c_chan_ht = cds_lfht_new_flavor(16, 16, 0, flags, &urcu_memb_flavor, NULL);
+	return c_chan_ht ? 0 : -ENOMEM;
+}
+
+void chan_fini(void)
+{
+	urcu_memb_barrier();	/* deferred frees, and the table's own */
+	cds_lfht_destroy(c_chan_ht, NULL);
+}
+
+struct c_chan *chan_find(uint64_t id)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *n;
+
+	cds_lfht_lookup(c_chan_ht, hash_id(id), chan_match, &id, &it);
+	n = cds_lfht_iter_get_node(&it);
+	return n ? caa_container_of(n, struct c_chan, node) : NULL;
+}
+
+int chan_add(const struct msg_c_channel *m)
+{
+	struct c_relay *relay = m->relay_id ? net_find(m->relay_id) : NULL;
+	struct cds_lfht_iter it;
+	struct c_chan *ch;
+	struct c_app *a;
+
+	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN || m->compress > PROTO_COMPRESS_LZ4 ||
+	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||
+	    (m->relay_id ? !relay || m->compress : m->output[0] != '/') || !m->name[0] ||
+	    strchr(m->name, '/'))
+		return -EINVAL;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	ch->id = m->chan_id;
+	ch->slot = m->chan_slot;
+	ch->flush_ms = m->flush_ms;
+	ch->mode = m->mode;
+	ch->compress = m->compress;
+	ch->relay = relay;
+	memcpy(ch->name, m->name, sizeof(ch->name));
+	memcpy(ch->output, m->output, sizeof(ch->output));
+	cds_lfht_node_init(&ch->node);
+	cds_lfht_add(c_chan_ht, hash_id(ch->id), &ch->node);
+	/* the processes' events lost without a buffer count from now on */
+	capp_for_each(&it, a)
+		capp_nobuf_start(a, ch->slot);
+	return 0;
+}
+
+/* Final drain of a channel being destroyed; its traces closed or handed on. */
+static void chan_drop(struct c_chan *ch)
+{
+	struct cds_lfht_iter it;
+	struct c_app *a;
+
+	capp_for_each(&it, a) {
+		struct c_seg **pp = &a->segs;
+		struct c_trace **tp = &a->traces;
+
+		while (*pp) {
+			struct c_seg *s = *pp;
+
+			if (s->chan != ch) {
+				pp = &s->next;
+				continue;
+			}
+			*pp = s->next;
+			drain_seg_out(s);
+			seg_free(s);
+		}
+		while (*tp) {
+			struct c_trace *t = *tp;
+			struct c_seg *user = a->segs;
+
+			if (t->chan != ch) {
+				tp = &t->next;
+				continue;
+			}
+			/* another channel of the session still writes into it */
+			while (user && user->trace != t)
+				user = user->next;
+			if (user) {
+				t->chan = user->chan;
+				tp = &t->next;
+				continue;
+			}
+			*tp = t->next;
+			trace_free(t);
+		}
+	}
+}
+
+static void chan_free_rcu(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct c_chan, rcu));
+}
+
+void chan_remove(struct c_chan *ch)
+{
+	cds_lfht_del(c_chan_ht, &ch->node);
+	urcu_memb_call_rcu(&ch->rcu, chan_free_rcu);
+}
+
+void chan_del(uint64_t id)
+{
+	struct c_chan *ch = chan_find(id);
+
+	if (!ch)
+		return;
+	chan_drop(ch);
+	chan_remove(ch);
+}
+
+int chan_flush_due(uint64_t now)
+{
+	struct cds_lfht_iter it;
+	struct c_chan *ch;
+	int any = 0;
+
+	chan_for_each(&it, ch) {
+		ch->flush_due = ch->flush_ms && now >= ch->next_flush;
+		if (ch->flush_due)
+			ch->next_flush = now + (uint64_t)ch->flush_ms * 1000000u;
+		any |= ch->flush_due;
+	}
+	return any;
+}
+
+int chan_flush_timeout(uint64_t now, int max)
+{
+	uint64_t t = (uint64_t)max;
+	struct cds_lfht_iter it;
+	struct c_chan *ch;
+
+	chan_for_each(&it, ch) {
+		uint64_t ms;
+
+		if (!ch->flush_ms)
+			continue;
+		ms = ch->next_flush > now ? (ch->next_flush - now) / 1000000u + 1 : 0;
+		if (ms < t)
+			t = ms;
+	}
+	return (int)t;
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * chan.h - the consumer's channels (chan.c).
+ */
+#ifndef SHMTRACE_CONSUMERD_CHAN_H
+#define SHMTRACE_CONSUMERD_CHAN_H
+
+#include <stdint.h>
+#include <urcu/urcu-memb.h>
+#include <urcu/rculfhash.h>
+#include "proto.h"
+
+struct c_relay;
+
+struct c_chan {
+	uint64_t id;
+	unsigned int slot;
+	uint32_t flush_ms;
+	uint32_t mode;
+	uint32_t compress;		/* PROTO_COMPRESS_* */
+	uint64_t next_flush;		/* monotonic ns */
+	struct msg_c_stats gone;	/* streams already closed (stats.c) */
+	int werr;			/* first write error (errno), 0 none (werr.c) */
+	uint32_t werr_traces;		/* traces of the channel that met one */
+	char werr_path[PROTO_PATH_MAX];	/* where the first one happened */
+	struct c_relay *relay;		/* streamed there (net.c), or NULL: files */
+	int flush_due;			/* this round writes open packets too (worker.c) */
+	char name[PROTO_NAME_MAX];
+	char output[PROTO_PATH_MAX];
+	struct cds_lfht_node node;	/* in c_chan_ht, by id */
+	struct rcu_head rcu;
+};
+
+/* The channels by id; see chan.c for who may walk it and when. */
+extern struct cds_lfht *c_chan_ht;
+
+#define chan_for_each(it, ch)	cds_lfht_for_each_entry(c_chan_ht, it, ch, node)
+
+/* The table; 0 or -ENOMEM. */
+int chan_init(void);
+/* Once every channel was removed and no reader is left. */
+void chan_fini(void);
+struct c_chan *chan_find(uint64_t id);
+/* A channel defined (MSG_C_CHANNEL_ADD); 0, -EINVAL, -ENOMEM. */
+int chan_add(const struct msg_c_channel *m);
+/* Its buffers drained out and closed, its traces closed, then forgotten. */
+void chan_del(uint64_t id);
+/* Out of the table (nothing of it left in any process), freed after a grace period. */
+void chan_remove(struct c_chan *ch);
+/* Mark the channels whose flush interval is due at @now; is there one? */
+int chan_flush_due(uint64_t now);
+/* Milliseconds from @now until the next channel flush is due, at most @max. */
+int chan_flush_timeout(uint64_t now, int max);
+
+#endif

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * clock.c - the trace clocks as this consumer describes them.
+ *
+ * Both clocks are described once, by clock_init() on the main thread at
+ * start-up, before any worker thread exists and before any trace is
+ * started, and never written again: every thread reads the descriptions
+ * without a lock, and every trace this consumer writes carries the same
+ * ones, so that its traces merge exactly with each other.
+ *
+ * Both clocks count from boot: their uuid is the boot id (with the last
+ * digit changed for the TSC), as readers merge traces only when their
+ * clocks have the same uuid. The TSC is calibrated against CLOCK_MONOTONIC
+ * (50 ms) when the processes may use it (tsc_choose_clock()).
+ *
+ * Nothing here is shared with another process, and nothing survives the
+ * consumer: a new one describes the clocks afresh, with the same uuids.
+ */
+#include <string.h>
+#include <time.h>
+#include "clock.h"
+#include "log.h"
+#include "tsc.h"
+#include "util.h"
+
+struct c_clock {
+	char name[16];
+	char desc[64];
+	char uuid[37];
+	uint64_t freq;
+	int64_t offset_s;
+	uint64_t offset;		/* ticks */
+};
+
+static struct c_clock c_clocks[2];	/* by CLOCK_KIND_* */
+
+void clock_init(void)
+{
+	struct c_clock *m = &c_clocks[CLOCK_KIND_MONOTONIC], *t = &c_clocks[CLOCK_KIND_TSC];
+	uint64_t off = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
+	struct tsc_calib cal;
+	char boot[64];
+
+	if (read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) >= 36) {
+		memcpy(m->uuid, boot, 36);
+	} else {
+		uint8_t raw[16];
+
+		uuid_make(raw, m->uuid);
+	}
+	strcpy(m->name, "monotonic");
+	strcpy(m->desc, "CLOCK_MONOTONIC");
+	m->freq = 1000000000u;
+	m->offset_s = (int64_t)(off / 1000000000u);
+	m->offset = off % 1000000000u;
+
+	*t = *m;
+	t->uuid[35] = t->uuid[35] == '0' ? '1' : '0';
+	strcpy(t->name, "tsc");
+	strcpy(t->desc, "TSC, calibrated against CLOCK_MONOTONIC");
+	if (tsc_choose_clock() == CLOCK_KIND_TSC && tsc_calibrate(&cal, 50) == 0) {
+		/* Epoch time of TSC value 0, in ns, split into seconds and ticks */
+		long double zero = (long double)cal.real0_ns -
+				   (long double)cal.tsc0 * 1e9L / (long double)cal.hz;
+		int64_t secs = (int64_t)(zero / 1e9L);
+
+		t->freq = cal.hz;
+		t->offset_s = secs;
+		t->offset = (uint64_t)((zero - (long double)secs * 1e9L) * (long double)cal.hz / 1e9L);
+		log_info("TSC at %llu Hz", (unsigned long long)cal.hz);
+	}
+}
+
+uint64_t clock_now(uint32_t kind)
+{
+	return kind == CLOCK_KIND_TSC ? tsc_read_ordered() : now_ns(CLOCK_MONOTONIC);
+}
+
+void clock_describe(uint32_t kind, struct ctf_trace_info *info)
+{
+	const struct c_clock *c = &c_clocks[kind];
+
+	memcpy(info->clock_name, c->name, sizeof(c->name));
+	memcpy(info->clock_desc, c->desc, sizeof(c->desc));
+	memcpy(info->clock_uuid, c->uuid, sizeof(c->uuid));
+	info->freq = c->freq;
+	info->offset_s = c->offset_s;
+	info->offset = c->offset;
+}

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+/*
+ * clock.h - the trace clocks as this consumer describes them (clock.c).
+ */
+#ifndef SHMTRACE_CONSUMERD_CLOCK_H
+#define SHMTRACE_CONSUMERD_CLOCK_H
+
+#include <stdint.h>
+#include "ctfmeta.h"
+
+/* Describe both clocks, once, before the first trace (main thread). */
+void clock_init(void);
+/* Now, in clock @kind (CLOCK_KIND_*): for the packets the consumer closes itself. */
+uint64_t clock_now(uint32_t kind);
+/* The clock fields of @info (name, description, uuid, frequency, offset) for @kind. */
+void clock_describe(uint32_t kind, struct ctf_trace_info *info);
+
+#endif

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stats.c - a channel's statistics, for stop and status: events written,
+ * lost to write errors, overwritten, discarded, lost without a buffer,
+ * bytes, buffers and streams, events a relay did not confirm, and the
+ * channel's first write error. So events emitted = written + discarded
+ * (+ overwritten, + lost without a buffer) + lost to write errors.
+ *
+ * Main thread only, between rounds: the stream counters it reads are
+ * written by the draining threads during rounds, which the end of a
+ * round orders before (worker.c). A request for them first drains every
+ * complete packet (consumerd.c), so they count every packet completed
+ * before the request.
+ *
+ * The counters of the slots (overrun, discarded, lost_nested) and of the
+ * process page (lost_nobuf) are written by the processes and read
+ * relaxed: they are counts, with nothing published after them. The counts
+ * of streams already closed are kept in their channel (c_chan.gone).
+ *
+ * A crash loses the counts: a new consumer counts from where it starts.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "app.h"
+#include "chan.h"
+#include "net.h"
+#include "seg.h"
+#include "stats.h"
+
+static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struct c_stream *x)
+{
+	st->events += x->rd.events - x->wlost;
+	st->wlost += x->wlost;
+	st->overwritten += __atomic_load_n(&x->rb.hdr->overrun, __ATOMIC_RELAXED);
+	st->discarded += rb_discarded(&x->rb);
+	st->bytes += x->bytes;
+	st->streams += seg_stream_is_open(x);
+	st->unconfirmed += net_unconfirmed(s, x);
+}
+
+void stats_seg_gone(const struct c_seg *s)
+{
+	s->chan->gone.buffers += s->nslots;
+	for (uint32_t i = 0; i < s->nslots; i++)
+		stats_add(&s->chan->gone, s, &s->streams[i]);
+}
+
+void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
+{
+	const struct c_chan *ch = chan_find(chan_id);
+	struct cds_lfht_iter it;
+	struct c_app *a;
+
+	memset(st, 0, sizeof(*st));
+	if (!ch)
+		return;
+	*st = ch->gone;
+	st->werr = ch->werr;
+	st->werr_traces = ch->werr_traces;
+	memcpy(st->werr_path, ch->werr_path, sizeof(st->werr_path));
+	capp_for_each(&it, a)
+		st->nobuf += capp_nobuf(a, ch->slot);
+	capp_for_each(&it, a)
+		for (struct c_seg *s = a->segs; s; s = s->next) {
+			if (s->chan != ch)
+				continue;
+			st->buffers += s->nslots;
+			for (uint32_t i = 0; i < s->nslots; i++)
+				stats_add(st, s, &s->streams[i]);
+		}
+	/* streaming stopped: an error of the channel's output, said once */
+	if (ch->relay && ch->relay->err && !st->werr) {
+		st->werr = ch->relay->err;
+		snprintf(st->werr_path, sizeof(st->werr_path), "%s (%s)", ch->relay->url,
+			 ch->relay->why);
+	}
+}

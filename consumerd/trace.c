@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.c - the consumer's CTF traces: one per process and session
+ * output, shared by the session's channels.
+ *
+ * A trace is the directory `<output>/<procname>-<pid>` (`-N` when that
+ * exists, as after a restart of the consumer), or `<base>/<procname>-<pid>`
+ * on a relay (`-N` after its first start), with a new uuid at each start
+ * and its metadata (meta.c); each buffer slot of its segments is one
+ * stream in it (drain.c). It starts at
+ * its process's first segment, again at the next packet after a rotation
+ * (rotate.c), and, when it could not be made (the error recorded,
+ * werr.c, nothing of it left behind), at its next packet.
+ *
+ * Who writes: a trace is prepared for a packet (started, its metadata
+ * brought up to date) by whichever thread drains the packet, under the
+ * trace's lock, since workers may drain streams of the same trace at once.
+ * Everything else (making and freeing a trace, the list of a process's
+ * traces, `chan` handed on when a channel goes, `rotated` set by a
+ * rotation, events appended when learnt) is the main thread's, between
+ * rounds, when no worker runs.
+ *
+ * After a crash of the consumer, a trace on disk holds whole packets and
+ * the metadata that describes them, but for the packet being appended when
+ * it crashed (see drain.c); the next consumer starts new traces beside
+ * them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "app.h"
+#include "chan.h"
+#include "clock.h"
+#include "log.h"
+#include "meta.h"
+#include "net.h"
+#include "seg.h"
+#include "trace.h"
+#include "util.h"
+#include "werr.h"
+
+/* A new uuid, and the whole metadata of @t written to its meta_fd. */
+static int trace_begin(struct c_trace *t)
+{
+	int ret;
+
+	uuid_make(t->info.uuid, t->info.uuid_str);
+	ret = meta_init(t);
+	if (ret < 0)
+		return ret;
+	t->rotated = 0;
+	t->starts++;
+	log_dbg("trace %s", t->dir);
+	return 0;
+}
+
+/*
+ * A trace streamed to a relay: the path BASE/PROC-PID there (-N after the
+ * first start), the metadata in a memfd, announced (net.c).
+ */
+static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch)
+{
+	struct c_relay *r = ch->relay;
+	char path[PROTO_PATH_MAX + 128];
+	int ret;
+
+	if (t->starts)
+		snprintf(t->dir, sizeof(t->dir), "%s/%s-%u-%u", r->base, a->procname, a->pid,
+			 t->starts);
+	else
+		snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", r->base, a->procname, a->pid);
+	ret = net_trace_start(t);
+	if (ret == 0)
+		ret = trace_begin(t);
+	if (ret < 0) {
+		meta_path(t, path, sizeof(path));
+		werr_record(ch, t, path, -ret);
+		if (t->meta_fd >= 0)
+			close(t->meta_fd);
+		t->meta_fd = -1;
+		net_trace_close(t);
+	}
+	return ret;
+}
+
+/*
+ * (Re)start trace @t of process @a: a fresh directory named after the
+ * process under its session's output, with a new trace uuid and the full
+ * metadata. Called for a new trace, after a rotation, and at the next
+ * packet after a failure (then nothing was left behind, and the error was
+ * recorded for channel @ch).
+ */
+static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
+{
+	const char *out = t->chan->output;
+	char path[PROTO_PATH_MAX + 128];
+	struct stat sb;
+	int made_out, ret;
+
+	t->rotated = 1;
+	if (t->chan->relay)
+		return trace_start_net(a, t, ch);
+	made_out = stat(out, &sb) < 0;
+	ret = mkdir_p(out, 0750);
+	if (ret < 0) {
+		werr_record(ch, t, out, -ret);
+		return ret;
+	}
+	for (int i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", out, a->procname, a->pid);
+		else
+			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u-%d", out, a->procname, a->pid, i);
+		ret = mkdir(t->dir, 0750) == 0 ? 0 : -errno;
+		if (ret != -EEXIST)
+			break;
+	}
+	if (ret < 0) {
+		werr_record(ch, t, t->dir, -ret);
+		goto undo_out;
+	}
+	meta_path(t, path, sizeof(path));
+	t->meta_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0640);
+	if (t->meta_fd < 0) {
+		ret = -errno;
+		werr_record(ch, t, path, -ret);
+		goto undo_dir;
+	}
+	ret = trace_begin(t);
+	close(t->meta_fd);
+	t->meta_fd = -1;
+	if (ret < 0) {
+		werr_record(ch, t, path, -ret);
+		unlink(path);
+		goto undo_dir;
+	}
+	return 0;
+undo_dir:
+	rmdir(t->dir);
+undo_out:
+	if (made_out)
+		rmdir(out);	/* only when empty: other traces may have come meanwhile */
+	return ret;
+}
+
+/* trace_ready(), under the trace's lock: workers draining its other streams wait. */
+static int trace_ready_locked(struct c_seg *s)
+{
+	struct c_trace *t = s->trace;
+	char path[PROTO_PATH_MAX + 128];
+	int ret;
+
+	if (t->rotated && (ret = trace_start(t->app, t, s->chan)) < 0)
+		return ret;
+	if (t->meta_bad)
+		return -EIO;	/* recorded when it happened */
+	ret = t->nev_written < t->app->nev ? meta_append_events(t) : 0;
+	if (ret == 0)
+		ret = meta_add_class(t, s->context);
+	if (ret == 0 && s->chan->relay)
+		ret = net_trace_ready(t);
+	if (ret < 0 && ret != -EAGAIN) {
+		meta_path(t, path, sizeof(path));
+		werr_record(s->chan, t, path, -ret);
+	}
+	return ret;
+}
+
+int trace_ready(struct c_seg *s)
+{
+	int ret;
+
+	pthread_mutex_lock(&s->trace->lock);
+	ret = trace_ready_locked(s);
+	pthread_mutex_unlock(&s->trace->lock);
+	return ret;
+}
+
+struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
+{
+	struct c_trace *t;
+
+	for (t = a->traces; t; t = t->next)
+		if (!strcmp(t->chan->output, ch->output))
+			return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	pthread_mutex_init(&t->lock, NULL);
+	t->chan = ch;
+	t->app = a;
+	t->meta_fd = -1;
+	if (gethostname(t->info.hostname, sizeof(t->info.hostname) - 1) < 0)
+		strcpy(t->info.hostname, "localhost");
+	for (char *p = t->info.hostname; *p; p++)
+		if (*p == '"' || *p == '\\' || (unsigned char)*p < 32)
+			*p = '_';
+	memcpy(t->info.procname, a->procname, sizeof(t->info.procname));
+	for (char *p = t->info.procname; *p; p++)
+		if (*p == '"' || *p == '\\')
+			*p = '_';
+	t->info.pid = a->pid;
+	clock_describe(a->clock, &t->info);
+	/* when it cannot be made now (recorded), its next packet tries again */
+	trace_start(a, t, ch);
+	t->next = a->traces;
+	a->traces = t;
+	return t;
+}
+
+void trace_free(struct c_trace *t)
+{
+	char path[PROTO_PATH_MAX + 128];
+	int ret;
+
+	if (t->chan->relay) {
+		net_trace_close(t);
+		if (t->meta_fd >= 0)
+			close(t->meta_fd);
+		pthread_mutex_destroy(&t->lock);
+		free(t);
+		return;
+	}
+	if (!t->rotated && (ret = meta_sync(t)) < 0) {
+		meta_path(t, path, sizeof(path));
+		werr_record(t->chan, t, path, -ret);
+	}
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
