@@ -17,6 +17,6 @@ sleep 0.2
 kill -KILL "$SESSIOND_PID"
 wait "$GEN_PID" || fail "gen-events exited with $? after the session daemon was killed"
 # the consumer started again follows its session daemon out
-c=$(pid_of consumerd)
-[ -z "$c" ] || wait_gone "$c" || fail "the consumer outlived its session daemon"
+c=$(shmtrace_daemon_pid consumerd)
+[ -z "$c" ] || shmtrace_wait_gone "$c" || fail "the consumer outlived its session daemon"
 echo "ok"

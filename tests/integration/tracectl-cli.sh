@@ -22,7 +22,7 @@ expect 2 "wrong number of arguments" "$TRACECTL" list extra
 # no daemon yet: tracectl starts one
 [ ! -e "$SHMTRACE_HOME/sessiond.sock" ] || fail "a daemon runs already"
 expect 0 "No session" "$TRACECTL" list
-[ -n "$(pid_of sessiond)" ] || fail "tracectl did not start the daemon"
+[ -n "$(shmtrace_daemon_pid sessiond)" ] || fail "tracectl did not start the daemon"
 expect 1 "no session: create one first" "$TRACECTL" start
 expect 0 "Session s1 created" "$TRACECTL" create s1 --output "$WORK/o1"
 expect 1 "already exists" "$TRACECTL" create s1
