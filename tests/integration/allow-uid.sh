@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A session daemon running as root traces processes of another uid only
 # when a session allows it (create/record --allow-uid): a program run as
 # nobody is then traced, in that session only; the home, the control

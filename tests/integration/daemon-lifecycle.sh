@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The session daemon survives the death of a traced process (whose
 # committed events are drained), and on SIGTERM flushes and closes active
 # sessions, including the partly filled buffers of idle threads.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # SIGKILL of trace-consumerd, then of trace-sessiond, while a traced program
 # runs: the program neither crashes nor hangs, and exits 0.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tracectl record of a program that daemonizes (forks twice, its parents
 # exit at once): record names the process that outlives the command and
 # traces it until it exits, every event in the trace; with --no-wait it

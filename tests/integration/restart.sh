@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Both daemons killed with SIGKILL and started again: a program that was
 # running all along registers again and is traced by a new session.
 . "$(dirname "$0")/lib.sh"

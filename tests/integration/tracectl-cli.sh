@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tracectl: --help on every verb; clear messages and non-zero exit status
 # on bad usage and refused commands; it starts the session daemon itself.
 . "$(dirname "$0")/lib.sh"
