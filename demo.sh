@@ -6,17 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup.sh
+. scripts/daemons.sh
 shmtrace_setup
 B=$(pwd)/build
-export SHMTRACE_HOME
 SHMTRACE_HOME=$(mktemp -d)
+shmtrace_daemons_env "$B" "$SHMTRACE_HOME"	# tracectl starts them
 OUT=$SHMTRACE_HOME/demo-trace
-
-cleanup() {
-	shmtrace_stop_daemons "$SHMTRACE_HOME"
-	rm -rf "$SHMTRACE_HOME"
-}
-trap cleanup EXIT
+trap 'shmtrace_daemons_cleanup "$SHMTRACE_HOME" || true' EXIT
 
 run() { echo "\$ $*"; "$@"; }
 

@@ -219,8 +219,8 @@ s2_tsunami() {
 	"$T" create t --output "$out" >/dev/null
 	"$T" aggregate -s t agg 'bench_agg:kv' "${agg_def[@]}" >/dev/null
 	"$T" start t >/dev/null
-	sp=$(cat "$shm_home/sessiond.pid")
-	cp=$(cat "$shm_home/consumerd.pid")
+	sp=$SESSIOND_PID
+	cp=$CONSUMERD_PID
 	a=$(awk -v s="$secs" 'BEGIN { a = s / 4; printf "%.3f", (a > 1 ? 1 : a) }')
 	t0=${EPOCHREALTIME/./}
 	# not through sustained_run: $! must be the program (taskset execs it)

@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: MIT
 # bench/common.sh - what every benchmark shares: messages, the daemons of
-# shmtrace and of LTTng started and stopped by pid (never by name), the
-# results file and medians, building a program against the build's
-# library, resident set sizes, and the sustained rate of one thread
-# (bench/sustained-rate.c). Source it after setting `name` (the prefix of
-# messages), `top` (the source tree) and `build` (the shmtrace build tree).
+# shmtrace (scripts/daemons.sh) and of LTTng started and stopped by pid
+# (never by name), the results file and medians, building a program
+# against the build's library, resident set sizes, and the sustained rate
+# of one thread (bench/sustained-rate.c). Source it after setting `name`
+# (the prefix of messages), `top` (the source tree) and `build` (the
+# shmtrace build tree).
 #
 # Results are lines "REP WHAT KEY VALUE" in the file $res, filed by record
 # with the repetition in $rep; vals and med read them back.
+
+. "$top/scripts/daemons.sh"
 
 log() { printf '%s\n' "$*" >&2; }
 die() { log "$name: $*"; exit 1; }
@@ -16,8 +19,7 @@ die() { log "$name: $*"; exit 1; }
 wait_pids() {
 	local p
 	for p in "$@"; do
-		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$p" 2>/dev/null && log "warning: process $p still runs"
+		shmtrace_wait_gone "$p" || log "warning: process $p still runs"
 	done
 	return 0
 }
@@ -25,40 +27,29 @@ wait_pids() {
 # ---- shmtrace's daemons -----------------------------------------------------------
 
 shm_home=""	# where the running daemons keep their pid files
-CONSUMERD_PID=""
+SESSIOND_PID="" CONSUMERD_PID=""
 
-# shm_daemons_start HOME LOG: trace-sessiond --daemonize in HOME, made if
-# need be (it starts trace-consumerd; both write their pid files there),
-# its messages in LOG. Sets SHMTRACE_HOME and CONSUMERD_PID; returns 1 when
-# a daemon does not start.
+# shm_daemons_start HOME LOG: the daemons of the build in HOME, made if
+# need be, their messages in LOG; this shell's programs use them. Sets
+# SHMTRACE_HOME, SESSIOND_PID and CONSUMERD_PID; returns 1 when a daemon
+# does not start.
 shm_daemons_start() {
-	export SHMTRACE_HOME=$1 SHMTRACE_SESSIOND=$build/trace-sessiond \
-		SHMTRACE_CONSUMERD=$build/trace-consumerd
-	unset SHMTRACE_SIGNAL
-	mkdir -p "$SHMTRACE_HOME"
-	chmod 700 "$SHMTRACE_HOME"
-	shm_home=$SHMTRACE_HOME
-	"$build/trace-sessiond" --daemonize >"$2" 2>&1 || return 1
-	for _ in $(seq 50); do
-		if [ -s "$SHMTRACE_HOME/consumerd.pid" ]; then
-			CONSUMERD_PID=$(cat "$SHMTRACE_HOME/consumerd.pid")
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
+	shmtrace_daemons_env "$build" "$1"
+	shm_home=$1
+	shmtrace_daemons_start "$build" "$1" "$2" || return 1
 }
 
-# shm_daemons_stop: SIGTERM to the session daemon (which flushes and stops
-# its consumer), then wait for both
+# shm_daemons_stop: the daemons shm_daemons_start started, by pid
+# (shmtrace_daemons_stop: SIGTERM, then SIGKILL for one still there 10 s on)
 shm_daemons_stop() {
-	local s c
-	[ -n "$shm_home" ] || return 0
-	s=$(cat "$shm_home/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$shm_home/consumerd.pid" 2>/dev/null || true)
+	local h=$shm_home p
+	[ -n "$h" ] || return 0
 	shm_home=""
-	[ -n "$s" ] && kill -TERM "$s" 2>/dev/null
-	wait_pids $s $c
+	shmtrace_daemons_stop "$h" && return 0
+	for p in $SHMTRACE_KILLED; do
+		log "warning: process $p still ran 10 s after SIGTERM: killed"
+	done
+	return 0
 }
 
 # ---- LTTng's daemons ----------------------------------------------------------------

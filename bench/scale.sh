@@ -121,7 +121,7 @@ mkdir -p "$work/log"
 SPID="" CPID=""
 daemons_up() {	# daemons_up TAG: fresh daemons in $work/home.TAG
 	shm_daemons_start "$work/home.$1" "$work/log/sessiond.$1.log" || die "the daemons do not start"
-	SPID=$(cat "$SHMTRACE_HOME/sessiond.pid")
+	SPID=$SESSIOND_PID
 	CPID=$CONSUMERD_PID
 }
 

@@ -40,15 +40,3 @@ shmtrace_build() {
 shmtrace_setup() {
 	shmtrace_install_deps && shmtrace_build
 }
-
-# Stop the daemons of SHMTRACE_HOME $1 by pid: the session daemon stops its
-# consumer; wait for both.
-shmtrace_stop_daemons() {
-	local s c pid
-	s=$(cat "$1/sessiond.pid" 2>/dev/null || true)
-	c=$(cat "$1/consumerd.pid" 2>/dev/null || true)
-	[ -n "$s" ] && kill "$s" 2>/dev/null || true
-	for pid in $s $c; do
-		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	done
-}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A session daemon running as root traces processes of another uid only
 # when a session allows it (create/record --allow-uid): a program run as
 # nobody is then traced, in that session only; the home, the control
@@ -85,12 +86,7 @@ chown nobody "$NH"
 chmod 700 "$NH"
 st=0
 SHMTRACE_HOME=$NH $AS_NOBODY "$TRACECTL" create x --allow-uid 0 >/dev/null 2>"$WORK/nr.err" || st=$?
-np=$(cat "$NH/sessiond.pid" 2>/dev/null || true)
-[ -n "$np" ] && kill -TERM "$np" 2>/dev/null
-[ -n "$np" ] && { wait_gone "$np" || kill -KILL "$np"; }
-nc=$(cat "$NH/consumerd.pid" 2>/dev/null || true)
-[ -n "$nc" ] && { wait_gone "$nc" || kill -KILL "$nc"; }
-rm -rf "$NH"
+shmtrace_daemons_cleanup "$NH" || true
 [ "$st" -eq 1 ] || fail "a daemon running as nobody: create --allow-uid gave $st"
 grep -q "needs a session daemon running as root" "$WORK/nr.err" || fail "$(cat "$WORK/nr.err")"
 echo "ok"

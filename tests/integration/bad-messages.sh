@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Malformed and truncated messages are refused with an error reply (or the
 # connection closed), logged, and the session daemon keeps serving.
 . "$(dirname "$0")/lib.sh"

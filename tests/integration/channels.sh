@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Channels: two channels of one session with their own settings and
 # events; an LZ4 channel's stream files are LZ4 frames that trace-read
 # reads directly and `lz4 -d` turns back into plain CTF for babeltrace2;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Both trace clocks (the TSC when usable, CLOCK_MONOTONIC when forced with
 # SHMTRACE_CLOCK=monotonic) give event times that babeltrace2 and
 # trace-read convert to the wall-clock time at which they were emitted.

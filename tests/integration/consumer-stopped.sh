@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Discard mode with the consumer stopped (SIGSTOP): the program never
 # waits; after SIGCONT, events recorded + events reported discarded ==
 # events emitted, exactly, and babeltrace2 reports the discarded events.

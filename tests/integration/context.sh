@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tracectl add-context: the call-site address and the CPU number recorded
 # with every event of a channel. Threads pinned to each CPU emit from two
 # functions; every event's cpu_id must be its thread's CPU and its ip must

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The session daemon survives the death of a traced process (whose
 # committed events are drained), and on SIGTERM flushes and closes active
 # sessions, including the partly filled buffers of idle threads.
@@ -18,8 +19,8 @@ kill -0 "$SESSIOND_PID" || fail "the session daemon died with its process"
 # SIGTERM with an active session and an idle process
 gen_idle b -n 777 -t 3
 kill -TERM "$SESSIOND_PID"
-wait_gone "$SESSIOND_PID" || fail "the session daemon did not exit on SIGTERM"
-wait_gone "$CONSUMERD_PID" || fail "the consumer did not exit"
+shmtrace_wait_gone "$SESSIOND_PID" || fail "the session daemon did not exit on SIGTERM"
+shmtrace_wait_gone "$CONSUMERD_PID" || fail "the consumer did not exit"
 release_idle b
 wait "$IDLE_PID" || fail "gen-events failed after the daemon went away"
 n=$(bt_count "$D" shmtrace_test:event)

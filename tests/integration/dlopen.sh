@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Events of the main program and of a library loaded with dlopen while the
 # session is active are known to the daemon by name and recorded.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # exec replaces the registration: a traced program that executes itself
 # again is traced as a new process, both images' events recorded.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # enable-event --filter: the traced threads record exactly the events whose
 # fields match, decided before copying; another session on the same events
 # without a filter records everything; a malformed filter is refused with

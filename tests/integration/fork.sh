@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A program that forks 100 children (a third from a second thread) while
 # both its threads emit: each child has its own trace with exactly its
 # 1,000 events, and the parent's trace is complete.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A thread that emits 10 events then sleeps: its events are on disk within
 # 2 s (the channel's flush interval is 1 s), before any stop. While the
 # session is active and the program idle, neither the daemons nor the

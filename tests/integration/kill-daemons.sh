@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # SIGKILL of trace-consumerd, then of trace-sessiond, while a traced program
 # runs: the program neither crashes nor hangs, and exits 0.
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +18,6 @@ sleep 0.2
 kill -KILL "$SESSIOND_PID"
 wait "$GEN_PID" || fail "gen-events exited with $? after the session daemon was killed"
 # the consumer started again follows its session daemon out
-c=$(pid_of consumerd)
-[ -z "$c" ] || wait_gone "$c" || fail "the consumer outlived its session daemon"
+c=$(shmtrace_daemon_pid consumerd)
+[ -z "$c" ] || shmtrace_wait_gone "$c" || fail "the consumer outlived its session daemon"
 echo "ok"

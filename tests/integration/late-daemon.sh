@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A process started before any daemon runs is picked up when one starts;
 # events emitted while a session is stopped are not recorded.
 . "$(dirname "$0")/lib.sh"

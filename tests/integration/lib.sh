@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Common set-up of the integration tests: a private SHMTRACE_HOME, the
-# daemons of the build tree started and stopped by pid, helpers.
+# daemons of the build tree started and stopped by pid (scripts/daemons.sh),
+# helpers.
 set -euo pipefail
 
 : "${top_builddir:?run through make check}"
@@ -9,13 +10,11 @@ TRACECTL=$B/tracectl
 TRACE_READ=$B/trace-read
 GEN=$B/tests/apps/gen-events
 BT=${BABELTRACE2:-babeltrace2}
-export SHMTRACE_SESSIOND=$B/trace-sessiond
-export SHMTRACE_CONSUMERD=$B/trace-consumerd
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/daemons.sh"
 SHMTRACE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-test.XXXXXX")
-export SHMTRACE_HOME
+shmtrace_daemons_env "$B" "$SHMTRACE_HOME"
 WORK=$SHMTRACE_HOME/work
 mkdir -p "$WORK"
-unset SHMTRACE_SIGNAL
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -25,45 +24,18 @@ fail() {
 	exit 1
 }
 
-# pid_of NAME [HOME]: the pid of a daemon of HOME (default $SHMTRACE_HOME)
-pid_of() {
-	local f=${2:-$SHMTRACE_HOME}/$1.pid
-	[ -f "$f" ] && cat "$f" || true
-}
-
-wait_gone() {
-	local pid=$1 i
-	for i in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
+# start_daemons: the daemons of the build in $SHMTRACE_HOME; sets
+# SESSIOND_PID and CONSUMERD_PID
 start_daemons() {
-	"$B/trace-sessiond" --daemonize || fail "trace-sessiond did not start"
-	SESSIOND_PID=$(pid_of sessiond)
-	local i
-	for i in $(seq 50); do
-		CONSUMERD_PID=$(pid_of consumerd)
-		[ -n "$CONSUMERD_PID" ] && return 0
-		sleep 0.1
-	done
-	fail "trace-consumerd did not start"
+	local rc=0
+	shmtrace_daemons_start "$B" "$SHMTRACE_HOME" || rc=$?
+	[ "$rc" -ne 1 ] || fail "trace-sessiond did not start"
+	[ "$rc" -eq 0 ] || fail "trace-consumerd did not start"
 }
 
 # stop_daemons [HOME]: the daemons of HOME (default $SHMTRACE_HOME), by pid
 stop_daemons() {
-	local s c
-	s=$(pid_of sessiond "${1:-}")
-	c=$(pid_of consumerd "${1:-}")
-	if [ -n "$s" ]; then
-		kill -TERM "$s" 2>/dev/null || true
-		wait_gone "$s" || kill -KILL "$s" 2>/dev/null || true
-	fi
-	if [ -n "$c" ]; then
-		wait_gone "$c" || kill -KILL "$c" 2>/dev/null || true
-	fi
+	shmtrace_daemons_stop "${1:-$SHMTRACE_HOME}" || true
 }
 
 cleanup() {
@@ -239,7 +211,7 @@ stop_relays() {
 		kill -TERM "$p" 2>/dev/null || true
 	done
 	for p in ${RELAY_PIDS:-}; do
-		wait_gone "$p" || kill -KILL "$p" 2>/dev/null || true
+		shmtrace_wait_gone "$p" || kill -KILL "$p" 2>/dev/null || true
 	done
 	RELAY_PIDS=
 }

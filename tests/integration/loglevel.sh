@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # enable-event --loglevel LEVEL records that level and more severe ones;
 # --loglevel-only LEVEL that level alone; two sessions with different
 # conditions on the same program record each their own events, exactly.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # When no memory can be had for a buffer (here an address-space limit too
 # small for one), the program runs on untraced, and its lost events are
 # counted and shown by tracectl status.

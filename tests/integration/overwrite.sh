@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Overwrite (flight recorder) mode keeps the newest events: with the
 # consumer stopped, each thread's events in the trace are the last ones it
 # emitted, contiguous; packet numbers show readers what was overwritten;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # dlopen of a bare library name through libshmtrace's dlopen() wrapper
 # still finds the library along its caller's DT_RUNPATH or DT_RPATH
 # ($ORIGIN expanded), and the dlopen is recorded.

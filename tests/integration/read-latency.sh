@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # trace-read --latency: the pairs, exact percentiles (nearest rank) and the
 # power-of-two histogram, against the same figures computed here from
 # babeltrace2's output, per thread and --by a key field; --slower-than

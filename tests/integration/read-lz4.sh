@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # trace-read reads stream files written as LZ4 frames directly: the same
 # output as the plain trace; a damaged frame is an error (status 2) that
 # names the file, never a crash.

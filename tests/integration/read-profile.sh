@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # trace-read --profile on a known call tree (preload-func, built with
 # -finstrument-functions, traced with the func and libc helpers): exact
 # call counts by function name, self times adding up to the roots' total

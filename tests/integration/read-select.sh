@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # trace-read selection and formats: --event, --filter (numbers, strings,
 # globs, !, ||, parentheses, context), --pid, --tid, --begin/--end, JSON
 # lines that parse and agree with the text, time formats; a bad filter is

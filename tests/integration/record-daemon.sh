@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tracectl record of a program that daemonizes (forks twice, its parents
 # exit at once): record names the process that outlives the command and
 # traces it until it exits, every event in the trace; with --no-wait it
@@ -33,7 +34,7 @@ kill -0 "$pid" 2>/dev/null || fail "--no-wait: the daemon is gone already (recor
 grep -q "still runs: daemonize\[$pid\]; no longer traced (--no-wait)" "$WORK/nw.err" ||
 	fail "--no-wait: no warning: $(cat "$WORK/nw.err")"
 [ "$ms" -lt 1500 ] || fail "--no-wait: record took $ms ms"
-wait_gone "$pid" || fail "the daemon of --no-wait did not exit"
+shmtrace_wait_gone "$pid" || fail "the daemon of --no-wait did not exit"
 echo "--no-wait: named and left alone ($ms ms)"
 
 # 3. interrupted while it waits: stops cleanly, the daemon keeps running
@@ -53,7 +54,7 @@ for sig in INT TERM; do
 	pid=$(cat "$WORK/i$sig.pid")
 	kill -0 "$pid" 2>/dev/null || fail "$sig: the daemon was stopped too"
 	kill -TERM "$pid"
-	wait_gone "$pid" || fail "$sig: the daemon did not exit"
+	shmtrace_wait_gone "$pid" || fail "$sig: the daemon did not exit"
 	[ "$st" -eq 0 ] || fail "$sig: record exited with $st: $(cat "$WORK/i$sig.err")"
 	grep -q "interrupted (.*): no longer traced: daemonize\[$pid\]" "$WORK/i$sig.err" ||
 		fail "$sig: not said: $(cat "$WORK/i$sig.err")"

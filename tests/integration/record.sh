@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tracectl record --preload all on programs that were not built for
 # shmtrace: output and exit status unchanged, standard input passed
 # through, children traced, and a trace that babeltrace2 and trace-read read

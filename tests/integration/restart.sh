@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Both daemons killed with SIGKILL and started again: a program that was
 # running all along registers again and is traced by a new session.
 . "$(dirname "$0")/lib.sh"
@@ -8,8 +9,8 @@ gen_bg g ready -w -n 5000 -t 2
 GEN_PID=$IDLE_PID
 "$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "not registered"
 kill -KILL "$SESSIOND_PID" "$CONSUMERD_PID"
-wait_gone "$SESSIOND_PID"
-wait_gone "$CONSUMERD_PID"
+shmtrace_wait_gone "$SESSIOND_PID"
+shmtrace_wait_gone "$CONSUMERD_PID"
 rm -f "$SHMTRACE_HOME/sessiond.pid" "$SHMTRACE_HOME/consumerd.pid"
 start_daemons
 for _ in $(seq 50); do

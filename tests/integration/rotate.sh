@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tracectl rotate: three rotations while a program runs; the chunks
 # together hold every event exactly once, each chunk reads on its own with
 # babeltrace2 (no warning), and automatic rotation by time makes chunks.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Several sessions at once, isolated: an event enabled in two sessions is
 # recorded in both, exactly; stopping, then destroying one leaves the
 # other recording; each writes its own output.

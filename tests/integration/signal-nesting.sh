@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A ~10 kHz timer signal emits events from its handler while the main
 # thread emits in a loop: the trace decodes fully, every recorded event is
 # intact, and recorded + discarded == emitted for both kinds.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tracectl snapshot on a flight-recorder session while its program runs:
 # the snapshot is a readable trace holding, for every thread, a contiguous
 # run of its newest events (no gap, no duplicate), and tracing goes on.

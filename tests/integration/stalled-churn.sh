@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Threads come and go while the consumer is stopped: the pool does not grow
 # without bound (threads take full buffers and discard, counted), and
 # recorded + discarded == emitted once the consumer goes on.

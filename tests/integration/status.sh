@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # What tracectl status prints matches the traces: per channel, events
 # recorded and discarded, bytes written and stream files, against what the
 # trace files hold; the output path, the channels' settings, the patterns.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # At stop, every committed event is on disk, including the partly filled
 # sub-buffers of threads that are idle at that moment.
 . "$(dirname "$0")/lib.sh"

@@ -11,11 +11,9 @@ start_relay a
 N=300
 for h in alpha beta; do
 	home=$WORK/home.$h
-	mkdir -p "$home"
-	chmod 700 "$home"
 	OTHER_HOMES="${OTHER_HOMES:-} $home"
-	SHMTRACE_HOME=$home unshare --uts sh -c 'hostname "$1" && exec "$2" --daemonize' \
-		sh "$h" "$B/trace-sessiond" || fail "cannot start the daemons of $h"
+	shmtrace_daemons_start "$B" "$home" "" unshare --uts sh -c 'hostname "$1" && shift && exec "$@"' \
+		sh "$h" || fail "cannot start the daemons of $h"
 	SHMTRACE_HOME=$home "$TRACECTL" create s --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" \
 		>/dev/null || fail "create on $h failed"
 	SHMTRACE_HOME=$home "$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null

@@ -14,13 +14,7 @@ start_daemons
 restart_consumer() {
 	local old=$CONSUMERD_PID
 	kill -KILL "$old"
-	for _ in $(seq 100); do
-		CONSUMERD_PID=$(pid_of consumerd)
-		[ -n "$CONSUMERD_PID" ] && [ "$CONSUMERD_PID" != "$old" ] &&
-			kill -0 "$CONSUMERD_PID" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "no new consumer daemon"
+	shmtrace_daemons_wait "$SHMTRACE_HOME" 100 "$old" || fail "no new consumer daemon"
 }
 
 "$TRACECTL" create s --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" >/dev/null || fail "create failed"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # 10,000 threads, at most 8 alive at once, 100 events each: every event is
 # in the trace, buffers are reused so that stream files stay few, the
 # daemons leak no file descriptor, and memory follows the threads alive at

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tracectl: --help on every verb; clear messages and non-zero exit status
 # on bad usage and refused commands; it starts the session daemon itself.
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,7 @@ expect 2 "wrong number of arguments" "$TRACECTL" list extra
 # no daemon yet: tracectl starts one
 [ ! -e "$SHMTRACE_HOME/sessiond.sock" ] || fail "a daemon runs already"
 expect 0 "No session" "$TRACECTL" list
-[ -n "$(pid_of sessiond)" ] || fail "tracectl did not start the daemon"
+[ -n "$(shmtrace_daemon_pid sessiond)" ] || fail "tracectl did not start the daemon"
 expect 1 "no session: create one first" "$TRACECTL" start
 expect 0 "Session s1 created" "$TRACECTL" create s1 --output "$WORK/o1"
 expect 1 "already exists" "$TRACECTL" create s1

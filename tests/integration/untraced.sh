@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # What is not traced is said, with the reason: tracectl record names the
 # programs that its command runs and that cannot be traced (statically
 # linked, set-user-ID, an environment without libshmtrace in LD_PRELOAD, a
