@@ -13,12 +13,12 @@
  * as they stream by (a state dump precedes the addresses that need it).
  * Every hexadecimal 64-bit field (payload or context, such as ip) that
  * falls in a function of a known object is followed by " <name+0xoffset>"
- * (reader/symbols.h); --no-symbols turns this off. Events are classified
+ * (symbols.h); --no-symbols turns this off. Events are classified
  * once per event class, so an event with no such field costs one array
  * look-up more, and the symbol module caches recent answers, so repeated
  * call sites cost a hash probe.
  *
- * All decoding is done by the reader core (reader/reader.h); this file only
+ * All decoding is done by the reader library (libreader/); this file only
  * formats. Output goes through one large buffer written with write(2), and
  * numbers are formatted by hand, so the per-event cost is a few hundred
  * nanoseconds and there is no per-event allocation.
@@ -50,7 +50,7 @@
 #include "analysis.h"
 #include "json.h"
 #include <shmtrace/reader.h>
-#include "reader/symbols.h"
+#include "symbols.h"
 #include "follow.h"
 #include "select.h"
 
