@@ -8,7 +8,13 @@ noinst_LTLIBRARIES += libsymbols.la
 libsymbols_la_SOURCES = tools/symbols.c tools/symbols.h
 
 bin_PROGRAMS += trace-read
-trace_read_SOURCES = tools/trace-read.c tools/follow.c tools/follow.h \
+trace_read_SOURCES = tools/trace-read.c \
+	tools/output.c tools/output.h \
+	tools/printers.c tools/printers.h \
+	tools/sinks.c tools/sinks.h \
+	tools/procsyms.c tools/procsyms.h \
+	tools/aggprint.c tools/aggprint.h \
+	tools/follow.c tools/follow.h \
 	tools/analysis.c tools/analysis.h tools/chrome.c \
 	tools/select.c tools/select.h
 trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
