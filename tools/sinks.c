@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * sinks.c - trace-read's table of modes (see sinks.h): printing, counting
- * and the analyses of analysis.h behind one set of callbacks.
+ * sinks.c - trace-read's table of modes (see sinks.h): printing and the
+ * analyses of analysis.h behind one set of callbacks.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,125 +53,6 @@ static int print_finish(void *state, const struct shmtrace_rd_reader *r, int sta
 	return status;
 }
 
-/* ---- count ----------------------------------------------------------------- */
-
-struct count {
-	uint64_t **counts;		/* [trace][class] */
-	size_t ntraces;
-	uint64_t total;
-};
-
-static void count_free(struct count *c)
-{
-	for (size_t i = 0; c->counts && i < c->ntraces; i++)
-		free(c->counts[i]);
-	free(c->counts);
-	free(c);
-}
-
-static int count_init(void **state, const struct shmtrace_rd_reader *r, struct sink_args *a)
-{
-	struct count *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	c->ntraces = shmtrace_rd_trace_count(r);
-	c->counts = calloc(c->ntraces + 1, sizeof(*c->counts));
-	if (!c->counts)
-		goto nomem;
-	for (size_t i = 0; i < c->ntraces; i++) {
-		size_t n = shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i));
-
-		c->counts[i] = calloc(n + 1, sizeof(**c->counts));
-		if (!c->counts[i])
-			goto nomem;
-	}
-	*state = c;
-	return 0;
-nomem:
-	count_free(c);
-	return -ENOMEM;
-}
-
-static int count_event(void *state, const struct shmtrace_rd_event *ev)
-{
-	struct count *c = state;
-
-	c->counts[shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev))]
-		[shmtrace_rd_event_class_index(ev)]++;
-	c->total++;
-	return 0;
-}
-
-struct name_count {
-	const char *name;
-	uint64_t count;
-};
-
-static int cmp_name_count(const void *a, const void *b)
-{
-	const struct name_count *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
-static int print_counts(const struct shmtrace_rd_reader *r, uint64_t **counts,
-			uint64_t total, uint64_t discarded)
-{
-	struct name_count *nc;
-	size_t i, j, n = 0, cap = 0;
-	char line[64];
-
-	for (i = 0; i < shmtrace_rd_trace_count(r); i++)
-		cap += shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i));
-	nc = calloc(cap + 1, sizeof(*nc));
-	if (!nc)
-		return -ENOMEM;
-	for (i = 0; i < shmtrace_rd_trace_count(r); i++) {
-		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, i);
-
-		for (j = 0; j < shmtrace_rd_trace_event_class_count(t); j++) {
-			if (!counts[i][j])
-				continue;
-			nc[n].name = shmtrace_rd_trace_event_class_name(t, j);
-			nc[n++].count = counts[i][j];
-		}
-	}
-	qsort(nc, n, sizeof(*nc), cmp_name_count);
-	for (i = 0; i < n; i = j) {
-		uint64_t c = 0;
-
-		for (j = i; j < n && !strcmp(nc[j].name, nc[i].name); j++)
-			c += nc[j].count;
-		snprintf(line, sizeof(line), "%12" PRIu64 "  ", c);
-		out_cstr(line);
-		out_cstr(nc[i].name);
-		out_room();
-		out_c('\n');
-	}
-	snprintf(line, sizeof(line), "%12" PRIu64 "  total\n", total);
-	out_cstr(line);
-	snprintf(line, sizeof(line), "%12" PRIu64 "  discarded\n", discarded);
-	out_cstr(line);
-	free(nc);
-	return 0;
-}
-
-static int count_finish(void *state, const struct shmtrace_rd_reader *r, int status)
-{
-	struct count *c = state;
-	uint64_t discarded = 0;
-
-	if (!status) {
-		for (size_t i = 0; i < shmtrace_rd_stream_count(r); i++)
-			discarded += shmtrace_rd_stream_discarded(shmtrace_rd_stream_at(r, i));
-		if (print_counts(r, c->counts, c->total, discarded) < 0)
-			status = -ENOMEM;
-	}
-	count_free(c);
-	return status;
-}
-
 /* ---- stats ----------------------------------------------------------------- */
 
 static int stats_init(void **state, const struct shmtrace_rd_reader *r, struct sink_args *a)
@@ -190,6 +70,22 @@ static int stats_finish(void *state, const struct shmtrace_rd_reader *r, int sta
 {
 	if (status >= 0)
 		an_stats_print(state, r, stdout);
+	an_stats_free(state);
+	return status;
+}
+
+/* --stats=count: per class only; printed only when every trace was read. */
+static int stats_count_event(void *state, const struct shmtrace_rd_event *ev)
+{
+	return an_stats_count(state, ev);
+}
+
+static int stats_count_finish(void *state, const struct shmtrace_rd_reader *r, int status)
+{
+	if (!status && an_stats_print_counts(state, r, stdout) < 0)
+		status = -ENOMEM;
+	/* out before the warnings about discarded events, as --count was */
+	fflush(stdout);
 	an_stats_free(state);
 	return status;
 }
@@ -302,8 +198,8 @@ static int chrome_finish(void *state, const struct shmtrace_rd_reader *r, int st
 static const struct sink sinks[] = {
 	{ "text", SINK_PRINT | SINK_SYMBOLS, text_init, text_event, print_finish },
 	{ "json", SINK_PRINT | SINK_SYMBOLS, json_init, json_event, print_finish },
-	{ "count", 0, count_init, count_event, count_finish },
 	{ "stats", SINK_DISCARDED, stats_init, stats_event, stats_finish },
+	{ "stats=count", 0, stats_init, stats_count_event, stats_count_finish },
 	{ "latency", 0, latency_init, latency_event, latency_finish },
 	{ "profile", SINK_SYMBOLS, profile_init, profile_event, profile_finish },
 	{ "chrome", SINK_SYMBOLS, chrome_init, chrome_event, chrome_finish },

@@ -5,13 +5,13 @@
  * main() calls in turn: init once the traces are open, event for each
  * selected event in time order, finish after the last one.
  *
- *	text	  print each event as text (printers.h), the default
- *	json	  print each event as a JSON object (--format json)
- *	count	  events per name, total, discarded (--count)
- *	stats	  events per name and thread, discarded events, time span
- *	latency	  pairs of BEGIN and END events (--latency)
- *	profile	  time per function (--profile)
- *	chrome	  Chrome trace event JSON into a file (--export chrome)
+ *	text	     print each event as text (printers.h), the default
+ *	json	     print each event as a JSON object (--format json)
+ *	stats	     events per name and thread, discarded events, time span
+ *	stats=count  events per name, total, discarded (--stats=count, --count)
+ *	latency	     pairs of BEGIN and END events (--latency)
+ *	profile	     time per function (--profile)
+ *	chrome	     Chrome trace event JSON into a file (--export chrome)
  *
  * The analyses themselves are in analysis.h; a sink adapts one to the
  * table and owns what it opens.

@@ -78,9 +78,11 @@ static void usage(FILE *f)
 		"      --begin T, --end T     T: seconds since the Epoch, a time of day\n"
 		"                        (HH:MM:SS.frac) or +DURATION from the first event\n"
 		"Analyses (instead of printing events):\n"
-		"  -c, --count           events per name, total, discarded\n"
 		"  -s, --stats           events per name and thread, discarded events per\n"
 		"                        process and stream, time span and rate\n"
+		"      --stats=count     in short, for scripts: events per name, then the\n"
+		"                        total and the discarded events, one count a line\n"
+		"  -c, --count           the same as --stats=count\n"
 		"  -l, --latency BEGIN,END   pair BEGIN and END events (name patterns) per\n"
 		"                        thread: count, min, p50, p90, p99, p99.9, max and\n"
 		"                        a power-of-two histogram\n"
@@ -224,7 +226,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "clock-raw", no_argument, NULL, 'r' },
 		{ "count", no_argument, NULL, 'c' },
-		{ "stats", no_argument, NULL, 's' },
+		{ "stats", optional_argument, NULL, 's' },
 		{ "latency", required_argument, NULL, 'l' },
 		{ "profile", no_argument, NULL, 'p' },
 		{ "event", required_argument, NULL, 'e' },
@@ -271,10 +273,13 @@ int main(int argc, char **argv)
 			args.raw = true;
 			break;
 		case 'c':
-			mode = "count";
+			mode = "stats=count";
 			break;
 		case 's':
-			mode = "stats";
+			/* -s takes no argument: optarg is --stats=MODE's */
+			if (optarg && strcmp(optarg, "count"))
+				return sel_done(sel, bad_usage("unknown --stats mode", optarg));
+			mode = optarg ? "stats=count" : "stats";
 			break;
 		case 'l':
 			mode = "latency";
