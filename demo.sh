@@ -27,8 +27,8 @@ echo "First events (trace-read $OUT | head):"
 "$B/trace-read" "$OUT" >"$SHMTRACE_HOME/events.txt"
 head -n 12 "$SHMTRACE_HOME/events.txt"
 echo
-echo "Events per name (trace-read --count):"
-"$B/trace-read" --count "$OUT"
+echo "Events per name (trace-read --stats=count):"
+"$B/trace-read" --stats=count "$OUT"
 echo
 echo "Requests slower than 1 ms, from the request_end events:"
 awk -F'latency_ns = ' '/sample_server:request_end/ {

@@ -41,7 +41,7 @@ run() {	# run plain|lz4: "bytes_on_disk ctf_bytes cpu_seconds discarded"
 	else
 		ctf=$disk
 	fi
-	disc=$("$build/trace-read" --count "$out" | sed -n 's/^ *\([0-9]*\)  discarded$/\1/p')
+	disc=$("$build/trace-read" --stats=count "$out" | sed -n 's/^ *\([0-9]*\)  discarded$/\1/p')
 	echo "$disk $ctf $(awk -v a="$t0" -v b="$t1" -v h="$hz" 'BEGIN { printf "%.2f", (b - a) / h }') $disc"
 }
 declare -A res

@@ -195,8 +195,8 @@ rep_shmtrace() {
 			"$tc" stop s >/dev/null
 			"$tc" status s >"$work/log/shmtrace-$rep.status" 2>&1 || true
 			"$tc" destroy s >/dev/null
-			counts=$("$build/trace-read" --count "$out" 2>"$work/log/shmtrace-$rep.count.err") ||
-				{ cat "$work/log/shmtrace-$rep.count.err" >&2; shm_why="trace-read --count failed"; return 1; }
+			counts=$("$build/trace-read" --stats=count "$out" 2>"$work/log/shmtrace-$rep.count.err") ||
+				{ cat "$work/log/shmtrace-$rep.count.err" >&2; shm_why="trace-read --stats=count failed"; return 1; }
 			printf '%s\n' "$counts" >"$work/log/shmtrace-$rep.count"
 			file_counts shmtrace \
 				"$(printf '%s\n' "$counts" | awk '$2 == "total" { print $1 }')" \

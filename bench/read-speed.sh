@@ -100,7 +100,7 @@ stream_count() { find "$1" -type f ! -name metadata | wc -l; }
 
 # session DIR PATTERN CMD...: one session writing to DIR, PATTERN enabled,
 # while CMD runs. Prints "TOTAL DISCARDED SDISCARDED LOST": the events and
-# discarded events of trace-read --count, then the session's "events
+# discarded events of trace-read --stats=count, then the session's "events
 # discarded" and "events lost without a buffer".
 session() {
 	local dir=$1 pat=$2 st=$work/log/status tot dis sdis lost
@@ -113,7 +113,7 @@ session() {
 	"$tc" stop s >/dev/null
 	"$tc" status s >"$st"
 	"$tc" destroy s >/dev/null
-	"$tr" --count "$dir" >"$work/log/count" 2>/dev/null || die "trace-read --count $dir failed"
+	"$tr" --stats=count "$dir" >"$work/log/count" 2>/dev/null || die "trace-read --stats=count $dir failed"
 	tot=$(awk '$2 == "total" { print $1 }' "$work/log/count")
 	dis=$(awk '$2 == "discarded" { print $1 }' "$work/log/count")
 	sdis=$(sed -n 's/.*events discarded: *\([0-9]*\).*/\1/p' "$st" | head -n1)

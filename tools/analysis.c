@@ -98,6 +98,14 @@ fail:
 	return NULL;
 }
 
+int an_stats_count(struct an_stats *s, const struct shmtrace_rd_event *ev)
+{
+	s->per_class[shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev))]
+		[shmtrace_rd_event_class_index(ev)]++;
+	s->total++;
+	return 0;
+}
+
 static struct an_thread *thread_slot(struct an_thread *t, size_t cap, uint64_t key)
 {
 	size_t i = mix64(key) & (cap - 1);
@@ -162,24 +170,22 @@ static int row_by_count(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE *out)
+/*
+ * Events per name, all processes together (an event's classes, one per
+ * stream class, add up under its name): *@k rows sorted by name, in an
+ * array with room for @extra more rows; NULL without memory.
+ */
+static struct an_row *name_rows(const struct an_stats *s, const struct shmtrace_rd_reader *r,
+				size_t extra, size_t *k)
 {
 	struct an_row *rows;
-	size_t n = 0, k = 0, cap = s->nthreads;
-	double span = s->total ? (double)(s->last - s->first) / 1e9 : 0;
-	uint64_t discarded = 0;
+	size_t n = 0, cap = extra;
 
 	for (size_t i = 0; i < s->ntraces; i++)
 		cap += shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i));
 	rows = calloc(cap + 1, sizeof(*rows));
-	if (!rows) {
-		fprintf(out, "out of memory\n");
-		return;
-	}
-	fprintf(out, "Events: %" PRIu64 " in %.9f s (%.0f events/s), %zu process%s, "
-		"%zu thread%s\n", s->total, span, span > 0 ? (double)s->total / span : 0.0,
-		s->ntraces, s->ntraces == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s");
-	/* per name, all processes together */
+	if (!rows)
+		return NULL;
 	for (size_t i = 0; i < s->ntraces; i++) {
 		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, i);
 
@@ -190,12 +196,57 @@ void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE
 			}
 	}
 	qsort(rows, n, sizeof(*rows), row_by_name);
+	*k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (k && !strcmp(rows[k - 1].name, rows[i].name))
-			rows[k - 1].n += rows[i].n;
+		if (*k && !strcmp(rows[*k - 1].name, rows[i].name))
+			rows[*k - 1].n += rows[i].n;
 		else
-			rows[k++] = rows[i];
+			rows[(*k)++] = rows[i];
 	}
+	return rows;
+}
+
+/* Events discarded in every stream of @r. */
+static uint64_t discarded_total(const struct shmtrace_rd_reader *r)
+{
+	uint64_t d = 0;
+
+	for (size_t i = 0; i < shmtrace_rd_stream_count(r); i++)
+		d += shmtrace_rd_stream_discarded(shmtrace_rd_stream_at(r, i));
+	return d;
+}
+
+int an_stats_print_counts(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE *out)
+{
+	size_t k;
+	struct an_row *rows = name_rows(s, r, 0, &k);
+
+	if (!rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < k; i++)
+		fprintf(out, "%12" PRIu64 "  %s\n", rows[i].n, rows[i].name);
+	fprintf(out, "%12" PRIu64 "  total\n", s->total);
+	fprintf(out, "%12" PRIu64 "  discarded\n", discarded_total(r));
+	free(rows);
+	return 0;
+}
+
+void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE *out)
+{
+	struct an_row *rows;
+	size_t n = 0, k = 0;
+	double span = s->total ? (double)(s->last - s->first) / 1e9 : 0;
+	uint64_t discarded = 0;
+
+	rows = name_rows(s, r, s->nthreads, &k);
+	if (!rows) {
+		fprintf(out, "out of memory\n");
+		return;
+	}
+	fprintf(out, "Events: %" PRIu64 " in %.9f s (%.0f events/s), %zu process%s, "
+		"%zu thread%s\n", s->total, span, span > 0 ? (double)s->total / span : 0.0,
+		s->ntraces, s->ntraces == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s");
+	/* per name, all processes together */
 	qsort(rows, k, sizeof(*rows), row_by_count);
 	fprintf(out, "\nPer event name:\n");
 	for (size_t i = 0; i < k; i++)

@@ -6,7 +6,8 @@
  * by the number of events read.
  *
  *  - stats: events per name and per thread, discarded events per process
- *    and stream, time span and rate.
+ *    and stream, time span and rate; or, in short (--stats=count), events
+ *    per name, total and discarded, one count per line.
  *  - latency: pairs BEGIN and END events per thread (or by a key field)
  *    and reports count, min, p50, p90, p99, p99.9, max and a power-of-two
  *    histogram (DTrace's quantize), and optionally the pairs slower than a
@@ -28,6 +29,15 @@ struct an_latency;
 struct an_stats *an_stats_new(const struct shmtrace_rd_reader *r);
 int an_stats_event(struct an_stats *s, const struct shmtrace_rd_event *ev);
 void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE *out);
+/*
+ * The short form: an_stats_count() counts events per class only (no
+ * thread, no time span: cheaper than an_stats_event(), always 0);
+ * an_stats_print_counts() prints "%12" PRIu64 "  NAME" per event name (its
+ * classes added up), sorted by name, then the "  total" and "  discarded"
+ * lines: 0, or -ENOMEM.
+ */
+int an_stats_count(struct an_stats *s, const struct shmtrace_rd_event *ev);
+int an_stats_print_counts(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE *out);
 void an_stats_free(struct an_stats *s);
 
 /*

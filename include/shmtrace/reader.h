@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shmtrace/reader.h - read shmtrace traces: libshmtrace-reader.
+ * shmtrace/reader.h - libshmtrace-reader: read shmtrace traces.
  *
  * Introduction
- * ------------
+ * ============
+ *
  * A session directory holds one CTF 1.8 trace per traced process
  * (<procname>-<pid>/ with a metadata file and one file per stream; stream
  * files may be LZ4 frames). The reader opens every trace found under the
@@ -24,10 +25,28 @@
  *		fail(shmtrace_rd_errmsg(r));
  *	shmtrace_rd_close(r);
  *
+ * The rest of this header is the manual: the rules common to every
+ * function, then each function in the order a program uses them.
+ *
+ * Rules common to every function
+ * ==============================
+ *
+ * Objects: a reader (struct shmtrace_rd_reader) owns its traces (one per
+ * process), their streams (one per stream file) and the current event. All
+ * are opaque; their pointers stay valid until shmtrace_rd_close(), except
+ * an event's, which stays valid until the next shmtrace_rd_next(). Strings
+ * returned belong to the reader and live as long as the object they
+ * describe; never free them.
+ *
  * Fields: an event has its payload fields and, when its channel recorded
  * any, context fields (doc/trace-format.md: "ip", "cpu_id"), each with its
  * own accessors below. Names are as babeltrace2 prints them (without the
  * leading underscore of the metadata).
+ *
+ * Units: times are nanoseconds since the Epoch (int64_t); raw clock values
+ * are ticks of the trace's clock (shmtrace_rd_trace_clock_freq() ticks per
+ * second, uint64_t); offsets are bytes from the start of a file; sizes and
+ * counts are plain numbers.
  *
  * Order: events of all streams of all traces come out merged by time
  * (nanoseconds since the Epoch; ties: trace order, then stream order, then
@@ -45,7 +64,8 @@
  * offset (a corrupt or truncated trace is an error, never a crash).
  *
  * Threads and signals: a reader is not thread-safe (use one per thread);
- * nothing here is async-signal-safe.
+ * nothing here is async-signal-safe. The library keeps no global state, so
+ * threads that each use their own reader do not interfere.
  */
 #ifndef SHMTRACE_READER_H
 #define SHMTRACE_READER_H
@@ -64,6 +84,7 @@ extern "C" {
 #define SHMTRACE_RD_API
 #endif
 
+/* Size of the message buffer shmtrace_rd_open() fills (bytes). */
 #define SHMTRACE_RD_ERRLEN 512
 
 struct shmtrace_rd_reader;
@@ -71,8 +92,216 @@ struct shmtrace_rd_trace;
 struct shmtrace_rd_stream;
 struct shmtrace_rd_event;
 
+/*
+ * Opening and closing
+ * ===================
+ */
+
+/*
+ * shmtrace_rd_open - open every trace found under @paths.
+ * @out:    set to the new reader on success, to NULL on failure.
+ * @paths:  @npaths directories: trace directories (holding a metadata
+ *          file) or directories searched below for them (session outputs).
+ * @err:    filled with a message on failure ("PATH: why", or
+ *          "FILE:LINE: what" for metadata), @errlen bytes at most
+ *          (SHMTRACE_RD_ERRLEN is enough).
+ *
+ * Reads every metadata file and opens every stream file (LZ4 frames are
+ * inflated now); no event is read yet.
+ *
+ * Returns 0, or a negative errno value: -ENOENT (a path holds no trace, or
+ * does not exist), -ENOTDIR, -EINVAL (malformed metadata), -ENOTSUP
+ * (packetized metadata), -EFBIG (metadata over 64 MiB), -EIO (a bad LZ4
+ * frame), -ENOMEM, or the error of a system call.
+ *
+ * Thread safety: touches nothing but the new reader. Not async-signal-safe
+ * (allocates memory and opens files).
+ */
+SHMTRACE_RD_API int shmtrace_rd_open(struct shmtrace_rd_reader **out, const char *const *paths,
+				     size_t npaths, char *err, size_t errlen);
+
+/*
+ * shmtrace_rd_close - close the files of @r and free it with everything it
+ * returned (traces, streams, events, strings). @r may be NULL.
+ *
+ * Thread safety: no other thread may use @r meanwhile. Not
+ * async-signal-safe.
+ */
+SHMTRACE_RD_API void shmtrace_rd_close(struct shmtrace_rd_reader *r);
+
+/*
+ * Reading events
+ * ==============
+ */
+
+/*
+ * shmtrace_rd_next - the next event of all streams, in time order.
+ *
+ * Returns 1 with *@ev set (valid until the next call or
+ * shmtrace_rd_close()), 0 once every stream ended, or a negative errno
+ * value: -EBADMSG (a corrupt or truncated packet or event), -EFBIG (a
+ * packet over 256 MiB), -ENOMEM, or the error of a read. Errors are
+ * sticky: after one, every call returns it again.
+ *
+ * Thread safety: one thread at a time per reader. Not async-signal-safe
+ * (reads files, allocates packet buffers).
+ */
+SHMTRACE_RD_API int shmtrace_rd_next(struct shmtrace_rd_reader *r,
+				     const struct shmtrace_rd_event **ev);
+
+/*
+ * shmtrace_rd_errmsg - message of the error shmtrace_rd_next() returned:
+ * "FILE: offset N: what" (N in bytes from the start of the stream file),
+ * or "no error". The string lives until the reader is closed.
+ *
+ * Thread safety: as shmtrace_rd_next(). Not async-signal-safe.
+ */
+SHMTRACE_RD_API const char *shmtrace_rd_errmsg(const struct shmtrace_rd_reader *r);
+
+/*
+ * Traces and streams of a reader
+ * ==============================
+ *
+ * In tie-breaking order (trace order is the order of the paths, then of
+ * the directories found below each, sorted by name; stream order follows
+ * trace order, then file names). Indexes run from 0 to count - 1; a
+ * function given an index out of range returns NULL.
+ *
+ * Thread safety of this section and the next three: these functions only
+ * read the reader; several threads may call them at once provided none
+ * calls shmtrace_rd_next() or shmtrace_rd_close() on the same reader
+ * meanwhile. None is documented as async-signal-safe.
+ */
+
+/* Number of traces (processes) opened. */
+SHMTRACE_RD_API size_t shmtrace_rd_trace_count(const struct shmtrace_rd_reader *r);
+/* Trace @i, or NULL if @i >= shmtrace_rd_trace_count(). */
+SHMTRACE_RD_API const struct shmtrace_rd_trace *
+shmtrace_rd_trace_at(const struct shmtrace_rd_reader *r, size_t i);
+/* Number of streams (stream files) of all traces. */
+SHMTRACE_RD_API size_t shmtrace_rd_stream_count(const struct shmtrace_rd_reader *r);
+/* Stream @i, or NULL if @i >= shmtrace_rd_stream_count(). */
+SHMTRACE_RD_API const struct shmtrace_rd_stream *
+shmtrace_rd_stream_at(const struct shmtrace_rd_reader *r, size_t i);
+
+/*
+ * Traces
+ * ======
+ *
+ * Facts of one trace (one traced process), read from its metadata: they
+ * do not change while the reader reads.
+ */
+
+/* Directory of the trace, as found from the paths given to open. */
+SHMTRACE_RD_API const char *shmtrace_rd_trace_path(const struct shmtrace_rd_trace *t);
+/* Position of the trace in the reader (0 .. trace_count - 1). */
+SHMTRACE_RD_API size_t shmtrace_rd_trace_index(const struct shmtrace_rd_trace *t);
+/* Name of the traced program; "" if the metadata has none. */
+SHMTRACE_RD_API const char *shmtrace_rd_trace_procname(const struct shmtrace_rd_trace *t);
+/* Host the trace was recorded on; "" if the metadata has none. */
+SHMTRACE_RD_API const char *shmtrace_rd_trace_hostname(const struct shmtrace_rd_trace *t);
+/* Process id of the traced process; -1 if the metadata has none. */
+SHMTRACE_RD_API int64_t shmtrace_rd_trace_vpid(const struct shmtrace_rd_trace *t);
+/* Trace uuid, 36 characters (8-4-4-4-12 hexadecimal); "" if none. */
+SHMTRACE_RD_API const char *shmtrace_rd_trace_uuid(const struct shmtrace_rd_trace *t);
+/*
+ * Entry @key of the trace's environment: 1 with *@sval set to its string
+ * value (NULL for an integer entry) and *@ival to its integer value, 0 if
+ * absent. @sval and @ival may be NULL.
+ */
+SHMTRACE_RD_API int shmtrace_rd_trace_env(const struct shmtrace_rd_trace *t, const char *key,
+					  const char **sval, int64_t *ival);
+/* Name of the trace's clock (every trace has one). */
+SHMTRACE_RD_API const char *shmtrace_rd_trace_clock_name(const struct shmtrace_rd_trace *t);
+/* Frequency of the trace's clock, in ticks per second (> 0). */
+SHMTRACE_RD_API uint64_t shmtrace_rd_trace_clock_freq(const struct shmtrace_rd_trace *t);
+/*
+ * Convert a raw clock value @value of this trace (ticks) to nanoseconds
+ * since the Epoch, saturated at INT64_MAX.
+ */
+SHMTRACE_RD_API int64_t shmtrace_rd_trace_clock_to_ns(const struct shmtrace_rd_trace *t,
+						      uint64_t value);
+/*
+ * Event classes: one per event and stream class (an event recorded with
+ * and without context fields has two, of the same name). Their number,
+ * and the name ("provider:event") of class @i, NULL if @i is out of range.
+ */
+SHMTRACE_RD_API size_t shmtrace_rd_trace_event_class_count(const struct shmtrace_rd_trace *t);
+SHMTRACE_RD_API const char *shmtrace_rd_trace_event_class_name(const struct shmtrace_rd_trace *t,
+							       size_t i);
+
+/*
+ * Streams
+ * =======
+ *
+ * One stream file of a trace. Packet facts are those of the packet being
+ * read (of the last one once the stream ended; 0 before its first packet
+ * is read, which shmtrace_rd_next() does for every stream on its first
+ * call). Counts are running totals up to the current packet.
+ */
+
+/* Path of the stream file. */
+SHMTRACE_RD_API const char *shmtrace_rd_stream_path(const struct shmtrace_rd_stream *s);
+/* The trace the stream belongs to. */
+SHMTRACE_RD_API const struct shmtrace_rd_trace *
+shmtrace_rd_stream_trace(const struct shmtrace_rd_stream *s);
+/* stream_instance_id of its packets (doc/trace-format.md). */
+SHMTRACE_RD_API uint64_t shmtrace_rd_stream_instance_id(const struct shmtrace_rd_stream *s);
+/* Thread id that wrote the current packet. */
+SHMTRACE_RD_API uint32_t shmtrace_rd_stream_tid(const struct shmtrace_rd_stream *s);
+/* packet_seq_num of the current packet. */
+SHMTRACE_RD_API uint64_t shmtrace_rd_stream_packet_seq(const struct shmtrace_rd_stream *s);
+/* Offset of the current packet in the stream file, in bytes. */
+SHMTRACE_RD_API uint64_t shmtrace_rd_stream_packet_offset(const struct shmtrace_rd_stream *s);
+/* Events discarded by the writer (events_discarded), up to the current packet. */
+SHMTRACE_RD_API uint64_t shmtrace_rd_stream_discarded(const struct shmtrace_rd_stream *s);
+/* Packets missing from the packet_seq_num sequence so far. */
+SHMTRACE_RD_API uint64_t shmtrace_rd_stream_lost_packets(const struct shmtrace_rd_stream *s);
+/* Events of the stream returned so far. */
+SHMTRACE_RD_API uint64_t shmtrace_rd_stream_event_count(const struct shmtrace_rd_stream *s);
+
+/*
+ * Events
+ * ======
+ *
+ * The event shmtrace_rd_next() returned; @ev and everything read from it
+ * (string and array values included) stay valid until the next
+ * shmtrace_rd_next() or shmtrace_rd_close().
+ */
+
+/* The stream and the trace of the event. */
+SHMTRACE_RD_API const struct shmtrace_rd_stream *
+shmtrace_rd_event_stream(const struct shmtrace_rd_event *ev);
+SHMTRACE_RD_API const struct shmtrace_rd_trace *
+shmtrace_rd_event_trace(const struct shmtrace_rd_event *ev);
+/* Raw clock value of the event (ticks of its trace's clock). */
+SHMTRACE_RD_API uint64_t shmtrace_rd_event_clock(const struct shmtrace_rd_event *ev);
+/* Time of the event, in nanoseconds since the Epoch. */
+SHMTRACE_RD_API int64_t shmtrace_rd_event_time_ns(const struct shmtrace_rd_event *ev);
+/* Id of the event in its stream class, as the metadata declares it. */
+SHMTRACE_RD_API uint32_t shmtrace_rd_event_id(const struct shmtrace_rd_event *ev);
+/* Name of the event, "provider:event". */
+SHMTRACE_RD_API const char *shmtrace_rd_event_name(const struct shmtrace_rd_event *ev);
+/* Index of the event's class in its trace (0 .. event_class_count - 1). */
+SHMTRACE_RD_API size_t shmtrace_rd_event_class_index(const struct shmtrace_rd_event *ev);
+/* 1 with *@level set to the event's log level, 0 if it has none. */
+SHMTRACE_RD_API int shmtrace_rd_event_loglevel(const struct shmtrace_rd_event *ev,
+					       int64_t *level);
+/* Thread id that recorded the event. */
+SHMTRACE_RD_API uint32_t shmtrace_rd_event_tid(const struct shmtrace_rd_event *ev);
+/* Offset of the event's header in its stream file, in bytes. */
+SHMTRACE_RD_API uint64_t shmtrace_rd_event_offset(const struct shmtrace_rd_event *ev);
+
+/*
+ * Field values
+ * ============
+ *
+ * A value is copied into a struct shmtrace_rd_value that the caller owns;
+ * the strings and elements it points to are the reader's.
+ */
+
 enum shmtrace_rd_kind {
-	SHMTRACE_RD_INT,			/* u or s, see is_signed and base */
+	SHMTRACE_RD_INT,		/* u or s, see is_signed and base */
 	SHMTRACE_RD_FLOAT,		/* d */
 	SHMTRACE_RD_STRING,		/* str, len */
 	SHMTRACE_RD_SEQUENCE,		/* data, count; elements are integers */
@@ -81,9 +310,9 @@ enum shmtrace_rd_kind {
 
 struct shmtrace_rd_value {
 	enum shmtrace_rd_kind kind;
-	uint8_t bytes;		/* integer size, or element size */
+	uint8_t bytes;		/* integer size, or element size, in bytes */
 	bool is_signed;		/* integer or elements */
-	uint8_t base;		/* 2, 8, 10 or 16 */
+	uint8_t base;		/* 2, 8, 10 or 16: how to print the integer */
 	union {
 		uint64_t u;
 		int64_t s;
@@ -95,91 +324,40 @@ struct shmtrace_rd_value {
 	uint32_t count;		/* SHMTRACE_RD_SEQUENCE/ARRAY: element count */
 };
 
-/* Open every trace found under the given paths (trace or session dirs). */
-SHMTRACE_RD_API int shmtrace_rd_open(struct shmtrace_rd_reader **out, const char *const *paths, size_t npaths,
-	    char *err, size_t errlen);
-SHMTRACE_RD_API void shmtrace_rd_close(struct shmtrace_rd_reader *r);
-
-/* 1: *ev is the next event; 0: end of all streams; < 0: error. */
-SHMTRACE_RD_API int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_event **ev);
-/* Message of the last error returned by shmtrace_rd_next(). */
-SHMTRACE_RD_API const char *shmtrace_rd_errmsg(const struct shmtrace_rd_reader *r);
-
-/* Traces and streams, in tie-breaking order. */
-SHMTRACE_RD_API size_t shmtrace_rd_trace_count(const struct shmtrace_rd_reader *r);
-SHMTRACE_RD_API const struct shmtrace_rd_trace *shmtrace_rd_trace_at(const struct shmtrace_rd_reader *r, size_t i);
-SHMTRACE_RD_API size_t shmtrace_rd_stream_count(const struct shmtrace_rd_reader *r);
-SHMTRACE_RD_API const struct shmtrace_rd_stream *shmtrace_rd_stream_at(const struct shmtrace_rd_reader *r, size_t i);
-
-SHMTRACE_RD_API const char *shmtrace_rd_trace_path(const struct shmtrace_rd_trace *t);
-SHMTRACE_RD_API size_t shmtrace_rd_trace_index(const struct shmtrace_rd_trace *t);
-SHMTRACE_RD_API const char *shmtrace_rd_trace_procname(const struct shmtrace_rd_trace *t);	/* "" if none */
-SHMTRACE_RD_API const char *shmtrace_rd_trace_hostname(const struct shmtrace_rd_trace *t);	/* "" if none */
-SHMTRACE_RD_API int64_t shmtrace_rd_trace_vpid(const struct shmtrace_rd_trace *t);		/* -1 if none */
-SHMTRACE_RD_API const char *shmtrace_rd_trace_uuid(const struct shmtrace_rd_trace *t);		/* "" if none */
-/* env entry by key: 1 and *sval or *ival set, 0 if absent */
-SHMTRACE_RD_API int shmtrace_rd_trace_env(const struct shmtrace_rd_trace *t, const char *key,
-		 const char **sval, int64_t *ival);
-SHMTRACE_RD_API const char *shmtrace_rd_trace_clock_name(const struct shmtrace_rd_trace *t);
-SHMTRACE_RD_API uint64_t shmtrace_rd_trace_clock_freq(const struct shmtrace_rd_trace *t);
 /*
- * Event classes: one per event and stream class (an event recorded with
- * and without context fields has two, of the same name).
+ * Payload fields of the event, in the order written: their number, the
+ * name of field @i (NULL if @i is out of range) and the index of the field
+ * named @name (or -ENOENT).
  */
-SHMTRACE_RD_API size_t shmtrace_rd_trace_event_class_count(const struct shmtrace_rd_trace *t);
-SHMTRACE_RD_API const char *shmtrace_rd_trace_event_class_name(const struct shmtrace_rd_trace *t, size_t i);
-/* Convert a raw clock value of this trace to ns since the Epoch. */
-SHMTRACE_RD_API int64_t shmtrace_rd_trace_clock_to_ns(const struct shmtrace_rd_trace *t, uint64_t value);
-
-SHMTRACE_RD_API const char *shmtrace_rd_stream_path(const struct shmtrace_rd_stream *s);
-SHMTRACE_RD_API const struct shmtrace_rd_trace *shmtrace_rd_stream_trace(const struct shmtrace_rd_stream *s);
-SHMTRACE_RD_API uint64_t shmtrace_rd_stream_instance_id(const struct shmtrace_rd_stream *s);
-/* Facts of the packet being read (of the last one once the stream ended). */
-SHMTRACE_RD_API uint32_t shmtrace_rd_stream_tid(const struct shmtrace_rd_stream *s);
-SHMTRACE_RD_API uint64_t shmtrace_rd_stream_packet_seq(const struct shmtrace_rd_stream *s);
-SHMTRACE_RD_API uint64_t shmtrace_rd_stream_packet_offset(const struct shmtrace_rd_stream *s);
-/* Running events_discarded total up to the current packet. */
-SHMTRACE_RD_API uint64_t shmtrace_rd_stream_discarded(const struct shmtrace_rd_stream *s);
-/* Packets missing from packet_seq_num so far. */
-SHMTRACE_RD_API uint64_t shmtrace_rd_stream_lost_packets(const struct shmtrace_rd_stream *s);
-SHMTRACE_RD_API uint64_t shmtrace_rd_stream_event_count(const struct shmtrace_rd_stream *s);
-
-/* Event accessors; ev stays valid until the next shmtrace_rd_next(). */
-SHMTRACE_RD_API const struct shmtrace_rd_stream *shmtrace_rd_event_stream(const struct shmtrace_rd_event *ev);
-SHMTRACE_RD_API const struct shmtrace_rd_trace *shmtrace_rd_event_trace(const struct shmtrace_rd_event *ev);
-SHMTRACE_RD_API uint64_t shmtrace_rd_event_clock(const struct shmtrace_rd_event *ev);	/* raw value */
-SHMTRACE_RD_API int64_t shmtrace_rd_event_time_ns(const struct shmtrace_rd_event *ev);	/* since Epoch */
-SHMTRACE_RD_API uint32_t shmtrace_rd_event_id(const struct shmtrace_rd_event *ev);
-SHMTRACE_RD_API const char *shmtrace_rd_event_name(const struct shmtrace_rd_event *ev);
-/* index of the event's class in its trace (0..event_class_count-1) */
-SHMTRACE_RD_API size_t shmtrace_rd_event_class_index(const struct shmtrace_rd_event *ev);
-SHMTRACE_RD_API int shmtrace_rd_event_loglevel(const struct shmtrace_rd_event *ev, int64_t *level);
-SHMTRACE_RD_API uint32_t shmtrace_rd_event_tid(const struct shmtrace_rd_event *ev);
-SHMTRACE_RD_API uint64_t shmtrace_rd_event_offset(const struct shmtrace_rd_event *ev);	/* in its file */
 SHMTRACE_RD_API unsigned shmtrace_rd_event_field_count(const struct shmtrace_rd_event *ev);
-SHMTRACE_RD_API const char *shmtrace_rd_event_field_name(const struct shmtrace_rd_event *ev, unsigned i);
-/* Index of the field named @name, or -ENOENT. */
+SHMTRACE_RD_API const char *shmtrace_rd_event_field_name(const struct shmtrace_rd_event *ev,
+							 unsigned i);
 SHMTRACE_RD_API int shmtrace_rd_event_field_index(const struct shmtrace_rd_event *ev,
 						  const char *name);
-/* Fill *v with field i; -EINVAL if i is out of range. */
-SHMTRACE_RD_API int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, struct shmtrace_rd_value *v);
+/* Fill *@v with payload field @i: 0, or -EINVAL if @i is out of range. */
+SHMTRACE_RD_API int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i,
+					    struct shmtrace_rd_value *v);
 
 /*
  * Context fields of the event, in the order written (0 when it has none);
- * integers only (SHMTRACE_RD_INT), e.g. "ip" (base 16) and "cpu_id".
+ * integers only (SHMTRACE_RD_INT), e.g. "ip" (base 16) and "cpu_id": their
+ * number, the name of context field @i ("ip"; NULL if @i is out of range)
+ * and the index of the context field named @name (or -ENOENT).
  */
 SHMTRACE_RD_API unsigned shmtrace_rd_event_context_count(const struct shmtrace_rd_event *ev);
-/* Name of context field i ("ip"), NULL if i is out of range. */
 SHMTRACE_RD_API const char *shmtrace_rd_event_context_name(const struct shmtrace_rd_event *ev,
 							   unsigned i);
-/* Index of the context field named @name, or -ENOENT. */
 SHMTRACE_RD_API int shmtrace_rd_event_context_index(const struct shmtrace_rd_event *ev,
 						    const char *name);
-/* Fill *v with context field i; -EINVAL if i is out of range. */
+/* Fill *@v with context field @i: 0, or -EINVAL if @i is out of range. */
 SHMTRACE_RD_API int shmtrace_rd_event_context(const struct shmtrace_rd_event *ev, unsigned i,
 					      struct shmtrace_rd_value *v);
 
-/* Element i (< v->count) of an SHMTRACE_RD_SEQUENCE or SHMTRACE_RD_ARRAY value. */
+/*
+ * Element @i (< v->count) of an SHMTRACE_RD_SEQUENCE or SHMTRACE_RD_ARRAY
+ * value, unsigned or sign-extended. Pure computations on @v: thread-safe
+ * and async-signal-safe.
+ */
 static inline uint64_t shmtrace_rd_value_elem_u(const struct shmtrace_rd_value *v, uint32_t i)
 {
 	const unsigned char *p = (const unsigned char *)v->data +

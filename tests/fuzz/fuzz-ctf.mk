@@ -48,11 +48,11 @@ EXTRA_DIST += $(fuzz_metadata_corpus) $(fuzz_stream_corpus)
 check_PROGRAMS += tests/fuzz/fuzz-metadata tests/fuzz/fuzz-stream
 TESTS += tests/fuzz/fuzz-metadata tests/fuzz/fuzz-stream
 tests_fuzz_fuzz_metadata_SOURCES = tests/fuzz/fuzz-metadata.c tests/fuzz/driver.c tests/fuzz/fuzz.h
-tests_fuzz_fuzz_metadata_CPPFLAGS = $(AM_CPPFLAGS) \
+tests_fuzz_fuzz_metadata_CPPFLAGS = $(AM_CPPFLAGS) $(LIBREADER_CPPFLAGS) \
 	-DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-metadata"'
 tests_fuzz_fuzz_metadata_LDADD = libreadercore.la
 tests_fuzz_fuzz_stream_SOURCES = tests/fuzz/fuzz-stream.c tests/fuzz/driver.c tests/fuzz/fuzz.h
-tests_fuzz_fuzz_stream_CPPFLAGS = $(AM_CPPFLAGS) \
+tests_fuzz_fuzz_stream_CPPFLAGS = $(AM_CPPFLAGS) $(LIBREADER_CPPFLAGS) \
 	-DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-stream"'
 tests_fuzz_fuzz_stream_CFLAGS = $(AM_CFLAGS) $(LZ4_CFLAGS)
 tests_fuzz_fuzz_stream_LDADD = libreadercore.la $(LZ4_LIBS)
@@ -90,16 +90,16 @@ dist_check_SCRIPTS += tests/integration/read-corrupt.sh
 
 # make fuzz: $$t is the target's name, $$c its corpus directory
 fuzz_ctf_reader_sources = \
-	$(srcdir)/tools/reader/reader.c \
-	$(srcdir)/tools/reader/tsdl.c \
-	$(srcdir)/tools/reader/lz4file.c
+	$(srcdir)/libreader/reader.c \
+	$(srcdir)/libreader/tsdl.c \
+	$(srcdir)/libreader/lz4file.c
 fuzz_ctf_build = \
 	$(MKDIR_P) tests/fuzz; \
 	if echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return !d + !n; }' | \
 	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o tests/fuzz/.$$t-probe >/dev/null 2>&1; then \
 		rm -f tests/fuzz/.$$t-probe; \
 		echo "  FUZZCC   tests/fuzz/$$t-libfuzzer"; \
-		$(FUZZ_CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(LZ4_CFLAGS) -std=gnu11 $(WARN_CFLAGS) \
+		$(FUZZ_CC) $(AM_CPPFLAGS) $(LIBREADER_CPPFLAGS) $(CPPFLAGS) $(LZ4_CFLAGS) -std=gnu11 $(WARN_CFLAGS) \
 			$(FUZZ_CFLAGS) -o tests/fuzz/$$t-libfuzzer $(srcdir)/tests/fuzz/$$t.c \
 			$(fuzz_ctf_reader_sources) $(LZ4_LIBS) || exit 1; \
 		echo "run it with: mkdir -p $$t-corpus && tests/fuzz/$$t-libfuzzer" \

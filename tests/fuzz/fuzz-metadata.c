@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-metadata.c - fuzz target for the TSDL (CTF 1.8 metadata) parser of
- * tools/reader/tsdl.c and for the reader's use of what it returns.
+ * libreader/tsdl.c and for the reader's use of what it returns.
  *
  * Each input is metadata text:
  *  1. tsdl_parse() reads an exact-size copy (no NUL terminator, so that
@@ -48,7 +48,7 @@
 
 #include <shmtrace/reader.h>
 #include "fuzz.h"
-#include "../../tools/reader/tsdl.h"
+#include "tsdl.h"
 
 #define CHECK(cond) do {							\
 	if (!(cond)) {								\

@@ -26,7 +26,7 @@ for f in "$t"/packed_*; do
 	[ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 04224d18 ] || fail "$f is not an LZ4 frame"
 done
 # trace-read reads the LZ4 streams: each channel has every event (2 x 60000)
-"$TRACE_READ" --count "$D" >"$WORK/count" || fail "trace-read failed"
+"$TRACE_READ" --stats=count "$D" >"$WORK/count" || fail "trace-read failed"
 grep -q "^ *120000  shmtrace_test:event$" "$WORK/count" || fail "$(cat "$WORK/count")"
 grep -q "^ *1  shmtrace_test:types$" "$WORK/count" || fail "$(cat "$WORK/count")"
 grep -q "^ *0  discarded$" "$WORK/count" || fail "$(cat "$WORK/count")"

@@ -49,6 +49,6 @@ harsh_go a
 harsh_wait a
 [ "$HSTATUS" -eq 0 ] || fail "harsh-app exited $HSTATUS"
 "$TRACECTL" stop s >/dev/null
-n=$("$TRACE_READ" --count "$WORK/trace" | awk '$2 == "shmtrace_test:event" { s += $1 } END { print s + 0 }')
+n=$("$TRACE_READ" --stats=count "$WORK/trace" | awk '$2 == "shmtrace_test:event" { s += $1 } END { print s + 0 }')
 [ "$n" -eq 210 ] || fail "$n events recorded, expected 210"
 echo "ok: the program's descriptors untouched; ours from $low up"

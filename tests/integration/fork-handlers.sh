@@ -37,7 +37,7 @@ if [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || [ -e /usr/lib/libjemallo
 	out=$("$TRACECTL" record --output "$WORK/jm-all" --preload all -- "$WORK/jemalloc-fork" \
 		2>"$WORK/jm-all.err") || fail "jemalloc-fork under --preload all: $(tail -3 "$WORK/jm-all.err")"
 	[ "$out" = "child ok" ] || fail "jemalloc-fork (all) printed '$out'"
-	n=$("$TRACE_READ" --count "$WORK/jm" | awk '$2 == "shmtrace_pthread:mutex_trylock" { print $1 }')
+	n=$("$TRACE_READ" --stats=count "$WORK/jm" | awk '$2 == "shmtrace_pthread:mutex_trylock" { print $1 }')
 	[ "${n:-0}" -gt 0 ] || fail "no jemalloc lock recorded: the helper was not in the way"
 	echo "ok: jemalloc's fork handlers traced, $n trylocks recorded"
 else
@@ -69,7 +69,7 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
 	wait "$rec" || true
 	[ "$st" = ok ] || fail "redis: BGSAVE status '$st': $(tail -5 "$R/log")"
 	[ -s "$R/dump.rdb" ] || fail "redis: no dump written"
-	"$TRACE_READ" --count "$WORK/rd" | grep -q "shmtrace_proc:fork" || fail "redis: no fork traced"
+	"$TRACE_READ" --stats=count "$WORK/rd" | grep -q "shmtrace_proc:fork" || fail "redis: no fork traced"
 	echo "ok: redis BGSAVE under --preload all wrote its dump"
 else
 	echo "redis-server not installed: its part skipped"

@@ -73,7 +73,7 @@ echo "emitted 400000: recorded $rec, discarded $disc, lost without a buffer $nob
 	fail "$rec + $disc + $nobuf + $lost != 400000 emitted"
 "$TRACECTL" destroy s >/dev/null || fail "destroy failed"
 # the files hold whole packets: read in full, the events recorded
-n=$("$TRACE_READ" --count "$D" 2>"$WORK/tr.err" | awk '$2 == "total" { print $1 }') ||
+n=$("$TRACE_READ" --stats=count "$D" 2>"$WORK/tr.err" | awk '$2 == "total" { print $1 }') ||
 	fail "trace-read failed: $(head -3 "$WORK/tr.err")"
 [ "$n" -eq "$rec" ] || fail "trace-read read $n events, $rec recorded"
 "$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"

@@ -53,6 +53,6 @@ new_session "$D" 'shmtrace_test:*'
 "$GEN" -n 100 || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
 "$TRACECTL" destroy s >/dev/null
-n=$("$TRACE_READ" --count "$D" | awk '$2 == "total" { print $1 }')
+n=$("$TRACE_READ" --stats=count "$D" | awk '$2 == "total" { print $1 }')
 [ "$n" = 100 ] || fail "$n events in $D, expected 100"
 echo "ok"

@@ -147,7 +147,7 @@ grep -q "nothing-here: No such file or directory" "$WORK/missing2.err" ||
 # bad usage
 run usage1 1 --name lat "$D"
 run usage2 1 --aggregations "$D" "$D"
-run usage3 1 --aggregations "$D" --count
+run usage3 1 --aggregations "$D" --stats=count
 run usage4 1 --aggregations "$D" --format yaml
 
 # damaged: status 2, "FILE: offset N: why", nothing on standard output

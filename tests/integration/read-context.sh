@@ -12,7 +12,8 @@
 #    --export chrome has it in each event's arguments;
 #  - --filter finds a payload field first, then a context field, and
 #    $ctx.NAME the context field only; --latency --by pairs by a context
-#    field; --count adds up an event's classes under its name;
+#    field; --stats=count adds up an event's classes under its name, and
+#    --count (its old name) prints the same;
 #  - a packet of an undeclared stream class, a stream changing class, an
 #    event of an undeclared stream class and a stream class declared twice
 #    each give status 2 and a message naming the file (and the offset, or
@@ -121,12 +122,20 @@ grep -q "^Latency ctx:start -> ctx:value by cpu_id: $want pairs " "$WORK/lat" ||
 	fail "--latency --by cpu_id: $(head -1 "$WORK/lat"), $want pairs expected"
 echo "ok: --latency --by cpu_id finds the $want pairs"
 
-# --count: one line per event name, whatever its stream classes
-"$TRACE_READ" --count "$T" >"$WORK/count" || fail "--count failed"
+# --stats=count: one line per event name, whatever its stream classes
+"$TRACE_READ" --stats=count "$T" >"$WORK/count" || fail "--stats=count failed"
 awk '{ n[$2]++ } END { for (e in n) printf "%12d  %s\n", n[e], e; printf "%12d  total\n%12d  discarded\n", NR, 0 }' \
 	"$WORK/expect" | sort -k2,2 >"$WORK/count.want"
-sort -k2,2 "$WORK/count" | diff - "$WORK/count.want" >"$WORK/diff" || fail "--count: $(cat "$WORK/diff")"
-echo "ok: --count"
+sort -k2,2 "$WORK/count" | diff - "$WORK/count.want" >"$WORK/diff" || fail "--stats=count: $(cat "$WORK/diff")"
+# --count and -c, its old names, print the same; another mode is refused
+for old in --count -c; do
+	"$TRACE_READ" $old "$T" | cmp -s - "$WORK/count" || fail "$old differs from --stats=count"
+done
+rc=0
+"$TRACE_READ" --stats=nope "$T" >/dev/null 2>"$WORK/nope.err" || rc=$?
+[ "$rc" = 1 ] && grep -q "unknown --stats mode: nope" "$WORK/nope.err" ||
+	fail "--stats=nope: status $rc, $(cat "$WORK/nope.err")"
+echo "ok: --stats=count (and --count)"
 
 # ---- stream classes that do not add up ----------------------------------------
 for kind in packet-class class-change event-class dup-class; do

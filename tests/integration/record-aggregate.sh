@@ -10,7 +10,7 @@ D=$WORK/out
 	"$B/tests/apps/preload-func" 10 3 0 >"$WORK/app.out" 2>"$WORK/report" ||
 	fail "record failed: $(cat "$WORK/report")"
 [ -f "$D/aggregations.json" ] || fail "no aggregations.json"
-"$TRACE_READ" --count "$D" >"$WORK/count" || fail "trace-read failed"
+"$TRACE_READ" --stats=count "$D" >"$WORK/count" || fail "trace-read failed"
 grep -q "shmtrace_func\|shmtrace_libc" "$WORK/count" && fail "calls were recorded as events: $(cat "$WORK/count")"
 fibc=$(sed -n 's/^fib_calls //p' "$WORK/app.out")
 python3 - "$D/aggregations.json" "$WORK/app.out" "$fibc" <<'PY' || fail "wrong profile: $(cat "$WORK/report")"

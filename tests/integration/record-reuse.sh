@@ -15,14 +15,14 @@ rc=0
 grep -qF "$D is not empty" "$WORK/r2.err" || fail "record said: $(cat "$WORK/r2.err")"
 [ ! -e "$WORK/ran" ] || fail "the command ran"
 [ "$(cd "$D" && find . -type f | sort | xargs md5sum)" = "$before" ] || fail "the first run changed"
-n=$("$TRACE_READ" --count --event 'shmtrace_test:*' "$D" | awk '$2 == "total" { print $1 }')
+n=$("$TRACE_READ" --stats=count --event 'shmtrace_test:*' "$D" | awk '$2 == "total" { print $1 }')
 [ "$n" = 100 ] || fail "$n test events in the first run, expected 100"
 "$TRACECTL" list | grep -q "No session" || fail "a session is left: $("$TRACECTL" list)"
 
 # an empty directory is fine
 mkdir "$WORK/empty"
 "$TRACECTL" record --output "$WORK/empty" -- "$GEN" -n 10 2>/dev/null || fail "record into an empty directory"
-n=$("$TRACE_READ" --count --event 'shmtrace_test:*' "$WORK/empty" | awk '$2 == "total" { print $1 }')
+n=$("$TRACE_READ" --stats=count --event 'shmtrace_test:*' "$WORK/empty" | awk '$2 == "total" { print $1 }')
 [ "$n" = 10 ] || fail "$n test events, expected 10"
 
 # failed records leave nothing: the preloaded library missing, no such command

@@ -34,7 +34,7 @@ done <"$WORK/chunks"
 n=$(wc -l <"$WORK/all")
 # 400000 from the long program, 4 x 1000 from the short ones
 [ "$n" -eq 404000 ] || fail "the chunks hold $n events, expected 404000"
-"$TRACE_READ" --count "$D" | grep -q "^ *404000  shmtrace_test:event$" || fail "trace-read of all chunks"
+"$TRACE_READ" --stats=count "$D" | grep -q "^ *404000  shmtrace_test:event$" || fail "trace-read of all chunks"
 for g in $(ls -d "$D"/chunk-*/gen-events-* | sed 's|.*/||' | sort | uniq -c | awk '$1 > 1 { print $2 }'); do
 	echo "process $g spans several chunks"
 done

@@ -13,7 +13,7 @@ D=$WORK/out
 # counts DIR: "trace-read babeltrace2" event counts of DIR
 counts() {
 	local tr
-	tr=$("$TRACE_READ" --count "$1" 2>"$WORK/tr.err" | awk '$2 == "total" { print $1 }') ||
+	tr=$("$TRACE_READ" --stats=count "$1" 2>"$WORK/tr.err" | awk '$2 == "total" { print $1 }') ||
 		fail "trace-read $1: $(head -3 "$WORK/tr.err")"
 	echo "$tr $(bt_count "$1" shmtrace_test:event)"
 }

@@ -29,7 +29,7 @@ for ch in big tiny; do
 	mkdir -p "$WORK/$ch/t"
 	cp "$D"/*/metadata "$WORK/$ch/t/"
 	cp "$D"/*/"${ch}"_* "$WORK/$ch/t/"
-	"$TRACE_READ" --count "$WORK/$ch" >"$WORK/$ch.count" 2>/dev/null || fail "trace-read failed on $ch"
+	"$TRACE_READ" --stats=count "$WORK/$ch" >"$WORK/$ch.count" 2>/dev/null || fail "trace-read failed on $ch"
 	rec=$(sed -n 's/^ *\([0-9]*\)  total$/\1/p' "$WORK/$ch.count")
 	disc=$(sed -n 's/^ *\([0-9]*\)  discarded$/\1/p' "$WORK/$ch.count")
 	bytes=$(cat "$D"/*/"${ch}"_* | wc -c)

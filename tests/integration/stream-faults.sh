@@ -105,7 +105,7 @@ unconf=$(stat "events sent but not confirmed stored by a relay that went away")
 	fail "sent $sent + discarded $disc + lost $lost != $EMITTED"
 [ "$lost" -gt 0 ] || fail "no loss reported after the relay was killed"
 "$TRACECTL" destroy k >/dev/null 2>&1 || true
-n=$("$TRACE_READ" --count "$RELAY_OUT" 2>/dev/null | grep -o '[0-9]*' | head -1) || true
+n=$("$TRACE_READ" --stats=count "$RELAY_OUT" 2>/dev/null | grep -o '[0-9]*' | head -1) || true
 n=${n:-0}
 [ "$n" -ge $((sent - unconf)) ] && [ "$n" -le "$sent" ] ||
 	fail "the relay's output holds $n events; sent $sent, $unconf of them unconfirmed"

@@ -35,7 +35,7 @@ n=$(bt_count "$RELAY_OUT" shmtrace_test:event)
 if [ "$disc" -eq 0 ]; then
 	check_seqs "$WORK/bt.out" 4 100000
 fi
-m=$("$TRACE_READ" --count "$RELAY_OUT" 2>"$WORK/tr.err") || fail "trace-read failed: $(head -3 "$WORK/tr.err")"
+m=$("$TRACE_READ" --stats=count "$RELAY_OUT" 2>"$WORK/tr.err") || fail "trace-read failed: $(head -3 "$WORK/tr.err")"
 echo "$m" | grep -q "$sent" || fail "trace-read counted '$m', expected $sent"
 
 # --ctrl-url and --data-url name each port

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-reader.c - unit tests of the trace reader core (tools/reader).
+ * test-reader.c - unit tests of the trace reader library (libreader/).
  *
  * Traces are built byte by byte in a temporary directory following
  * doc/trace-format.md: the metadata text the writer emits, then packets
@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include <shmtrace/reader.h>
-#include "../../../tools/reader/tsdl.h"
+#include "tsdl.h"
 
 /*
  * Builders are also used outside tests (--write-samples), where ck_assert

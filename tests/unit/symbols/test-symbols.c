@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-symbols.c - unit tests of the symbol module (tools/reader/symbols.c).
+ * test-symbols.c - unit tests of the symbol module (tools/symbols.c).
  *
  * Synthetic ELF images (elfgen.c) check the rules exactly: which symbols
  * count, aliases, sizes and size-0 symbols, segments, ELF classes, byte
@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../../tools/reader/symbols.h"
+#include "symbols.h"
 #include "elfgen.h"
 
 static char tmpdir[PATH_MAX];

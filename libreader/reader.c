@@ -46,9 +46,9 @@
 #include "lz4file.h"
 #include "tsdl.h"
 
-#define SHMTRACE_RD_MAX_DEPTH 8
-#define SHMTRACE_RD_MAX_METADATA (64U << 20)
-#define SHMTRACE_RD_MAX_PACKET (256U << 20)
+#define MAX_SCAN_DEPTH 8
+#define MAX_METADATA (64U << 20)
+#define MAX_PACKET (256U << 20)
 
 struct shmtrace_rd_trace {
 	char *path;
@@ -103,7 +103,7 @@ struct shmtrace_rd_reader {
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static inline uint32_t shmtrace_rd_le32(const unsigned char *p)
+static inline uint32_t le32(const unsigned char *p)
 {
 	uint32_t v;
 
@@ -111,7 +111,7 @@ static inline uint32_t shmtrace_rd_le32(const unsigned char *p)
 	return le32toh(v);
 }
 
-static inline uint64_t shmtrace_rd_le64(const unsigned char *p)
+static inline uint64_t le64(const unsigned char *p)
 {
 	uint64_t v;
 
@@ -119,7 +119,7 @@ static inline uint64_t shmtrace_rd_le64(const unsigned char *p)
 	return le64toh(v);
 }
 
-static inline uint64_t shmtrace_rd_read_uint(const unsigned char *p, unsigned bytes)
+static inline uint64_t read_uint(const unsigned char *p, unsigned bytes)
 {
 	uint16_t v16;
 
@@ -130,13 +130,13 @@ static inline uint64_t shmtrace_rd_read_uint(const unsigned char *p, unsigned by
 		memcpy(&v16, p, 2);
 		return le16toh(v16);
 	case 4:
-		return shmtrace_rd_le32(p);
+		return le32(p);
 	default:
-		return shmtrace_rd_le64(p);
+		return le64(p);
 	}
 }
 
-static inline int64_t shmtrace_rd_sext(uint64_t v, unsigned bytes)
+static inline int64_t sext(uint64_t v, unsigned bytes)
 {
 	unsigned sh = 64 - 8 * bytes;
 
@@ -146,7 +146,7 @@ static inline int64_t shmtrace_rd_sext(uint64_t v, unsigned bytes)
 }
 
 __attribute__((format(printf, 3, 4)))
-static int shmtrace_rd_msg(char *err, size_t errlen, const char *fmt, ...)
+static int set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -160,7 +160,7 @@ static int shmtrace_rd_msg(char *err, size_t errlen, const char *fmt, ...)
 
 /* Record a sticky error on a stream: "file: offset N: what". */
 __attribute__((format(printf, 5, 6)))
-static int shmtrace_rd_fail(struct shmtrace_rd_reader *r, const struct shmtrace_rd_stream *s,
+static int fail_at(struct shmtrace_rd_reader *r, const struct shmtrace_rd_stream *s,
 		   uint64_t off, int rc, const char *fmt, ...)
 {
 	va_list ap;
@@ -177,7 +177,7 @@ static int shmtrace_rd_fail(struct shmtrace_rd_reader *r, const struct shmtrace_
 	return rc;
 }
 
-static char *shmtrace_rd_join(const char *dir, const char *name)
+static char *path_join(const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
 	char *p = malloc(a + b + 2);
@@ -190,7 +190,7 @@ static char *shmtrace_rd_join(const char *dir, const char *name)
 	return p;
 }
 
-static int shmtrace_rd_pread_full(int fd, void *buf, size_t len, uint64_t off)
+static int pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned char *p = buf;
 
@@ -214,7 +214,7 @@ static int shmtrace_rd_pread_full(int fd, void *buf, size_t len, uint64_t off)
 /* ---- clock ------------------------------------------------------------- */
 
 /* The clock's offset: tsdl_parse() checked that it fits in ns. */
-static void shmtrace_rd_trace_init_clock(struct shmtrace_rd_trace *t)
+static void trace_init_clock(struct shmtrace_rd_trace *t)
 {
 	t->freq = t->meta->clock.freq;
 	t->base_ns = t->meta->clock.base_ns;
@@ -225,7 +225,7 @@ static void shmtrace_rd_trace_init_clock(struct shmtrace_rd_trace *t)
  * reader refuses a packet whose timestamp_begin or timestamp_end does not,
  * as babeltrace2 does; its events' timestamps lie between the two.
  */
-static bool shmtrace_rd_ns_ok(const struct shmtrace_rd_trace *t, uint64_t v)
+static bool ns_ok(const struct shmtrace_rd_trace *t, uint64_t v)
 {
 	uint64_t ns = tsdl_cycles_to_ns(t->freq, v);
 	int64_t r;
@@ -234,7 +234,7 @@ static bool shmtrace_rd_ns_ok(const struct shmtrace_rd_trace *t, uint64_t v)
 }
 
 /* Clock value to ns since the Epoch, saturated at INT64_MAX. */
-static inline int64_t shmtrace_rd_ns(const struct shmtrace_rd_trace *t, uint64_t v)
+static inline int64_t clock_ns(const struct shmtrace_rd_trace *t, uint64_t v)
 {
 	uint64_t ns = tsdl_cycles_to_ns(t->freq, v);
 	int64_t r;
@@ -250,7 +250,7 @@ static inline int64_t shmtrace_rd_ns(const struct shmtrace_rd_trace *t, uint64_t
 
 /* ---- opening ----------------------------------------------------------- */
 
-static int shmtrace_rd_read_metadata(struct shmtrace_rd_trace *t, char *err, size_t errlen)
+static int read_metadata(struct shmtrace_rd_trace *t, char *err, size_t errlen)
 {
 	struct stat st;
 	char *text = NULL;
@@ -259,63 +259,63 @@ static int shmtrace_rd_read_metadata(struct shmtrace_rd_trace *t, char *err, siz
 	fd = open(t->meta_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		shmtrace_rd_msg(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
+		set_err(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
 		return rc;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
-		shmtrace_rd_msg(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
+		set_err(err, errlen, "%s: %s", t->meta_path, strerror(-rc));
 		goto out;
 	}
-	if (st.st_size > SHMTRACE_RD_MAX_METADATA) {
+	if (st.st_size > MAX_METADATA) {
 		rc = -EFBIG;
-		shmtrace_rd_msg(err, errlen, "%s: metadata too large", t->meta_path);
+		set_err(err, errlen, "%s: metadata too large", t->meta_path);
 		goto out;
 	}
 	text = malloc(st.st_size + 1);
 	if (!text) {
 		rc = -ENOMEM;
-		shmtrace_rd_msg(err, errlen, "%s: out of memory", t->meta_path);
+		set_err(err, errlen, "%s: out of memory", t->meta_path);
 		goto out;
 	}
-	rc = shmtrace_rd_pread_full(fd, text, st.st_size, 0);
+	rc = pread_full(fd, text, st.st_size, 0);
 	if (rc) {
-		shmtrace_rd_msg(err, errlen, "%s: read error: %s", t->meta_path,
-		       strerror(-rc));
+		set_err(err, errlen, "%s: read error: %s", t->meta_path,
+			strerror(-rc));
 		goto out;
 	}
-	if (st.st_size >= 4 && shmtrace_rd_le32((const unsigned char *)text) ==
+	if (st.st_size >= 4 && le32((const unsigned char *)text) ==
 	    0x75D11D57U) {
 		rc = -ENOTSUP;
-		shmtrace_rd_msg(err, errlen,
-		       "%s:1: packetized metadata is not supported",
-		       t->meta_path);
+		set_err(err, errlen,
+			"%s:1: packetized metadata is not supported",
+			t->meta_path);
 		goto out;
 	}
 	if (!tsdl_signature_ok(text, st.st_size)) {
 		rc = -EINVAL;
-		shmtrace_rd_msg(err, errlen,
-		       "%s:1: not CTF metadata (missing \"/* CTF 1.8 */\" signature)",
-		       t->meta_path);
+		set_err(err, errlen,
+			"%s:1: not CTF metadata (missing \"/* CTF 1.8 */\" signature)",
+			t->meta_path);
 		goto out;
 	}
 	if (memchr(text, '\0', st.st_size)) {
 		rc = -EINVAL;
-		shmtrace_rd_msg(err, errlen, "%s: NUL byte in metadata text",
-		       t->meta_path);
+		set_err(err, errlen, "%s: NUL byte in metadata text",
+			t->meta_path);
 		goto out;
 	}
 	rc = tsdl_parse(text, st.st_size, t->meta_path, &t->meta, err, errlen);
 	if (!rc)
-		shmtrace_rd_trace_init_clock(t);
+		trace_init_clock(t);
 out:
 	free(text);
 	close(fd);
 	return rc;
 }
 
-static int shmtrace_rd_add_stream(struct shmtrace_rd_reader *r, struct shmtrace_rd_trace *t,
-			 const char *name, char *err, size_t errlen)
+static int add_stream(struct shmtrace_rd_reader *r, struct shmtrace_rd_trace *t,
+		      const char *name, char *err, size_t errlen)
 {
 	struct shmtrace_rd_stream *s;
 	struct stat st;
@@ -336,7 +336,7 @@ static int shmtrace_rd_add_stream(struct shmtrace_rd_reader *r, struct shmtrace_
 	s->fd = -1;
 	s->trace = t;
 	s->ev.stream = s;
-	s->path = shmtrace_rd_join(t->path, name);
+	s->path = path_join(t->path, name);
 	if (!s->path) {
 		free(s);
 		goto nomem;
@@ -346,7 +346,7 @@ static int shmtrace_rd_add_stream(struct shmtrace_rd_reader *r, struct shmtrace_
 	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0 || fstat(s->fd, &st) < 0) {
 		rc = -errno;
-		shmtrace_rd_msg(err, errlen, "%s: %s", s->path, strerror(-rc));
+		set_err(err, errlen, "%s: %s", s->path, strerror(-rc));
 		return rc;
 	}
 	if (lz4file_is_frame(s->fd)) {
@@ -359,24 +359,24 @@ static int shmtrace_rd_add_stream(struct shmtrace_rd_reader *r, struct shmtrace_
 		s->fd = plain;
 		if (fstat(s->fd, &st) < 0) {
 			rc = -errno;
-			shmtrace_rd_msg(err, errlen, "%s: %s", s->path, strerror(-rc));
+			set_err(err, errlen, "%s: %s", s->path, strerror(-rc));
 			return rc;
 		}
 	}
 	s->file_size = st.st_size;
 	return 0;
 nomem:
-	shmtrace_rd_msg(err, errlen, "out of memory");
+	set_err(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
-static int shmtrace_rd_filter_streams(const struct dirent *d)
+static int filter_streams(const struct dirent *d)
 {
 	return d->d_name[0] != '.' && strcmp(d->d_name, "metadata");
 }
 
-static int shmtrace_rd_add_trace(struct shmtrace_rd_reader *r, const char *dir, char *err,
-			size_t errlen)
+static int add_trace(struct shmtrace_rd_reader *r, const char *dir, char *err,
+		     size_t errlen)
 {
 	struct dirent **names = NULL;
 	struct shmtrace_rd_trace *t;
@@ -395,7 +395,7 @@ static int shmtrace_rd_add_trace(struct shmtrace_rd_reader *r, const char *dir, 
 	if (!t)
 		goto nomem;
 	t->path = strdup(dir);
-	t->meta_path = shmtrace_rd_join(dir, "metadata");
+	t->meta_path = path_join(dir, "metadata");
 	if (!t->path || !t->meta_path) {
 		free(t->path);
 		free(t->meta_path);
@@ -404,35 +404,35 @@ static int shmtrace_rd_add_trace(struct shmtrace_rd_reader *r, const char *dir, 
 	}
 	t->index = r->ntraces;
 	r->traces[r->ntraces++] = t;
-	rc = shmtrace_rd_read_metadata(t, err, errlen);
+	rc = read_metadata(t, err, errlen);
 	if (rc)
 		return rc;
 
-	n = scandir(dir, &names, shmtrace_rd_filter_streams, alphasort);
+	n = scandir(dir, &names, filter_streams, alphasort);
 	if (n < 0) {
 		rc = -errno;
-		shmtrace_rd_msg(err, errlen, "%s: %s", dir, strerror(-rc));
+		set_err(err, errlen, "%s: %s", dir, strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < n; i++) {
 		struct stat st;
-		char *p = shmtrace_rd_join(dir, names[i]->d_name);
+		char *p = path_join(dir, names[i]->d_name);
 
 		if (!p) {
 			rc = -ENOMEM;
-			shmtrace_rd_msg(err, errlen, "out of memory");
+			set_err(err, errlen, "out of memory");
 			break;
 		}
 		if (stat(p, &st) < 0) {
 			rc = -errno;
-			shmtrace_rd_msg(err, errlen, "%s: %s", p, strerror(-rc));
+			set_err(err, errlen, "%s: %s", p, strerror(-rc));
 			free(p);
 			break;
 		}
 		free(p);
 		if (!S_ISREG(st.st_mode))
 			continue;	/* index/ and other directories */
-		rc = shmtrace_rd_add_stream(r, t, names[i]->d_name, err, errlen);
+		rc = add_stream(r, t, names[i]->d_name, err, errlen);
 		if (rc)
 			break;
 	}
@@ -441,34 +441,34 @@ static int shmtrace_rd_add_trace(struct shmtrace_rd_reader *r, const char *dir, 
 	free(names);
 	return rc;
 nomem:
-	shmtrace_rd_msg(err, errlen, "out of memory");
+	set_err(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
-static int shmtrace_rd_scan(struct shmtrace_rd_reader *r, const char *dir, int depth, char *err,
-		   size_t errlen)
+static int scan_dir(struct shmtrace_rd_reader *r, const char *dir, int depth, char *err,
+		    size_t errlen)
 {
 	struct dirent **names = NULL;
 	struct stat st;
 	char *meta;
 	int i, n, rc = 0;
 
-	meta = shmtrace_rd_join(dir, "metadata");
+	meta = path_join(dir, "metadata");
 	if (!meta) {
-		shmtrace_rd_msg(err, errlen, "out of memory");
+		set_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	rc = stat(meta, &st);
 	free(meta);
 	if (!rc && S_ISREG(st.st_mode))
-		return shmtrace_rd_add_trace(r, dir, err, errlen);
-	if (depth >= SHMTRACE_RD_MAX_DEPTH)
+		return add_trace(r, dir, err, errlen);
+	if (depth >= MAX_SCAN_DEPTH)
 		return 0;
 
 	n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0) {
 		rc = -errno;
-		shmtrace_rd_msg(err, errlen, "%s: %s", dir, strerror(-rc));
+		set_err(err, errlen, "%s: %s", dir, strerror(-rc));
 		return rc;
 	}
 	rc = 0;
@@ -478,15 +478,15 @@ static int shmtrace_rd_scan(struct shmtrace_rd_reader *r, const char *dir, int d
 
 		if (rc || !strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
-		p = shmtrace_rd_join(dir, name);
+		p = path_join(dir, name);
 		if (!p) {
 			rc = -ENOMEM;
-			shmtrace_rd_msg(err, errlen, "out of memory");
+			set_err(err, errlen, "out of memory");
 			continue;
 		}
 		/* lstat: do not follow symlinks, so no loops */
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
-			rc = shmtrace_rd_scan(r, p, depth + 1, err, errlen);
+			rc = scan_dir(r, p, depth + 1, err, errlen);
 		free(p);
 	}
 	for (i = 0; i < n; i++)
@@ -504,10 +504,10 @@ int shmtrace_rd_open(struct shmtrace_rd_reader **out, const char *const *paths, 
 	int rc;
 
 	*out = NULL;
-	shmtrace_rd_msg(err, errlen, "no error");
+	set_err(err, errlen, "no error");
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		shmtrace_rd_msg(err, errlen, "out of memory");
+		set_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < npaths; i++) {
@@ -515,28 +515,28 @@ int shmtrace_rd_open(struct shmtrace_rd_reader **out, const char *const *paths, 
 
 		if (stat(paths[i], &st) < 0) {
 			rc = -errno;
-			shmtrace_rd_msg(err, errlen, "%s: %s", paths[i], strerror(-rc));
+			set_err(err, errlen, "%s: %s", paths[i], strerror(-rc));
 			goto fail;
 		}
 		if (!S_ISDIR(st.st_mode)) {
 			rc = -ENOTDIR;
-			shmtrace_rd_msg(err, errlen, "%s: not a directory", paths[i]);
+			set_err(err, errlen, "%s: not a directory", paths[i]);
 			goto fail;
 		}
-		rc = shmtrace_rd_scan(r, paths[i], 0, err, errlen);
+		rc = scan_dir(r, paths[i], 0, err, errlen);
 		if (rc)
 			goto fail;
 		if (r->ntraces == before) {
 			rc = -ENOENT;
-			shmtrace_rd_msg(err, errlen, "%s: no CTF trace found (no metadata file)",
-			       paths[i]);
+			set_err(err, errlen, "%s: no CTF trace found (no metadata file)",
+				paths[i]);
 			goto fail;
 		}
 	}
 	r->heap = calloc(r->nstreams + 1, sizeof(*r->heap));
 	if (!r->heap) {
 		rc = -ENOMEM;
-		shmtrace_rd_msg(err, errlen, "out of memory");
+		set_err(err, errlen, "out of memory");
 		goto fail;
 	}
 	*out = r;
@@ -578,7 +578,7 @@ void shmtrace_rd_close(struct shmtrace_rd_reader *r)
 
 /* ---- packets and events ------------------------------------------------- */
 
-static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
+static int load_packet(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	const struct tsdl_metadata *m = s->trace->meta;
 	unsigned char h[TSDL_PACKET_HEADER_SIZE];
@@ -589,70 +589,70 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 	int rc;
 
 	if (left < TSDL_PACKET_HEADER_SIZE)
-		return shmtrace_rd_fail(r, s, off, -EBADMSG,
+		return fail_at(r, s, off, -EBADMSG,
 			       "truncated packet header (%" PRIu64 " bytes left)",
 			       left);
-	rc = shmtrace_rd_pread_full(s->fd, h, sizeof(h), off);
+	rc = pread_full(s->fd, h, sizeof(h), off);
 	if (rc)
-		return shmtrace_rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
+		return fail_at(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
 			       "read error: %s", strerror(-rc));
-	magic = shmtrace_rd_le32(h);
+	magic = le32(h);
 	if (magic != TSDL_PACKET_MAGIC)
-		return shmtrace_rd_fail(r, s, off, -EBADMSG,
+		return fail_at(r, s, off, -EBADMSG,
 			       "bad packet magic 0x%08" PRIx32, magic);
 	if (m->has_uuid && memcmp(h + 4, m->uuid, 16))
-		return shmtrace_rd_fail(r, s, off + 4, -EBADMSG,
+		return fail_at(r, s, off + 4, -EBADMSG,
 			       "packet uuid does not match the metadata uuid");
-	sid = shmtrace_rd_le32(h + 20);
+	sid = le32(h + 20);
 	if (!sc || sc->id != sid) {
 		sc = tsdl_find_stream(m, sid);
 		if (!sc)
-			return shmtrace_rd_fail(r, s, off + 20, -EBADMSG,
+			return fail_at(r, s, off + 20, -EBADMSG,
 				       "unknown stream id %" PRIu32, sid);
 		if (s->sc)
-			return shmtrace_rd_fail(r, s, off + 20, -EBADMSG,
+			return fail_at(r, s, off + 20, -EBADMSG,
 				       "stream id %" PRIu32 " after packets of stream id %" PRIu32,
 				       sid, s->sc->id);
 	}
-	tsb = shmtrace_rd_le64(h + 32);
-	tse = shmtrace_rd_le64(h + 40);
-	content = shmtrace_rd_le64(h + 48);
-	psize = shmtrace_rd_le64(h + 56);
-	seq = shmtrace_rd_le64(h + 64);
-	disc = shmtrace_rd_le64(h + 72);
+	tsb = le64(h + 32);
+	tse = le64(h + 40);
+	content = le64(h + 48);
+	psize = le64(h + 56);
+	seq = le64(h + 64);
+	disc = le64(h + 72);
 	if (content % 8 || psize % 8 || content < 8 * TSDL_PACKET_HEADER_SIZE ||
 	    content > psize)
-		return shmtrace_rd_fail(r, s, off + 48, -EBADMSG,
+		return fail_at(r, s, off + 48, -EBADMSG,
 			       "invalid content_size %" PRIu64 " / packet_size %" PRIu64 " (bits)",
 			       content, psize);
 	if (psize / 8 > left)
-		return shmtrace_rd_fail(r, s, off + 56, -EBADMSG,
+		return fail_at(r, s, off + 56, -EBADMSG,
 			       "packet_size %" PRIu64 " bytes runs past the end of the file (%" PRIu64 " bytes left)",
 			       psize / 8, left);
-	if (psize / 8 > SHMTRACE_RD_MAX_PACKET)
-		return shmtrace_rd_fail(r, s, off + 56, -EFBIG,
+	if (psize / 8 > MAX_PACKET)
+		return fail_at(r, s, off + 56, -EFBIG,
 			       "packet too large (%" PRIu64 " bytes)", psize / 8);
 	if (tsb > tse)
-		return shmtrace_rd_fail(r, s, off + 32, -EBADMSG,
+		return fail_at(r, s, off + 32, -EBADMSG,
 			       "timestamp_begin %" PRIu64 " > timestamp_end %" PRIu64,
 			       tsb, tse);
-	if (!shmtrace_rd_ns_ok(s->trace, tse))
-		return shmtrace_rd_fail(r, s, off + 40, -EBADMSG,
+	if (!ns_ok(s->trace, tse))
+		return fail_at(r, s, off + 40, -EBADMSG,
 			       "timestamp_end %" PRIu64 " is out of the clock's range",
 			       tse);
 	if (s->have_packet) {
 		/* (the previous packet's events are in its time range) */
 		if (tsb < s->ts_end)
-			return shmtrace_rd_fail(r, s, off + 32, -EBADMSG,
+			return fail_at(r, s, off + 32, -EBADMSG,
 				       "timestamp_begin %" PRIu64 " goes back before the previous packet's timestamp_end (%" PRIu64 ")",
 				       tsb, s->ts_end);
 		if (seq <= s->seq)
-			return shmtrace_rd_fail(r, s, off + 64, -EBADMSG,
+			return fail_at(r, s, off + 64, -EBADMSG,
 				       "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
 				       seq, s->seq);
 		s->lost += seq - s->seq - 1;
 		if (disc < s->discarded)
-			return shmtrace_rd_fail(r, s, off + 72, -EBADMSG,
+			return fail_at(r, s, off + 72, -EBADMSG,
 				       "events_discarded decreases (%" PRIu64 " < %" PRIu64 ")",
 				       disc, s->discarded);
 	}
@@ -665,20 +665,20 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 			cap *= 2;
 		nb = malloc(cap);
 		if (!nb)
-			return shmtrace_rd_fail(r, s, off, -ENOMEM, "out of memory");
+			return fail_at(r, s, off, -ENOMEM, "out of memory");
 		free(s->buf);
 		s->buf = nb;
 		s->cap = cap;
 	}
-	rc = shmtrace_rd_pread_full(s->fd, s->buf, content, off);
+	rc = pread_full(s->fd, s->buf, content, off);
 	if (rc)
-		return shmtrace_rd_fail(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
+		return fail_at(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
 			       "read error: %s", strerror(-rc));
 	if (!s->foff) {
 		/* field offsets for the largest event of the stream class */
 		s->foff = calloc(sc->max_fields + 1, sizeof(*s->foff));
 		if (!s->foff)
-			return shmtrace_rd_fail(r, s, off, -ENOMEM, "out of memory");
+			return fail_at(r, s, off, -ENOMEM, "out of memory");
 	}
 	s->have_packet = true;
 	s->sc = sc;
@@ -691,12 +691,12 @@ static int shmtrace_rd_load_packet(struct shmtrace_rd_reader *r, struct shmtrace
 	s->last_ts = tsb;
 	s->seq = seq;
 	s->discarded = disc;
-	s->instance_id = shmtrace_rd_le64(h + 24);
-	s->tid = shmtrace_rd_le32(h + 80);
+	s->instance_id = le64(h + 24);
+	s->tid = le32(h + 80);
 	return 0;
 }
 
-static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
+static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	const unsigned char *buf = s->buf;
 	const struct tsdl_stream_class *sc = s->sc;
@@ -709,9 +709,9 @@ static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrac
 		uint32_t w, low, prev_low;
 
 		if (end - pos < 4)
-			return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+			return fail_at(r, s, s->pkt_off + pos, -EBADMSG,
 				       "truncated event header");
-		w = shmtrace_rd_le32(buf + pos);
+		w = le32(buf + pos);
 		id = w & 0xff;
 		low = w >> 8;
 		prev_low = s->last_ts & 0xffffff;
@@ -721,27 +721,27 @@ static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrac
 		pos += 4;
 	} else {
 		if (end - pos < 13)
-			return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+			return fail_at(r, s, s->pkt_off + pos, -EBADMSG,
 				       "truncated extended event header");
-		id = shmtrace_rd_le32(buf + pos + 1);
-		ts = shmtrace_rd_le64(buf + pos + 5);
+		id = le32(buf + pos + 1);
+		ts = le64(buf + pos + 5);
 		pos += 13;
 	}
 	/* extended: any value; compact: its wrap may pass 2^64 and start over */
 	if (ts < s->last_ts)
-		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+		return fail_at(r, s, s->pkt_off + start, -EBADMSG,
 			       "event timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
 			       ts, s->last_ts);
 	if (ts > s->ts_end)
-		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+		return fail_at(r, s, s->pkt_off + start, -EBADMSG,
 			       "event timestamp %" PRIu64 " is after the packet's timestamp_end %" PRIu64,
 			       ts, s->ts_end);
 	cls = tsdl_stream_find_event(sc, id);
 	if (!cls)
-		return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+		return fail_at(r, s, s->pkt_off + start, -EBADMSG,
 			       "unknown event id %" PRIu32, id);
 	if (end - pos < sc->ctx_bytes)
-		return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+		return fail_at(r, s, s->pkt_off + pos, -EBADMSG,
 			       "event %s: context runs past the end of the packet content",
 			       cls->name);
 	pos += sc->ctx_bytes;
@@ -762,7 +762,7 @@ static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrac
 		case TSDL_F_STRING:
 			z = memchr(buf + pos, 0, end - pos);
 			if (!z)
-				return shmtrace_rd_fail(r, s, s->pkt_off + pos, -EBADMSG,
+				return fail_at(r, s, s->pkt_off + pos, -EBADMSG,
 					       "event %s: unterminated string in field %s",
 					       cls->name, f->name);
 			pos = z - buf + 1;
@@ -775,10 +775,10 @@ static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrac
 				const struct tsdl_field *lf =
 					&cls->fields[f->len_field];
 
-				n = shmtrace_rd_read_uint(buf + foff[f->len_field],
-						 lf->bytes);
-				if (lf->is_signed && shmtrace_rd_sext(n, lf->bytes) < 0)
-					return shmtrace_rd_fail(r, s, s->pkt_off + foff[f->len_field],
+				n = read_uint(buf + foff[f->len_field],
+					      lf->bytes);
+				if (lf->is_signed && sext(n, lf->bytes) < 0)
+					return fail_at(r, s, s->pkt_off + foff[f->len_field],
 						       -EBADMSG,
 						       "event %s: negative length for field %s",
 						       cls->name, f->name);
@@ -794,44 +794,44 @@ static int shmtrace_rd_decode_event(struct shmtrace_rd_reader *r, struct shmtrac
 	foff[i] = pos;
 	s->ev.cls = cls;
 	s->ev.ts = ts;
-	s->ev.ns = shmtrace_rd_ns(s->trace, ts);
+	s->ev.ns = clock_ns(s->trace, ts);
 	s->ev.pos = start;
 	s->last_ts = ts;
 	s->pos = pos;
 	s->nevents++;
 	return 1;
 past_end:
-	return shmtrace_rd_fail(r, s, s->pkt_off + start, -EBADMSG,
+	return fail_at(r, s, s->pkt_off + start, -EBADMSG,
 		       "event %s: field %s runs past the end of the packet content",
 		       cls->name, cls->fields[i].name);
 }
 
 /* Position s on its next event: 1 if there is one, 0 at end, < 0 error. */
-static int shmtrace_rd_advance(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
+static int advance(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	int rc;
 
 	while (s->pos >= s->content) {
 		if (s->next_off >= s->file_size)
 			return 0;
-		rc = shmtrace_rd_load_packet(r, s);
+		rc = load_packet(r, s);
 		if (rc)
 			return rc;
 	}
-	return shmtrace_rd_decode_event(r, s);
+	return decode_event(r, s);
 }
 
 /* ---- merge -------------------------------------------------------------- */
 
-static inline bool shmtrace_rd_before(const struct shmtrace_rd_stream *a,
-			     const struct shmtrace_rd_stream *b)
+static inline bool comes_before(const struct shmtrace_rd_stream *a,
+				const struct shmtrace_rd_stream *b)
 {
 	if (a->ev.ns != b->ev.ns)
 		return a->ev.ns < b->ev.ns;
 	return a->index < b->index;
 }
 
-static void shmtrace_rd_sift_down(struct shmtrace_rd_reader *r, size_t i)
+static void sift_down(struct shmtrace_rd_reader *r, size_t i)
 {
 	struct shmtrace_rd_stream **h = r->heap, *x = h[i];
 	size_t n = r->nheap;
@@ -841,9 +841,9 @@ static void shmtrace_rd_sift_down(struct shmtrace_rd_reader *r, size_t i)
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && shmtrace_rd_before(h[c + 1], h[c]))
+		if (c + 1 < n && comes_before(h[c + 1], h[c]))
 			c++;
-		if (!shmtrace_rd_before(h[c], x))
+		if (!comes_before(h[c], x))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -851,14 +851,14 @@ static void shmtrace_rd_sift_down(struct shmtrace_rd_reader *r, size_t i)
 	h[i] = x;
 }
 
-static void shmtrace_rd_sift_up(struct shmtrace_rd_reader *r, size_t i)
+static void sift_up(struct shmtrace_rd_reader *r, size_t i)
 {
 	struct shmtrace_rd_stream **h = r->heap, *x = h[i];
 
 	while (i) {
 		size_t p = (i - 1) / 2;
 
-		if (!shmtrace_rd_before(x, h[p]))
+		if (!comes_before(x, h[p]))
 			break;
 		h[i] = h[p];
 		i = p;
@@ -867,7 +867,7 @@ static void shmtrace_rd_sift_up(struct shmtrace_rd_reader *r, size_t i)
 }
 
 /* A stream that ended needs neither its packet buffer nor its file. */
-static void shmtrace_rd_retire(struct shmtrace_rd_stream *s)
+static void retire(struct shmtrace_rd_stream *s)
 {
 	free(s->buf);
 	s->buf = NULL;
@@ -877,7 +877,7 @@ static void shmtrace_rd_retire(struct shmtrace_rd_stream *s)
 	s->fd = -1;
 }
 
-static int shmtrace_rd_cmp_instance(const void *a, const void *b)
+static int cmp_instance(const void *a, const void *b)
 {
 	const struct shmtrace_rd_stream *x = *(const struct shmtrace_rd_stream *const *)a;
 	const struct shmtrace_rd_stream *y = *(const struct shmtrace_rd_stream *const *)b;
@@ -896,7 +896,7 @@ static int shmtrace_rd_cmp_instance(const void *a, const void *b)
  * same stream class and stream_instance_id in their first packets are one
  * stream copied (doc/trace-format.md), whose events would be read twice.
  */
-static int shmtrace_rd_check_instances(struct shmtrace_rd_reader *r)
+static int check_instances(struct shmtrace_rd_reader *r)
 {
 	struct shmtrace_rd_stream **v, *a, *b;
 	size_t i, n = 0;
@@ -904,20 +904,20 @@ static int shmtrace_rd_check_instances(struct shmtrace_rd_reader *r)
 
 	v = malloc((r->nstreams + 1) * sizeof(*v));
 	if (!v)
-		return shmtrace_rd_fail(r, r->streams[0], 0, -ENOMEM, "out of memory");
+		return fail_at(r, r->streams[0], 0, -ENOMEM, "out of memory");
 	for (i = 0; i < r->nstreams; i++) {
 		if (r->streams[i]->have_packet)
 			v[n++] = r->streams[i];
 	}
-	qsort(v, n, sizeof(*v), shmtrace_rd_cmp_instance);
+	qsort(v, n, sizeof(*v), cmp_instance);
 	for (i = 1; i < n && !rc; i++) {
 		a = v[i - 1];
 		b = v[i];
 		if (a->trace == b->trace && a->sc->id == b->sc->id &&
 		    a->instance_id == b->instance_id)
-			rc = shmtrace_rd_fail(r, b, b->pkt_off + 24, -EBADMSG,
-					      "stream instance id %" PRIu64 " of stream id %" PRIu32 " also in %s",
-					      b->instance_id, b->sc->id, a->path);
+			rc = fail_at(r, b, b->pkt_off + 24, -EBADMSG,
+				     "stream instance id %" PRIu64 " of stream id %" PRIu32 " also in %s",
+				     b->instance_id, b->sc->id, a->path);
 	}
 	free(v);
 	return rc;
@@ -933,32 +933,32 @@ int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_even
 	if (!r->started) {
 		r->started = true;
 		for (i = 0; i < r->nstreams; i++) {
-			rc = shmtrace_rd_advance(r, r->streams[i]);
+			rc = advance(r, r->streams[i]);
 			if (rc < 0)
 				return rc;
 			if (rc) {
 				r->heap[r->nheap] = r->streams[i];
-				shmtrace_rd_sift_up(r, r->nheap++);
+				sift_up(r, r->nheap++);
 			} else {
-				shmtrace_rd_retire(r->streams[i]);
+				retire(r->streams[i]);
 			}
 		}
 		if (r->nstreams) {
-			rc = shmtrace_rd_check_instances(r);
+			rc = check_instances(r);
 			if (rc < 0)
 				return rc;
 		}
 	} else if (r->cur) {
-		rc = shmtrace_rd_advance(r, r->cur);
+		rc = advance(r, r->cur);
 		if (rc < 0)
 			return rc;
 		if (!rc) {
-			shmtrace_rd_retire(r->cur);
+			retire(r->cur);
 			r->heap[0] = r->heap[--r->nheap];
 			r->cur = NULL;
 		}
 		if (r->nheap)
-			shmtrace_rd_sift_down(r, 0);
+			sift_down(r, 0);
 	}
 	if (!r->nheap) {
 		r->cur = NULL;
@@ -1067,7 +1067,7 @@ const char *shmtrace_rd_trace_event_class_name(const struct shmtrace_rd_trace *t
 
 int64_t shmtrace_rd_trace_clock_to_ns(const struct shmtrace_rd_trace *t, uint64_t value)
 {
-	return shmtrace_rd_ns(t, value);
+	return clock_ns(t, value);
 }
 
 const char *shmtrace_rd_stream_path(const struct shmtrace_rd_stream *s)
@@ -1169,8 +1169,8 @@ uint64_t shmtrace_rd_event_offset(const struct shmtrace_rd_event *ev)
 }
 
 /* Index of the field named @name among @n, or -ENOENT. */
-static int shmtrace_rd_find_field(const struct tsdl_field *f, unsigned n,
-				  const char *name)
+static int find_field(const struct tsdl_field *f, unsigned n,
+		      const char *name)
 {
 	for (unsigned i = 0; i < n; i++)
 		if (!strcmp(f[i].name, name))
@@ -1179,8 +1179,8 @@ static int shmtrace_rd_find_field(const struct tsdl_field *f, unsigned n,
 }
 
 /* Fill *v with the value of field @f, the @n bytes at @p. */
-static inline void shmtrace_rd_value(const struct tsdl_field *f, const unsigned char *p,
-				     size_t n, struct shmtrace_rd_value *v)
+static inline void fill_value(const struct tsdl_field *f, const unsigned char *p,
+			      size_t n, struct shmtrace_rd_value *v)
 {
 	v->bytes = f->bytes;
 	v->is_signed = f->is_signed;
@@ -1188,18 +1188,18 @@ static inline void shmtrace_rd_value(const struct tsdl_field *f, const unsigned 
 	switch (f->kind) {
 	case TSDL_F_INT:
 		v->kind = SHMTRACE_RD_INT;
-		v->u = shmtrace_rd_read_uint(p, f->bytes);
+		v->u = read_uint(p, f->bytes);
 		if (f->is_signed)
-			v->s = shmtrace_rd_sext(v->u, f->bytes);
+			v->s = sext(v->u, f->bytes);
 		break;
 	case TSDL_F_FLOAT:
 		v->kind = SHMTRACE_RD_FLOAT;
 		if (f->bytes == 8) {
-			uint64_t x = shmtrace_rd_le64(p);
+			uint64_t x = le64(p);
 
 			memcpy(&v->d, &x, sizeof(x));
 		} else {
-			uint32_t x = shmtrace_rd_le32(p);
+			uint32_t x = le32(p);
 			float fl;
 
 			memcpy(&fl, &x, sizeof(x));
@@ -1232,7 +1232,7 @@ const char *shmtrace_rd_event_field_name(const struct shmtrace_rd_event *ev, uns
 
 int shmtrace_rd_event_field_index(const struct shmtrace_rd_event *ev, const char *name)
 {
-	return shmtrace_rd_find_field(ev->cls->fields, ev->cls->nfields, name);
+	return find_field(ev->cls->fields, ev->cls->nfields, name);
 }
 
 int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, struct shmtrace_rd_value *v)
@@ -1241,8 +1241,8 @@ int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, stru
 
 	if (i >= ev->cls->nfields)
 		return -EINVAL;
-	shmtrace_rd_value(&ev->cls->fields[i], ev->stream->buf + foff[i],
-			  foff[i + 1] - foff[i], v);
+	fill_value(&ev->cls->fields[i], ev->stream->buf + foff[i],
+		   foff[i + 1] - foff[i], v);
 	return 0;
 }
 
@@ -1262,7 +1262,7 @@ int shmtrace_rd_event_context_index(const struct shmtrace_rd_event *ev, const ch
 {
 	const struct tsdl_stream_class *sc = ev->cls->stream;
 
-	return shmtrace_rd_find_field(sc->ctx, sc->nctx, name);
+	return find_field(sc->ctx, sc->nctx, name);
 }
 
 int shmtrace_rd_event_context(const struct shmtrace_rd_event *ev, unsigned i,
@@ -1275,7 +1275,7 @@ int shmtrace_rd_event_context(const struct shmtrace_rd_event *ev, unsigned i,
 	if (i >= sc->nctx)
 		return -EINVAL;
 	f = &sc->ctx[i];
-	shmtrace_rd_value(f, s->buf + s->foff[0] - sc->ctx_bytes + f->offset,
-			  f->bytes, v);
+	fill_value(f, s->buf + s->foff[0] - sc->ctx_bytes + f->offset,
+		   f->bytes, v);
 	return 0;
 }

@@ -1,40 +1,24 @@
 # SPDX-License-Identifier: MIT
-# tools/reader.mk - the trace reader: its core (libreadercore.la, also
-# installed as the public libshmtrace-reader with include/shmtrace/reader.h),
-# the symbol tables (libsymbols.la), the trace-read command, the reader and
-# symbol unit tests, the symbol integration test with its program, and the
-# ELF fuzz target. Included from the top-level Makefile.am.
+# tools/trace-read.mk - the trace-read command, its symbol tables
+# (libsymbols.la: tools/symbols.c, used by trace-read only), the symbol
+# unit test, the symbol integration test with its program, and the ELF
+# fuzz target. Included from the top-level Makefile.am.
 
-noinst_LTLIBRARIES += libreadercore.la libsymbols.la
-libreadercore_la_SOURCES = \
-	tools/reader/reader.c \
-	tools/reader/tsdl.c tools/reader/tsdl.h \
-	tools/reader/lz4file.c tools/reader/lz4file.h
-libreadercore_la_CPPFLAGS = $(AM_CPPFLAGS) -DSHMTRACE_BUILDING_READER
-libreadercore_la_CFLAGS = $(AM_CFLAGS) $(LZ4_CFLAGS)
-libreadercore_la_LIBADD = $(LZ4_LIBS)
-libsymbols_la_SOURCES = tools/reader/symbols.c tools/reader/symbols.h
-
-include_shmtrace_HEADERS += include/shmtrace/reader.h
-lib_LTLIBRARIES += libshmtrace-reader.la
-libshmtrace_reader_la_SOURCES =
-libshmtrace_reader_la_LIBADD = libreadercore.la
-libshmtrace_reader_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -Wl,--no-undefined
+noinst_LTLIBRARIES += libsymbols.la
+libsymbols_la_SOURCES = tools/symbols.c tools/symbols.h
 
 bin_PROGRAMS += trace-read
-trace_read_SOURCES = tools/trace-read.c tools/follow.c tools/follow.h \
+trace_read_SOURCES = tools/trace-read.c \
+	tools/output.c tools/output.h \
+	tools/printers.c tools/printers.h \
+	tools/sinks.c tools/sinks.h \
+	tools/procsyms.c tools/procsyms.h \
+	tools/aggprint.c tools/aggprint.h \
+	tools/follow.c tools/follow.h \
 	tools/analysis.c tools/analysis.h tools/chrome.c \
 	tools/select.c tools/select.h
 trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 trace_read_LDADD = libreadercore.la libsymbols.la libcommon.la
-
-if HAVE_CHECK
-check_PROGRAMS += tests/unit/reader/test-reader
-TESTS += tests/unit/reader/test-reader
-tests_unit_reader_test_reader_SOURCES = tests/unit/reader/test-reader.c
-tests_unit_reader_test_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_reader_test_reader_LDADD = libreadercore.la $(CHECK_LIBS)
-endif
 
 # ---- symbols ----------------------------------------------------------------
 if HAVE_CHECK
@@ -42,6 +26,7 @@ check_PROGRAMS += tests/unit/symbols/test-symbols
 TESTS += tests/unit/symbols/test-symbols
 tests_unit_symbols_test_symbols_SOURCES = tests/unit/symbols/test-symbols.c \
 	tests/unit/symbols/elfgen.c tests/unit/symbols/elfgen.h
+tests_unit_symbols_test_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_unit_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_symbols_test_symbols_LDADD = libsymbols.la $(CHECK_LIBS)
 endif
@@ -64,12 +49,13 @@ check_PROGRAMS += tests/fuzz/fuzz-elf
 TESTS += tests/fuzz/fuzz-elf
 tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz-elf.c tests/fuzz/driver.c \
 	tests/fuzz/fuzz.h tests/unit/symbols/elfgen.c tests/unit/symbols/elfgen.h
+tests_fuzz_fuzz_elf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_fuzz_fuzz_elf_LDADD = libsymbols.la
 
 fuzz_elf_libfuzzer_sources = \
 	$(srcdir)/tests/fuzz/fuzz-elf.c \
 	$(srcdir)/tests/unit/symbols/elfgen.c \
-	$(srcdir)/tools/reader/symbols.c
+	$(srcdir)/tools/symbols.c
 
 .PHONY: fuzz-elf
 fuzz: fuzz-elf
@@ -79,7 +65,7 @@ fuzz-elf: $(fuzz_elf_libfuzzer_sources) $(srcdir)/tests/fuzz/fuzz.h
 	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o tests/fuzz/.fuzz-elf-probe >/dev/null 2>&1; then \
 		rm -f tests/fuzz/.fuzz-elf-probe; \
 		echo "  FUZZCC   tests/fuzz/fuzz-elf-libfuzzer"; \
-		$(FUZZ_CC) $(AM_CPPFLAGS) $(CPPFLAGS) -std=gnu11 $(WARN_CFLAGS) $(FUZZ_CFLAGS) \
+		$(FUZZ_CC) $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(CPPFLAGS) -std=gnu11 $(WARN_CFLAGS) $(FUZZ_CFLAGS) \
 			-o tests/fuzz/fuzz-elf-libfuzzer $(fuzz_elf_libfuzzer_sources) || exit 1; \
 		echo "run it with: mkdir -p fuzz-elf-corpus && tests/fuzz/fuzz-elf-libfuzzer" \
 			"-max_total_time=60 fuzz-elf-corpus"; \

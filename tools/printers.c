@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: MIT
+/*
+ * printers.c - the text and JSON formats of an event (see printers.h).
+ *
+ * Context fields (doc/trace-format.md) come before the payload, as
+ * babeltrace2 prints a stream event context:
+ * "name: { ip = 0x..., cpu_id = 1 }, { payload }".
+ *
+ * Numbers are formatted by hand into the output buffer, so the per-event
+ * cost is a few hundred nanoseconds and there is no per-event allocation.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "output.h"
+#include "printers.h"
+#include "procsyms.h"
+#include "select.h"
+
+static bool show_host;			/* the traces come from several hosts */
+
+void pr_set_hosts(const struct shmtrace_rd_reader *r)
+{
+	const char *first = NULL;
+
+	show_host = false;
+	for (size_t i = 0; r && i < shmtrace_rd_trace_count(r); i++) {
+		const char *h = shmtrace_rd_trace_hostname(shmtrace_rd_trace_at(r, i));
+
+		if (!first) {
+			first = h;
+		} else if (strcmp(first, h)) {
+			show_host = true;
+			return;
+		}
+	}
+}
+
+/* ---- values ---------------------------------------------------------------- */
+
+static void out_int_base(uint64_t v, unsigned base, unsigned bytes)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	char tmp[72];
+	int i = sizeof(tmp);
+
+	if (bytes < 8)
+		v &= (UINT64_C(1) << (8 * bytes)) - 1;
+	do {
+		tmp[--i] = digits[v % base];
+		v /= base;
+	} while (v);
+	if (base == 16)
+		out_lit("0x");
+	else if (base == 8)
+		out_c('0');
+	else if (base == 2)
+		out_lit("0b");
+	out_mem(tmp + i, sizeof(tmp) - i);
+}
+
+static void out_int(const struct shmtrace_rd_value *v, uint64_t u)
+{
+	if (v->base == 10 || !v->base) {
+		if (v->is_signed) {
+			unsigned sh = 64 - 8 * v->bytes;
+
+			out_s64(sh ? (int64_t)(u << sh) >> sh : (int64_t)u);
+		} else {
+			out_u64(u);
+		}
+	} else {
+		out_int_base(u, v->base, v->bytes);
+	}
+}
+
+static void out_double(double d)
+{
+	char tmp[40];
+	int prec;
+
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	out_cstr(tmp);
+}
+
+static void out_escaped(const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	out_c('"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		const char *e;
+		char x[4];
+
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
+		out_mem(s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '\a': e = "\\a"; break;
+		case '\b': e = "\\b"; break;
+		case '\f': e = "\\f"; break;
+		case '\n': e = "\\n"; break;
+		case '\r': e = "\\r"; break;
+		case '\t': e = "\\t"; break;
+		case '\v': e = "\\v"; break;
+		case 0x1b: e = "\\e"; break;
+		case '\\': e = "\\\\"; break;
+		case '"': e = "\\\""; break;
+		default:
+			x[0] = '\\';
+			x[1] = 'x';
+			x[2] = hex[c >> 4];
+			x[3] = hex[c & 15];
+			out_mem(x, 4);
+			continue;
+		}
+		out_mem(e, 2);
+	}
+	out_mem(s + run, n - run);
+	out_room();
+	out_c('"');
+}
+
+/* ---- time --------------------------------------------------------------- */
+
+static int64_t cached_sec = INT64_MIN;
+
+enum time_format { TF_CLOCK, TF_DATE, TF_EPOCH, TF_RELATIVE };
+
+static enum time_format time_format;
+static int64_t time_origin = INT64_MIN;	/* TF_RELATIVE: the first event */
+static char cached_hms[32];
+
+int pr_set_time_format(const char *name)
+{
+	if (!strcmp(name, "clock"))
+		time_format = TF_CLOCK;
+	else if (!strcmp(name, "date"))
+		time_format = TF_DATE;
+	else if (!strcmp(name, "epoch"))
+		time_format = TF_EPOCH;
+	else if (!strcmp(name, "relative"))
+		time_format = TF_RELATIVE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* The time of an event, without brackets, in the chosen format. */
+static void out_time_bare(int64_t ns)
+{
+	int64_t sec, frac;
+
+	if (time_format == TF_RELATIVE) {
+		if (time_origin == INT64_MIN)
+			time_origin = ns;
+		ns -= time_origin;
+	}
+	sec = ns / 1000000000;
+	frac = ns % 1000000000;
+	if (frac < 0) {
+		frac += 1000000000;
+		sec--;
+	}
+	if (time_format == TF_EPOCH || time_format == TF_RELATIVE) {
+		if (sec < 0) {
+			out_c('-');
+			sec = -sec - 1;
+			frac = 1000000000 - frac;
+		}
+		out_u64((uint64_t)sec);
+	} else {
+		if (sec != cached_sec) {
+			time_t t = (time_t)sec;
+			struct tm tm;
+
+			if (!localtime_r(&t, &tm))
+				snprintf(cached_hms, sizeof(cached_hms), "??:??:??");
+			else if (time_format == TF_DATE)
+				strftime(cached_hms, sizeof(cached_hms), "%Y-%m-%d %H:%M:%S", &tm);
+			else
+				strftime(cached_hms, sizeof(cached_hms), "%H:%M:%S", &tm);
+			cached_sec = sec;
+		}
+		out_lit(cached_hms);
+	}
+	out_c('.');
+	out_u64_pad((uint64_t)frac, 9);
+}
+
+static void out_time(int64_t ns)
+{
+	out_c('[');
+	out_time_bare(ns);
+	out_c(']');
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* " <name+0xoff>" after an address that resolves, else nothing. */
+static void out_symbol(struct proc_syms *p, uint64_t addr)
+{
+	struct sym_result res;
+
+	if (!procsyms_lookup(p, addr, &res))
+		return;
+	out_lit(" <");
+	out_cstr(res.name);
+	out_room();
+	if (res.offset) {
+		out_lit("+0x");
+		out_hex_lower(res.offset);
+	}
+	out_c('>');
+}
+
+static void print_value(const struct shmtrace_rd_value *v)
+{
+	uint32_t i;
+
+	switch (v->kind) {
+	case SHMTRACE_RD_INT:
+		out_int(v, v->u);
+		break;
+	case SHMTRACE_RD_FLOAT:
+		out_double(v->d);
+		break;
+	case SHMTRACE_RD_STRING:
+		out_escaped(v->str, v->len);
+		break;
+	case SHMTRACE_RD_SEQUENCE:
+	case SHMTRACE_RD_ARRAY:
+		out_c('[');
+		for (i = 0; i < v->count; i++) {
+			out_room();
+			out_lit(i ? ", [" : " [");
+			out_u64(i);
+			out_lit("] = ");
+			out_int(v, shmtrace_rd_value_elem_u(v, i));
+		}
+		out_room();
+		out_lit(" ]");
+		break;
+	}
+}
+
+/*
+ * "{ name = value, ... }": the context fields (@ctx) or the payload; with
+ * @p, 64-bit hexadecimal values are followed by their symbol.
+ */
+static void print_group(const struct shmtrace_rd_event *ev, bool ctx, struct proc_syms *p)
+{
+	unsigned i, n = sel_event_count(ev, ctx);
+
+	out_c('{');
+	for (i = 0; i < n; i++) {
+		struct shmtrace_rd_value v;
+		const char *name = sel_event_value(ev, ctx, i, &v);
+
+		out_lit(i ? ", " : " ");
+		out_cstr(name);
+		out_room();
+		out_lit(" = ");
+		print_value(&v);
+		out_room();
+		if (p && v.kind == SHMTRACE_RD_INT && v.base == 16 && v.bytes == 8)
+			out_symbol(p, v.u);
+	}
+	out_lit(" }");
+	out_room();
+}
+
+void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev)
+{
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	struct proc_syms *p = procsyms_of(ev);
+	bool bin_info = p && procsyms_is_bin_info(p, ev);
+	int64_t vpid;
+
+	out_room();
+	if (ps->raw) {
+		uint64_t c = shmtrace_rd_event_clock(ev);
+
+		out_c('[');
+		out_u64_pad(c, 20);
+		out_lit("] (");
+		if (!ps->have_last) {
+			out_lit("+????????????");
+		} else {
+			/* unsigned like babeltrace2, even across clocks */
+			uint64_t d = c - ps->last_clock;
+
+			out_c('+');
+			if (d < 1000000000000ULL)
+				out_u64_pad(d, 12);
+			else
+				out_u64(d);
+		}
+		out_lit(") ");
+		ps->last_clock = c;
+	} else {
+		int64_t ns = shmtrace_rd_event_time_ns(ev);
+
+		out_time(ns);
+		out_lit(" (");
+		if (!ps->have_last) {
+			out_lit("+?.?????????");
+		} else {
+			int64_t d = ns - ps->last_ns;
+
+			if (d < 0) {
+				out_c('-');
+				d = -d;
+			} else {
+				out_c('+');
+			}
+			out_u64(d / 1000000000);
+			out_c('.');
+			out_u64_pad(d % 1000000000, 9);
+		}
+		out_lit(") ");
+		ps->last_ns = ns;
+	}
+	ps->have_last = true;
+
+	if (show_host) {
+		out_cstr(shmtrace_rd_trace_hostname(t));
+		out_room();
+		out_c(':');
+	}
+	out_cstr(shmtrace_rd_trace_procname(t));
+	out_room();
+	out_c(':');
+	vpid = shmtrace_rd_trace_vpid(t);
+	if (vpid >= 0)
+		out_s64(vpid);
+	else
+		out_c('?');
+	out_c(':');
+	out_u64(shmtrace_rd_event_tid(ev));
+	out_c(' ');
+	out_cstr(shmtrace_rd_event_name(ev));
+	out_room();
+	out_lit(": ");
+	if (sel_event_count(ev, true)) {
+		print_group(ev, true, p);
+		out_lit(", ");
+	}
+	/* a state dump's addresses are objects' bounds, not code */
+	print_group(ev, false, bin_info ? NULL : p);
+	out_c('\n');
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+/* A string as JSON (UTF-8 passes through; control characters escaped). */
+static void out_json_str(const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	out_c('"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		char x[6] = { '\\', 'u', '0', '0', 0, 0 };
+
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
+		out_mem(s + run, i - run);
+		run = i + 1;
+		if (c == '"' || c == '\\') {
+			x[1] = (char)c;
+			out_mem(x, 2);
+			continue;
+		}
+		x[4] = hex[c >> 4];
+		x[5] = hex[c & 15];
+		out_mem(x, 6);
+	}
+	out_mem(s + run, n - run);
+	out_room();
+	out_c('"');
+}
+
+/* {"name":value,...}: the context fields (@ctx) or the payload. */
+static void json_group(const struct shmtrace_rd_event *ev, bool ctx)
+{
+	unsigned i, n = sel_event_count(ev, ctx);
+
+	out_c('{');
+	for (i = 0; i < n; i++) {
+		struct shmtrace_rd_value v;
+		const char *fname = sel_event_value(ev, ctx, i, &v);
+
+		if (i)
+			out_c(',');
+		out_json_str(fname, strlen(fname));
+		out_c(':');
+		out_room();
+		switch (v.kind) {
+		case SHMTRACE_RD_INT:
+			if (v.base == 16) {
+				out_lit("\"0x");
+				out_hex_lower(v.u);
+				out_c('"');
+			} else if (v.is_signed) {
+				out_s64(v.s);
+			} else {
+				out_u64(v.u);
+			}
+			break;
+		case SHMTRACE_RD_FLOAT:
+			if (v.d != v.d || v.d - v.d != 0)
+				out_lit("null");
+			else
+				out_double(v.d);
+			break;
+		case SHMTRACE_RD_STRING:
+			out_json_str(v.str, v.len);
+			break;
+		case SHMTRACE_RD_SEQUENCE:
+		case SHMTRACE_RD_ARRAY:
+			out_c('[');
+			for (uint32_t j = 0; j < v.count; j++) {
+				out_room();
+				if (j)
+					out_c(',');
+				if (v.is_signed)
+					out_s64(shmtrace_rd_value_elem_s(&v, j));
+				else
+					out_u64(shmtrace_rd_value_elem_u(&v, j));
+			}
+			out_c(']');
+			break;
+		}
+	}
+	out_room();
+	out_c('}');
+}
+
+void pr_json(const struct shmtrace_rd_event *ev)
+{
+	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
+	const char *pn = shmtrace_rd_trace_procname(t), *en = shmtrace_rd_event_name(ev);
+	int64_t ns = shmtrace_rd_event_time_ns(ev);
+
+	out_room();
+	out_lit("{\"time_ns\":");
+	out_s64(ns);
+	out_lit(",\"time\":\"");
+	out_time_bare(ns);
+	if (show_host) {
+		const char *h = shmtrace_rd_trace_hostname(t);
+
+		out_lit("\",\"host\":");
+		out_json_str(h, strlen(h));
+		out_lit(",\"proc\":");
+	} else {
+		out_lit("\",\"proc\":");
+	}
+	out_json_str(pn, strlen(pn));
+	out_lit(",\"pid\":");
+	out_s64(shmtrace_rd_trace_vpid(t));
+	out_lit(",\"tid\":");
+	out_u64(shmtrace_rd_event_tid(ev));
+	out_lit(",\"event\":");
+	out_json_str(en, strlen(en));
+	if (sel_event_count(ev, true)) {
+		out_lit(",\"context\":");
+		json_group(ev, true);
+	}
+	out_lit(",\"fields\":");
+	json_group(ev, false);
+	out_lit("}\n");
+}

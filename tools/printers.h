@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/*
+ * printers.h - the formats of one event, written through output.h:
+ *
+ *  - text, as babeltrace2 prints it: "[time] (+delta) proc:pid:tid name:
+ *    { context }, { payload }" (the context group only when the event has
+ *    context fields; with the host first when the traces come from several
+ *    hosts), every 64-bit hexadecimal field followed by " <function+0xoff>"
+ *    when the symbol tables (procsyms.h) resolve it;
+ *  - JSON, one object per line: time_ns, time, host (several hosts only),
+ *    proc, pid, tid, event, context (when there is one) and fields.
+ *
+ * The time format (--time-format) and the host column are global: one
+ * reader's traces at a time.
+ */
+#ifndef SHMTRACE_TOOLS_PRINTERS_H
+#define SHMTRACE_TOOLS_PRINTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <shmtrace/reader.h>
+
+/*
+ * Times as "clock" (local time of day, the default), "date", "epoch"
+ * (seconds) or "relative" (to the first event printed): 0, or -EINVAL.
+ */
+int pr_set_time_format(const char *name);
+
+/* Print the host of each event when the traces of @r (NULL: none) name several. */
+void pr_set_hosts(const struct shmtrace_rd_reader *r);
+
+/* What the text format keeps from one event to the next. */
+struct pr_state {
+	bool raw;		/* raw clock values instead of times (-r) */
+	bool have_last;
+	int64_t last_ns;
+	uint64_t last_clock;
+};
+
+void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev);
+void pr_json(const struct shmtrace_rd_event *ev);
+
+#endif
