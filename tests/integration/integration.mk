@@ -50,6 +50,7 @@ INTEGRATION_TESTS = \
 	tests/integration/agg-signal.sh \
 	tests/integration/record-aggregate.sh \
 	tests/integration/man-pages.sh \
+	tests/integration/completion.sh \
 	tests/integration/status.sh \
 	tests/integration/snapshot.sh \
 	tests/integration/rotate.sh \

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The bash completion of tracectl, sourced as bash-completion would: the
+# commands, a command's options and their values, record's command; with
+# no session daemon running, completing starts none; with one, session,
+# channel and aggregation names.
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=../../completion/tracectl
+. "$top_srcdir/completion/tracectl"
+
+# comp WORD...: complete the last WORD of "tracectl WORD..."; the
+# candidates, one per line, in $WORK/comp
+comp() {
+	COMP_WORDS=("$TRACECTL" "$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="${COMP_WORDS[*]}"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	# as bash runs it: not under the test's errexit
+	_tracectl || fail "_tracectl returned $?"
+	printf '%s\n' "${COMPREPLY[@]}" >"$WORK/comp"
+}
+
+# has WORD...: the candidates hold every WORD
+has() {
+	local w
+	for w; do
+		grep -qxF -- "$w" "$WORK/comp" || fail "'${COMP_WORDS[*]:1}': no '$w' in: $(tr '\n' ' ' <"$WORK/comp")"
+	done
+}
+
+# only WORD...: the candidates are exactly the WORDs
+only() {
+	has "$@"
+	[ "$(grep -c . "$WORK/comp")" -eq $# ] ||
+		fail "'${COMP_WORDS[*]:1}': $(tr '\n' ' ' <"$WORK/comp"), expected only $*"
+}
+
+complete -p tracectl | grep -q -- "-F _tracectl" || fail "no completion registered for tracectl"
+
+comp ""
+has create destroy enable-channel enable-event disable-event add-context aggregate \
+	disable-aggregation show-aggregations start stop rotate snapshot list list-events \
+	status view record
+comp en
+only enable-channel enable-event
+comp --v
+only --version
+comp enable-channel c --
+has --subbuf-size --num-subbuf --overwrite --discard --flush-interval --pool-size \
+	--compress --session --help
+comp enable-channel c --sub
+only --subbuf-size=
+comp enable-channel c --compress ""
+only lz4 none
+comp enable-channel c --compress = l
+only lz4
+comp enable-event --loglevel w
+only warning
+comp add-context -t ""
+only ip cpu_id
+comp record --preload libc,p
+only libc,pthread
+comp record --cont
+only --context=
+comp show-aggregations --format j
+only json
+comp view s --time-format e
+only epoch
+mkdir "$WORK/outdir"
+comp create --output "$WORK/out"
+only "$WORK/outdir"
+# record's command: a command name, then what that command takes
+comp record --preload io -- bas
+has bash
+comp record --no-wait bas
+has bash
+
+# no session daemon: nothing to ask, and none started
+comp start ""
+[ ! -s "$WORK/comp" ] || [ "$(grep -c . "$WORK/comp")" -eq 0 ] || fail "sessions without a daemon: $(cat "$WORK/comp")"
+[ -z "$(pid_of sessiond)" ] || fail "completing started a session daemon"
+
+start_daemons
+"$TRACECTL" create web --output "$WORK/web" >/dev/null
+"$TRACECTL" create db --output "$WORK/db" >/dev/null
+"$TRACECTL" enable-channel -s web slow >/dev/null
+"$TRACECTL" enable-channel -s db fast >/dev/null
+"$TRACECTL" aggregate -s web lat 'shmtrace_test:event' --count >/dev/null
+
+comp start ""
+only web db
+comp stop w
+only web
+comp start web ""
+only
+comp enable-event -s web -c ""
+only slow
+comp enable-event --session = db -c ""
+only fast
+comp disable-event -c ""
+has slow fast
+comp disable-aggregation -s web ""
+only lat
+comp show-aggregations -s web l
+only lat
+comp enable-event -s ""
+only web db
+echo "ok: commands, options, values, sessions, channels, aggregations"
