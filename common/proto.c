@@ -417,6 +417,8 @@ long proto_cmd_encode(char *buf, size_t cap, uint32_t verb, const char *session,
 	    strlen(session) >= sizeof(m.session) || cap < sizeof(m) + cmd_shapes[verb].size)
 		return -EINVAL;
 	m.body_size = cmd_shapes[verb].size;
+	if (m.body_size && !b)
+		return -EINVAL;
 	memcpy(m.session, session, strlen(session));
 	memcpy(buf, &m, sizeof(m));
 	if (m.body_size)
