@@ -301,27 +301,138 @@ int proto_event_decode(const char *buf, size_t len, size_t *pos, struct proto_ev
 	return 1;
 }
 
-int proto_cmd_args(const char *body, size_t len, const char **argv, unsigned int max)
+int proto_name_ok(const char *n)
 {
-	const struct msg_cmd *cmd = (const void *)body;
-	size_t pos = sizeof(*cmd);
-	uint32_t argc;
+	if (!n[0] || n[0] == '.' || strlen(n) >= PROTO_NAME_MAX)
+		return 0;
+	for (; *n; n++)
+		if (*n == '/' || (unsigned char)*n < 33 || *n == 127)
+			return 0;
+	return 1;
+}
 
-	memcpy(&argc, &cmd->argc, sizeof(argc));
-	if (argc > max || memchr(cmd->session, 0, sizeof(cmd->session)) == NULL)
+/* Body size and string count of each verb's MSG_CMD (proto.h's table). */
+static const struct {
+	uint32_t size;
+	uint16_t min_str, max_str;
+} cmd_shapes[VERB_MAX] = {
+	[VERB_CREATE]		= { sizeof(struct cmd_create), 0, 0 },
+	[VERB_DESTROY]		= { 0, 0, 0 },
+	[VERB_ENABLE_EVENT]	= { sizeof(struct cmd_events), 1, PROTO_CMD_MAX_STR },
+	[VERB_DISABLE_EVENT]	= { sizeof(struct cmd_events), 1, PROTO_CMD_MAX_STR - 1 },
+	[VERB_START]		= { 0, 0, 0 },
+	[VERB_STOP]		= { 0, 0, 0 },
+	[VERB_LIST]		= { 0, 0, 0 },
+	[VERB_LIST_EVENTS]	= { 0, 0, 0 },
+	[VERB_STATUS]		= { 0, 0, 0 },
+	[VERB_PING]		= { 0, 0, 0 },
+	[VERB_ENABLE_CHANNEL]	= { sizeof(struct cmd_channel), 0, 0 },
+	[VERB_SNAPSHOT]		= { sizeof(struct cmd_snapshot), 0, 0 },
+	[VERB_ROTATE]		= { sizeof(struct cmd_rotate), 0, 0 },
+	[VERB_ADD_CONTEXT]	= { sizeof(struct cmd_context), 0, 0 },
+	[VERB_NOTICES]		= { 0, 0, 0 },
+	[VERB_PROCESSES]	= { 0, 0, 0 },
+	[VERB_AGGREGATE]	= { sizeof(struct cmd_aggregate), 0, 1 },
+	[VERB_DISABLE_AGG]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
+	[VERB_SHOW_AGG]		= { sizeof(struct cmd_show_agg), 0, 0 },
+};
+
+#define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)
+
+/* Every string of the body ends inside its array; counts within bounds. */
+static int cmd_body_ok(uint32_t verb, const union cmd_body *b, uint32_t nstr)
+{
+	switch (verb) {
+	case VERB_CREATE:
+		return TERMINATED(b->create.output) && TERMINATED(b->create.set_url) &&
+		       TERMINATED(b->create.ctrl_url) && TERMINATED(b->create.data_url) &&
+		       b->create.nallow <= PROTO_ALLOW_MAX;
+	case VERB_ENABLE_CHANNEL:
+		return TERMINATED(b->channel.name);
+	case VERB_ENABLE_EVENT:
+		return TERMINATED(b->events.channel) && b->events.filter <= 1 &&
+		       nstr > b->events.filter;
+	case VERB_DISABLE_EVENT:
+		return TERMINATED(b->events.channel) && !b->events.filter &&
+		       b->events.ll_kind == CMD_LL_ANY;
+	case VERB_ADD_CONTEXT:
+		return TERMINATED(b->context.channel);
+	case VERB_SNAPSHOT:
+		return TERMINATED(b->snapshot.output);
+	case VERB_AGGREGATE:
+		if (!TERMINATED(b->aggregate.name) || !TERMINATED(b->aggregate.pattern) ||
+		    b->aggregate.nkeys > CMD_AGG_KEYS || b->aggregate.nfuncs > CMD_AGG_FUNCS ||
+		    b->aggregate.filter != nstr)
+			return 0;
+		for (unsigned int i = 0; i < CMD_AGG_KEYS; i++)
+			if (!TERMINATED(b->aggregate.key[i]))
+				return 0;
+		for (unsigned int i = 0; i < CMD_AGG_FUNCS; i++)
+			if (!TERMINATED(b->aggregate.func[i].field))
+				return 0;
+		return 1;
+	case VERB_SHOW_AGG:
+		return TERMINATED(b->show_agg.name);
+	default:
+		return 1;
+	}
+}
+
+int proto_cmd_decode(const char *body, size_t len, struct proto_cmd *c)
+{
+	struct msg_cmd m;
+	size_t pos = sizeof(m);
+
+	if (len < sizeof(m))
 		return -EPROTO;
-	for (uint32_t i = 0; i < argc; i++) {
-		const char *e;
+	memcpy(&m, body, sizeof(m));
+	if (m.verb == 0 || m.verb >= VERB_MAX || m.body_size != cmd_shapes[m.verb].size ||
+	    m.nstr < cmd_shapes[m.verb].min_str || m.nstr > cmd_shapes[m.verb].max_str ||
+	    !TERMINATED(m.session) || len - pos < m.body_size)
+		return -EPROTO;
+	c->verb = m.verb;
+	memcpy(c->session, m.session, sizeof(c->session));
+	memset(&c->b, 0, sizeof(c->b));
+	memcpy(&c->b, body + pos, m.body_size);
+	pos += m.body_size;
+	for (uint32_t i = 0; i < m.nstr; i++) {
+		const char *e = pos < len ? memchr(body + pos, 0, len - pos) : NULL;
 
-		if (pos >= len)
-			return -EPROTO;
-		e = memchr(body + pos, 0, len - pos);
 		if (!e)
 			return -EPROTO;
-		argv[i] = body + pos;
+		c->str[i] = body + pos;
 		pos = (size_t)(e - body) + 1;
 	}
-	return pos == len ? (int)argc : -EPROTO;
+	c->nstr = m.nstr;
+	return pos == len && cmd_body_ok(m.verb, &c->b, m.nstr) ? 0 : -EPROTO;
+}
+
+long proto_cmd_encode(char *buf, size_t cap, uint32_t verb, const char *session,
+		      const void *b, unsigned int nstr, const char *const *str)
+{
+	struct msg_cmd m = { .verb = verb, .nstr = nstr };
+	size_t pos = sizeof(m);
+
+	if (verb == 0 || verb >= VERB_MAX || nstr > PROTO_CMD_MAX_STR ||
+	    strlen(session) >= sizeof(m.session) || cap < sizeof(m) + cmd_shapes[verb].size)
+		return -EINVAL;
+	m.body_size = cmd_shapes[verb].size;
+	if (m.body_size && !b)
+		return -EINVAL;
+	memcpy(m.session, session, strlen(session));
+	memcpy(buf, &m, sizeof(m));
+	if (m.body_size)
+		memcpy(buf + pos, b, m.body_size);
+	pos += m.body_size;
+	for (unsigned int i = 0; i < nstr; i++) {
+		size_t n = strlen(str[i]) + 1;
+
+		if (n > cap - pos)
+			return -EMSGSIZE;
+		memcpy(buf + pos, str[i], n);
+		pos += n;
+	}
+	return (long)pos;
 }
 
 int proto_notice_decode(const char *body, size_t len, struct msg_app_notice *m,

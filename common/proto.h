@@ -109,8 +109,6 @@ struct msg_events {
 _Static_assert(sizeof(struct msg_events) == 16, "events");
 
 #define PROTO_EVNAME_MAX	256
-/* in MSG_CMD arguments of enable-event: PATTERN [SEP CONDITION] */
-#define PROTO_ARG_SEP		'\x1f'
 #define PROTO_FIELDNAME_MAX	64
 #define PROTO_MAX_FIELDS	16
 
@@ -189,13 +187,172 @@ enum proto_verb {
 	VERB_MAX
 };
 
-/* MSG_CMD: then argc NUL-terminated strings, packed. */
+/*
+ * MSG_CMD (tracectl -> session daemon): struct msg_cmd, then the verb's
+ * own body (the struct cmd_* the verb names below, exactly body_size =
+ * sizeof it bytes; none for the verbs without one), then nstr
+ * NUL-terminated strings, packed, nothing after the last. Every char
+ * array of a body holds a NUL; proto_cmd_decode() checks it all.
+ *
+ *   verb                  body                 strings
+ *   create                cmd_create           -
+ *   destroy start stop    -                    -
+ *   list list-events      -                    -
+ *   status ping notices   -                    -
+ *   processes             -                    -
+ *   enable-channel        cmd_channel          -
+ *   enable-event          cmd_events           [filter] pattern...  (1 to 255 patterns)
+ *   disable-event         cmd_events           pattern...           (no condition)
+ *   add-context           cmd_context          -
+ *   rotate                cmd_rotate           -
+ *   snapshot              cmd_snapshot         -
+ *   aggregate             cmd_aggregate        [filter]
+ *   disable-aggregation   -                    name...              (1 to 255)
+ *   show-aggregations     cmd_show_agg         -
+ */
+#define PROTO_CMD_MAX_STR	256
+
 struct msg_cmd {
-	uint32_t verb;
-	uint32_t argc;
+	uint32_t verb;			/* enum proto_verb */
+	uint32_t body_size;		/* bytes of the verb's body */
+	uint32_t nstr;			/* strings after it */
+	uint32_t reserved;
 	char session[PROTO_NAME_MAX];	/* "" = the default session */
 };
-_Static_assert(sizeof(struct msg_cmd) == 72, "cmd");
+_Static_assert(sizeof(struct msg_cmd) == 80, "cmd");
+
+#define PROTO_URL_MAX		256
+#define PROTO_ALLOW_MAX		16
+
+struct cmd_create {
+	char output[PROTO_PATH_MAX];	/* absolute, "" = under the home */
+	uint32_t mode;			/* SHM_MODE_* of its channels */
+	uint32_t pool_size;		/* buffers per process at first, 0 = default */
+	uint32_t allow_all;		/* processes of every uid too */
+	uint32_t nallow;		/* ... or of these uids */
+	uint32_t allow[PROTO_ALLOW_MAX];
+	uint32_t live;			/* a live session (streamed) */
+	uint32_t live_us;		/* its period, 0 = the default */
+	char set_url[PROTO_URL_MAX];	/* "net://HOST[:C[:D]]", "" = none */
+	char ctrl_url[PROTO_URL_MAX];	/* "tcp://HOST:PORT" */
+	char data_url[PROTO_URL_MAX];
+};
+_Static_assert(sizeof(struct cmd_create) == PROTO_PATH_MAX + 88 + 3 * PROTO_URL_MAX,
+	       "cmd create");
+
+/* cmd_channel.set: the settings given (the others keep their defaults) */
+#define CMD_CHAN_SUBBUF		(1u << 0)
+#define CMD_CHAN_NUM		(1u << 1)
+#define CMD_CHAN_MODE		(1u << 2)
+#define CMD_CHAN_FLUSH		(1u << 3)
+#define CMD_CHAN_POOL		(1u << 4)
+#define CMD_CHAN_COMPRESS	(1u << 5)
+
+struct cmd_channel {
+	char name[PROTO_NAME_MAX];
+	uint32_t set;			/* CMD_CHAN_* */
+	uint32_t subbuf_size;		/* bytes */
+	uint32_t num_subbuf;
+	uint32_t mode;			/* SHM_MODE_* */
+	uint32_t flush_ms;		/* 0 = never */
+	uint32_t pool_size;
+	uint32_t compress;		/* PROTO_COMPRESS_* */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct cmd_channel) == PROTO_NAME_MAX + 32, "cmd channel");
+
+/* cmd_events.ll_kind */
+#define CMD_LL_ANY		0
+#define CMD_LL_RANGE		1	/* loglevel or more severe */
+#define CMD_LL_ONLY		2	/* exactly loglevel */
+
+struct cmd_events {
+	char channel[PROTO_NAME_MAX];	/* "" = channel0 (made at its first use) */
+	uint32_t ll_kind;		/* CMD_LL_* */
+	uint32_t loglevel;		/* 0 (emerg) to 7 (debug) */
+	uint32_t filter;		/* 1: the first string is a filter */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct cmd_events) == PROTO_NAME_MAX + 16, "cmd events");
+
+struct cmd_context {
+	char channel[PROTO_NAME_MAX];	/* "" = every channel of the session */
+	uint32_t context;		/* SHMTRACE__CTX_* to add, not 0 */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct cmd_context) == PROTO_NAME_MAX + 8, "cmd context");
+
+/* cmd_rotate.set: none = rotate now; else set these from now on */
+#define CMD_ROT_SIZE		(1u << 0)
+#define CMD_ROT_EVERY		(1u << 1)
+
+struct cmd_rotate {
+	uint32_t set;			/* CMD_ROT_* */
+	uint32_t reserved;
+	uint64_t size;			/* bytes, 0 = off */
+	uint64_t every_ms;		/* 0 = off */
+};
+_Static_assert(sizeof(struct cmd_rotate) == 24, "cmd rotate");
+
+struct cmd_snapshot {
+	char output[PROTO_PATH_MAX];	/* absolute, "" = next to the session's */
+};
+
+#define CMD_AGG_FUNCS		8
+#define CMD_AGG_KEYS		4
+#define CMD_AGG_FIELD		64
+#define CMD_AGG_PROFILE		(1u << 0)
+
+struct cmd_agg_func {
+	uint32_t fn;			/* enum agg_fn: count, sum, ..., lquantize */
+	int32_t step;			/* lquantize */
+	int64_t low, high;		/* lquantize */
+	char field[CMD_AGG_FIELD];	/* "" for count */
+};
+_Static_assert(sizeof(struct cmd_agg_func) == 24 + CMD_AGG_FIELD, "cmd agg func");
+
+struct cmd_aggregate {
+	char name[PROTO_NAME_MAX];
+	char pattern[PROTO_EVNAME_MAX];	/* "" with CMD_AGG_PROFILE */
+	uint32_t flags;			/* CMD_AGG_* */
+	uint32_t keys;			/* entries a thread's table holds, 0 = default */
+	uint32_t filter;		/* 1: the string is a filter */
+	uint32_t nkeys;
+	uint32_t nfuncs;		/* 0: count */
+	uint32_t reserved;
+	char key[CMD_AGG_KEYS][CMD_AGG_FIELD];	/* "FIELD", "FIELD:str", "FIELD:int" */
+	struct cmd_agg_func func[CMD_AGG_FUNCS];	/* in the order they print */
+};
+_Static_assert(sizeof(struct cmd_aggregate) == PROTO_NAME_MAX + PROTO_EVNAME_MAX + 24 +
+	       CMD_AGG_KEYS * CMD_AGG_FIELD + CMD_AGG_FUNCS * sizeof(struct cmd_agg_func),
+	       "cmd aggregate");
+
+struct cmd_show_agg {
+	char name[PROTO_NAME_MAX];	/* "" = all */
+	uint32_t format;		/* PROTO_AGG_TEXT or PROTO_AGG_JSON */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct cmd_show_agg) == PROTO_NAME_MAX + 8, "cmd show agg");
+
+union cmd_body {
+	struct cmd_create create;
+	struct cmd_channel channel;
+	struct cmd_events events;
+	struct cmd_context context;
+	struct cmd_rotate rotate;
+	struct cmd_snapshot snapshot;
+	struct cmd_aggregate aggregate;
+	struct cmd_show_agg show_agg;
+};
+
+/* A MSG_CMD as proto_cmd_decode() found it. */
+struct proto_cmd {
+	uint32_t verb;
+	char session[PROTO_NAME_MAX];
+	union cmd_body b;		/* the verb's body (copied: aligned) */
+	uint32_t nstr;
+	const char *str[PROTO_CMD_MAX_STR];	/* in the message */
+};
 
 #define PROTO_COMPRESS_NONE	0
 #define PROTO_COMPRESS_LZ4	1
@@ -348,7 +505,25 @@ int proto_type_valid(uint32_t type);
 int proto_notice_decode(const char *body, size_t len, struct msg_app_notice *m,
 			const char **path);
 
-/* MSG_CMD arguments: the i-th string, or NULL. Checks termination. */
-int proto_cmd_args(const char *body, size_t len, const char **argv, unsigned int max);
+/* Session, channel and aggregation names: 1 if @n follows the rules. */
+#define PROTO_NAME_RULES "1 to 63 bytes, no '/', space nor control character, " \
+	"not beginning with '.'"
+int proto_name_ok(const char *n);
+
+/*
+ * A MSG_CMD body of @len bytes into @c: a known verb, exactly its body
+ * (copied into @c->b), every char array of it terminated, the number of
+ * strings the verb takes, each terminated, the last one ending the
+ * message. 0, or -EPROTO.
+ */
+int proto_cmd_decode(const char *body, size_t len, struct proto_cmd *c);
+
+/*
+ * A MSG_CMD body into @buf (@cap bytes): @verb for @session, the verb's
+ * body @b (its size is the verb's), then @nstr strings. Its bytes, or
+ * -EINVAL, -EMSGSIZE.
+ */
+long proto_cmd_encode(char *buf, size_t cap, uint32_t verb, const char *session,
+		      const void *b, unsigned int nstr, const char *const *str);
 
 #endif /* SHMTRACE_COMMON_PROTO_H */

@@ -107,82 +107,73 @@ static int is_ctx(const char *f)
 	return !strncmp(f, "$ctx.", 5) || !strcmp(f, "cpu_id");
 }
 
-/* --by F[:str|:int],...: the keys. */
-static int agg_keys(int fd, struct aggregation *ag, const char *list)
+/* A key of --by: "F", "F:str" or "F:int". */
+static int agg_key(int fd, struct aggregation *ag, const char *spec)
 {
-	char buf[512], *save = NULL;
+	char f[CMD_AGG_FIELD];
+	char *kind;
+	int k = ag->def.nkeys, idx;
+	uint32_t type;
 
-	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
-		return reply_end(fd, -EINVAL, "--by: too long");
-	for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-		char *kind = strchr(f, ':');
-		int k = ag->def.nkeys, idx;
-		uint32_t type;
-
-		if (k == AGG_MAX_KEYS)
-			return reply_end(fd, -EINVAL, "at most %d keys", AGG_MAX_KEYS);
-		if (kind)
-			*kind++ = 0;
-		if (kind && strcmp(kind, "str") && strcmp(kind, "int"))
-			return reply_end(fd, -EINVAL, "--by %s:%s: say :str or :int", f, kind);
-		idx = agg_name(ag, f);
-		if (idx < 0)
-			return reply_end(fd, -EINVAL, "--by: bad field name '%s' (at most %d bytes)",
-					 f, SHM_AGG_NAME - 1);
-		type = is_ctx(f) ? SHMTRACE_TYPE_U64 : agg_field_type(ag, f);
-		ag->def.key_field[k] = (uint8_t)idx;
-		ag->def.key_kind[k] = kind ? (!strcmp(kind, "str") ? AGG_KEY_STR : AGG_KEY_INT) :
-				      type == SHMTRACE_TYPE_STRING ? AGG_KEY_STR : AGG_KEY_INT;
-		if (!kind && !type)
-			reply_text(fd, "Note: no event known yet that '%s' matches has a field '%s': "
-				   "it is taken as an integer key (say %s:str for a string).\n",
-				   ag->ev.pattern, f, f);
-		ag->def.nkeys++;
-	}
+	snprintf(f, sizeof(f), "%s", spec);
+	kind = strchr(f, ':');
+	if (kind)
+		*kind++ = 0;
+	if (kind && strcmp(kind, "str") && strcmp(kind, "int"))
+		return reply_end(fd, -EINVAL, "--by %s:%s: say :str or :int", f, kind);
+	idx = agg_name(ag, f);
+	if (idx < 0)
+		return reply_end(fd, -EINVAL, "--by: bad field name '%s' (at most %d bytes)",
+				 f, SHM_AGG_NAME - 1);
+	type = is_ctx(f) ? SHMTRACE_TYPE_U64 : agg_field_type(ag, f);
+	ag->def.key_field[k] = (uint8_t)idx;
+	ag->def.key_kind[k] = kind ? (!strcmp(kind, "str") ? AGG_KEY_STR : AGG_KEY_INT) :
+			      type == SHMTRACE_TYPE_STRING ? AGG_KEY_STR : AGG_KEY_INT;
+	if (!kind && !type)
+		reply_text(fd, "Note: no event known yet that '%s' matches has a field '%s': "
+			   "it is taken as an integer key (say %s:str for a string).\n",
+			   ag->ev.pattern, f, f);
+	ag->def.nkeys++;
 	return 0;
 }
 
-/* One function: "count", "sum=F", ..., "lquantize=F,LO,HI,STEP". */
-static int agg_func(int fd, struct aggregation *ag, const char *fn, const char *arg)
+/* One function, as tracectl sent it. */
+static int agg_func(int fd, struct aggregation *ag, const struct cmd_agg_func *in)
 {
 	struct agg_func *f = &ag->def.f[ag->def.nfuncs];
-	char field[64] = "";
-	int idx = 0, n;
+	int idx = 0;
 
 	if (ag->def.nfuncs == AGG_MAX_FUNCS)
 		return reply_end(fd, -EINVAL, "at most %d functions", AGG_MAX_FUNCS);
+	if (in->fn >= AGG_NFN)
+		return reply_end(fd, -EINVAL, "unknown function %u", in->fn);
 	memset(f, 0, sizeof(*f));
-	for (n = 0; n < AGG_NFN && strcmp(fn_names[n], fn); n++)
-		;
-	if (n == AGG_NFN)
-		return reply_end(fd, -EINVAL, "unknown function '%s'", fn);
-	f->fn = (uint8_t)n;
-	if (n == AGG_LQUANTIZE) {
-		long long lo, hi, step, span;
-		char end;
+	f->fn = (uint8_t)in->fn;
+	if (in->fn == AGG_LQUANTIZE) {
+		int64_t span;
 
-		if (!arg || sscanf(arg, "%63[^,],%lld,%lld,%lld%c", field, &lo, &hi, &step, &end) != 4 ||
-		    step <= 0 || lo >= hi || step > INT32_MAX || __builtin_sub_overflow(hi, lo, &span) ||
-		    span / step > AGG_MAX_LBUCKETS)
+		if (in->step <= 0 || in->low >= in->high ||
+		    __builtin_sub_overflow(in->high, in->low, &span) ||
+		    span / in->step > AGG_MAX_LBUCKETS)
 			return reply_end(fd, -EINVAL, "--lquantize FIELD,LOW,HIGH,STEP: LOW < HIGH, "
 					 "STEP > 0, at most %d steps", AGG_MAX_LBUCKETS);
-		f->lo = lo;
-		f->hi = hi;
-		f->step = (int32_t)step;
-	} else if (n != AGG_COUNT) {
-		if (!arg || snprintf(field, sizeof(field), "%s", arg) >= (int)sizeof(field))
-			return reply_end(fd, -EINVAL, "--%s needs a field", fn);
+		f->lo = in->low;
+		f->hi = in->high;
+		f->step = in->step;
 	}
-	if (n != AGG_COUNT) {
-		uint32_t type = is_ctx(field) ? SHMTRACE_TYPE_U64 : agg_field_type(ag, field);
+	if (in->fn != AGG_COUNT) {
+		uint32_t type;
 
-		idx = agg_name(ag, field);
+		if (!in->field[0])
+			return reply_end(fd, -EINVAL, "--%s needs a field", fn_names[in->fn]);
+		type = is_ctx(in->field) ? SHMTRACE_TYPE_U64 : agg_field_type(ag, in->field);
+		idx = agg_name(ag, in->field);
 		if (idx < 0)
-			return reply_end(fd, -EINVAL, "bad field name '%s' (at most %d bytes)", field,
-					 SHM_AGG_NAME - 1);
+			return reply_end(fd, -EINVAL, "bad field name '%s' (at most %d bytes)",
+					 in->field, SHM_AGG_NAME - 1);
 		if (type == SHMTRACE_TYPE_STRING || (type & SHMTRACE_TYPE_SEQ))
 			reply_text(fd, "Note: '%s' is not a number in the events of '%s' known now: "
-				   "%s counts it as 0.\n", field, ag->ev.pattern, fn);
+				   "%s counts it as 0.\n", in->field, ag->ev.pattern, fn_names[in->fn]);
 	}
 	f->field = (uint8_t)idx;
 	ag->def.nfuncs++;
@@ -267,21 +258,24 @@ static void agg_free(struct aggregation *ag)
 }
 
 /* aggregate NAME PATTERN [settings...] */
-int cmd_aggregate(int fd, struct session *s, int argc, const char **argv)
+int cmd_aggregate(int fd, struct session *s, const struct proto_cmd *c)
 {
+	const struct cmd_aggregate *in = &c->b.aggregate;
+	const struct cmd_agg_func count = { .fn = AGG_COUNT };
+	int profile = (in->flags & CMD_AGG_PROFILE) != 0;
 	struct aggregation *ag;
 	unsigned int slot;
-	int ret = 0, profile = 0;
 	uint32_t keys = 0;
 	char what[1024];
+	int ret = 0;
 
-	if (argc < 2 || !session_name_ok(argv[0]))
-		return reply_end(fd, -EINVAL, "aggregate NAME PATTERN: NAME without '/' nor "
-				 "spaces, not beginning with '.', shorter than %d bytes",
-				 PROTO_NAME_MAX);
-	if (agg_by_name(s, argv[0]))
+	if (!proto_name_ok(in->name))
+		return reply_end(fd, -EINVAL, "aggregate NAME PATTERN: NAME of %s", PROTO_NAME_RULES);
+	if (agg_by_name(s, in->name))
 		return reply_end(fd, -EEXIST, "session %s already has an aggregation named %s",
-				 s->name, argv[0]);
+				 s->name, in->name);
+	if (in->keys > AGG_MAX_KEYS_ASKED)
+		return reply_end(fd, -EINVAL, "--keys N: 1 to %u", AGG_MAX_KEYS_ASKED);
 	for (slot = 0; slot < SHM_MAX_AGG && sd.agg[slot]; slot++)
 		;
 	if (slot == SHM_MAX_AGG)
@@ -290,40 +284,28 @@ int cmd_aggregate(int fd, struct session *s, int argc, const char **argv)
 	ag = calloc(1, sizeof(*ag));
 	if (!ag)
 		return reply_end(fd, -ENOMEM, "out of memory");
-	snprintf(ag->name, sizeof(ag->name), "%s", argv[0]);
+	snprintf(ag->name, sizeof(ag->name), "%s", in->name);
 	ag->session = s;
-	if (snprintf(ag->ev.pattern, sizeof(ag->ev.pattern), "%s", argv[1]) >=
-	    (int)sizeof(ag->ev.pattern) || !argv[1][0]) {
+	snprintf(ag->ev.pattern, sizeof(ag->ev.pattern), "%s", profile ? "-" : in->pattern);
+	if (!ag->ev.pattern[0]) {
 		ret = reply_end(fd, -EINVAL, "invalid event pattern");
 		goto fail;
 	}
-	for (int i = 2; i < argc && !ret; i++) {
-		const char *eq = strchr(argv[i], '=');
-		char key[32];
+	for (keys = 1; in->keys && keys < in->keys; keys <<= 1)
+		;
+	if (!in->keys)
+		keys = 0;
+	if (in->filter) {
+		char err[200];
 
-		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - argv[i]) : 31, argv[i]);
-		if (!strcmp(key, "profile")) {
-			profile = 1;
-		} else if (!strcmp(key, "keys") && eq) {
-			char *end;
-			unsigned long v = strtoul(eq + 1, &end, 10);
-
-			if (*end || !v || v > AGG_MAX_KEYS_ASKED)
-				ret = reply_end(fd, -EINVAL, "--keys N: 1 to %u", AGG_MAX_KEYS_ASKED);
-			for (keys = 1; keys < v; keys <<= 1)
-				;
-		} else if (!strcmp(key, "filter") && eq) {
-			char err[200];
-
-			ret = filter_set(&ag->ev, eq + 1, err, sizeof(err));
-			if (ret < 0)
-				ret = reply_end(fd, ret, "%s", err);
-		} else if (!strcmp(key, "by") && eq) {
-			ret = agg_keys(fd, ag, eq + 1);
-		} else {
-			ret = agg_func(fd, ag, key, eq ? eq + 1 : NULL);
-		}
+		ret = filter_set(&ag->ev, c->str[0], err, sizeof(err));
+		if (ret < 0)
+			ret = reply_end(fd, ret, "%s", err);
 	}
+	for (uint32_t i = 0; i < in->nkeys && !ret; i++)
+		ret = agg_key(fd, ag, in->key[i]);
+	for (uint32_t i = 0; i < in->nfuncs && !ret; i++)
+		ret = agg_func(fd, ag, &in->func[i]);
 	if (ret < 0)
 		goto fail;
 	if (profile) {
@@ -334,7 +316,7 @@ int cmd_aggregate(int fd, struct session *s, int argc, const char **argv)
 		agg_profile_def(ag);
 	}
 	if (!ag->def.nfuncs)
-		agg_func(fd, ag, "count", NULL);
+		agg_func(fd, ag, &count);
 	ag->capacity = keys ? keys : profile ? AGG_PROFILE_KEYS : AGG_DEFAULT_KEYS;
 	while (!keys && ag->capacity > 16 && !(agg_bytes(ag, ag->capacity) &&
 					       agg_bytes(ag, ag->capacity) <= AGG_DEFAULT_TABLE))
@@ -386,18 +368,16 @@ static void agg_remove(struct aggregation *ag)
 	agg_free(ag);
 }
 
-int cmd_disable_agg(int fd, struct session *s, int argc, const char **argv)
+int cmd_disable_agg(int fd, struct session *s, const struct proto_cmd *c)
 {
-	if (argc < 1)
-		return reply_end(fd, -EINVAL, "name an aggregation");
-	for (int i = 0; i < argc; i++) {
-		struct aggregation *ag = agg_by_name(s, argv[i]);
+	for (uint32_t i = 0; i < c->nstr; i++) {
+		struct aggregation *ag = agg_by_name(s, c->str[i]);
 
 		if (!ag)
-			return reply_end(fd, -ENOENT, "no aggregation %s in session %s", argv[i],
+			return reply_end(fd, -ENOENT, "no aggregation %s in session %s", c->str[i],
 					 s->name);
 		agg_remove(ag);
-		reply_text(fd, "Aggregation %s removed from session %s.\n", argv[i], s->name);
+		reply_text(fd, "Aggregation %s removed from session %s.\n", c->str[i], s->name);
 	}
 	return reply_end(fd, 0, NULL);
 }
@@ -436,22 +416,14 @@ static int aggs_print(const struct session *s, const char *name, uint32_t format
 }
 
 /* show-aggregations [NAME] "format=text|json" */
-int cmd_show_agg(int fd, struct session *s, int argc, const char **argv)
+int cmd_show_agg(int fd, struct session *s, const struct cmd_show_agg *c)
 {
-	const char *name = NULL;
-	uint32_t format = PROTO_AGG_TEXT;
+	const char *name = c->name[0] ? c->name : NULL;
+	uint32_t format = c->format;
 	int mfd, ret;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "format=json"))
-			format = PROTO_AGG_JSON;
-		else if (!strcmp(argv[i], "format=text"))
-			format = PROTO_AGG_TEXT;
-		else if (!name)
-			name = argv[i];
-		else
-			return reply_end(fd, -EINVAL, "name one aggregation, or none for all");
-	}
+	if (format != PROTO_AGG_TEXT && format != PROTO_AGG_JSON)
+		return reply_end(fd, -EINVAL, "unknown format %u", format);
 	mfd = memfd_create("shmtrace-aggregations", MFD_CLOEXEC);
 	if (mfd < 0)
 		return reply_end(fd, -errno, "cannot make room for the results: %s", strerror(errno));

@@ -111,35 +111,24 @@ void allow_update(void)
 }
 
 /*
- * create's allowed uids: "" (none), "all" or UID[,UID]... (numbers; tracectl
- * turns names into numbers). Replies and returns < 0 when refused.
+ * create's allowed uids (tracectl turns names into numbers). Replies and
+ * returns < 0 when refused.
  */
-int allow_create(int fd, struct session *s, const char *arg)
+int allow_create(int fd, struct session *s, const struct cmd_create *c)
 {
-	const char *p = arg;
 	int ret;
 
-	if (!arg[0])
+	if (!c->allow_all && !c->nallow)
 		return 0;
 	if (geteuid() != 0)
 		return reply_end(fd, -EPERM, "--allow-uid needs a session daemon running as root "
 				 "(this one runs as uid %u)", (unsigned int)geteuid());
-	if (!strcmp(arg, "all")) {
-		s->allow_all = 1;
-	} else {
-		while (*p) {
-			char *end;
-			unsigned long long v;
-
-			errno = 0;
-			v = strtoull(p, &end, 10);
-			if (errno || end == p || (*end && *end != ',') || v >= UINT32_MAX ||
-			    *p == '-' || s->nallow == SESSION_MAX_ALLOW)
-				return reply_end(fd, -EINVAL, "--allow-uid: %d uids at most, "
-						 "or all", SESSION_MAX_ALLOW);
-			s->allow[s->nallow++] = (uid_t)v;
-			p = *end ? end + 1 : end;
-		}
+	_Static_assert(PROTO_ALLOW_MAX <= SESSION_MAX_ALLOW, "allowed uids");
+	s->allow_all = c->allow_all != 0;
+	for (uint32_t i = 0; i < c->nallow; i++) {
+		if (c->allow[i] == UINT32_MAX)
+			return reply_end(fd, -EINVAL, "--allow-uid: %u is not a uid", c->allow[i]);
+		s->allow[s->nallow++] = (uid_t)c->allow[i];
 	}
 	ret = allow_listen();
 	if (ret < 0)

@@ -32,26 +32,20 @@
 static uint64_t netout_next_id;
 
 /*
- * The relay addresses from @set (net://HOST[:C[:D]]), @ctrl and @data
- * (tcp://HOST:PORT), @live ("" not live, "-" default, or microseconds).
+ * The relay addresses of @cr: set_url (net://HOST[:C[:D]]), ctrl_url and
+ * data_url (tcp://HOST:PORT), live and its period (0: the default).
  */
-static int netout_parse(int fd, const char *set, const char *ctrl, const char *data,
-			const char *live, struct rly_url *c, struct rly_url *d, uint32_t *live_us)
+static int netout_parse(int fd, const struct cmd_create *cr, struct rly_url *c,
+			struct rly_url *d, uint32_t *live_us)
 {
-	char *end;
-	unsigned long v;
+	const char *set = cr->set_url, *ctrl = cr->ctrl_url, *data = cr->data_url;
 
 	*live_us = 0;
-	if (live[0]) {
-		*live_us = NETOUT_LIVE_DEFAULT;
-		if (strcmp(live, "-")) {
-			errno = 0;
-			v = strtoul(live, &end, 10);
-			if (errno || *end || v == 0 || v > 3600000000ul)
-				return reply_end(fd, -EINVAL, "--live: a period in microseconds, "
-						 "1 to 3600000000 (default 1000000)");
-			*live_us = (uint32_t)v;
-		}
+	if (cr->live) {
+		*live_us = cr->live_us ? cr->live_us : NETOUT_LIVE_DEFAULT;
+		if (*live_us > 3600000000u)
+			return reply_end(fd, -EINVAL, "--live: a period of 1 us to 1 h "
+					 "(default 1 s)");
 	}
 	if (!set[0] && !ctrl[0] && !data[0])
 		set = "net://127.0.0.1";	/* --live alone, as lttng */
@@ -137,8 +131,7 @@ static int netout_open(struct session *s, char *why, size_t len)
 	return ret;
 }
 
-int netout_create(int fd, struct session *s, const char *set, const char *ctrl,
-		  const char *data, const char *live, const char *stamp)
+int netout_create(int fd, struct session *s, const struct cmd_create *cr, const char *stamp)
 {
 	struct netout *n = calloc(1, sizeof(*n));
 	char why[PROTO_PATH_MAX];
@@ -146,7 +139,7 @@ int netout_create(int fd, struct session *s, const char *set, const char *ctrl,
 
 	if (!n)
 		return reply_end(fd, -ENOMEM, "out of memory");
-	ret = netout_parse(fd, set, ctrl, data, live, &n->c, &n->d, &s->live_us);
+	ret = netout_parse(fd, cr, &n->c, &n->d, &s->live_us);
 	if (ret < 0) {
 		free(n);
 		return ret;

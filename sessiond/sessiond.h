@@ -230,20 +230,37 @@ struct app *app_by_sock(int fd);
 unsigned int ctl_filter_add(struct shm_ctl_filters *fl, const struct enabler *e);
 
 /* session.c */
-int session_command(int fd, const char *body, size_t len);
+#define DEFAULT_SUBBUF		(512u << 10)
+#define DEFAULT_NUM_SUBBUF	16u
+#define DEFAULT_POOL		10u
+#define DEFAULT_FLUSH_MS	1000u
 void sessions_tick(void);
 int sessions_tick_ms(void);
 unsigned int session_mask(const char *event_name, int loglevel,
 			  const struct enabler *filter[SHM_MAX_CHAN]);
 void sessions_shutdown(void);
 int channel_to_consumer(const struct channel *ch);
-int session_name_ok(const char *n);
 int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen);
+struct session *session_by_name(const char *name);
+struct channel *channel_find(const struct session *s, const char *name);
+/* A new channel of @s in a free slot, known to the consumer; NULL replied. */
+struct channel *channel_new(int fd, struct session *s, const struct channel *want);
+void channel_defaults(const struct session *s, struct channel *ch, const char *name);
+void marker_make(struct session *s);
+void session_stop(struct session *s);
+void session_destroy(struct session *s);
+int session_rotate(struct session *s);
+void enabler_free_parts(struct enabler *e);
+void enabler_free(struct enabler *e);
+void enablers_free(struct enabler *e);
+
+/* cmd.c */
+int session_command(int fd, const char *body, size_t len);
 
 /* aggcmd.c */
-int cmd_aggregate(int fd, struct session *s, int argc, const char **argv);
-int cmd_disable_agg(int fd, struct session *s, int argc, const char **argv);
-int cmd_show_agg(int fd, struct session *s, int argc, const char **argv);
+int cmd_aggregate(int fd, struct session *s, const struct proto_cmd *c);
+int cmd_disable_agg(int fd, struct session *s, const struct proto_cmd *c);
+int cmd_show_agg(int fd, struct session *s, const struct cmd_show_agg *c);
 void aggs_status(int fd, const struct session *s);
 int aggs_write(const struct session *s, char *msg, size_t len);
 void aggs_free(struct session *s);
@@ -262,7 +279,7 @@ int cmd_notices(int fd, const struct session *s);
 int cmd_processes(int fd);
 
 /* allow.c */
-int allow_create(int fd, struct session *s, const char *arg);
+int allow_create(int fd, struct session *s, const struct cmd_create *c);
 int allow_uid(const struct session *s, uid_t uid);
 unsigned int allow_chan_mask(uid_t uid);
 void allow_update(void);
@@ -271,8 +288,7 @@ void allow_first(int fd);
 void allow_status(int fd, const struct session *s);
 
 /* netout.c */
-int netout_create(int fd, struct session *s, const char *set, const char *ctrl,
-		  const char *data, const char *live, const char *stamp);
+int netout_create(int fd, struct session *s, const struct cmd_create *cr, const char *stamp);
 int netout_check(int fd, const struct session *s);
 void netout_close(struct session *s);
 void netout_replay(void);

@@ -2,17 +2,21 @@
 /*
  * aggctl.c - tracectl aggregate and show-aggregations.
  *
- * aggregate sends the session daemon NAME, PATTERN, then one "key=value"
- * setting per option in the order given (the functions' order is the
- * order they print in); the daemon checks them all (sessiond/aggcmd.c).
+ * aggregate sends the session daemon a struct cmd_aggregate: the name,
+ * the pattern, the keys and the functions in the order given (the order
+ * they print in); the daemon checks it all (sessiond/aggcmd.c).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "home.h"
+#include "agg.h"
+#include "ctl-client.h"
 #include "tracectl.h"
+#include "units.h"
 
 #define AGG_HELP \
 	"Keep an aggregation of the events whose \"provider:event\" name matches\n" \
@@ -40,14 +44,53 @@
 	"thread and process, exited and crashed ones included: as text (DTrace's\n" \
 	"style, histograms as rows of value, bar and count) or as JSON (an array,\n" \
 	"one object per aggregation; see trace-read --aggregations). With\n" \
-	"--interval, again every SECS seconds until the session is gone."
+	"--interval TIME (e.g. 2s, 500ms), again every TIME until the session is gone."
 
-/* The home of the session daemon to ask; 0, or 1 said. */
-static int agg_home(char *home, size_t len)
+/* One function of @a, from its option: "F", or "F,LOW,HIGH,STEP" for lquantize. */
+static int agg_func(struct cmd_aggregate *a, uint32_t fn, const char *arg)
 {
-	if (home_resolve(home, len) < 0 || home_prepare(home) < 0) {
-		fprintf(stderr, "tracectl: no usable SHMTRACE_HOME\n");
-		return 1;
+	struct cmd_agg_func *f = &a->func[a->nfuncs];
+	long long lo, hi, step;
+	char end;
+
+	if (a->nfuncs == CMD_AGG_FUNCS) {
+		fprintf(stderr, "tracectl: aggregate: at most %d functions\n", CMD_AGG_FUNCS);
+		return -EINVAL;
+	}
+	f->fn = fn;
+	if (fn == AGG_LQUANTIZE) {
+		if (sscanf(arg, "%63[^,],%lld,%lld,%lld%c", f->field, &lo, &hi, &step, &end) != 4 ||
+		    step <= 0 || step > INT32_MAX || lo >= hi) {
+			fprintf(stderr, "tracectl: aggregate: --lquantize FIELD,LOW,HIGH,STEP with "
+				"LOW < HIGH and STEP > 0, not '%s'\n", arg);
+			return -EINVAL;
+		}
+		f->low = lo;
+		f->high = hi;
+		f->step = (int32_t)step;
+	} else if (arg && snprintf(f->field, sizeof(f->field), "%s", arg) >= (int)sizeof(f->field)) {
+		fprintf(stderr, "tracectl: aggregate: field name too long: '%s'\n", arg);
+		return -EINVAL;
+	}
+	a->nfuncs++;
+	return 0;
+}
+
+/* --by F[:str|:int],... into the keys of @a. */
+static int agg_keys(struct cmd_aggregate *a, char *list)
+{
+	char *save = NULL;
+
+	for (char *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		if (a->nkeys == CMD_AGG_KEYS) {
+			fprintf(stderr, "tracectl: aggregate: --by: at most %d keys\n", CMD_AGG_KEYS);
+			return -EINVAL;
+		}
+		if (snprintf(a->key[a->nkeys], CMD_AGG_FIELD, "%s", f) >= CMD_AGG_FIELD) {
+			fprintf(stderr, "tracectl: aggregate: --by: field name too long: '%s'\n", f);
+			return -EINVAL;
+		}
+		a->nkeys++;
 	}
 	return 0;
 }
@@ -70,61 +113,61 @@ static int aggregate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static char set[32][600];
-	char *args[40], home[1024];
-	const char *session = "";
-	int c, n = 0, nargs = 2, profile = 0;
+	static struct cmd_aggregate a;
+	const char *session = "", *filter = NULL;
+	char home[1024];
+	uint64_t keys;
+	int c, ret = 0;
 
 	while ((c = getopt_long(argc, argv, "s:f:h", opts, NULL)) != -1) {
-		const char *key = NULL;
-
 		switch (c) {
-		case 's':
-			session = optarg;
-			continue;
+		case 's': session = optarg; break;
+		case 'f': filter = optarg; break;
+		case 'p': a.flags |= CMD_AGG_PROFILE; break;
+		case 'b': ret = agg_keys(&a, optarg); break;
+		case 'c': ret = agg_func(&a, AGG_COUNT, NULL); break;
+		case 'S': ret = agg_func(&a, AGG_SUM, optarg); break;
+		case 'm': ret = agg_func(&a, AGG_MIN, optarg); break;
+		case 'M': ret = agg_func(&a, AGG_MAX, optarg); break;
+		case 'a': ret = agg_func(&a, AGG_AVG, optarg); break;
+		case 'q': ret = agg_func(&a, AGG_QUANTIZE, optarg); break;
+		case 'l': ret = agg_func(&a, AGG_LQUANTIZE, optarg); break;
+		case 'k':
+			if (units_size(optarg, &keys) < 0 || !keys || keys > UINT32_MAX) {
+				fprintf(stderr, "tracectl: aggregate: --keys: a number of keys, not "
+					"'%s'\n", optarg);
+				ret = -EINVAL;
+			}
+			a.keys = (uint32_t)keys;
+			break;
 		case 'h':
 			printf("usage: tracectl %s\n\n%s\n", AGG_USAGE, AGG_HELP);
-			return 0;
-		case 'p':
-			profile = 1;
-			key = "profile";
-			break;
-		case 'c':
-			key = "count";
-			break;
-		case 'f': key = "filter"; break;
-		case 'b': key = "by"; break;
-		case 'S': key = "sum"; break;
-		case 'm': key = "min"; break;
-		case 'M': key = "max"; break;
-		case 'a': key = "avg"; break;
-		case 'q': key = "quantize"; break;
-		case 'l': key = "lquantize"; break;
-		case 'k': key = "keys"; break;
+			return EXIT_OK;
 		default:
-			goto bad;
+			ret = -EINVAL;
+			break;
 		}
-		if (n == 32 || snprintf(set[n], sizeof(set[n]), "%s%s%s", key, optarg ? "=" : "",
-					optarg ? optarg : "") >= (int)sizeof(set[n])) {
-			fprintf(stderr, "tracectl: aggregate: too many or too long options\n");
+		if (ret < 0)
 			goto bad;
-		}
-		n++;
 	}
-	if (optind + (profile ? 1 : 2) != argc && optind + 2 != argc) {
-		fprintf(stderr, "tracectl: aggregate: name the aggregation and an event pattern\n");
+	if (optind + ((a.flags & CMD_AGG_PROFILE) ? 1 : 2) != argc) {
+		fprintf(stderr, "tracectl: aggregate: name the aggregation and an event pattern%s\n",
+			(a.flags & CMD_AGG_PROFILE) ? " (none with --profile)" : "");
 		goto bad;
 	}
-	args[0] = argv[optind];
-	args[1] = optind + 1 < argc ? argv[optind + 1] : (char *)"-";
-	for (int i = 0; i < n; i++)
-		args[nargs++] = set[i];
-	if (agg_home(home, sizeof(home)))
-		return 1;
-	return ctl_command(home, "aggregate", VERB_AGGREGATE, session, nargs, args, stdout);
+	if (snprintf(a.name, sizeof(a.name), "%s", argv[optind]) >= (int)sizeof(a.name) ||
+	    (optind + 1 < argc && snprintf(a.pattern, sizeof(a.pattern), "%s",
+					   argv[optind + 1]) >= (int)sizeof(a.pattern))) {
+		fprintf(stderr, "tracectl: aggregate: name or pattern too long\n");
+		goto bad;
+	}
+	a.filter = filter != NULL;
+	if (ctl_home(home, sizeof(home)))
+		return EXIT_RUNTIME;
+	return ctl_call(home, "aggregate", VERB_AGGREGATE, session, &a, a.filter, &filter, stdout);
 bad:
 	fprintf(stderr, "usage: tracectl %s\n", AGG_USAGE);
-	return 2;
+	return EXIT_USAGE;
 }
 
 static int show(int argc, char **argv)
@@ -136,10 +179,11 @@ static int show(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *args[2], format[16] = "format=text", *end, home[1024];
+	struct cmd_show_agg m = { .format = PROTO_AGG_TEXT };
 	const char *session = "";
-	double interval = 0;
-	int c, nargs = 0, ret;
+	char home[1024];
+	uint64_t interval = 0;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -148,49 +192,52 @@ static int show(int argc, char **argv)
 			break;
 		case 'F':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(stderr, "tracectl: show-aggregations: --format text or json\n");
+				fprintf(stderr, "tracectl: show-aggregations: --format text or json, "
+					"not '%s'\n", optarg);
 				goto bad;
 			}
-			snprintf(format, sizeof(format), "format=%s", optarg);
+			m.format = !strcmp(optarg, "json") ? PROTO_AGG_JSON : PROTO_AGG_TEXT;
 			break;
 		case 'i':
-			interval = strtod(optarg, &end);
-			if (*end || !(interval > 0) || interval > 86400) {
-				fprintf(stderr, "tracectl: show-aggregations: --interval: seconds, "
-					"more than 0\n");
+			ret = units_duration(optarg, &interval);
+			if (ret < 0 || !interval || interval > 86400000000000ull) {
+				fprintf(stderr, "tracectl: show-aggregations: --interval '%s': %s\n",
+					optarg, ret < 0 ? units_why(ret, 0) : "more than 0, at most 1 day");
 				goto bad;
 			}
 			break;
 		case 'h':
 			printf("usage: tracectl %s\n\n%s\n", SHOW_AGG_USAGE, SHOW_AGG_HELP);
-			return 0;
+			return EXIT_OK;
 		default:
 			goto bad;
 		}
 	}
 	if (argc - optind > 1)
 		goto bad;
-	if (optind < argc)
-		args[nargs++] = argv[optind];
-	args[nargs++] = format;
-	if (agg_home(home, sizeof(home)))
-		return 1;
+	if (optind < argc && snprintf(m.name, sizeof(m.name), "%s", argv[optind]) >=
+	    (int)sizeof(m.name)) {
+		fprintf(stderr, "tracectl: show-aggregations: no aggregation has so long a name\n");
+		goto bad;
+	}
+	if (ctl_home(home, sizeof(home)))
+		return EXIT_RUNTIME;
 	for (;;) {
-		struct timespec ts = { (time_t)interval,
-				       (long)((interval - (double)(time_t)interval) * 1e9) };
+		struct timespec ts = { (time_t)(interval / 1000000000),
+				       (long)(interval % 1000000000) };
 
-		ret = ctl_command(home, "show-aggregations", VERB_SHOW_AGG, session, nargs, args,
-				  stdout);
+		ret = ctl_call(home, "show-aggregations", VERB_SHOW_AGG, session, &m, 0, NULL,
+			       stdout);
 		fflush(stdout);
 		if (ret || !interval)
 			return ret;
 		nanosleep(&ts, NULL);
-		if (!strcmp(format, "format=text"))
+		if (m.format == PROTO_AGG_TEXT)
 			printf("\n");
 	}
 bad:
 	fprintf(stderr, "usage: tracectl %s\n", SHOW_AGG_USAGE);
-	return 2;
+	return EXIT_USAGE;
 }
 
 int agg_main(int argc, char **argv)

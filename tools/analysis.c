@@ -42,22 +42,6 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
 }
 
-int64_t an_parse_duration(const char *s)
-{
-	static const struct { const char *unit; double mul; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 },
-	};
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit))
-			return (int64_t)(v * units[i].mul + 0.5);
-	return -EINVAL;
-}
-
 /* ---- stats -------------------------------------------------------------- */
 
 struct an_thread {

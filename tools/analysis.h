@@ -96,7 +96,4 @@ struct an_chrome *an_chrome_new(FILE *out, an_resolve_fn resolve, void *arg);
 int an_chrome_event(struct an_chrome *c, const struct shmtrace_rd_event *ev);
 int an_chrome_finish(struct an_chrome *c);	/* closes the JSON; 0 or -EIO */
 
-/* "1.5ms", "200us", "3s", "250" (ns): nanoseconds, or -EINVAL. */
-int64_t an_parse_duration(const char *s);
-
 #endif

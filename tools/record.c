@@ -56,7 +56,10 @@
 #include "ctfmeta.h"
 #include "execcheck.h"
 #include "home.h"
+#include "shm.h"
+#include "ctl-client.h"
 #include "tracectl.h"
+#include "units.h"
 #include "util.h"
 #include <shmtrace/reader.h>
 
@@ -105,7 +108,7 @@ static void record_usage(FILE *f)
 		"  as these users (uids or names), as for create (session daemon running\n"
 		"  as root only).\n"
 		"--set-url net://HOST[:CTRL_PORT[:DATA_PORT]], --ctrl-url, --data-url,\n"
-		"  --live[=PERIOD_US]: stream the trace to lttng-relayd, as for create\n"
+		"  --live[=PERIOD]: stream the trace to lttng-relayd, as for create\n"
 		"  (not with --output); the summary then counts what was sent.\n"
 		"--aggregate: with --preload func (and libc): a profile kept in the\n"
 		"  processes instead of their call and allocation events: per function,\n"
@@ -472,7 +475,7 @@ static int record_alive(const char *home, const char *session, char *names, size
 	f = open_memstream(&text, &len);
 	if (!f)
 		return -1;
-	if (ctl_command(home, "record", VERB_PROCESSES, session, 0, NULL, f)) {
+	if (ctl_call(home, "record", VERB_PROCESSES, session, NULL, 0, NULL, f)) {
 		fclose(f);
 		free(text);
 		return -1;
@@ -572,7 +575,7 @@ static char *record_notices(const char *home, const char *session)
 
 	if (!f)
 		return NULL;
-	if (ctl_command(home, "record", VERB_NOTICES, session, 0, NULL, f)) {
+	if (ctl_call(home, "record", VERB_NOTICES, session, NULL, 0, NULL, f)) {
 		fclose(f);
 		free(text);
 		return NULL;
@@ -745,7 +748,7 @@ static void record_net_summary(const char *home, const char *session)
 
 	if (!out)
 		return;
-	ctl_command(home, "record", VERB_STATUS, session, 0, NULL, out);
+	ctl_call(home, "record", VERB_STATUS, session, NULL, 0, NULL, out);
 	fclose(out);
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -804,15 +807,16 @@ int record_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
-	char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2], *create[8], allow[1024] = "";
-	char *net[4] = CTL_NET_NONE;
-	char *agg_args[3] = { (char *)"profile", (char *)"-", (char *)"profile" };
-	char *contexts[CTF_NCONTEXTS], *tok, *save, *notices;
-	int nctx = 0;
+	const char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2];
+	static struct cmd_create create;
+	struct cmd_context ctx = { .context = 0 };
+	struct cmd_aggregate profile = { .name = "profile", .flags = CMD_AGG_PROFILE };
+	struct cmd_events events = { .ll_kind = CMD_LL_ANY };
+	char *tok, *save, *notices;
 	const char *output = NULL, *base;
-	char *pool_size = (char *)"";
 	unsigned int mask = 0;
-	int c, npat = 0, overwrite = 0, no_wait = 0, status, ret, code, streamed, aggregate = 0;
+	uint64_t pool;
+	int c, npat = 0, no_wait = 0, status, ret, code, streamed, aggregate = 0;
 	struct timespec t0, t1;
 	struct tm tm;
 	time_t now;
@@ -838,18 +842,24 @@ int record_main(int argc, char **argv)
 			patterns[npat++] = optarg;
 			break;
 		case 'O':
-			overwrite = 1;
+			create.mode = SHM_MODE_OVERWRITE;
 			break;
 		case 'P':
-			pool_size = optarg;
+			if (units_size(optarg, &pool) < 0 || pool < 1 || pool > SHM_MAX_SLOTS) {
+				fprintf(stderr, "tracectl: record: --pool-size: 1 to %u buffers, not "
+					"'%s'\n", SHM_MAX_SLOTS, optarg);
+				return 2;
+			}
+			create.pool_size = (uint32_t)pool;
 			break;
 		case 'C':
 			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (!ctf_context_bit(tok) || nctx == CTF_NCONTEXTS) {
-					fprintf(stderr, "tracectl: record: bad context field '%s'\n", tok);
+				if (!ctf_context_bit(tok)) {
+					fprintf(stderr, "tracectl: record: --context: no field '%s' (see "
+						"tracectl add-context --list)\n", tok);
 					return 2;
 				}
-				contexts[nctx++] = tok;
+				ctx.context |= ctf_context_bit(tok);
 			}
 			break;
 		case 'W':
@@ -859,16 +869,15 @@ int record_main(int argc, char **argv)
 			aggregate = 1;
 			break;
 		case 'U':
-			if (ctl_parse_uids(optarg, allow, sizeof(allow)) < 0) {
-				fprintf(stderr, "tracectl: record: bad --allow-uid '%s'\n", optarg);
+			if (ctl_parse_uids(optarg, &create) < 0)
 				return 2;
-			}
 			break;
 		case 'S':
 		case 'K':
 		case 'A':
 		case 'I':
-			ctl_net_option(c, optarg, net);
+			if (ctl_net_option(c, optarg, &create) < 0)
+				return 2;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -882,7 +891,7 @@ int record_main(int argc, char **argv)
 		record_usage(stderr);
 		return 2;
 	}
-	streamed = net[0][0] || net[1][0] || net[2][0] || net[3][0];
+	streamed = create.set_url[0] || create.ctrl_url[0] || create.data_url[0] || create.live;
 	if (streamed && output) {
 		fprintf(stderr, "tracectl: record: --output and a relay address exclude each other\n");
 		return 2;
@@ -893,13 +902,13 @@ int record_main(int argc, char **argv)
 		return 2;
 	}
 	if (!npat && !mask)
-		patterns[npat++] = (char *)"*";
+		patterns[npat++] = "*";
 	for (size_t i = 0; i < RECORD_NHELPERS; i++)
 		/* with --aggregate, calls and allocations go to the profile only */
 		if ((mask & (1u << i)) && !(aggregate && ((1u << i) & (RECORD_FUNC | RECORD_LIBC))))
-			patterns[npat++] = (char *)record_helpers[i].pattern;
-	patterns[npat++] = (char *)"shmtrace_proc:*";
-	patterns[npat++] = (char *)"shmtrace_statedump:*";
+			patterns[npat++] = record_helpers[i].pattern;
+	patterns[npat++] = "shmtrace_proc:*";
+	patterns[npat++] = "shmtrace_statedump:*";
 	if (record_preload(mask, preload, sizeof(preload)) < 0)
 		return RECORD_FAILED;
 	if (home_resolve(home, sizeof(home)) < 0 || home_prepare(home) < 0) {
@@ -936,19 +945,18 @@ int record_main(int argc, char **argv)
 			"never merged; remove it or choose another --output\n", dir);
 		return RECORD_FAILED;
 	}
-	create[0] = streamed ? (char *)"" : dir;
-	create[1] = overwrite ? (char *)"overwrite" : (char *)"discard";
-	create[2] = pool_size;
-	create[3] = allow;
-	for (int i = 0; i < 4; i++)
-		create[4 + i] = net[i];
-	if (ctl_command(home, "record", VERB_CREATE, session, 8, create, NULL))
+	if (!streamed)
+		snprintf(create.output, sizeof(create.output), "%s", dir);
+	if (ctl_call(home, "record", VERB_CREATE, session, &create, 0, NULL, NULL))
 		return RECORD_FAILED;
-	if ((nctx && ctl_command(home, "record", VERB_ADD_CONTEXT, session, nctx, contexts, NULL)) ||
-	    (aggregate && ctl_command(home, "record", VERB_AGGREGATE, session, 3, agg_args, NULL)) ||
-	    ctl_command(home, "record", VERB_ENABLE_EVENT, session, npat, patterns, NULL) ||
-	    ctl_command(home, "record", VERB_START, session, 0, NULL, NULL)) {
-		ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
+	if ((ctx.context && ctl_call(home, "record", VERB_ADD_CONTEXT, session, &ctx, 0, NULL,
+				     NULL)) ||
+	    (aggregate && ctl_call(home, "record", VERB_AGGREGATE, session, &profile, 0, NULL,
+				   NULL)) ||
+	    ctl_call(home, "record", VERB_ENABLE_EVENT, session, &events, (unsigned int)npat,
+		     patterns, NULL) ||
+	    ctl_call(home, "record", VERB_START, session, NULL, 0, NULL, NULL)) {
+		ctl_call(home, "record", VERB_DESTROY, session, NULL, 0, NULL, NULL);
 		return RECORD_FAILED;
 	}
 	record_check_cmd(argv[optind]);
@@ -960,13 +968,13 @@ int record_main(int argc, char **argv)
 	if (status >= 0)
 		record_wait(home, session, base, no_wait);
 	stop_out = open_memstream(&stop_text, &stop_len);	/* its write error lines */
-	ret = ctl_command(home, "record", VERB_STOP, session, 0, NULL, stop_out);
+	ret = ctl_call(home, "record", VERB_STOP, session, NULL, 0, NULL, stop_out);
 	if (stop_out)
 		fclose(stop_out);
 	if (streamed)
 		record_net_summary(home, session);
 	notices = record_notices(home, session);
-	ret |= ctl_command(home, "record", VERB_DESTROY, session, 0, NULL, NULL);
+	ret |= ctl_call(home, "record", VERB_DESTROY, session, NULL, 0, NULL, NULL);
 	if (status < 0) {
 		free(notices);
 		free(stop_text);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include "select.h"
+#include "units.h"
 #include "filter.h"
 #include "glob.h"
 
@@ -98,26 +99,6 @@ void sel_add_tid(struct sel *s, uint32_t tid)
 		s->tids[s->ntids++] = tid;
 }
 
-/* "12.25" seconds (with an optional unit when relative) to ns. */
-static int parse_seconds(const char *p, int with_unit, int64_t *ns)
-{
-	static const struct { const char *u; double mul; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
-	};
-	char *end;
-	double v = strtod(p, &end);
-
-	if (end == p || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].u) || (!with_unit && *units[i].u))
-			continue;
-		*ns = (int64_t)(v * units[i].mul + 0.5);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* "1795322544.123456789": exact to the nanosecond (a double is not). */
 static int parse_epoch(const char *p, int64_t *ns)
 {
@@ -151,16 +132,25 @@ static int set_bound(struct sel_bound *b, const char *when)
 	memset(b, 0, sizeof(*b));
 	b->set = 1;
 	if (when[0] == '+') {
+		uint64_t ns;
+		int ret = units_duration(when + 1, &ns);
+
+		if (ret < 0 || ns > INT64_MAX)
+			return ret < 0 ? ret : -ERANGE;
 		b->rel = 1;
-		return parse_seconds(when + 1, 1, &b->ns);
+		b->ns = (int64_t)ns;
+		return 0;
 	}
 	if (sscanf(when, "%2u:%2u:%n", &h, &m, &n) == 2 && n > 0 && h < 24 && m < 60) {
-		int64_t sec;
+		char sec[64];
+		uint64_t ns;
 
-		if (parse_seconds(when + n, 0, &sec) < 0 || sec >= 61000000000LL)
+		/* the seconds of a time of day, exact to the nanosecond */
+		if (snprintf(sec, sizeof(sec), "%ss", when + n) >= (int)sizeof(sec) ||
+		    units_duration(sec, &ns) < 0 || ns >= 61000000000ull)
 			return -EINVAL;
 		b->tod = 1;
-		b->ns = ((int64_t)h * 3600 + m * 60) * 1000000000LL + sec;
+		b->ns = ((int64_t)h * 3600 + m * 60) * 1000000000LL + (int64_t)ns;
 		return 0;
 	}
 	b->resolved = 1;

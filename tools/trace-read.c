@@ -40,6 +40,7 @@
 #include "procsyms.h"
 #include "select.h"
 #include "sinks.h"
+#include "units.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -316,18 +317,33 @@ int main(int argc, char **argv)
 			sel_add_tid(sel, (uint32_t)strtoul(optarg, NULL, 10));
 			break;
 		case OPT_BEGIN:
-		case OPT_END:
-			if ((c == OPT_BEGIN ? sel_set_begin : sel_set_end)(sel, optarg) < 0)
-				return sel_done(sel, bad_usage("bad time", optarg));
+		case OPT_END: {
+			int why = (c == OPT_BEGIN ? sel_set_begin : sel_set_end)(sel, optarg);
+
+			if (why < 0) {
+				fprintf(stderr, "trace-read: --%s '%s': %s\n",
+					c == OPT_BEGIN ? "begin" : "end", optarg, optarg[0] == '+' ?
+					units_why(why, 0) : "seconds since the Epoch, a time of "
+					"day (HH:MM:SS.frac) or +DURATION");
+				return sel_done(sel, 1);
+			}
 			break;
+		}
 		case OPT_BY:
 			args.by = optarg;
 			break;
-		case OPT_SLOWER:
-			args.slower = an_parse_duration(optarg);
-			if (args.slower <= 0)
-				return sel_done(sel, bad_usage("bad duration", optarg));
+		case OPT_SLOWER: {
+			uint64_t ns = 0;
+			int why = units_duration(optarg, &ns);
+
+			if (why < 0 || !ns || ns > INT64_MAX) {
+				fprintf(stderr, "trace-read: --slower-than '%s': %s\n", optarg,
+					why < 0 ? units_why(why, 0) : "more than 0");
+				return sel_done(sel, 1);
+			}
+			args.slower = (int64_t)ns;
 			break;
+		}
 		case OPT_FOLLOW:
 			follow_on = true;
 			break;

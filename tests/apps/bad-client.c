@@ -64,18 +64,23 @@ static int send_raw(const void *buf, size_t len)
 	return ret;
 }
 
-static size_t cmd(char *buf, uint32_t verb, uint32_t argc, const char *args, size_t alen)
+/* A MSG_CMD of @verb: a body of @bsize bytes of @fill, then @nstr strings in @args. */
+static size_t cmd(char *buf, uint32_t verb, uint32_t bsize, int fill, uint32_t nstr,
+		  const char *args, size_t alen)
 {
 	struct proto_hdr h = { PROTO_MAGIC, PROTO_VERSION, MSG_CMD, 0, 0 };
 	struct msg_cmd c;
+	char *p = buf + sizeof(h) + sizeof(c);
 
 	memset(&c, 0, sizeof(c));
 	c.verb = verb;
-	c.argc = argc;
-	h.size = (uint32_t)(sizeof(h) + sizeof(c) + alen);
+	c.body_size = bsize;
+	c.nstr = nstr;
+	h.size = (uint32_t)(sizeof(h) + sizeof(c) + bsize + alen);
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), &c, sizeof(c));
-	memcpy(buf + sizeof(h) + sizeof(c), args, alen);
+	memset(p, fill, bsize);
+	memcpy(p + bsize, args, alen);
 	return h.size;
 }
 
@@ -130,19 +135,25 @@ int main(void)
 	bad += send_raw("garbage", 7);				/* shorter than a header */
 	memset(buf, 0xff, 64);
 	bad += send_raw(buf, 64);				/* bad magic */
-	n = cmd(buf, VERB_LIST, 0, "", 0);
+	n = cmd(buf, VERB_LIST, 0, 0, 0, "", 0);
 	buf[4] = 9;
 	bad += send_raw(buf, n);				/* bad version */
-	n = cmd(buf, VERB_LIST, 0, "", 0);
+	n = cmd(buf, VERB_LIST, 0, 0, 0, "", 0);
 	bad += send_raw(buf, n - 8);				/* truncated body */
-	n = cmd(buf, VERB_LIST, 0, "", 0);
+	n = cmd(buf, VERB_LIST, 0, 0, 0, "", 0);
 	((struct proto_hdr *)(void *)buf)->size += 100;
 	bad += send_raw(buf, n);				/* size field lies */
-	n = cmd(buf, VERB_ENABLE_EVENT, 2, "abc\0de", 6);
+	n = cmd(buf, VERB_ENABLE_EVENT, sizeof(struct cmd_events), 0, 2, "abc\0de", 6);
 	bad += send_raw(buf, n);				/* unterminated argument */
-	n = cmd(buf, VERB_ENABLE_EVENT, 1, "abc\0junk", 8);
+	n = cmd(buf, VERB_ENABLE_EVENT, sizeof(struct cmd_events), 0, 1, "abc\0junk", 8);
 	bad += send_raw(buf, n);				/* trailing bytes */
-	n = cmd(buf, 999, 0, "", 0);
+	n = cmd(buf, VERB_ENABLE_EVENT, sizeof(struct cmd_events) - 4, 0, 1, "abc", 4);
+	bad += send_raw(buf, n);				/* body of another size */
+	n = cmd(buf, VERB_ENABLE_EVENT, sizeof(struct cmd_events), 'x', 1, "abc", 4);
+	bad += send_raw(buf, n);				/* unterminated name in the body */
+	n = cmd(buf, VERB_START, 0, 0, 1, "abc", 4);
+	bad += send_raw(buf, n);				/* a string where none goes */
+	n = cmd(buf, 999, 0, 0, 0, "", 0);
 	bad += send_raw(buf, n);				/* unknown verb */
 	h.type = 77;
 	h.size = sizeof(h);
@@ -159,11 +170,11 @@ int main(void)
 	}
 	/* the daemon still serves */
 	fd = conn();
-	n = cmd(buf, VERB_PING, 0, "", 0);
+	n = cmd(buf, VERB_PING, 0, 0, 0, "", 0);
 	if (send(fd, buf, n, 0) < 0 || outcome(fd) != 1) {
 		fprintf(stderr, "bad-client: the daemon does not answer a ping\n");
 		return 1;
 	}
-	printf("bad-client: 11 malformed messages refused, daemon alive\n");
+	printf("bad-client: 14 malformed messages refused, daemon alive\n");
 	return 0;
 }

@@ -7,8 +7,9 @@
  *     over the whole input; every record it accepts must be made of
  *     identifiers and valid types, re-encode to the same bytes with
  *     proto_event_encode(), and be declarable with ctfmeta_event();
- *  2. as a MSG_CMD body: proto_cmd_args(), whose arguments must tile the
- *     body exactly when it accepts it;
+ *  2. as a MSG_CMD body: proto_cmd_decode(), whose strings must tile the
+ *     end of the body exactly when it accepts it, and which must encode
+ *     again to as many bytes with proto_cmd_encode();
  *  3. as a whole message sent through a SOCK_SEQPACKET socketpair with
  *     descriptors attached: proto_recv() must accept it exactly when it is
  *     well-formed (an independent check of the header below), never leak a
@@ -129,24 +130,30 @@ static void fuzz_events(const uint8_t *data, size_t size)
 
 static void cmd_args(const char *body, size_t len)
 {
-	const char *argv[8];
+	static struct proto_cmd c;
+	static char again[PROTO_MAX_MSG];
 	int ret;
 
 	/* proto_recv guarantees the fixed part before the body is parsed */
 	if (len < sizeof(struct msg_cmd))
 		return;
-	ret = proto_cmd_args(body, len, argv, 8);
-	CHECK(ret == -EPROTO || (ret >= 0 && ret <= 8));
-	if (ret >= 0) {
-		const char *p = body + sizeof(struct msg_cmd);
+	ret = proto_cmd_decode(body, len, &c);
+	CHECK(ret == -EPROTO || ret == 0);
+	if (ret == 0) {
+		const char *p = c.nstr ? c.str[0] : body + len;
+		long n;
 
-		CHECK(memchr(body + offsetof(struct msg_cmd, session), 0, PROTO_NAME_MAX) != NULL);
-		for (int i = 0; i < ret; i++) {
-			CHECK(argv[i] == p);
+		CHECK(memchr(c.session, 0, PROTO_NAME_MAX) != NULL);
+		CHECK(c.nstr <= PROTO_CMD_MAX_STR);
+		for (uint32_t i = 0; i < c.nstr; i++) {
+			CHECK(c.str[i] == p);
 			p += strlen(p) + 1;
 			CHECK(p <= body + len);
 		}
 		CHECK(p == body + len);
+		/* what was accepted encodes again to as many bytes */
+		n = proto_cmd_encode(again, sizeof(again), c.verb, c.session, &c.b, c.nstr, c.str);
+		CHECK(n == (long)len);
 	}
 }
 

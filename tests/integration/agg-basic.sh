@@ -20,7 +20,7 @@ D=$WORK/out
 "$TRACECTL" show-aggregations -s s agg --format json >"$WORK/live.json" || fail "show --format json failed"
 python3 -m json.tool "$WORK/live.json" >/dev/null || fail "the JSON does not parse: $(head -c 300 "$WORK/live.json")"
 # --interval prints again until interrupted
-timeout 2.5 "$TRACECTL" show-aggregations -s s --interval 0.5 >"$WORK/again" || true
+timeout 2.5 "$TRACECTL" show-aggregations -s s --interval 500ms >"$WORK/again" || true
 [ "$(grep -c "^agg  shmtrace_test:event" "$WORK/again")" -ge 2 ] || fail "--interval printed once or never"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
 [ -f "$D/aggregations.json" ] || fail "no aggregations.json at stop"

@@ -24,7 +24,7 @@ start_daemons
 "$TRACECTL" add-context -s s -c withctx -t ip -t cpu_id >/dev/null || fail "add-context refused"
 st=0
 "$TRACECTL" add-context -s s -t bogus >/dev/null 2>"$WORK/err" || st=$?
-[ "$st" -eq 1 ] && grep -q "unknown context field 'bogus'" "$WORK/err" ||
+[ "$st" -eq 2 ] && grep -q "no context field 'bogus' (known: ip, cpu_id)" "$WORK/err" ||
 	fail "an unknown context field was accepted: $(cat "$WORK/err")"
 "$TRACECTL" add-context --list | grep -q "^cpu_id " || fail "add-context --list"
 "$TRACECTL" status s | grep -q "context: ip, cpu_id" || fail "status does not show the context"

@@ -17,7 +17,7 @@ done
 expect 2 "usage: tracectl" "$TRACECTL"
 expect 2 "unknown command 'frobnicate'" "$TRACECTL" frobnicate
 expect 2 "wrong number of arguments" "$TRACECTL" enable-event -s s
-expect 2 "usage: tracectl start" "$TRACECTL" start --bogus
+expect 2 "start: unknown option '--bogus'" "$TRACECTL" start --bogus
 expect 2 "wrong number of arguments" "$TRACECTL" list extra
 
 # no daemon yet: tracectl starts one
@@ -27,8 +27,8 @@ expect 0 "No session" "$TRACECTL" list
 expect 1 "no session: create one first" "$TRACECTL" start
 expect 0 "Session s1 created" "$TRACECTL" create s1 --output "$WORK/o1"
 expect 1 "already exists" "$TRACECTL" create s1
-expect 1 "invalid session name" "$TRACECTL" create ../x
-expect 1 "pool-size must be" "$TRACECTL" create s3 --pool-size 0
+expect 2 "bad session name '../x': 1 to 63 bytes" "$TRACECTL" create ../x
+expect 2 "pool-size '0': 1 to 4096 buffers" "$TRACECTL" create s3 --pool-size 0
 expect 0 "Session s2 created" "$TRACECTL" create s2 -o "$WORK/o2" --pool-size 3
 expect 0 "pool of 3 buffers" "$TRACECTL" status s2
 expect 1 "several sessions" "$TRACECTL" start
@@ -39,9 +39,10 @@ expect 0 "Channel big enabled" "$TRACECTL" enable-channel -s s2 big --subbuf-siz
 expect 0 "channel big: overwrite, 4 sub-buffers of 1024 KiB, pool of 2 buffers, flush every 250 ms, lz4" \
 	"$TRACECTL" status s2
 expect 1 "exists" "$TRACECTL" enable-channel -s s2 big
-expect 1 "bad channel setting\|sub-buffers" "$TRACECTL" enable-channel -s s2 odd --subbuf-size 5000
-expect 2 "usage: tracectl enable-channel" "$TRACECTL" enable-channel -s s2 x --compress zip
-expect 2 "usage: tracectl create" "$TRACECTL" create s4 --num-subbuf 4
+expect 2 "subbuf-size '5000': 4096 to .* a whole number of 4096-byte pages" \
+	"$TRACECTL" enable-channel -s s2 odd --subbuf-size 5000
+expect 2 "compress 'zip': lz4 or none" "$TRACECTL" enable-channel -s s2 x --compress zip
+expect 2 "create: --num-subbuf is not an option of create" "$TRACECTL" create s4 --num-subbuf 4
 expect 0 "enabled in channel big of session s2" "$TRACECTL" enable-event -s s2 -c big 'x:*'
 expect 1 "no channel nope" "$TRACECTL" enable-event -s s2 -c nope 'x:*'
 expect 0 "      x:\*" "$TRACECTL" status s2
@@ -56,5 +57,26 @@ expect 0 "stopped" "$TRACECTL" stop s1
 expect 1 "not active" "$TRACECTL" stop s1
 expect 0 "destroyed" "$TRACECTL" destroy s1
 expect 0 "destroyed" "$TRACECTL" destroy s2
+expect 0 "No session" "$TRACECTL" list
+
+# each bad command line says why (exit 2), and nothing reaches the daemon
+expect 2 "subbuf-size '12q': expected bytes, or with k, M or G" \
+	"$TRACECTL" enable-channel -s s c --subbuf-size 12q
+expect 2 "flush-interval '10': a unit is needed" "$TRACECTL" enable-channel -s s c --flush-interval 10
+expect 2 "every '99999999h': too large" "$TRACECTL" rotate s --every 99999999h
+expect 2 "overwrite and --discard exclude each other" \
+	"$TRACECTL" enable-channel -s s c --overwrite --discard
+expect 2 "loglevel and --loglevel-only exclude each other" \
+	"$TRACECTL" enable-event -s s --loglevel info --loglevel-only debug 'a:*'
+expect 2 "loglevel 'loud': emerg alert" "$TRACECTL" enable-event --loglevel loud 'a:*'
+expect 2 "unknown command 'statsu'; did you mean 'status'?" "$TRACECTL" statsu
+expect 2 "unknown command 'enable'; did you mean 'enable-" "$TRACECTL" enable
+expect 2 "no context field 'pid' (known: ip, cpu_id)" "$TRACECTL" add-context -t pid
+expect 2 "list: --session is not an option of list" "$TRACECTL" list -s x
+expect 2 "'--output' needs a value" "$TRACECTL" create s --output
+expect 2 "bad channel name 'a/b'" "$TRACECTL" enable-event -c a/b 'x:*'
+expect 2 "show-aggregations: --interval '5': a unit is needed" \
+	"$TRACECTL" show-aggregations --interval 5
+expect 2 "live=PERIOD: microseconds, or with a unit" "$TRACECTL" create s --live=fast
 expect 0 "No session" "$TRACECTL" list
 echo "ok"

@@ -11,7 +11,8 @@ unit_tests = \
 	tests/unit/relay/test-relay \
 	tests/unit/agg/test-agg \
 	tests/unit/json/test-json \
-	tests/unit/aggjson/test-aggjson
+	tests/unit/aggjson/test-aggjson \
+	tests/unit/units/test-units
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -22,6 +23,10 @@ tests_unit_ringbuf_test_ringbuf_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_ctfmeta_test_ctfmeta_SOURCES = tests/unit/ctfmeta/test-ctfmeta.c
 tests_unit_ctfmeta_test_ctfmeta_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_ctfmeta_test_ctfmeta_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_units_test_units_SOURCES = tests/unit/units/test-units.c
+tests_unit_units_test_units_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_units_test_units_LDADD = libcommon.la $(CHECK_LIBS)
 
 tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
 tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

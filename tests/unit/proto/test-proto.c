@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -379,20 +380,24 @@ END_TEST
 /* ---- MSG_CMD arguments ------------------------------------------------------ */
 
 struct cmdbuf {
-	char b[1024];
+	char b[8192];
 	size_t len;
 };
 
-static void cmd_init(struct cmdbuf *c, uint32_t argc, const char *session)
+/* A MSG_CMD of @verb with a body of @bsize zero bytes; strings follow. */
+static void cmd_init(struct cmdbuf *c, uint32_t verb, uint32_t bsize, uint32_t nstr,
+		     const char *session)
 {
 	struct msg_cmd m;
 
 	memset(&m, 0, sizeof(m));
-	m.verb = VERB_ENABLE_EVENT;
-	m.argc = argc;
+	m.verb = verb;
+	m.body_size = bsize;
+	m.nstr = nstr;
 	strncpy(m.session, session, sizeof(m.session) - 1);
 	memcpy(c->b, &m, sizeof(m));
-	c->len = sizeof(m);
+	memset(c->b + sizeof(m), 0, bsize);
+	c->len = sizeof(m) + bsize;
 }
 
 static void cmd_add(struct cmdbuf *c, const char *s, size_t n)
@@ -402,21 +407,21 @@ static void cmd_add(struct cmdbuf *c, const char *s, size_t n)
 	c->len += n;
 }
 
-/* proto_cmd_args on an exact-size heap copy */
-static int cmd_parse(const struct cmdbuf *c, const char **argv, unsigned int max)
+/* proto_cmd_decode on an exact-size heap copy */
+static int cmd_parse(const struct cmdbuf *c, struct proto_cmd *out)
 {
 	char *copy = malloc(c->len);
 	int ret;
 
 	ck_assert_ptr_nonnull(copy);
 	memcpy(copy, c->b, c->len);
-	ret = proto_cmd_args(copy, c->len, argv, max);
-	if (ret > 0) {
-		/* the arguments point into the body and tile it exactly */
-		const char *p = copy + sizeof(struct msg_cmd);
+	ret = proto_cmd_decode(copy, c->len, out);
+	if (ret == 0 && out->nstr) {
+		/* the strings point into the message and tile its end exactly */
+		const char *p = out->str[0];
 
-		for (int i = 0; i < ret; i++) {
-			ck_assert_ptr_eq(argv[i], p);
+		for (uint32_t i = 0; i < out->nstr; i++) {
+			ck_assert_ptr_eq(out->str[i], p);
 			p += strlen(p) + 1;
 		}
 		ck_assert_ptr_eq(p, copy + c->len);
@@ -425,70 +430,152 @@ static int cmd_parse(const struct cmdbuf *c, const char **argv, unsigned int max
 	return ret;
 }
 
-START_TEST(test_cmd_args)
+#define EVB	(uint32_t)sizeof(struct cmd_events)
+
+START_TEST(test_cmd_decode)
 {
+	static struct proto_cmd out;
 	struct cmdbuf c;
-	const char *argv[8];
 
-	/* no arguments */
-	cmd_init(&c, 0, "");
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), 0);
-	cmd_init(&c, 0, "sess");
-	ck_assert_int_eq(cmd_parse(&c, argv, 0), 0);
-	/* well-formed lists */
-	cmd_init(&c, 1, "s");
+	/* verbs without a body */
+	cmd_init(&c, VERB_LIST, 0, 0, "");
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	ck_assert_uint_eq(out.verb, VERB_LIST);
+	cmd_init(&c, VERB_START, 0, 0, "sess");
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	ck_assert_str_eq(out.session, "sess");
+	/* well-formed lists of patterns */
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 1, "s");
 	cmd_add(&c, "myapp:*", 8);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), 1);
-	cmd_init(&c, 3, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	ck_assert_uint_eq(out.nstr, 1);
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 3, "s");
 	cmd_add(&c, "a\0bc\0\0", 6);	/* "a", "bc", "" */
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), 3);
-	cmd_init(&c, 8, "s");
-	cmd_add(&c, "1\0002\0003\0004\0005\0006\0007\0008", 16);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), 8);
-	/* ... checked against the contents */
-	{
-		char *copy = malloc(c.len);
-
-		ck_assert_ptr_nonnull(copy);
-		memcpy(copy, c.b, c.len);
-		ck_assert_int_eq(proto_cmd_args(copy, c.len, argv, 8), 8);
-		ck_assert_str_eq(argv[0], "1");
-		ck_assert_str_eq(argv[7], "8");
-		free(copy);
-	}
-	/* too many arguments for the caller */
-	ck_assert_int_eq(cmd_parse(&c, argv, 7), -EPROTO);
-	cmd_init(&c, 0xffffffffu, "s");
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	ck_assert_uint_eq(out.nstr, 3);
+	/* the body is copied */
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 1, "s");
+	memcpy(c.b + sizeof(struct msg_cmd), "chan1", 6);
+	cmd_add(&c, "x", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	ck_assert_str_eq(out.b.events.channel, "chan1");
+	/* a body of another size, or where none goes */
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB - 1, 1, "s");
+	cmd_add(&c, "x", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_STOP, 8, 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_ENABLE_EVENT, 0, 1, "s");
+	((struct msg_cmd *)(void *)c.b)->body_size = 0xffffffffu;
+	cmd_add(&c, "x", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	/* the body is cut short */
+	cmd_init(&c, VERB_CREATE, sizeof(struct cmd_create), 0, "s");
+	c.len -= 1;
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	/* a name of the body not terminated */
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 1, "s");
+	memset(c.b + sizeof(struct msg_cmd), 'x', PROTO_NAME_MAX);
+	cmd_add(&c, "x", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_CREATE, sizeof(struct cmd_create), 0, "s");
+	memset(c.b + sizeof(struct msg_cmd) + offsetof(struct cmd_create, data_url), 'x',
+	       PROTO_URL_MAX);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	/* counts out of bounds */
+	cmd_init(&c, VERB_CREATE, sizeof(struct cmd_create), 0, "s");
+	((struct cmd_create *)(void *)(c.b + sizeof(struct msg_cmd)))->nallow = PROTO_ALLOW_MAX + 1;
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);		/* no pattern */
+	cmd_init(&c, VERB_START, 0, 1, "s");
+	cmd_add(&c, "x", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);		/* a string where none goes */
+	cmd_init(&c, VERB_DISABLE_AGG, 0, PROTO_CMD_MAX_STR, "s");
+	for (int i = 0; i < PROTO_CMD_MAX_STR; i++)
+		cmd_add(&c, "a", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);		/* too many */
+	/* a filter flag without its string */
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 1, "s");
+	((struct cmd_events *)(void *)(c.b + sizeof(struct msg_cmd)))->filter = 1;
+	cmd_add(&c, "x", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	/* unknown verbs */
+	cmd_init(&c, 0, 0, 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_MAX, 0, 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
 	/* unterminated last string */
-	cmd_init(&c, 2, "s");
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 2, "s");
 	cmd_add(&c, "a\0bc", 4);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
-	cmd_init(&c, 1, "s");
-	cmd_add(&c, "abc", 3);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
-	/* fewer strings than argc */
-	cmd_init(&c, 3, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	/* fewer strings than said */
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 3, "s");
 	cmd_add(&c, "a\0b", 4);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
-	cmd_init(&c, 1, "s");
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
 	/* trailing garbage after the last string */
-	cmd_init(&c, 1, "s");
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 1, "s");
 	cmd_add(&c, "a\0x", 3);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
-	cmd_init(&c, 1, "s");
-	cmd_add(&c, "a\0\0", 3);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
-	cmd_init(&c, 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_LIST, 0, 0, "s");
 	cmd_add(&c, "\0", 1);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
 	/* session name not terminated */
-	cmd_init(&c, 0, "");
+	cmd_init(&c, VERB_LIST, 0, 0, "");
 	memset(c.b + offsetof(struct msg_cmd, session), 'x', PROTO_NAME_MAX);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), -EPROTO);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
 	memset(c.b + offsetof(struct msg_cmd, session) + PROTO_NAME_MAX - 1, 0, 1);
-	ck_assert_int_eq(cmd_parse(&c, argv, 8), 0);
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	/* shorter than the fixed part */
+	cmd_init(&c, VERB_LIST, 0, 0, "");
+	c.len = sizeof(struct msg_cmd) - 1;
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+}
+END_TEST
+
+START_TEST(test_cmd_encode)
+{
+	static struct proto_cmd out;
+	static char buf[PROTO_MAX_MSG];
+	struct cmd_aggregate a = { .name = "lat", .pattern = "app:*", .nfuncs = 1, .filter = 1 };
+	const char *str[] = { "d > 5" };
+	long n;
+
+	a.func[0].fn = 1;
+	snprintf(a.func[0].field, sizeof(a.func[0].field), "d");
+	n = proto_cmd_encode(buf, sizeof(buf), VERB_AGGREGATE, "s1", &a, 1, str);
+	ck_assert_int_eq(n, (long)(sizeof(struct msg_cmd) + sizeof(a) + 6));
+	ck_assert_int_eq(proto_cmd_decode(buf, (size_t)n, &out), 0);
+	ck_assert_str_eq(out.session, "s1");
+	ck_assert_str_eq(out.b.aggregate.pattern, "app:*");
+	ck_assert_str_eq(out.b.aggregate.func[0].field, "d");
+	ck_assert_str_eq(out.str[0], "d > 5");
+	/* no body for verbs without one, whatever is passed */
+	n = proto_cmd_encode(buf, sizeof(buf), VERB_STOP, "", NULL, 0, NULL);
+	ck_assert_int_eq(n, (long)sizeof(struct msg_cmd));
+	/* refused: unknown verb, long session, no room */
+	ck_assert_int_eq(proto_cmd_encode(buf, sizeof(buf), VERB_MAX, "", NULL, 0, NULL), -EINVAL);
+	memset(buf, 'x', PROTO_NAME_MAX);
+	buf[PROTO_NAME_MAX] = 0;
+	ck_assert_int_eq(proto_cmd_encode(buf + 100, 1000, VERB_STOP, buf, NULL, 0, NULL),
+			 -EINVAL);
+	ck_assert_int_eq(proto_cmd_encode(buf, sizeof(struct msg_cmd) + sizeof(a) + 3,
+					  VERB_AGGREGATE, "s1", &a, 1, str), -EMSGSIZE);
+}
+END_TEST
+
+START_TEST(test_name_rules)
+{
+	ck_assert(proto_name_ok("s"));
+	ck_assert(proto_name_ok("web-1_prod.x"));
+	ck_assert(!proto_name_ok(""));
+	ck_assert(!proto_name_ok(".hidden"));
+	ck_assert(!proto_name_ok("a/b"));
+	ck_assert(!proto_name_ok("a b"));
+	ck_assert(!proto_name_ok("a\tb"));
+	ck_assert(!proto_name_ok("a\x7f"));
+	ck_assert(proto_name_ok("123456789012345678901234567890123456789012345678901234567890123"));
+	ck_assert(!proto_name_ok("1234567890123456789012345678901234567890123456789012345678901234"));
 }
 END_TEST
 
@@ -550,7 +637,7 @@ START_TEST(test_send_recv)
 	/* MSG_CMD with arguments, no descriptor */
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.verb = VERB_LIST;
-	cmd.argc = 1;
+	cmd.nstr = 1;
 	strcpy(cmd.session, "s1");
 	ck_assert_int_eq(proto_sendv(sv[0], MSG_CMD, 0, &cmd, sizeof(cmd), "arg", 4, NULL, 0), 0);
 	n = proto_recv(sv[1], buf, &h, fds, 0);
@@ -919,7 +1006,9 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_event_decode_names);
 	tcase_add_test(tc, test_event_decode_fields);
 	tcase_add_test(tc, test_event_decode_types);
-	tcase_add_test(tc, test_cmd_args);
+	tcase_add_test(tc, test_cmd_decode);
+	tcase_add_test(tc, test_cmd_encode);
+	tcase_add_test(tc, test_name_rules);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tm, test_send_recv);
 	tcase_add_loop_test(tm, test_recv_rejects, 0, (int)(sizeof(bad) / sizeof(bad[0])));
