@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The Python package reads the same events as trace-read --format json:
+# every field type (gen-events -T), context fields (ip and cpu_id), two
+# threads; a missing trace raises ReadError; with pandas, a DataFrame
+# with one row per event.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "python3 not installed: skipped"; exit 77; }
+export PYTHONPATH=$top_srcdir/python
+export SHMTRACE_READER_LIB=$B/.libs/libshmtrace-reader.so
+start_daemons
+D=$WORK/out
+"$TRACECTL" create s --output "$D" >/dev/null
+"$TRACECTL" add-context -s s -t ip -t cpu_id >/dev/null
+"$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
+"$TRACECTL" start s >/dev/null
+"$GEN" -n 200 -t 2 -s 5 -T || fail "gen-events failed"
+"$TRACECTL" stop s >/dev/null
+"$TRACE_READ" --format json "$D" >"$WORK/json" || fail "trace-read failed"
+python3 - "$D" "$WORK/json" <<'PY' || fail "the Python package disagrees with trace-read"
+import json, math, sys
+import shmtrace
+
+def norm(v):
+    """trace-read's JSON prints hexadecimal integers as "0x..." strings"""
+    if isinstance(v, str) and v.startswith("0x"):
+        return int(v, 16)
+    return v
+
+want = []
+for line in open(sys.argv[2]):
+    ev = json.loads(line)
+    ev.pop("time")
+    for g in ("context", "fields"):
+        if g in ev:
+            ev[g] = {k: norm(v) for k, v in ev[g].items()}
+    want.append(ev)
+got = list(shmtrace.events(sys.argv[1]))
+for ev in got:
+    for k, v in ev["fields"].items():
+        if isinstance(v, float) and not math.isfinite(v):
+            ev["fields"][k] = None      # JSON has no NaN
+if len(got) != len(want):
+    sys.exit(f"{len(got)} events, trace-read {len(want)}")
+for i, (g, w) in enumerate(zip(got, want)):
+    if g != w:
+        sys.exit(f"event {i}: {g} != {w}")
+types = [e for e in got if e["event"] == "shmtrace_test:types"]
+if not types or not any(isinstance(v, list) for v in types[0]["fields"].values()):
+    sys.exit("no event with every field type")
+if not all("ip" in e["context"] and "cpu_id" in e["context"] for e in got):
+    sys.exit("context fields missing")
+try:
+    shmtrace.Reader(sys.argv[1] + "/nothing-here")
+    sys.exit("a missing trace did not raise")
+except shmtrace.ReadError as e:
+    pass
+print(f"python: {len(got)} events, as trace-read")
+try:
+    import pandas
+except ImportError:
+    sys.exit(0)
+df = shmtrace.dataframe(sys.argv[1])
+if len(df) != len(got) or list(df["event"]) != [e["event"] for e in got]:
+    sys.exit("the DataFrame has other rows")
+if str(df["time"].dtype) != "datetime64[ns]":
+    sys.exit(f"time column of type {df['time'].dtype}")
+print(f"python: DataFrame of {len(df)} rows, {len(df.columns)} columns")
+PY
+echo "ok"
