@@ -11,11 +11,10 @@
 #include <stdio.h>
 #include "proto.h"
 
-/* Exit status of tracectl and trace-read (their manual pages say it). */
+/* Exit status of tracectl (its manual page says it). */
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1	/* refused, unreachable, I/O error, nothing to do */
 #define EXIT_USAGE	2	/* bad command line */
-#define EXIT_DAMAGED	3	/* trace-read: the trace is damaged (read what could be) */
 
 /*
  * Send @verb for @session with the verb's body @body (its struct cmd_*,

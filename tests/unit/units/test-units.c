@@ -81,11 +81,11 @@ static const struct ucase sizes[] = {
 	{ "1.k", -EINVAL, 0 },
 };
 
-START_TEST(test_durations)
+/* @c through @parse: its return, and its value or the output untouched */
+static void check_case(int (*parse)(const char *, uint64_t *), const struct ucase *c)
 {
-	const struct ucase *c = &durations[_i];
 	uint64_t v = 12345;
-	int ret = units_duration(c->s, &v);
+	int ret = parse(c->s, &v);
 
 	ck_assert_msg(ret == c->ret, "'%s': %d, expected %d", c->s, ret, c->ret);
 	if (ret == 0)
@@ -94,20 +94,16 @@ START_TEST(test_durations)
 	else
 		ck_assert_msg(v == 12345, "'%s': output written on error", c->s);
 }
+
+START_TEST(test_durations)
+{
+	check_case(units_duration, &durations[_i]);
+}
 END_TEST
 
 START_TEST(test_sizes)
 {
-	const struct ucase *c = &sizes[_i];
-	uint64_t v = 12345;
-	int ret = units_size(c->s, &v);
-
-	ck_assert_msg(ret == c->ret, "'%s': %d, expected %d", c->s, ret, c->ret);
-	if (ret == 0)
-		ck_assert_msg(v == c->v, "'%s': %llu, expected %llu", c->s,
-			      (unsigned long long)v, (unsigned long long)c->v);
-	else
-		ck_assert_msg(v == 12345, "'%s': output written on error", c->s);
+	check_case(units_size, &sizes[_i]);
 }
 END_TEST
 
