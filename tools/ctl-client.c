@@ -213,8 +213,14 @@ static int replies(int fd, const char *name, FILE *out)
 
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int r;
 
-		if (poll(&pfd, 1, 60000) <= 0) {
+		/* a signal our caller handles (record's interrupt) is not the
+		 * daemon's silence: the reply is still coming */
+		do
+			r = poll(&pfd, 1, 60000);
+		while (r < 0 && errno == EINTR);
+		if (r <= 0) {
 			fprintf(stderr, "tracectl: the session daemon does not answer\n");
 			return EXIT_RUNTIME;
 		}

@@ -470,7 +470,6 @@ static int record_alive(const char *home, const char *session, char *names, size
 
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;	/* orphans that came back to us and exited */
-	names[0] = 0;
 	*pending = 0;
 	f = open_memstream(&text, &len);
 	if (!f)
@@ -478,8 +477,9 @@ static int record_alive(const char *home, const char *session, char *names, size
 	if (ctl_call(home, "record", VERB_PROCESSES, session, NULL, 0, NULL, f)) {
 		fclose(f);
 		free(text);
-		return -1;
+		return -1;	/* @names keeps what the last look found */
 	}
+	names[0] = 0;
 	fclose(f);
 	for (line = text; line && *line; line = eol ? eol + 1 : NULL) {
 		unsigned long long start;
@@ -513,7 +513,7 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 {
 	struct sigaction stop = { .sa_handler = record_on_stop }, o_int, o_term, o_hup;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
-	char names[2048], last[2048] = "";
+	char names[2048] = "", last[2048] = "";
 	int n, pending, warned = 0, quiet = 0;
 	uint64_t failing = 0;
 
