@@ -15,11 +15,12 @@
 #include <unistd.h>
 #include "util.h"
 
-int mkdir_p(const char *path, mode_t mode)
+int mkdir_p_made(const char *path, mode_t mode, size_t *made)
 {
 	char buf[4096];
 	size_t len = strlen(path);
 
+	*made = 0;
 	if (len == 0 || len >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, path, len + 1);
@@ -27,11 +28,38 @@ int mkdir_p(const char *path, mode_t mode)
 		if (buf[i] != '/' && buf[i] != 0)
 			continue;
 		buf[i] = 0;
-		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		if (mkdir(buf, mode) == 0) {
+			if (!*made)
+				*made = i;
+		} else if (errno != EEXIST) {
 			return -errno;
+		}
 		buf[i] = path[i];
 	}
 	return 0;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	size_t made;
+
+	return mkdir_p_made(path, mode, &made);
+}
+
+void rmdir_made(const char *path, size_t made)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+
+	if (!made || len >= sizeof(buf) || made > len)
+		return;
+	memcpy(buf, path, len + 1);
+	for (size_t i = len; i >= made; i--) {
+		if (buf[i] != '/' && buf[i] != 0)
+			continue;
+		buf[i] = 0;
+		rmdir(buf);
+	}
 }
 
 uint64_t now_ns(int clk)

@@ -13,6 +13,15 @@
 
 /* mkdir -p; 0 or -errno. Async-signal-safe. */
 int mkdir_p(const char *path, mode_t mode);
+/*
+ * mkdir -p that says what it made: *@made is the length of the prefix of
+ * @path naming the first directory it created (0: it created none), also
+ * on error, for rmdir_made() to undo.
+ */
+int mkdir_p_made(const char *path, mode_t mode, size_t *made);
+/* Remove @path and its parents up to the one mkdir_p_made() reported in
+ * @made, deepest first, each only when empty. */
+void rmdir_made(const char *path, size_t made);
 /* Nanoseconds of @clk. */
 uint64_t now_ns(int clk);
 /* Start time of a process in clock ticks since boot (/proc/PID/stat); 0 or -errno. */

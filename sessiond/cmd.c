@@ -59,33 +59,17 @@ static struct session *session_get(int fd, const char *name)
 /*
  * Can traces be written in @dir? Every missing directory is made, then a
  * directory and a file of 4 KiB in it, as the consumer (running as we do)
- * would; then everything made is removed again. Returns 0, or -errno with
- * the path that failed in @what.
+ * would; then everything made is removed again. Returns 0 or -errno.
  */
-static int output_probe(const char *dir, char *what, size_t len)
+static int output_probe(const char *dir)
 {
 	static const char block[4096];
-	char path[PROTO_PATH_MAX], probe[PROTO_PATH_MAX + 64], file[PROTO_PATH_MAX + 80];
-	size_t n = strlen(dir), made = 0;
+	char probe[PROTO_PATH_MAX + 64], file[PROTO_PATH_MAX + 80];
+	size_t made = 0;
 	struct stat sb;
-	int ret = 0, pfd;
+	int ret, pfd;
 
-	if (n == 0 || n >= sizeof(path))
-		return -ENAMETOOLONG;
-	snprintf(what, len, "%s", dir);
-	for (size_t i = 1; i <= n && ret == 0; i++) {
-		if (dir[i] != '/' && dir[i] != 0)
-			continue;
-		memcpy(path, dir, i);
-		path[i] = 0;
-		if (mkdir(path, 0750) == 0) {
-			if (!made)
-				made = i;
-		} else if (errno != EEXIST) {
-			ret = -errno;
-			snprintf(what, len, "%s", path);
-		}
-	}
+	ret = mkdir_p_made(dir, 0750, &made);
 	if (ret == 0 && stat(dir, &sb) < 0)
 		ret = -errno;
 	else if (ret == 0 && !S_ISDIR(sb.st_mode))
@@ -112,20 +96,12 @@ static int output_probe(const char *dir, char *what, size_t len)
 	}
 	rmdir(probe);
 undo:
-	/* what we made, deepest first */
-	for (size_t i = n; made && i >= made; i--) {
-		if (dir[i] != '/' && dir[i] != 0)
-			continue;
-		memcpy(path, dir, i);
-		path[i] = 0;
-		rmdir(path);
-	}
+	rmdir_made(dir, made);	/* what we made, deepest first */
 	return ret;
 }
 
 static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 {
-	char what[PROTO_PATH_MAX];
 	char gen[PROTO_NAME_MAX], stamp[32];
 	struct session *s;
 	time_t now = time(NULL);
@@ -174,13 +150,9 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 		snprintf(s->output, sizeof(s->output), "%s/%s/%s-%s", sd.home, HOME_TRACES,
 			 name, stamp);
 	}
-	ret = net ? 0 : output_probe(s->output, what, sizeof(what));
+	ret = net ? 0 : output_probe(s->output);
 	if (ret < 0) {
-		if (strcmp(what, s->output))
-			reply_end(fd, ret, "cannot write traces in %s: %s: %s", s->output, what,
-				  strerror(-ret));
-		else
-			reply_end(fd, ret, "cannot write traces in %s: %s", s->output, strerror(-ret));
+		reply_end(fd, ret, "cannot write traces in %s: %s", s->output, strerror(-ret));
 		goto fail;
 	}
 	s->def_pool = pool;

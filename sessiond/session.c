@@ -267,7 +267,11 @@ void marker_make(struct session *s)
 	for (const struct channel *ch = s->chans; ch; ch = ch->next)
 		if (ch->flush_ms > ms)
 			ms = ch->flush_ms;
-	s->made_output = stat(s->output, &sb) < 0 && mkdir_p(s->output, 0750) == 0;
+	s->made_output = 0;
+	if (stat(s->output, &sb) < 0 && mkdir_p_made(s->output, 0750, &s->made_output) < 0) {
+		rmdir_made(s->output, s->made_output);
+		s->made_output = 0;
+	}
 	marker_path(s, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 	if (fd < 0)
@@ -284,8 +288,7 @@ static void marker_remove(struct session *s)
 		return;
 	marker_path(s, path, sizeof(path));
 	unlink(path);
-	if (s->made_output)
-		rmdir(s->output);	/* only when empty */
+	rmdir_made(s->output, s->made_output);	/* only what is empty */
 	s->made_output = 0;
 }
 

@@ -117,7 +117,8 @@ struct session {
 	uint64_t relay_id;		/* streamed to a relay (netout.c), 0: files */
 	struct netout *net;		/* its address and state (netout.c) */
 	uint32_t live_us;		/* live timer, 0: not live */
-	int made_output;		/* start made the output directory */
+	size_t made_output;		/* start made the output directory from
+					 * this prefix on (mkdir_p_made()) */
 	struct aggregation *aggs;
 	int agg_werr;			/* aggregations.json not written at the last stop */
 	char agg_msg[PROTO_PATH_MAX + 128];	/* why */

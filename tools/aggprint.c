@@ -15,6 +15,7 @@
 #include "aggjson.h"
 #include "aggprint.h"
 #include "analysis.h"
+#include "exit-status.h"
 #include "json.h"
 #include "procsyms.h"
 
@@ -192,7 +193,7 @@ int aggprint(const char *path, bool json, const char *name, bool symbols)
 
 	if (stat(path, &st) < 0) {
 		fprintf(stderr, "trace-read: %s: %s\n", path, strerror(errno));
-		return 2;
+		return EXIT_RUNTIME;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		if (asprintf(&file, "%s/%s", path, AGG_FILE) < 0)
@@ -201,7 +202,7 @@ int aggprint(const char *path, bool json, const char *name, bool symbols)
 			fprintf(stderr, "trace-read: %s has no " AGG_FILE " (the consumer writes "
 				"it when the session stops)\n", path);
 			free(file);
-			return 2;
+			return EXIT_RUNTIME;
 		}
 	} else {
 		file = strdup(path);
@@ -211,25 +212,25 @@ int aggprint(const char *path, bool json, const char *name, bool symbols)
 	rc = read_file(file, &text, &len);
 	if (rc == -EFBIG) {
 		fprintf(stderr, "trace-read: %s: larger than %u MiB\n", file, JS_MAX_BYTES >> 20);
-		status = 2;
+		status = EXIT_RUNTIME;
 		goto out;
 	}
 	if (rc < 0) {
 		fprintf(stderr, "trace-read: %s: %s\n", file, strerror(-rc));
-		status = 2;
+		status = EXIT_RUNTIME;
 		goto out;
 	}
 	rc = agg_json_read(&doc, text, len, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "trace-read: %s: %s\n", file, err);
-		status = 2;
+		status = EXIT_DAMAGED;
 		goto out;
 	}
 	for (uint32_t i = 0; i < agg_json_count(doc); i++)
 		shown += !name || !strcmp(agg_json_view(doc, i)->names.name, name);
 	if (name && !shown) {
 		fprintf(stderr, "trace-read: %s: no aggregation named %s\n", file, name);
-		status = 1;
+		status = EXIT_RUNTIME;
 		goto out;
 	}
 	if (json)
@@ -255,7 +256,7 @@ int aggprint(const char *path, bool json, const char *name, bool symbols)
 	if (rc || fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "trace-read: write error: %s\n",
 			strerror(rc && rc != -EIO ? -rc : errno ? errno : EIO));
-		status = 2;
+		status = EXIT_RUNTIME;
 	}
 out:
 	agg_json_free(doc);
@@ -265,6 +266,6 @@ out:
 	return status;
 nomem:
 	fprintf(stderr, "trace-read: out of memory\n");
-	status = 2;
+	status = EXIT_RUNTIME;
 	goto out;
 }

@@ -9,12 +9,9 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "exit-status.h"
 #include "proto.h"
 
-/* Exit status of tracectl (its manual page says it). */
-#define EXIT_OK		0
-#define EXIT_RUNTIME	1	/* refused, unreachable, I/O error, nothing to do */
-#define EXIT_USAGE	2	/* bad command line */
 
 /*
  * Send @verb for @session with the verb's body @body (its struct cmd_*,

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "exit-status.h"
 #include "follow.h"
 #include "proto.h"
 
@@ -103,8 +104,9 @@ static int active(const char *dir, int64_t *hold_ns)
 }
 
 /*
- * One round: hand over the new events up to @horizon. Returns 0, 1 when
- * the traces could not be read whole (*@err set), or the callback's < 0.
+ * One round: hand over the new events up to @horizon. Returns 0, the
+ * exit status when the traces could not be read whole (*@err set), or the
+ * callback's < 0.
  */
 static int round_once(struct follow *f, const char *dir, int64_t horizon, follow_fn fn,
 		      void *arg, char *err, size_t errlen)
@@ -117,8 +119,9 @@ static int round_once(struct follow *f, const char *dir, int64_t horizon, follow
 	size_t ns, i = 0;
 	int rc, ret = 0;
 
-	if (shmtrace_rd_open(&r, paths, 1, err, errlen) < 0)
-		return 1;
+	rc = shmtrace_rd_open(&r, paths, 1, err, errlen);
+	if (rc < 0)
+		return exit_of_read_error(rc);
 	ns = shmtrace_rd_stream_count(r);
 	count = calloc(ns + 1, sizeof(*count));
 	slot = calloc(ns + 1, sizeof(*slot));
@@ -152,7 +155,7 @@ static int round_once(struct follow *f, const char *dir, int64_t horizon, follow
 	}
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", shmtrace_rd_errmsg(r));
-		ret = 1;
+		ret = exit_of_read_error(rc);
 	}
 out:
 	free(count);
@@ -185,10 +188,8 @@ int follow_run(const char *dir, follow_fn fn, follow_round_fn round, void *arg)
 		round(arg);
 		if (ret < 0)
 			break;
-		if (last && ret) {
+		if (last && ret)
 			fprintf(stderr, "trace-read: %s\n", err);
-			ret = 2;
-		}
 		if (!last)
 			nanosleep(&ts, NULL);
 	} while (!last);

@@ -18,8 +18,8 @@ typedef void (*follow_round_fn)(void *arg);
  * hand over the events not handed yet whose time is older than the
  * flush interval (so that events of every stream come out in time order),
  * until the session is stopped or destroyed (the marker goes); then the
- * rest. Returns 0, 2 when the traces could not be read at the end, or the
- * callback's error.
+ * rest. Returns 0, the exit status (exit-status.h) when the traces could
+ * not be read at the end, or the callback's error.
  */
 int follow_run(const char *dir, follow_fn fn, follow_round_fn round, void *arg);
 

@@ -918,7 +918,7 @@ int record_main(int argc, char **argv)
 	if (home[0] != '/') {	/* CMD's processes may change directory */
 		if (!getcwd(cwd, sizeof(cwd)) || strlen(cwd) + 1 + strlen(home) >= sizeof(home)) {
 			fprintf(stderr, "tracectl: record: SHMTRACE_HOME: path too long\n");
-			return 1;
+			return RECORD_FAILED;
 		}
 		memmove(home + strlen(cwd) + 1, home, strlen(home) + 1);
 		memcpy(home, cwd, strlen(cwd));

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "exit-status.h"
 #include "output.h"
 #include "printers.h"
 #include "procsyms.h"
@@ -98,7 +99,7 @@ static int latency_init(void **state, const struct shmtrace_rd_reader *r, struct
 
 	if (!comma || comma == a->latency || !comma[1]) {
 		fprintf(stderr, "trace-read: usage: --latency BEGIN,END\n");
-		return 1;
+		return EXIT_USAGE;
 	}
 	*comma = 0;
 	*state = an_latency_new(a->latency, comma + 1, a->by, (uint64_t)a->slower);
@@ -158,7 +159,7 @@ static int chrome_init(void **state, const struct shmtrace_rd_reader *r, struct 
 	ch->f = out_file_open(ch->path);
 	if (!ch->f) {
 		free(ch);
-		return 2;
+		return EXIT_RUNTIME;
 	}
 	ch->c = an_chrome_new(ch->f, procsyms_name, NULL);
 	if (!ch->c) {
@@ -186,7 +187,7 @@ static int chrome_finish(void *state, const struct shmtrace_rd_reader *r, int st
 
 	if ((an_chrome_finish(ch->c) < 0 || ch->err < 0) && status >= 0) {
 		fprintf(stderr, "trace-read: cannot write %s\n", ch->path);
-		status = 2;
+		status = EXIT_RUNTIME;
 	}
 	fclose(ch->f);
 	free(ch);

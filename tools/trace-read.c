@@ -14,8 +14,8 @@
  * follow the state dumps; --no-symbols turns them off. --follow
  * (follow.h) and --aggregations (aggprint.h) have their own loops.
  *
- * Exit status: 0 success, 1 bad usage, 2 corrupt or unreadable trace (or an
- * output error).
+ * Exit status: exit-status.h (2 for a bad command line, 3 for a damaged
+ * trace, 1 for other errors), the same as tracectl's.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -34,6 +34,7 @@
 #include <shmtrace/reader.h>
 #include "aggprint.h"
 #include "analysis.h"
+#include "exit-status.h"
 #include "follow.h"
 #include "output.h"
 #include "printers.h"
@@ -192,7 +193,39 @@ static int sel_done(struct sel *sel, int status)
 static int bad_usage(const char *what, const char *arg)
 {
 	fprintf(stderr, "trace-read: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
-	return 1;
+	return EXIT_USAGE;
+}
+
+/*
+ * Choose the mode @name, asked for by option @opt: a second, different mode
+ * is refused (--stats --profile would print only one of them). 0, or the
+ * exit status.
+ */
+static int set_mode(const char **mode, const char **by, const char *name, const char *opt)
+{
+	if (*by && strcmp(*mode, name)) {
+		fprintf(stderr, "trace-read: %s and %s cannot be used together: run "
+			"trace-read once for each\n", *by, opt);
+		return EXIT_USAGE;
+	}
+	*mode = name;
+	*by = opt;
+	return 0;
+}
+
+/* A --pid or --tid: a decimal number, > 0; -1 (said) when it is not. */
+static long long id_arg(const char *opt, const char *arg, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > max) {
+		fprintf(stderr, "trace-read: --%s '%s': a number from 1 to %lld\n", opt, arg, max);
+		return -1;
+	}
+	return v;
 }
 
 /* --follow: print the events of @dir as they come; the exit status. */
@@ -205,7 +238,7 @@ static int follow(const char *dir, const struct sink *sink, struct sink_args *ar
 	status = sink->init(&fa.state, NULL, args);
 	if (status < 0) {
 		fprintf(stderr, "trace-read: out of memory\n");
-		return 2;
+		return EXIT_RUNTIME;
 	}
 	if (status)
 		return status;
@@ -213,9 +246,9 @@ static int follow(const char *dir, const struct sink *sink, struct sink_args *ar
 	status = follow_run(dir, follow_event, follow_round, &fa);
 	out_flush();
 	if (status == -ECANCELED)
-		status = 0;
+		status = EXIT_OK;
 	else if (status < 0)
-		status = 2;
+		status = EXIT_RUNTIME;
 	sink->finish(fa.state, NULL, -ECANCELED);
 	return status;
 }
@@ -255,13 +288,13 @@ int main(int argc, char **argv)
 	void *state = NULL;
 	uint64_t nread = 0;
 	char err[SHMTRACE_RD_ERRLEN];
-	const char *mode = "text", *aggregations = NULL, *agg_name = NULL;
+	const char *mode = "text", *mode_by = NULL, *aggregations = NULL, *agg_name = NULL;
 	bool symbols = true, follow_on = false, sink_open = false;
 	int c, rc, status = 0, tty = isatty(2), shown = 0, ret = 0;
 	int64_t t0 = 0;
 
 	if (!sel)
-		return 2;
+		return EXIT_RUNTIME;
 	while ((c = getopt_long(argc, argv, "hVrcsl:pe:f:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -274,24 +307,32 @@ int main(int argc, char **argv)
 			args.raw = true;
 			break;
 		case 'c':
-			mode = "stats=count";
+			if ((rc = set_mode(&mode, &mode_by, "stats=count", "--count")))
+				return sel_done(sel, rc);
 			break;
 		case 's':
 			/* -s takes no argument: optarg is --stats=MODE's */
 			if (optarg && strcmp(optarg, "count"))
 				return sel_done(sel, bad_usage("unknown --stats mode", optarg));
-			mode = optarg ? "stats=count" : "stats";
+			rc = set_mode(&mode, &mode_by, optarg ? "stats=count" : "stats",
+				      optarg ? "--stats=count" : "--stats");
+			if (rc)
+				return sel_done(sel, rc);
 			break;
 		case 'l':
-			mode = "latency";
+			if ((rc = set_mode(&mode, &mode_by, "latency", "--latency")))
+				return sel_done(sel, rc);
 			args.latency = optarg;
 			break;
 		case 'p':
-			mode = "profile";
+			if ((rc = set_mode(&mode, &mode_by, "profile", "--profile")))
+				return sel_done(sel, rc);
 			break;
 		case 'e':
-			if (sel_add_event(sel, optarg) < 0)
-				return sel_done(sel, 2);
+			if (sel_add_event(sel, optarg) < 0) {
+				fprintf(stderr, "trace-read: out of memory\n");
+				return sel_done(sel, EXIT_RUNTIME);
+			}
 			break;
 		case 'f':
 			if (sel_set_filter(sel, optarg, err, sizeof(err)) < 0)
@@ -301,21 +342,29 @@ int main(int argc, char **argv)
 			symbols = false;
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "json"))
-				mode = "json";
-			else if (strcmp(optarg, "text"))
+			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
 				return sel_done(sel, bad_usage("unknown format", optarg));
+			rc = set_mode(&mode, &mode_by, optarg, !strcmp(optarg, "json") ?
+				      "--format json" : "--format text");
+			if (rc)
+				return sel_done(sel, rc);
 			break;
 		case OPT_TIME_FORMAT:
 			if (pr_set_time_format(optarg) < 0)
 				return sel_done(sel, bad_usage("unknown time format", optarg));
 			break;
 		case OPT_PID:
-			sel_add_pid(sel, strtoll(optarg, NULL, 10));
+		case OPT_TID: {
+			long long id = id_arg(c == OPT_PID ? "pid" : "tid", optarg, INT32_MAX);
+
+			if (id < 0)
+				return sel_done(sel, EXIT_USAGE);
+			if (c == OPT_PID)
+				sel_add_pid(sel, id);
+			else
+				sel_add_tid(sel, (uint32_t)id);
 			break;
-		case OPT_TID:
-			sel_add_tid(sel, (uint32_t)strtoul(optarg, NULL, 10));
-			break;
+		}
 		case OPT_BEGIN:
 		case OPT_END: {
 			int why = (c == OPT_BEGIN ? sel_set_begin : sel_set_end)(sel, optarg);
@@ -325,7 +374,7 @@ int main(int argc, char **argv)
 					c == OPT_BEGIN ? "begin" : "end", optarg, optarg[0] == '+' ?
 					units_why(why, 0) : "seconds since the Epoch, a time of "
 					"day (HH:MM:SS.frac) or +DURATION");
-				return sel_done(sel, 1);
+				return sel_done(sel, EXIT_USAGE);
 			}
 			break;
 		}
@@ -339,7 +388,7 @@ int main(int argc, char **argv)
 			if (why < 0 || !ns || ns > INT64_MAX) {
 				fprintf(stderr, "trace-read: --slower-than '%s': %s\n", optarg,
 					why < 0 ? units_why(why, 0) : "more than 0");
-				return sel_done(sel, 1);
+				return sel_done(sel, EXIT_USAGE);
 			}
 			args.slower = (int64_t)ns;
 			break;
@@ -356,12 +405,13 @@ int main(int argc, char **argv)
 		case OPT_EXPORT:
 			if (strcmp(optarg, "chrome") || optind >= argc)
 				return sel_done(sel, bad_usage("usage: --export chrome FILE", NULL));
-			mode = "chrome";
+			if ((rc = set_mode(&mode, &mode_by, "chrome", "--export chrome")))
+				return sel_done(sel, rc);
 			args.export_file = argv[optind++];
 			break;
 		default:
 			usage(stderr);
-			return sel_done(sel, 1);
+			return sel_done(sel, EXIT_USAGE);
 		}
 	}
 	sink = sink_find(mode);
@@ -380,7 +430,7 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		fprintf(stderr, "trace-read: missing PATH\n");
 		usage(stderr);
-		return sel_done(sel, 1);
+		return sel_done(sel, EXIT_USAGE);
 	}
 	if ((args.by || args.slower) && strcmp(mode, "latency"))
 		return sel_done(sel, bad_usage("--by and --slower-than go with --latency", NULL));
@@ -397,7 +447,7 @@ int main(int argc, char **argv)
 			      err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "trace-read: %s\n", err);
-		return sel_done(sel, 2);
+		return sel_done(sel, exit_of_read_error(rc));
 	}
 	if ((sink->flags & SINK_SYMBOLS) && symbols && procsyms_init(r) < 0)
 		goto nomem;
@@ -439,7 +489,7 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		out_flush();
 		fprintf(stderr, "trace-read: %s\n", shmtrace_rd_errmsg(r));
-		status = 2;
+		status = exit_of_read_error(rc);
 	}
 	out_flush();
 	sink_open = false;
@@ -449,8 +499,8 @@ int main(int argc, char **argv)
 	out_flush();
 	if (!(sink->flags & SINK_DISCARDED))
 		warn_discarded(r);
-	if (out_check())
-		status = 2;
+	if (out_check() && !status)
+		status = EXIT_RUNTIME;
 out:
 	if (sink_open)
 		sink->finish(state, r, -ENOMEM);
@@ -461,6 +511,6 @@ out:
 nomem:
 	out_flush();
 	fprintf(stderr, "trace-read: out of memory\n");
-	status = 2;
+	status = EXIT_RUNTIME;
 	goto out;
 }

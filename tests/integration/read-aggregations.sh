@@ -7,9 +7,9 @@
 # without keys. The text and the JSON printed must be exactly these; the
 # JSON must be a document that python3's json module reads and that
 # trace-read reads back into the same text; --name keeps one aggregation.
-# A missing file, a damaged one (cut anywhere, not JSON, not what the
-# consumer writes) and bad usage give status 2 or 1 and a message that
-# says where and why; never a crash.
+# A missing file (status 1), a damaged one (cut anywhere, not JSON, not
+# what the consumer writes: 3) and bad usage (2) give a message that says
+# where and why; never a crash.
 . "$(dirname "$0")/lib.sh"
 D=$WORK/session
 mkdir -p "$D"
@@ -137,23 +137,23 @@ printf '[\n]\n' | cmp -s - "$WORK/none.out" || fail "none: $(cat "$WORK/none.out
 
 # no aggregations.json, nothing there
 mkdir -p "$WORK/empty"
-run missing 2 --aggregations "$WORK/empty"
+run missing 1 --aggregations "$WORK/empty"
 grep -q "empty has no aggregations.json" "$WORK/missing.err" ||
 	fail "missing: $(cat "$WORK/missing.err")"
-run missing2 2 --aggregations "$WORK/nothing-here"
+run missing2 1 --aggregations "$WORK/nothing-here"
 grep -q "nothing-here: No such file or directory" "$WORK/missing2.err" ||
 	fail "missing2: $(cat "$WORK/missing2.err")"
 
 # bad usage
-run usage1 1 --name lat "$D"
-run usage2 1 --aggregations "$D" "$D"
-run usage3 1 --aggregations "$D" --stats=count
-run usage4 1 --aggregations "$D" --format yaml
+run usage1 2 --name lat "$D"
+run usage2 2 --aggregations "$D" "$D"
+run usage3 2 --aggregations "$D" --stats=count
+run usage4 2 --aggregations "$D" --format yaml
 
-# damaged: status 2, "FILE: offset N: why", nothing on standard output
+# damaged: status 3, "FILE: offset N: why", nothing on standard output
 damaged() {
 	local what=$1 want=$2
-	run damaged 2 --aggregations "$WORK/bad.json"
+	run damaged 3 --aggregations "$WORK/bad.json"
 	grep -q "^trace-read: $WORK/bad.json: $want" "$WORK/damaged.err" ||
 		fail "$what: said '$(cat "$WORK/damaged.err")', wanted '$want'"
 	[ ! -s "$WORK/damaged.out" ] || fail "$what: printed something"
@@ -180,7 +180,7 @@ for ((n = 0; n < size - 2; n += 5)); do
 	head -c "$n" "$D/aggregations.json" >"$WORK/bad.json"
 	rc=0
 	"$TRACE_READ" --aggregations "$WORK/bad.json" >/dev/null 2>"$WORK/cut.err" || rc=$?
-	[ "$rc" -eq 2 ] || fail "cut at $n: status $rc"
+	[ "$rc" -eq 3 ] || fail "cut at $n: status $rc"
 	grep -q "^trace-read: $WORK/bad.json: offset [0-9]*: " "$WORK/cut.err" ||
 		fail "cut at $n: $(cat "$WORK/cut.err")"
 done

@@ -16,7 +16,7 @@
 #    --count (its old name) prints the same;
 #  - a packet of an undeclared stream class, a stream changing class, an
 #    event of an undeclared stream class and a stream class declared twice
-#    each give status 2 and a message naming the file (and the offset, or
+#    each give status 3 (damaged) and a message naming the file (and the offset, or
 #    the line), as babeltrace2 refuses them too.
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
@@ -133,7 +133,7 @@ for old in --count -c; do
 done
 rc=0
 "$TRACE_READ" --stats=nope "$T" >/dev/null 2>"$WORK/nope.err" || rc=$?
-[ "$rc" = 1 ] && grep -q "unknown --stats mode: nope" "$WORK/nope.err" ||
+[ "$rc" = 2 ] && grep -q "unknown --stats mode: nope" "$WORK/nope.err" ||
 	fail "--stats=nope: status $rc, $(cat "$WORK/nope.err")"
 echo "ok: --stats=count (and --count)"
 
@@ -142,7 +142,7 @@ for kind in packet-class class-change event-class dup-class; do
 	"$PY" "$GEN_CTX" "$WORK/$kind" --corrupt "$kind" >/dev/null ||
 		fail "read-context-gen.py --corrupt $kind failed"
 done
-# refused KIND TEXT...: the trace damaged as KIND gives status 2 and every
+# refused KIND TEXT...: the trace damaged as KIND gives status 3 and every
 # TEXT on stderr, from trace-read and trace-read --stats; babeltrace2
 # refuses it too
 refused() {
@@ -151,7 +151,7 @@ refused() {
 	for mode in "" --stats; do
 		st=0
 		timeout 60 "$TRACE_READ" $mode "$WORK/$kind" >/dev/null 2>"$WORK/err" || st=$?
-		[ "$st" -eq 2 ] || fail "$kind: trace-read $mode: status $st, expected 2: $(head -3 "$WORK/err")"
+		[ "$st" -eq 3 ] || fail "$kind: trace-read $mode: status $st, expected 3: $(head -3 "$WORK/err")"
 		grep -q '^trace-read: ' "$WORK/err" || fail "$kind: trace-read $mode: no message"
 		for t in "$@"; do
 			grep -qF -- "$t" "$WORK/err" ||

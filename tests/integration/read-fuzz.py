@@ -27,12 +27,12 @@ address space, killed after 10 s) and by babeltrace2 (for an LZ4 copy:
 each stream file inflated by `lz4 -d` first; a file that does not
 inflate counts as rejected). A case fails when trace-read
   - is killed by a signal, times out, or runs out of memory;
-  - exits with a status other than 0 and 2, or with 2 and no
+  - exits with a status other than 0 and 3 (damaged), or with 3 and no
     "trace-read: " line that says why on its standard error;
   - exits with 0 where babeltrace2 rejects the input (exits non-zero);
   - exits with 0 where babeltrace2 exits with 0 too but prints another
     number of events.
-trace-read exiting with 2 where babeltrace2 reads the input is allowed
+trace-read exiting with 3 where babeltrace2 reads the input is allowed
 when its message is one of the checks listed in STRICTER (each with the
 reason it is kept); any other such case fails too. Where babeltrace2
 itself crashes or runs longer than BT_TIMEOUT (2.0.4 does, on some damaged
@@ -69,7 +69,7 @@ TR_MEMORY = 256 << 20
 
 # Checks of trace-read that babeltrace2 does not make (or makes only as a
 # warning), as "pattern in trace-read's message": reason. A case where
-# babeltrace2 reads the input and trace-read exits 2 with such a message is
+# babeltrace2 reads the input and trace-read exits 3 with such a message is
 # a justified disagreement.
 STRICTER = {
     r"packet_seq_num \d+ does not follow":
@@ -443,7 +443,7 @@ def directed(T, L):
                      "size = 32; align = %s; signed = false; } := uint32_t" % v))
     for v in ("0", "3", "16", "64"):
         add("metadata: event.header align(%s)" % v, meta_sub(r"\} align\(8\);", "} align(%s);" % v),
-            skip_bt=(BT_HANGS, 2) if v == "64" else None)
+            skip_bt=(BT_HANGS, 3) if v == "64" else None)
     add("metadata: event fields struct align(64)",
         meta_sub(r"(name = \"shmtrace_test:event\";.*?fields := struct \{.*?\})", r"\1 align(64)", flags=re.S))
     add("metadata: compact timestamp aligned on 16 bits", meta_sub(r"size = 24; align = 1;", "size = 24; align = 16;"))
@@ -491,7 +491,7 @@ def directed(T, L):
     for v in ("4294967296", "4294967295", "1048577", "100000000"):
         add("metadata: array of %s bytes in an event" % v, meta_sub(
             r"uint32_t _thread;", "uint32_t _thread; uint8_t _big[%s];" % v),
-            skip_bt=(BT_HANGS, 2) if v == "100000000" else None)
+            skip_bt=(BT_HANGS, 3) if v == "100000000" else None)
     add("metadata: packet header uuid[17]", meta_sub(r"uuid\[16\]", "uuid[17]"))
     add("metadata: packet header uuid[4294967296]", meta_sub(r"uuid\[16\]", "uuid[4294967296]"))
     add("metadata: sequence of an unknown length field", meta_sub(r"_bytes\[_bytes_length\]", "_bytes[_nope]"))
@@ -584,7 +584,7 @@ def directed(T, L):
         skip_bt=(BT_SLOW, 0))
     add("metadata: event of 70000 fields", meta_text(
         lambda t: t + new_event(5000, "".join("uint8_t _f%d; " % i for i in range(70000)))),
-        skip_bt=(BT_SLOW, 2))
+        skip_bt=(BT_SLOW, 3))
     add("metadata: event of 30000 sequences of one length", meta_text(
         lambda t: t + new_event(5000, "uint32_t _n; " + "".join("uint8_t _s%d[_n]; " % i for i in range(30000)))),
         skip_bt=(BT_SLOW, 0))
@@ -622,7 +622,7 @@ def directed(T, L):
     add("metadata packetized: cut inside a packet header", lambda d: wr(
         d, "metadata", packetize(M, uuid)[:4096 + 20]))
     add("metadata packetized: cut inside a packet", lambda d: wr(
-        d, "metadata", packetize(M, uuid)[:4096 + 1000]), skip_bt=(BT_HANGS, 2))
+        d, "metadata", packetize(M, uuid)[:4096 + 1000]), skip_bt=(BT_HANGS, 3))
     add("metadata packetized: text cut in the middle", pk(text=lambda t: t[:len(t) // 2]))
     add("metadata packetized: NUL in the text", pk(text=lambda t: t.replace("domain", "dom\0in")))
 
@@ -830,10 +830,10 @@ def check(case, d, args):
     if "Sanitizer" in trerr_s or "runtime error:" in trerr_s:
         return "FAIL", "trace-read: %s" % next(l for l in trerr_s.splitlines()
                                                if "Sanitizer" in l or "runtime error:" in l), info
-    if trst not in (0, 2):
+    if trst not in (0, 3):
         return "FAIL", "trace-read exited with %s" % trst, info
-    if trst == 2 and not trmsg:
-        return "FAIL", "trace-read exited with 2 and said nothing", info
+    if trst == 3 and not trmsg:
+        return "FAIL", "trace-read exited with 3 and said nothing", info
     if case.skip_bt:
         why, want = case.skip_bt
         if trst != want:
@@ -847,7 +847,7 @@ def check(case, d, args):
     if not bt_ok and trst == 0:
         return "FAIL", "babeltrace2 rejects (%s: %s), trace-read reads it" % (
             btst, last_error(info["bterr"])), info
-    if bt_ok and trst == 2:
+    if bt_ok and trst == 3:
         why = stricter_reason(trmsg)
         if why:
             return "noted", "babeltrace2 reads it, trace-read: %s (%s)" % (trmsg[12:], why), info

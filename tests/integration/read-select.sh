@@ -59,5 +59,5 @@ head -1 "$WORK/rel" | grep -q '^\[0\.000000000\]' || fail "relative time: $(head
 head -1 "$WORK/date" | grep -q '^\[20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] ' || fail "date time: $(head -1 "$WORK/date")"
 st=0
 "$TRACE_READ" --filter 'seq >= && thread == 1' "$D" >/dev/null 2>"$WORK/err" || st=$?
-[ "$st" -eq 1 ] && grep -q "column 8" "$WORK/err" || fail "bad filter: status $st, $(cat "$WORK/err")"
+[ "$st" -eq 2 ] && grep -q "column 8" "$WORK/err" || fail "bad filter: status $st, $(cat "$WORK/err")"
 echo "ok"

@@ -79,4 +79,35 @@ expect 2 "show-aggregations: --interval '5': a unit is needed" \
 	"$TRACECTL" show-aggregations --interval 5
 expect 2 "live=PERIOD: microseconds, or with a unit" "$TRACECTL" create s --live=fast
 expect 0 "No session" "$TRACECTL" list
+
+# an unnamed session: auto-DATE, written to traces/auto-DATE (the date once);
+# sessions never started and records that could not run leave no directory
+expect 0 "Session auto-[0-9]\{8\}-[0-9]\{6\} created" "$TRACECTL" create
+auto=$(sed -n 's/^Session \(auto-[0-9-]*\) created.*/\1/p' "$WORK/o")
+grep -q "written in $SHMTRACE_HOME/traces/$auto\$" "$WORK/o" || fail "auto session: $(cat "$WORK/o")"
+expect 0 "destroyed" "$TRACECTL" destroy "$auto"
+expect 0 "created" "$TRACECTL" create nev --output "$WORK/never"
+expect 0 "destroyed" "$TRACECTL" destroy nev
+[ ! -e "$SHMTRACE_HOME/traces" ] && [ ! -e "$WORK/never" ] ||
+	fail "a session never started left a directory: $(ls "$SHMTRACE_HOME/traces" "$WORK/never" 2>&1)"
+expect 127 "record: cannot run $WORK/no-such-program: No such file" \
+	"$TRACECTL" record --output "$WORK/r127" -- "$WORK/no-such-program"
+: >"$WORK/not-executable"
+expect 126 "record: cannot run $WORK/not-executable: Permission denied" \
+	"$TRACECTL" record --output "$WORK/r126" -- "$WORK/not-executable"
+expect 127 "cannot run" "$TRACECTL" record -- "$WORK/no-such-program"
+[ ! -e "$WORK/r127" ] && [ ! -e "$WORK/r126" ] && [ ! -e "$SHMTRACE_HOME/traces" ] ||
+	fail "a record that could not run left a directory behind"
+expect 0 "No session" "$TRACECTL" list
+
+# trace-read: the same scheme (2 bad usage, 1 runtime error, 3 damaged)
+expect 2 "--stats and --profile cannot be used together" "$TRACE_READ" --stats --profile "$WORK"
+expect 2 "--latency and --format json cannot be used together" \
+	"$TRACE_READ" --latency a,b --format json "$WORK"
+expect 2 "--pid 'abc': a number from 1" "$TRACE_READ" --pid abc "$WORK"
+expect 2 "--slower-than '5': a unit is needed" "$TRACE_READ" --latency a,b --slower-than 5 "$WORK"
+expect 1 "no CTF trace found" "$TRACE_READ" "$WORK"
+mkdir -p "$WORK/bad"
+printf '/* CTF 1.8 */\ntrace { major = 1; minor = 8; %%%% };\n' >"$WORK/bad/metadata"
+expect 3 "bad/metadata:" "$TRACE_READ" "$WORK/bad"
 echo "ok"
