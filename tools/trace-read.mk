@@ -8,7 +8,7 @@ noinst_LTLIBRARIES += libsymbols.la
 libsymbols_la_SOURCES = tools/symbols.c tools/symbols.h
 
 bin_PROGRAMS += trace-read
-trace_read_SOURCES = tools/trace-read.c \
+trace_read_SOURCES = tools/trace-read.c tools/exit-status.h \
 	tools/output.c tools/output.h \
 	tools/printers.c tools/printers.h \
 	tools/sinks.c tools/sinks.h \
