@@ -41,7 +41,8 @@ long nofile_raise(void);
 /* Format a random version-4 UUID, 36 characters + NUL. */
 void uuid_make(uint8_t raw[16], char out[37]);
 
-/* A hash of an id given by a counter, mixed so that a table's buckets fill evenly. */
+/* A hash of a small integer key (an id given by a counter, a descriptor, a
+ * pid), mixed so that a table's buckets fill evenly. */
 static inline unsigned long hash_id(uint64_t id)
 {
 	id ^= id >> 33;

@@ -46,6 +46,7 @@
 #include "app.h"
 #include "chan.h"
 #include "drain.h"
+#include "lfht.h"
 #include "log.h"
 #include "meta.h"
 #include "seg.h"
@@ -64,25 +65,19 @@ static int capp_match(struct cds_lfht_node *n, const void *key)
 
 int capp_init(void)
 {
-	int flags = CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING;
-
-	c_app_ht = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
+	c_app_ht = lfht_new(64);
 	return c_app_ht ? 0 : -ENOMEM;
 }
 
 void capp_fini(void)
 {
-	urcu_memb_barrier();	/* deferred frees, and the table's own */
-	cds_lfht_destroy(c_app_ht, NULL);
+	lfht_destroy(c_app_ht);
 }
 
 struct c_app *capp_find(uint64_t id)
 {
-	struct cds_lfht_iter it;
-	struct cds_lfht_node *n;
+	struct cds_lfht_node *n = lfht_find(c_app_ht, hash_id(id), capp_match, &id);
 
-	cds_lfht_lookup(c_app_ht, hash_id(id), capp_match, &id, &it);
-	n = cds_lfht_iter_get_node(&it);
 	return n ? caa_container_of(n, struct c_app, node) : NULL;
 }
 

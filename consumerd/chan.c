@@ -32,6 +32,7 @@
 #include "app.h"
 #include "chan.h"
 #include "drain.h"
+#include "lfht.h"
 #include "net.h"
 #include "seg.h"
 #include "shm.h"
@@ -47,25 +48,19 @@ static int chan_match(struct cds_lfht_node *n, const void *key)
 
 int chan_init(void)
 {
-	int flags = CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING;
-
-	c_chan_ht = cds_lfht_new_flavor(16, 16, 0, flags, &urcu_memb_flavor, NULL);
+	c_chan_ht = lfht_new(16);
 	return c_chan_ht ? 0 : -ENOMEM;
 }
 
 void chan_fini(void)
 {
-	urcu_memb_barrier();	/* deferred frees, and the table's own */
-	cds_lfht_destroy(c_chan_ht, NULL);
+	lfht_destroy(c_chan_ht);
 }
 
 struct c_chan *chan_find(uint64_t id)
 {
-	struct cds_lfht_iter it;
-	struct cds_lfht_node *n;
+	struct cds_lfht_node *n = lfht_find(c_chan_ht, hash_id(id), chan_match, &id);
 
-	cds_lfht_lookup(c_chan_ht, hash_id(id), chan_match, &id, &it);
-	n = cds_lfht_iter_get_node(&it);
 	return n ? caa_container_of(n, struct c_chan, node) : NULL;
 }
 

@@ -52,20 +52,10 @@
 #include <unistd.h>
 #include "sessiond.h"
 #include "home.h"
+#include "lfht.h"
 #include "log.h"
 #include "tsc.h"
 #include "util.h"
-
-/* The tables' hash of a descriptor or a pid (murmur3's finaliser). */
-static unsigned long key_hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ull;
-	k ^= k >> 33;
-	return (unsigned long)k;
-}
 
 /* A process image: what app_same() looks for. */
 struct app_image {
@@ -103,12 +93,10 @@ static int match_image(struct cds_lfht_node *n, const void *key)
 static struct cds_lfht_node *table_find(struct cds_lfht *ht, unsigned long hash,
 					cds_lfht_match_fct match, const void *key)
 {
-	struct cds_lfht_iter it;
 	struct cds_lfht_node *n;
 
 	urcu_memb_read_lock();
-	cds_lfht_lookup(ht, hash, match, key, &it);
-	n = cds_lfht_iter_get_node(&it);
+	n = lfht_find(ht, hash, match, key);
 	urcu_memb_read_unlock();
 	return n;
 }
@@ -129,14 +117,14 @@ static void table_del(struct cds_lfht *ht, struct cds_lfht_node *n)
 
 struct app *app_by_sock(int fd)
 {
-	struct cds_lfht_node *n = table_find(sd.by_sock, key_hash((uint64_t)fd), match_sock, &fd);
+	struct cds_lfht_node *n = table_find(sd.by_sock, hash_id((uint64_t)fd), match_sock, &fd);
 
 	return n ? caa_container_of(n, struct app, by_sock) : NULL;
 }
 
 struct app *app_by_pidfd(int fd)
 {
-	struct cds_lfht_node *n = table_find(sd.by_pidfd, key_hash((uint64_t)fd), match_pidfd,
+	struct cds_lfht_node *n = table_find(sd.by_pidfd, hash_id((uint64_t)fd), match_pidfd,
 					     &fd);
 	struct app *a = n ? caa_container_of(n, struct app, by_pidfd) : NULL;
 
@@ -146,7 +134,7 @@ struct app *app_by_pidfd(int fd)
 /* An app of process @pid (any of its images), if we know one. */
 static struct app *app_by_pid(pid_t pid)
 {
-	struct cds_lfht_node *n = table_find(sd.by_pid, key_hash((uint64_t)pid), match_pid, &pid);
+	struct cds_lfht_node *n = table_find(sd.by_pid, hash_id((uint64_t)pid), match_pid, &pid);
 
 	return n ? caa_container_of(n, struct app, by_pid) : NULL;
 }
@@ -160,7 +148,7 @@ static void app_set_sock(struct app *a, int fd)
 		a->sock_gp = 0;
 	}
 	a->sock = fd;
-	table_add(sd.by_sock, key_hash((uint64_t)fd), &a->by_sock);
+	table_add(sd.by_sock, hash_id((uint64_t)fd), &a->by_sock);
 }
 
 /* Stop watching @a's socket and close it. */
@@ -177,12 +165,10 @@ static void app_drop_sock(struct app *a)
 
 int apps_init(void)
 {
-	const int flags = CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING;
-
 	urcu_memb_register_thread();
-	sd.by_sock = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
-	sd.by_pidfd = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
-	sd.by_pid = cds_lfht_new_flavor(64, 64, 0, flags, &urcu_memb_flavor, NULL);
+	sd.by_sock = lfht_new(64);
+	sd.by_pidfd = lfht_new(64);
+	sd.by_pid = lfht_new(64);
 	if (sd.by_sock && sd.by_pidfd && sd.by_pid)
 		return 0;
 	apps_fini();
@@ -194,9 +180,8 @@ void apps_fini(void)
 {
 	struct cds_lfht **t[] = { &sd.by_sock, &sd.by_pidfd, &sd.by_pid };
 
-	urcu_memb_barrier();	/* every call_rcu() done */
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
-		if (*t[i] && cds_lfht_destroy(*t[i], NULL) < 0)
+		if (lfht_destroy(*t[i]) < 0)	/* after every call_rcu() */
 			log_warn("an app table is not empty at exit");
 		*t[i] = NULL;
 	}
@@ -343,7 +328,7 @@ static struct app *app_same(const struct msg_app_register *m, uid_t uid)
 {
 	struct app_image im = { .pid = (pid_t)m->pid, .uid = uid, .starttime = m->starttime,
 				.instance = m->instance };
-	struct cds_lfht_node *n = table_find(sd.by_pid, key_hash((uint64_t)im.pid), match_image,
+	struct cds_lfht_node *n = table_find(sd.by_pid, hash_id((uint64_t)im.pid), match_image,
 					     &im);
 
 	return n ? caa_container_of(n, struct app, by_pid) : NULL;
@@ -405,8 +390,8 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	sd.apps = a;
 	app_set_sock(a, fd);
 	if (a->pidfd >= 0)
-		table_add(sd.by_pidfd, key_hash((uint64_t)a->pidfd), &a->by_pidfd);
-	table_add(sd.by_pid, key_hash((uint64_t)a->pid), &a->by_pid);
+		table_add(sd.by_pidfd, hash_id((uint64_t)a->pidfd), &a->by_pidfd);
+	table_add(sd.by_pid, hash_id((uint64_t)a->pid), &a->by_pid);
 	app_consumer_add(a);
 	log_info("registered %s[%d]", a->procname, (int)a->pid);
 	app_update(a, 1);
