@@ -210,7 +210,7 @@ static const struct verb verbs[] = {
 	  "1 when traces could not be written, saying the first error.", 0, 0, 1, "s", NULL },
 };
 
-#define VIEW_USAGE "view [NAME]"
+#define VIEW_USAGE "view [NAME | -s NAME] [TRACE-READ OPTIONS]"
 #define VIEW_HELP \
 	"Watch the session's events as they are recorded: trace-read --follow on\n" \
 	"its output (in time order, a flush interval late, until the session is\n" \
@@ -219,20 +219,39 @@ static const struct verb verbs[] = {
 	"how to attach babeltrace2 to it."
 
 /*
- * view [NAME] [TRACE-READ OPTIONS]: the session's output from its status,
- * then trace-read --follow there (from our directory, else $PATH).
+ * view [NAME | -s NAME] [TRACE-READ OPTIONS]: the session's output from its
+ * status, then trace-read --follow there (from our directory, else $PATH).
+ * The session is named as with every other command; -s is not trace-read's
+ * --stats here.
  */
 static int view_main(const char *home, int argc, char **argv)
 {
-	const char *session = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+	const char *session = "";
 	char *text = NULL, *line, dir[PATH_MAX], prog[PATH_MAX + 16];
 	char *args[270];
 	size_t len = 0;
-	int n = 0, ret;
-	FILE *out = open_memstream(&text, &len);
+	int n = 0, ret, first = 1;
+	FILE *out;
 
+	if (argc > 1 && argv[1][0] != '-') {
+		session = argv[first++];
+	} else if (argc > 1 && (!strcmp(argv[1], "-s") || !strcmp(argv[1], "--session"))) {
+		if (argc < 3) {
+			fprintf(stderr, "tracectl: view: '%s' needs a value\n", argv[1]);
+			return EXIT_USAGE;
+		}
+		session = argv[2];
+		first = 3;
+	} else if (argc > 1 && !strncmp(argv[1], "--session=", 10)) {
+		session = argv[first++] + 10;
+	}
+	if (argc - first > 260) {
+		fprintf(stderr, "tracectl: view: more than 260 trace-read options\n");
+		return EXIT_USAGE;
+	}
+	out = open_memstream(&text, &len);
 	if (!out)
-		return 1;
+		return EXIT_RUNTIME;
 	ret = ctl_call(home, "view", VERB_STATUS, session, NULL, 0, NULL, out);
 	fclose(out);
 	line = text ? strstr(text, "\n  output: ") : NULL;
@@ -241,7 +260,7 @@ static int view_main(const char *home, int argc, char **argv)
 			fprintf(stderr, "tracectl: view: %s\n", line ? "several sessions exist: name "
 				"one" : "no session");
 		free(text);
-		return ret ? ret : 1;
+		return ret ? ret : EXIT_RUNTIME;
 	}
 	line += strlen("\n  output: ");
 	line[strcspn(line, "\n")] = 0;
@@ -268,14 +287,14 @@ static int view_main(const char *home, int argc, char **argv)
 		snprintf(prog, sizeof(prog), "trace-read");
 	args[n++] = prog;
 	args[n++] = (char *)"--follow";
-	for (int i = session[0] ? 2 : 1; i < argc && n < 266; i++)
+	for (int i = first; i < argc; i++)
 		args[n++] = argv[i];
 	args[n++] = line;
 	args[n] = NULL;
 	execvp(prog, args);
 	fprintf(stderr, "tracectl: view: cannot run %s: %s\n", prog, strerror(errno));
 	free(text);
-	return 1;
+	return EXIT_RUNTIME;
 }
 
 static void usage(FILE *out)
@@ -332,7 +351,7 @@ static const char *opt_name(int c)
 	return "?";
 }
 
-/* A message about the command line, then EXIT_USAGE. */
+/* A message about the command line; -EINVAL (the verb then exits EXIT_USAGE). */
 static int __attribute__((format(printf, 2, 3))) bad(const struct ctl_req *r, const char *fmt, ...)
 {
 	va_list ap;

@@ -38,5 +38,8 @@ sed -n 's/.*seq = \([0-9]*\),.*/\1/p' "$WORK/follow.out" | awk '$1 != NR - 1 { e
 # tracectl view on the stopped session: everything, then the end
 "$TRACECTL" view s >"$WORK/again.out" || fail "tracectl view on a stopped session failed"
 cmp -s "$WORK/follow.out" "$WORK/again.out" || fail "tracectl view printed other events"
+"$TRACECTL" view -s s --format json >"$WORK/json.out" || fail "tracectl view -s s failed"
+[ "$(grep -c '"event":"shmtrace_test:event"' "$WORK/json.out")" -eq 300 ] ||
+	fail "tracectl view -s s --format json: $(head -3 "$WORK/json.out")"
 "$TRACECTL" destroy s >/dev/null
 echo "ok: first event after $SEEN_MS ms, all 300 in order, ended $ended ms after stop"
