@@ -100,7 +100,7 @@ static int build_snapshot(struct ctl_req *r);
 static int build_names(struct ctl_req *r);
 
 static const struct verb verbs[] = {
-	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite] [--pool-size N]\n"
+	{ "create", VERB_CREATE, "create [NAME] [--output DIR] [--overwrite | --discard] [--pool-size N]\n"
 	  "         [--allow-uid UID[,UID]...|all]\n"
 	  "         [--set-url net://HOST[:CTRL_PORT[:DATA_PORT]] | --ctrl-url URL --data-url URL]\n"
 	  "         [--live[=PERIOD]]",
@@ -110,7 +110,8 @@ static const struct verb verbs[] = {
 	  "written there (checked now, then removed: DIR appears with the first\n"
 	  "trace).\n"
 	  "--overwrite: flight recorder; when the buffers are full, the oldest\n"
-	  "data is overwritten instead of new events being discarded.\n"
+	  "data is overwritten instead of new events being discarded (--discard,\n"
+	  "the default).\n"
 	  "--pool-size N: buffers each traced process prepares at first for the\n"
 	  "session (one per thread alive at once; default 10; the pool grows).\n"
 	  "--allow-uid UID,...|all: processes of these users (uids or names) are\n"
@@ -130,18 +131,19 @@ static const struct verb verbs[] = {
 	  "on 127.0.0.1 unless given): viewers follow it while it runs, e.g.\n"
 	  "  babeltrace2 -i lttng-live net://HOST/host/HOST_NAME/NAME\n"
 	  "Streamed sessions have no chunks, snapshots nor compressed channels.", 0, 0, 1,
-	  "soOPUSKAI", build_create },
+	  "soODPUSKAI", build_create },
 	{ "enable-channel", VERB_ENABLE_CHANNEL,
 	  "enable-channel [-s NAME] CHANNEL [--subbuf-size SIZE] [--num-subbuf N]\n"
 	  "         [--overwrite | --discard] [--flush-interval TIME] [--pool-size N]\n"
-	  "         [--compress lz4]",
+	  "         [--compress lz4|none]",
 	  "Create a channel in the session: its own buffers in every traced process\n"
 	  "and its own stream files. SIZE: bytes, or with k, M or G (default 512k, a\n"
 	  "whole number of pages); N: 2 to 64 sub-buffers (default 16); --overwrite: flight\n"
 	  "recorder (default --discard); TIME: the longest an idle thread's events\n"
 	  "wait before they reach the files, e.g. 200ms or 2s (default 1s, 0 never);\n"
 	  "--pool-size: buffers each process prepares (default 10, it grows);\n"
-	  "--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF).\n"
+	  "--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF;\n"
+	  "default none).\n"
 	  "Events go to a channel with enable-event -c CHANNEL; without -c, to\n"
 	  "channel0, created with the session's defaults at its first use.", 1, 1, 0,
 	  "sBNODFZP", build_channel },
@@ -308,9 +310,9 @@ static void usage(FILE *out)
 	fprintf(out, "\nDurations take a unit: ns, us, ms, s, m or h (e.g. 200ms). Sizes are\n"
 		"bytes, or with k, M or G (KiB, MiB, GiB). Names of sessions, channels and\n"
 		"aggregations: %s.\n", PROTO_NAME_RULES);
-	fprintf(out, "\n'tracectl COMMAND --help' describes a command. The session daemon of\n"
-		"$SHMTRACE_HOME (default $XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace) is\n"
-		"started when none runs.\n");
+	fprintf(out, "\n'tracectl COMMAND --help' or 'tracectl help COMMAND' describes a\n"
+		"command. The session daemon of $SHMTRACE_HOME (default\n"
+		"$XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace) is started when none runs.\n");
 }
 
 /* "info", "INFO" or "6": 0..7; -1 when unknown. */
@@ -663,6 +665,11 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") && argc == 3) {	/* help COMMAND: COMMAND --help */
+		char *help[] = { argv[0], argv[2], (char *)"--help", NULL };
+
+		return main(3, help);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);

@@ -13,7 +13,8 @@
 #define RECORD_USAGE \
 	"record [--output DIR] [--preload libc,pthread,func,io|all] [--event PATTERN]...\n" \
 	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--no-wait] [--aggregate]\n" \
-	"         [--allow-uid UID[,UID]...|all] [--set-url URL [--live[=PERIOD]]]\n" \
+	"         [--allow-uid UID[,UID]...|all]\n" \
+	"         [--set-url URL | --ctrl-url URL --data-url URL] [--live[=PERIOD]]\n" \
 	"         [--] CMD [ARG]..."
 
 #define AGG_USAGE \

@@ -67,6 +67,10 @@ comp show-aggregations --format j
 only json
 comp view s --time-format e
 only epoch
+comp help sta
+only start status
+comp create --disc
+only --discard
 mkdir "$WORK/outdir"
 comp create --output "$WORK/out"
 only "$WORK/outdir"

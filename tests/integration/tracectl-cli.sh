@@ -15,6 +15,9 @@ for v in create destroy enable-channel enable-event disable-event start stop lis
 	expect 0 "usage: tracectl $v" "$TRACECTL" "$v" --help
 done
 expect 2 "usage: tracectl" "$TRACECTL"
+expect 0 "usage: tracectl view \[NAME | -s NAME\]" "$TRACECTL" help view
+expect 0 "usage: tracectl record" "$TRACECTL" help record
+expect 2 "unknown command 'bogus'" "$TRACECTL" help bogus
 expect 2 "unknown command 'frobnicate'" "$TRACECTL" frobnicate
 expect 2 "wrong number of arguments" "$TRACECTL" enable-event -s s
 expect 2 "start: unknown option '--bogus'" "$TRACECTL" start --bogus
@@ -66,6 +69,8 @@ expect 2 "flush-interval '10': a unit is needed" "$TRACECTL" enable-channel -s s
 expect 2 "every '99999999h': too large" "$TRACECTL" rotate s --every 99999999h
 expect 2 "overwrite and --discard exclude each other" \
 	"$TRACECTL" enable-channel -s s c --overwrite --discard
+expect 2 "overwrite and --discard exclude each other" "$TRACECTL" create s --discard --overwrite
+expect 2 "compress 'zstd': lz4 or none" "$TRACECTL" enable-channel -s s c --compress zstd
 expect 2 "loglevel and --loglevel-only exclude each other" \
 	"$TRACECTL" enable-event -s s --loglevel info --loglevel-only debug 'a:*'
 expect 2 "loglevel 'loud': emerg alert" "$TRACECTL" enable-event --loglevel loud 'a:*'
