@@ -267,9 +267,10 @@ static struct sel_class *sel_class(struct sel *s, const struct shmtrace_rd_event
 		c->slot[k] = ref >= 0 && ref <= INT16_MAX ? (int16_t)ref : SLOT_NONE;
 		if (c->slot[k] != SLOT_NONE)
 			continue;
-		if (!strcmp(name, "$ctx.pid"))
+		/* vpid and vtid: the names enable-event --filter takes too */
+		if (!strcmp(name, "$ctx.pid") || !strcmp(name, "$ctx.vpid"))
 			c->slot[k] = SLOT_PID;
-		else if (!strcmp(name, "$ctx.tid"))
+		else if (!strcmp(name, "$ctx.tid") || !strcmp(name, "$ctx.vtid"))
 			c->slot[k] = SLOT_TID;
 		else if (!strcmp(name, "$ctx.procname"))
 			c->slot[k] = SLOT_PROC;

@@ -25,6 +25,7 @@ count() { "$TRACE_READ" "$@" "$D" | wc -l; }
 pid=$(ls "$D" | sed -n 's/gen-events-\([0-9]*\)/\1/p' | sort -n | tail -1)
 [ "$(count --pid "$pid")" -eq 10 ] || fail "--pid"
 [ "$(count --filter "\$ctx.pid == $pid")" -eq 10 ] || fail "\$ctx.pid"
+[ "$(count --filter "\$ctx.vpid == $pid")" -eq 10 ] || fail "\$ctx.vpid (enable-event's name)"
 tid=$("$TRACE_READ" --pid "$pid" "$D" | head -1 | sed 's/.*:\([0-9]*\) shmtrace_test.*/\1/')
 [ "$(count --tid "$tid")" -eq 10 ] || fail "--tid $tid: $(count --tid "$tid")"
 # time window: the second process only, by its first and last times (epoch)
