@@ -565,12 +565,15 @@ static int cmd_status(int fd, const char *name)
 		shown++;
 		reply_text(fd, "Session %s: %s\n  output: %s\n", s->name,
 			   s->active ? "active" : "inactive", s->output);
+		/* the processes this session may trace: ours, and those of
+		 * the uids it allows */
 		for (const struct app *a = sd.apps; a; a = a->next)
-			nproc++;
+			nproc += allow_uid(s, a->uid);
 		reply_text(fd, "  traced processes: %d\n", nproc);
 		fds_status(fd);
 		for (const struct app *a = sd.apps; a; a = a->next)
-			status_app(fd, a);
+			if (allow_uid(s, a->uid))
+				status_app(fd, a);
 		allow_status(fd, s);
 		notices_status(fd, s);
 		if (!channel_find(s, "channel0"))

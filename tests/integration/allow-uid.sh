@@ -56,6 +56,14 @@ new_session "$WORK/other" 'shmtrace_test:*'	# session s, which does not allow no
 "$TRACECTL" enable-event -s a 'shmtrace_test:*' >/dev/null && "$TRACECTL" start a >/dev/null ||
 	fail "cannot start session a"
 "$TRACECTL" status a | grep -q "processes of uid $NOBODY allowed" || fail "status: no allowed uid"
+# nobody's process counts among the processes of a, not of s
+nprocs() { "$TRACECTL" status "$1" | sed -n 's/^  traced processes: //p'; }
+$AS_NOBODY "$GEN" -n 300 -e 10000 >/dev/null &
+np=$!
+for _ in $(seq 100); do [ "$(nprocs a)" = 1 ] && break; sleep 0.05; done
+[ "$(nprocs a)" = 1 ] && [ "$(nprocs s)" = 0 ] ||
+	fail "traced processes: a $(nprocs a), s $(nprocs s); expected 1 and 0"
+kill "$np" 2>/dev/null; wait "$np" 2>/dev/null || true
 # a process of nobody sees only the channels of a, and cannot write into s's
 $AS_NOBODY "$NC" app-inject >"$WORK/inject" || fail "notice-client app-inject failed"
 grep -qx "visible 1" "$WORK/inject" || fail "nobody's control page shows: $(cat "$WORK/inject")"
