@@ -316,8 +316,11 @@ int main(int argc, char **argv)
 		log_init("trace-consumerd", logpath);
 	else
 		log_init("trace-consumerd", NULL);
+	/* the terminal's interrupt and hangup reach the whole group: they are
+	 * for the session daemon, which stops the sessions, then lets us go */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	/*
 	 * Run ahead of the traced programs when allowed (a stall of the
 	 * consumer longer than a buffer's worth of events means discards);
