@@ -14,7 +14,8 @@
  *
  * The bytecode is position-independent and self-contained (field names and
  * strings in its own table), so it can be sent to another process, which
- * must check it with flt_validate() before flt_link() and flt_eval():
+ * must check it with flt_validate() before it binds the field slots
+ * (flt_nfields(), flt_field_name()) and calls flt_eval():
  * every jump goes forward and lands inside, every table offset is inside,
  * the stack never exceeds FLT_STACK. Evaluation takes time linear in its
  * length, allocates nothing and is async-signal-safe.

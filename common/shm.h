@@ -12,7 +12,7 @@
  * than its writer is bounds-checked before use, because the other side may
  * be buggy, malicious or dead half-way through an update.
  *
- * Three kinds of object exist per traced process:
+ * Four kinds of object exist per traced process:
  *
  * 1. The control page (struct shm_ctl_page, SHM_CTL_SIZE bytes). Mapped
  *    read-only by the process, read-write by the session daemon, which is
