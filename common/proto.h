@@ -33,7 +33,7 @@
 
 enum proto_type {
 	/* traced process -> session daemon, no reply */
-	MSG_APP_REGISTER = 1,		/* fds: control page, process page, eventfd */
+	MSG_APP_REGISTER = 1,		/* fds: control page, process page, wake socket */
 	MSG_APP_EVENTS = 2,
 	MSG_APP_SEGMENT = 3,		/* fd: segment */
 	MSG_APP_SYNC = 4,		/* reply MSG_REPLY, same body, once all before it is done */
@@ -45,7 +45,7 @@ enum proto_type {
 	MSG_C_CHANNEL_ADD = 32,
 	MSG_C_CHANNEL_DEL = 33,
 	MSG_C_FLUSH = 34,
-	MSG_C_APP_ADD = 35,		/* fds: process page, eventfd */
+	MSG_C_APP_ADD = 35,		/* fds: process page, wake socket */
 	MSG_C_APP_DEL = 36,
 	MSG_C_EVENTS = 37,
 	MSG_C_SEGMENT = 38,		/* fd: segment */
@@ -181,9 +181,9 @@ enum proto_verb {
 	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT, VERB_ROTATE, VERB_ADD_CONTEXT,
 	VERB_NOTICES,			/* 15: what was not traced, one line each */
 	VERB_PROCESSES,			/* 16: "PID STARTTIME UID PROCNAME" per process */
-	VERB_AGGREGATE,			/* 17: NAME PATTERN then "key=value" settings */
+	VERB_AGGREGATE,			/* 17: struct cmd_aggregate [, its filter] */
 	VERB_DISABLE_AGG,		/* 18: NAME... */
-	VERB_SHOW_AGG,			/* 19: [NAME] "format=text|json" */
+	VERB_SHOW_AGG,			/* 19: struct cmd_show_agg */
 	VERB_MAX
 };
 
