@@ -87,9 +87,11 @@ void an_profile_free(struct an_profile *p);
 /*
  * chrome: the Chrome trace event format (JSON) that Perfetto UI and
  * chrome://tracing open: a track per thread, named after its process and
- * thread; function entry/exit, and events named X_begin and X_end (also
- * X_entry and X_exit, X_start and X_stop) as slices; other events as
- * instants with their fields as arguments.
+ * thread; events with a dur_ns or wait_ns field, function entry/exit,
+ * and events named X_begin and X_end (also X_entry and X_exit, X_start
+ * and X_stop) as complete slices; other events as instants with their
+ * fields as arguments (chrome.c says what exactly). an_chrome_event()
+ * returns 0, -ENOMEM or -EIO.
  */
 struct an_chrome;
 struct an_chrome *an_chrome_new(FILE *out, an_resolve_fn resolve, void *arg);

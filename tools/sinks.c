@@ -156,14 +156,15 @@ static int chrome_init(void **state, const struct shmtrace_rd_reader *r, struct 
 	if (!ch)
 		return -ENOMEM;
 	ch->path = a->export_file;
-	ch->f = out_file_open(ch->path);
+	ch->f = strcmp(ch->path, "-") ? out_file_open(ch->path) : stdout;
 	if (!ch->f) {
 		free(ch);
 		return EXIT_RUNTIME;
 	}
 	ch->c = an_chrome_new(ch->f, procsyms_name, NULL);
 	if (!ch->c) {
-		fclose(ch->f);
+		if (ch->f != stdout)
+			fclose(ch->f);
 		free(ch);
 		return -ENOMEM;
 	}
@@ -186,10 +187,12 @@ static int chrome_finish(void *state, const struct shmtrace_rd_reader *r, int st
 	struct chrome *ch = state;
 
 	if ((an_chrome_finish(ch->c) < 0 || ch->err < 0) && status >= 0) {
-		fprintf(stderr, "trace-read: cannot write %s\n", ch->path);
+		fprintf(stderr, "trace-read: cannot write %s\n",
+			ch->f == stdout ? "the standard output" : ch->path);
 		status = EXIT_RUNTIME;
 	}
-	fclose(ch->f);
+	if (ch->f != stdout)
+		fclose(ch->f);
 	free(ch);
 	return status;
 }

@@ -11,7 +11,7 @@
  *	stats=count  events per name, total, discarded (--stats=count, --count)
  *	latency	     pairs of BEGIN and END events (--latency)
  *	profile	     time per function (--profile)
- *	chrome	     Chrome trace event JSON into a file (--export chrome)
+ *	chrome	     Chrome trace event JSON into a file or stdout (--export chrome)
  *
  * The analyses themselves are in analysis.h; a sink adapts one to the
  * table and owns what it opens.
@@ -29,7 +29,7 @@ struct sink_args {
 	char *latency;			/* --latency BEGIN,END (cut at the comma) */
 	const char *by;			/* --by FIELD (latency) */
 	int64_t slower;			/* --slower-than, ns; 0: none (latency) */
-	const char *export_file;	/* --export chrome FILE */
+	const char *export_file;	/* --export chrome FILE; "-": stdout */
 };
 
 enum sink_flags {

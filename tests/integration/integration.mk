@@ -37,6 +37,7 @@ INTEGRATION_TESTS = \
 	tests/integration/preload-runpath.sh \
 	tests/integration/read-latency.sh \
 	tests/integration/read-profile.sh \
+	tests/integration/read-chrome.sh \
 	tests/integration/read-lz4.sh \
 	tests/integration/read-compare.sh \
 	tests/integration/read-select.sh \

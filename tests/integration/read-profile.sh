@@ -4,7 +4,7 @@
 # -finstrument-functions, traced with the func and libc helpers): exact
 # call counts by function name, self times adding up to the roots' total
 # times, bytes allocated inside the function that allocates; and
-# --export chrome: valid JSON whose function slices balance per thread.
+# --export chrome: valid JSON whose function slices nest in each thread.
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 PY=$(command -v /usr/bin/python3 python3 | head -1)
@@ -38,26 +38,33 @@ roots=$(( $(col main 2) + $(col thread_main 2) ))
 [ -n "$PY" ] || { echo "python3 missing: JSON not checked"; exit 0; }
 "$PY" - "$WORK/trace.json" "$fibc" <<'PY' || fail "chrome export wrong"
 import collections, json, sys
-d = json.load(open(sys.argv[1]))
+from decimal import Decimal
+d = json.load(open(sys.argv[1]), parse_float=Decimal)
 ev = d["traceEvents"]
-depth = collections.Counter()
 names = collections.Counter()
+slices = collections.defaultdict(list)
 for e in ev:
     assert {"ph", "name", "pid", "tid"} <= e.keys(), e
-    if e["ph"] == "B":
-        depth[e["pid"], e["tid"]] += 1
+    if e["ph"] == "X":
+        assert e["dur"] >= 0 and "unfinished" not in e["args"], e
+        slices[e["pid"], e["tid"]].append((e["ts"], -e["dur"], e["name"]))
         names[e["name"]] += 1
-    elif e["ph"] == "E":
-        depth[e["pid"], e["tid"]] -= 1
-        assert depth[e["pid"], e["tid"]] >= 0, "E without B"
     elif e["ph"] != "M":
         assert e["ph"] == "i" and "ts" in e and "args" in e, e
-assert all(v == 0 for v in depth.values()), depth
+# each thread's slices nest: one ends before the next begins, or contains it
+for k, sl in slices.items():
+    stack = []
+    for ts, dur, name in sorted(sl):
+        end = ts - dur
+        while stack and stack[-1] <= ts:
+            stack.pop()
+        assert not stack or end <= stack[-1], (k, name, ts, end, stack[-1])
+        stack.append(end)
 assert names["fib"] == 2 * 3 * int(sys.argv[2]), names["fib"]
 assert names["walk"] == 2 * 3 * 17 and names["main"] == 1, names
 assert any(e["ph"] == "M" and e["name"] == "thread_name" for e in ev)
-ts = [e["ts"] for e in ev if e["ph"] != "M"]
-assert ts == sorted(ts), "not in time order"
+ts = [e["ts"] for e in ev if e["ph"] == "i"]
+assert ts == sorted(ts), "instants not in time order"
 print("chrome: %d events, %d slices" % (len(ev), sum(names.values())))
 PY
 echo "ok"
