@@ -12,7 +12,8 @@ unit_tests = \
 	tests/unit/agg/test-agg \
 	tests/unit/json/test-json \
 	tests/unit/aggjson/test-aggjson \
-	tests/unit/units/test-units
+	tests/unit/units/test-units \
+	tests/unit/flagnames/test-flagnames
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -27,6 +28,12 @@ tests_unit_ctfmeta_test_ctfmeta_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_units_test_units_SOURCES = tests/unit/units/test-units.c
 tests_unit_units_test_units_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_units_test_units_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_flagnames_test_flagnames_SOURCES = tests/unit/flagnames/test-flagnames.c \
+	tools/flagnames.c tools/flagnames.h
+tests_unit_flagnames_test_flagnames_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_flagnames_test_flagnames_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_flagnames_test_flagnames_LDADD = $(CHECK_LIBS)
 
 tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
 tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
