@@ -419,6 +419,22 @@ static const char *type_name(uint32_t t)
 	return t < ARRAY_SIZE(n) ? n[t] : "?";
 }
 
+/* A log level as <shmtrace/shmtrace.h> names it, or NULL when it has no name. */
+static const char *loglevel_name(int32_t level)
+{
+	static const char *const n[] = {
+		"SHMTRACE_EMERG", "SHMTRACE_ALERT", "SHMTRACE_CRIT", "SHMTRACE_ERR",
+		"SHMTRACE_WARNING", "SHMTRACE_NOTICE", "SHMTRACE_INFO", "SHMTRACE_DEBUG",
+	};
+
+	return level >= 0 && level < (int32_t)ARRAY_SIZE(n) ? n[level] : NULL;
+}
+
+/*
+ * "PROCNAME[PID]", then per event "    provider:event (loglevel
+ * SHMTRACE_INFO = 6) { type name, ... }" ("(loglevel N)" for a level with
+ * no name).
+ */
 static int cmd_list_events(int fd)
 {
 	if (!sd.apps)
@@ -437,7 +453,12 @@ static int cmd_list_events(int fd)
 				pos += (size_t)snprintf(fields + pos, sizeof(fields) - pos, "%s%s %s",
 							k ? ", " : "", type_name(e->fields[k].type),
 							e->fields[k].name);
-			reply_text(fd, "    %s (loglevel %d) { %s }\n", e->name, (int)e->loglevel, fields);
+			if (loglevel_name(e->loglevel))
+				reply_text(fd, "    %s (loglevel %s = %d) { %s }\n", e->name,
+					   loglevel_name(e->loglevel), (int)e->loglevel, fields);
+			else
+				reply_text(fd, "    %s (loglevel %d) { %s }\n", e->name,
+					   (int)e->loglevel, fields);
 		}
 	}
 	return reply_end(fd, 0, NULL);

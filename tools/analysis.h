@@ -7,7 +7,12 @@
  *
  *  - stats: events per name and per thread, discarded events per process
  *    and stream, time span and rate; or, in short (--stats=count), events
- *    per name, total and discarded, one count per line.
+ *    per name, total and discarded, one count per line. A process is
+ *    counted per program image: a shmtrace_proc:exec event that starts a
+ *    trace, or another process name, starts a new image of its pid; the
+ *    traces of one image (chunks of a rotated session) are one. A fork is
+ *    counted once under shmtrace_proc:fork, though the parent and the
+ *    child both record it (the totals count the events).
  *  - latency: pairs BEGIN and END events per thread (or by a key field)
  *    and reports count, min, p50, p90, p99, p99.9, max and a power-of-two
  *    histogram (DTrace's quantize), and optionally the pairs slower than a

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "flagnames.h"
 #include "output.h"
 #include "printers.h"
 #include "procsyms.h"
@@ -254,26 +255,54 @@ static void print_value(const struct shmtrace_rd_value *v)
 	}
 }
 
+/* The bits of an integer value, without the sign extension of its type. */
+static uint64_t int_bits(const struct shmtrace_rd_value *v)
+{
+	return v->bytes < 8 ? v->u & ((UINT64_C(1) << (8 * v->bytes)) - 1) : v->u;
+}
+
+/* The names of the value of field @f (flagnames.h) into the output. */
+static void out_named(const struct fn_field *f, const struct shmtrace_rd_value *v)
+{
+	char buf[512];
+	size_t n = fn_format(f, int_bits(v), buf, sizeof(buf));
+
+	out_mem(buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+}
+
+/* Is @v a code address that the symbol tables may name? */
+static bool is_address(const struct shmtrace_rd_value *v)
+{
+	return v->kind == SHMTRACE_RD_INT && v->base == 16 && v->bytes == 8;
+}
+
 /*
  * "{ name = value, ... }": the context fields (@ctx) or the payload; with
- * @p, 64-bit hexadecimal values are followed by their symbol.
+ * @p, 64-bit hexadecimal values are followed by their symbol; payload
+ * fields that flagnames.h knows are printed as names.
  */
 static void print_group(const struct shmtrace_rd_event *ev, bool ctx, struct proc_syms *p)
 {
 	unsigned i, n = sel_event_count(ev, ctx);
+	const struct fn_field *named = ctx ? NULL : fn_event(shmtrace_rd_event_name(ev));
 
 	out_c('{');
 	for (i = 0; i < n; i++) {
 		struct shmtrace_rd_value v;
 		const char *name = sel_event_value(ev, ctx, i, &v);
+		const struct fn_field *f = named && v.kind == SHMTRACE_RD_INT ?
+			fn_field(named, name) : NULL;
 
 		out_lit(i ? ", " : " ");
 		out_cstr(name);
 		out_room();
 		out_lit(" = ");
-		print_value(&v);
+		if (f)
+			out_named(f, &v);
+		else
+			print_value(&v);
 		out_room();
-		if (p && v.kind == SHMTRACE_RD_INT && v.base == 16 && v.bytes == 8)
+		if (p && is_address(&v))
 			out_symbol(p, v.u);
 	}
 	out_lit(" }");
@@ -363,13 +392,12 @@ void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev)
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-/* A string as JSON (UTF-8 passes through; control characters escaped). */
-static void out_json_str(const char *s, size_t n)
+/* The characters of a JSON string (UTF-8 passes through; control characters escaped). */
+static void out_json_chars(const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i, run = 0;
 
-	out_c('"');
 	for (i = 0; i < n; i++) {
 		unsigned char c = s[i];
 		char x[6] = { '\\', 'u', '0', '0', 0, 0 };
@@ -389,13 +417,102 @@ static void out_json_str(const char *s, size_t n)
 	}
 	out_mem(s + run, n - run);
 	out_room();
+}
+
+/* A string as JSON. */
+static void out_json_str(const char *s, size_t n)
+{
+	out_c('"');
+	out_json_chars(s, n);
 	out_c('"');
 }
 
-/* {"name":value,...}: the context fields (@ctx) or the payload. */
-static void json_group(const struct shmtrace_rd_event *ev, bool ctx)
+/*
+ * Has @ev's group (@ctx: the context) a field named @base followed by
+ * @suffix? Then trace-read adds no key of that name of its own.
+ */
+static bool group_has(const struct shmtrace_rd_event *ev, bool ctx, const char *base,
+		      const char *suffix)
+{
+	size_t bl = strlen(base);
+	unsigned n = sel_event_count(ev, ctx);
+
+	for (unsigned i = 0; i < n; i++) {
+		const char *name = ctx ? shmtrace_rd_event_context_name(ev, i) :
+			shmtrace_rd_event_field_name(ev, i);
+
+		if (name && !strncmp(name, base, bl) && !strcmp(name + bl, suffix))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * ,"NAME_SUFFIX": the key of a value trace-read adds beside field NAME;
+ * false (nothing written) when the group has a field of that name, or the
+ * name is too long to bother.
+ */
+static bool json_sibling(const struct shmtrace_rd_event *ev, bool ctx, const char *name,
+			 const char *suffix)
+{
+	size_t n = strlen(name), sl = strlen(suffix);
+	char key[256];
+
+	if (n + sl >= sizeof(key) || group_has(ev, ctx, name, suffix))
+		return false;
+	memcpy(key, name, n);
+	memcpy(key + n, suffix, sl);
+	out_c(',');
+	out_json_str(key, n + sl);
+	out_c(':');
+	out_room();
+	return true;
+}
+
+/*
+ * The keys trace-read adds after field @name of value @v (printers.h):
+ * NAME_sym, NAME_names, NAME_octal.
+ */
+static void json_annotate(const struct shmtrace_rd_event *ev, bool ctx, const char *name,
+			  const struct shmtrace_rd_value *v, const struct fn_field *named,
+			  struct proc_syms *p)
+{
+	const struct fn_field *f;
+	struct sym_result res;
+
+	if (v->kind != SHMTRACE_RD_INT)
+		return;
+	out_room();
+	if (p && is_address(v) && procsyms_lookup(p, v->u, &res) &&
+	    json_sibling(ev, ctx, name, "_sym")) {
+		out_c('"');
+		out_json_chars(res.name, strlen(res.name));
+		if (res.offset) {
+			out_lit("+0x");
+			out_hex_lower(res.offset);
+		}
+		out_c('"');
+	}
+	f = named ? fn_field(named, name) : NULL;
+	if (f) {
+		char buf[512];
+		size_t n;
+
+		if (!json_sibling(ev, ctx, name, f->kind == FN_OCTAL ? "_octal" : "_names"))
+			return;
+		n = fn_format(f, int_bits(v), buf, sizeof(buf));
+		out_json_str(buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+	}
+}
+
+/*
+ * {"name":value,...}: the context fields (@ctx) or the payload, each
+ * followed by what json_annotate() adds (@p: the symbol tables, or NULL).
+ */
+static void json_group(const struct shmtrace_rd_event *ev, bool ctx, struct proc_syms *p)
 {
 	unsigned i, n = sel_event_count(ev, ctx);
+	const struct fn_field *named = ctx ? NULL : fn_event(shmtrace_rd_event_name(ev));
 
 	out_c('{');
 	for (i = 0; i < n; i++) {
@@ -443,6 +560,8 @@ static void json_group(const struct shmtrace_rd_event *ev, bool ctx)
 			out_c(']');
 			break;
 		}
+		if (p || named)
+			json_annotate(ev, ctx, fname, &v, named, p);
 	}
 	out_room();
 	out_c('}');
@@ -453,6 +572,8 @@ void pr_json(const struct shmtrace_rd_event *ev)
 	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
 	const char *pn = shmtrace_rd_trace_procname(t), *en = shmtrace_rd_event_name(ev);
 	int64_t ns = shmtrace_rd_event_time_ns(ev);
+	struct proc_syms *p = procsyms_of(ev);
+	bool bin_info = p && procsyms_is_bin_info(p, ev);
 
 	out_room();
 	out_lit("{\"time_ns\":");
@@ -477,9 +598,10 @@ void pr_json(const struct shmtrace_rd_event *ev)
 	out_json_str(en, strlen(en));
 	if (sel_event_count(ev, true)) {
 		out_lit(",\"context\":");
-		json_group(ev, true);
+		json_group(ev, true, p);
 	}
 	out_lit(",\"fields\":");
-	json_group(ev, false);
+	/* a state dump's addresses are objects' bounds, not code */
+	json_group(ev, false, bin_info ? NULL : p);
 	out_lit("}\n");
 }

@@ -6,9 +6,14 @@
  *    { context }, { payload }" (the context group only when the event has
  *    context fields; with the host first when the traces come from several
  *    hosts), every 64-bit hexadecimal field followed by " <function+0xoff>"
- *    when the symbol tables (procsyms.h) resolve it;
+ *    when the symbol tables (procsyms.h) resolve it, the fields that
+ *    flagnames.h knows as names ("flags = O_WRONLY|O_CREAT", "mode = 0640");
  *  - JSON, one object per line: time_ns, time, host (several hosts only),
- *    proc, pid, tid, event, context (when there is one) and fields.
+ *    proc, pid, tid, event, context (when there is one) and fields. Values
+ *    stay numbers; what the text shows instead of or after a value is a key
+ *    of its own right after the field NAME: NAME_sym ("main+0x12"),
+ *    NAME_names ("O_WRONLY|O_CREAT") or NAME_octal ("0640"), unless the
+ *    event has a field of that name.
  *
  * The time format (--time-format) and the host column are global: one
  * reader's traces at a time.

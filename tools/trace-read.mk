@@ -11,6 +11,7 @@ bin_PROGRAMS += trace-read
 trace_read_SOURCES = tools/trace-read.c tools/exit-status.h \
 	tools/output.c tools/output.h \
 	tools/printers.c tools/printers.h \
+	tools/flagnames.c tools/flagnames.h \
 	tools/sinks.c tools/sinks.h \
 	tools/procsyms.c tools/procsyms.h \
 	tools/aggprint.c tools/aggprint.h \

@@ -27,8 +27,14 @@ Each event is a dict, with the keys of ``trace-read --format json``:
     arrays)
 
 Unlike the JSON, hexadecimal fields (``ip``, addresses) are ints, and a
-NaN stays a float. Events come in time order over every trace found under
-the paths given (session outputs, chunks, snapshots, single traces).
+NaN stays a float. The keys that trace-read adds beside a field, to name
+its value, are not given: ``NAME_sym`` (the function an address falls in),
+``NAME_names`` (flags as ``"O_WRONLY|O_CREAT"``) and ``NAME_octal`` (a file
+mode). Function names come from the ELF files of the traced programs and
+the state dumps in the traces, which trace-read reads with code of its own
+that libshmtrace-reader does not have; the numbers they name are all here.
+Events come in time order over every trace found under the paths given
+(session outputs, chunks, snapshots, single traces).
 
 The library is found, in this order, through ``SHMTRACE_READER_LIB`` (a
 path), where ``make install`` put it, then the system's search path.

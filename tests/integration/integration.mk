@@ -71,7 +71,10 @@ INTEGRATION_TESTS = \
 	tests/integration/stream-hosts.sh \
 	tests/integration/stream-restart.sh \
 	tests/integration/read-follow.sh \
-	tests/integration/python.sh
+	tests/integration/python.sh \
+	tests/integration/read-names.sh \
+	tests/integration/list-events.sh \
+	tests/integration/read-stats.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

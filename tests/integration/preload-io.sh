@@ -7,7 +7,8 @@
 # babeltrace2 reads the traces without a warning; and the tracer's own
 # I/O never shows: every
 # successful call on a descriptor uses one the program opened (or 0, 1,
-# 2), and no path of the tracer's home is opened.
+# 2), and no path of the tracer's home is opened. Flags print as names
+# (O_RDWR|O_CREAT|O_TRUNC), modes in octal.
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 PRE=$B/.libs/libshmtrace.so:$B/.libs/libshmtrace-io.so
@@ -77,7 +78,7 @@ n=$(grep -c ' shmtrace_io:' "$WORK/bt.out")
 [ "$(grep -c ' shmtrace_io:[a-z]*: .*, dur_ns = [1-9][0-9]* }$' "$WORK/bt.out")" -eq "$n" ] ||
 	fail "an event without a duration: $(grep ' shmtrace_io:' "$WORK/bt.out" | grep -v -m1 'dur_ns = [1-9]')"
 P=$WORK/dir
-a=$(sed -n "s|^shmtrace_io:open: { path = \"$P/data\", flags = 578, mode = 416, fd = \\([0-9]*\\), err = 0 }\$|\\1|p" \
+a=$(sed -n "s#^shmtrace_io:open: { path = \"$P/data\", flags = O_RDWR|O_CREAT|O_TRUNC, mode = 0640, fd = \\([0-9]*\\), err = 0 }\$#\\1#p" \
 	"$WORK/preload-io.ev")
 [ -n "$a" ] || fail "no open of $P/data with O_CREAT|O_RDWR|O_TRUNC, 0640"
 has preload-io 1 "shmtrace_io:write: { fd = $a, count = 10000, result = 10000, err = 0 }"
@@ -92,31 +93,31 @@ has preload-io 1 "shmtrace_io:read: { fd = $a, count = 100000, result = 25954, e
 has preload-io 1 "shmtrace_io:writev: { fd = $a, iovcnt = 3, bytes = 60, result = 60, err = 0 }"
 has preload-io 1 "shmtrace_io:readv: { fd = $a, iovcnt = 2, bytes = 15, result = 15, err = 0 }"
 has preload-io 1 "shmtrace_io:readv: { fd = $a, iovcnt = 2, bytes = 0, result = -1, err = 14 }"
-has preload-io 1 "shmtrace_io:open: { path = \"$P/missing\", flags = 0, mode = 0, fd = -1, err = 2 }"
+has preload-io 1 "shmtrace_io:open: { path = \"$P/missing\", flags = O_RDONLY, mode = 0, fd = -1, err = 2 }"
 # open64 and __open_2
-[ "$(grep -c "^shmtrace_io:open: { path = \"$P/data\", flags = 0, mode = 0, fd = [0-9]*, err = 0 }\$" \
+[ "$(grep -c "^shmtrace_io:open: { path = \"$P/data\", flags = O_RDONLY, mode = 0, fd = [0-9]*, err = 0 }\$" \
 	"$WORK/preload-io.ev")" -eq 2 ] || fail "open64, __open_2: not 2 events"
 grep -q '^shmtrace_io:read: { fd = [0-9]*, count = 10, result = 10, err = 0 }$' "$WORK/preload-io.ev" ||
 	fail "no __read_chk read"
-d=$(sed -n "s|^shmtrace_io:open: { path = \"$P\", flags = 65536, mode = 0, fd = \\([0-9]*\\), err = 0 }\$|\\1|p" \
+d=$(sed -n "s#^shmtrace_io:open: { path = \"$P\", flags = O_RDONLY|O_DIRECTORY, mode = 0, fd = \\([0-9]*\\), err = 0 }\$#\\1#p" \
 	"$WORK/preload-io.ev")
 [ -n "$d" ] || fail "no open of the directory"
-grep -q "^shmtrace_io:openat: { dirfd = $d, path = \"data\", flags = 0, mode = 0, fd = [0-9]*, err = 0 }\$" \
+grep -q "^shmtrace_io:openat: { dirfd = $d, path = \"data\", flags = O_RDONLY, mode = 0, fd = [0-9]*, err = 0 }\$" \
 	"$WORK/preload-io.ev" || fail "no openat"
-grep -q "^shmtrace_io:openat: { dirfd = $d, path = \"data\", flags = 1025, mode = 0, fd = [0-9]*, err = 0 }\$" \
+grep -q "^shmtrace_io:openat: { dirfd = $d, path = \"data\", flags = O_WRONLY|O_APPEND, mode = 0, fd = [0-9]*, err = 0 }\$" \
 	"$WORK/preload-io.ev" || fail "no openat64 with O_WRONLY|O_APPEND"
-grep -q "^shmtrace_io:open: { path = \"$P\", flags = 4259842, mode = 384, fd = -\\{0,1\\}[0-9]*, err = [0-9]* }\$" \
+grep -q "^shmtrace_io:open: { path = \"$P\", flags = O_RDWR|O_TMPFILE, mode = 0600, fd = -\\{0,1\\}[0-9]*, err = [0-9]* }\$" \
 	"$WORK/preload-io.ev" || fail "no open with O_TMPFILE and its mode"
-has preload-io 1 'shmtrace_io:open: { path = "(null)", flags = 0, mode = 0, fd = -1, err = 14 }'
+has preload-io 1 'shmtrace_io:open: { path = "(null)", flags = O_RDONLY, mode = 0, fd = -1, err = 14 }'
 has preload-io 1 "shmtrace_io:read: { fd = -1, count = 1, result = -1, err = 9 }"
 has preload-io 1 "shmtrace_io:close: { fd = 999, result = -1, err = 9 }"
 grep -qxF "shmtrace_io:close: { fd = $a, result = 0, err = 0 }" "$WORK/preload-io.ev" || fail "no close"
 no_foreign_io preload-io
 
 events_of dd
-grep -q "^shmtrace_io:open: { path = \"$WORK/in\", flags = 0, mode = 0, fd = [0-9]*, err = 0 }\$" "$WORK/dd.ev" ||
+grep -q "^shmtrace_io:open: { path = \"$WORK/in\", flags = O_RDONLY, mode = 0, fd = [0-9]*, err = 0 }\$" "$WORK/dd.ev" ||
 	fail "dd: no open of its input"
-grep -q "^shmtrace_io:open: { path = \"$WORK/dd.out\", flags = [0-9]*, mode = 438, fd = [0-9]*, err = 0 }\$" \
+grep -q "^shmtrace_io:open: { path = \"$WORK/dd.out\", flags = O_WRONLY[A-Z_|]*, mode = 0666, fd = [0-9]*, err = 0 }\$" \
 	"$WORK/dd.ev" || fail "dd: no open of its output with mode 0666"
 has dd 8 "shmtrace_io:read: { fd = 0, count = 4096, result = 4096, err = 0 }"
 has dd 8 "shmtrace_io:write: { fd = 1, count = 4096, result = 4096, err = 0 }"
@@ -124,7 +125,7 @@ has dd 8 "shmtrace_io:write: { fd = 1, count = 4096, result = 4096, err = 0 }"
 no_foreign_io dd
 
 events_of cat
-f=$(sed -n "s|^shmtrace_io:open: { path = \"$WORK/in\", flags = 0, mode = 0, fd = \\([0-9]*\\), err = 0 }\$|\\1|p" \
+f=$(sed -n "s|^shmtrace_io:open: { path = \"$WORK/in\", flags = O_RDONLY, mode = 0, fd = \\([0-9]*\\), err = 0 }\$|\\1|p" \
 	"$WORK/cat.ev")
 [ -n "$f" ] || fail "cat: no open of its input"
 awk -v f="$f" '$0 ~ "^shmtrace_io:read: { fd = " f ", " {

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The Python package reads the same events as trace-read --format json:
 # every field type (gen-events -T), context fields (ip and cpu_id), two
-# threads; a missing trace raises ReadError; with pandas, a DataFrame
-# with one row per event.
+# threads, a state dump; a missing trace raises ReadError; with pandas, a
+# DataFrame with one row per event. The names trace-read adds beside
+# values (ip_sym, ...) are left out of the comparison, as the package says.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 not installed: skipped"; exit 77; }
 export PYTHONPATH=$top_srcdir/python
@@ -12,7 +13,7 @@ start_daemons
 D=$WORK/out
 "$TRACECTL" create s --output "$D" >/dev/null
 "$TRACECTL" add-context -s s -t ip -t cpu_id >/dev/null
-"$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
+"$TRACECTL" enable-event -s s 'shmtrace_test:*' 'shmtrace_statedump:*' >/dev/null
 "$TRACECTL" start s >/dev/null
 "$GEN" -n 200 -t 2 -s 5 -T || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null
@@ -27,19 +28,30 @@ def norm(v):
         return int(v, 16)
     return v
 
+# trace-read's names for values (NAME_sym, NAME_names, NAME_octal beside
+# field NAME) are not the library's to give: the package documents that
+ADDED = ("_sym", "_names", "_octal")
+
+def added(k, group):
+    return any(k.endswith(s) and k[:-len(s)] in group for s in ADDED)
+
 want = []
+named = 0
 for line in open(sys.argv[2]):
     ev = json.loads(line)
     ev.pop("time")
     for g in ("context", "fields"):
         if g in ev:
-            ev[g] = {k: norm(v) for k, v in ev[g].items()}
+            named += sum(added(k, ev[g]) for k in ev[g])
+            ev[g] = {k: norm(v) for k, v in ev[g].items() if not added(k, ev[g])}
     want.append(ev)
 got = list(shmtrace.events(sys.argv[1]))
 for ev in got:
     for k, v in ev["fields"].items():
         if isinstance(v, float) and not math.isfinite(v):
             ev["fields"][k] = None      # JSON has no NaN
+if not named:
+    sys.exit("trace-read named no address (ip_sym) with the state dump there")
 if len(got) != len(want):
     sys.exit(f"{len(got)} events, trace-read {len(want)}")
 for i, (g, w) in enumerate(zip(got, want)):
@@ -55,7 +67,7 @@ try:
     sys.exit("a missing trace did not raise")
 except shmtrace.ReadError as e:
     pass
-print(f"python: {len(got)} events, as trace-read")
+print(f"python: {len(got)} events, as trace-read (less {named} names it adds)")
 try:
     import pandas
 except ImportError:

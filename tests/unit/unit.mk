@@ -13,7 +13,8 @@ unit_tests = \
 	tests/unit/json/test-json \
 	tests/unit/aggjson/test-aggjson \
 	tests/unit/units/test-units \
-	tests/unit/util/test-util
+	tests/unit/util/test-util \
+	tests/unit/flagnames/test-flagnames
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -32,6 +33,12 @@ tests_unit_units_test_units_LDADD = libcommon.la $(CHECK_LIBS)
 tests_unit_util_test_util_SOURCES = tests/unit/util/test-util.c
 tests_unit_util_test_util_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_util_test_util_LDADD = libcommon.la $(CHECK_LIBS)
+
+tests_unit_flagnames_test_flagnames_SOURCES = tests/unit/flagnames/test-flagnames.c \
+	tools/flagnames.c tools/flagnames.h
+tests_unit_flagnames_test_flagnames_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_flagnames_test_flagnames_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_flagnames_test_flagnames_LDADD = $(CHECK_LIBS)
 
 tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
 tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
