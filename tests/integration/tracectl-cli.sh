@@ -66,6 +66,10 @@ expect 0 "No session" "$TRACECTL" list
 expect 2 "subbuf-size '12q': expected bytes, or with k, M or G" \
 	"$TRACECTL" enable-channel -s s c --subbuf-size 12q
 expect 2 "flush-interval '10': a unit is needed" "$TRACECTL" enable-channel -s s c --flush-interval 10
+# the option as the user wrote it, never an internal key (subbuf=1000)
+expect 2 "subbuf-size '1000': 4096 to" "$TRACECTL" enable-channel -s s c --subbuf-size 1000
+! grep -q "subbuf=" "$WORK/o" || fail "an internal key in: $(cat "$WORK/o")"
+expect 2 "num-subbuf '1': 2 to 64 sub-buffers" "$TRACECTL" enable-channel -s s c --num-subbuf 1
 expect 2 "every '99999999h': too large" "$TRACECTL" rotate s --every 99999999h
 expect 2 "overwrite and --discard exclude each other" \
 	"$TRACECTL" enable-channel -s s c --overwrite --discard
