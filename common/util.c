@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -60,6 +61,22 @@ void rmdir_made(const char *path, size_t made)
 		buf[i] = 0;
 		rmdir(buf);
 	}
+}
+
+int array_grow(void *arr, uint32_t *n, uint32_t want, size_t size)
+{
+	char *p;
+
+	if (want <= *n)
+		return 0;
+	memcpy(&p, arr, sizeof(p));
+	p = realloc(p, (size_t)want * size);
+	if (!p)
+		return -ENOMEM;
+	memset(p + (size_t)*n * size, 0, (size_t)(want - *n) * size);
+	memcpy(arr, &p, sizeof(p));
+	*n = want;
+	return 0;
 }
 
 uint64_t now_ns(int clk)

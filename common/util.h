@@ -22,6 +22,11 @@ int mkdir_p_made(const char *path, mode_t mode, size_t *made);
 /* Remove @path and its parents up to the one mkdir_p_made() reported in
  * @made, deepest first, each only when empty. */
 void rmdir_made(const char *path, size_t made);
+/*
+ * Make the array *@arr of *@n elements of @size bytes hold at least @want,
+ * the new ones zeroed; 0, or -ENOMEM (the array unchanged).
+ */
+int array_grow(void *arr, uint32_t *n, uint32_t want, size_t size);
 /* Nanoseconds of @clk. */
 uint64_t now_ns(int clk);
 /* Start time of a process in clock ticks since boot (/proc/PID/stat); 0 or -errno. */
@@ -41,14 +46,27 @@ long nofile_raise(void);
 /* Format a random version-4 UUID, 36 characters + NUL. */
 void uuid_make(uint8_t raw[16], char out[37]);
 
-/* A hash of a small integer key (an id given by a counter, a descriptor, a
- * pid), mixed so that a table's buckets fill evenly. */
-static inline unsigned long hash_id(uint64_t id)
+/* A hash of an integer key (an id given by a counter, a descriptor, a pid,
+ * an address), every bit mixed (murmur3's finaliser) so that a table's
+ * buckets fill evenly. */
+static inline uint64_t hash_id(uint64_t id)
 {
 	id ^= id >> 33;
 	id *= 0xff51afd7ed558ccdull;
 	id ^= id >> 33;
-	return (unsigned long)id;
+	id *= 0xc4ceb9fe1a85ec53ull;
+	return id ^ (id >> 33);
+}
+
+/* A hash of @len bytes (FNV-1a). */
+static inline uint64_t hash_bytes(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ull;
+
+	while (len--)
+		h = (h ^ *b++) * 1099511628211ull;
+	return h;
 }
 
 #endif

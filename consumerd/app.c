@@ -144,15 +144,8 @@ int capp_add_events(struct c_app *a, const char *body, size_t len)
 	while ((ret = proto_event_decode(body, len, &pos, &ev)) == 1) {
 		if (ev.id >= SHM_MAX_EVENTS)
 			return -EPROTO;
-		if (ev.id >= a->nev) {
-			struct proto_event *nv = realloc(a->ev, (ev.id + 1) * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			memset(nv + a->nev, 0, (ev.id + 1 - a->nev) * sizeof(*nv));
-			a->ev = nv;
-			a->nev = ev.id + 1;
-		}
+		if (array_grow(&a->ev, &a->nev, ev.id + 1, sizeof(*a->ev)) < 0)
+			return -ENOMEM;
 		if (a->ev[ev.id].name[0])
 			continue;	/* replayed after a restart */
 		a->ev[ev.id] = ev;

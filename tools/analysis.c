@@ -21,17 +21,9 @@
 #include "analysis.h"
 #include "glob.h"
 #include "select.h"
+#include "util.h"
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
 
 static void fmt_ns(char *buf, size_t len, uint64_t ns)
 {
@@ -98,15 +90,6 @@ struct an_stats {
 	int64_t first, last;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 struct an_stats *an_stats_new(const struct shmtrace_rd_reader *r)
 {
 	struct an_stats *s = calloc(1, sizeof(*s));
@@ -140,7 +123,9 @@ struct an_stats *an_stats_new(const struct shmtrace_rd_reader *r)
 			else if (!strcmp(name, "shmtrace_proc:exec"))
 				s->role[i][j] = ROLE_EXEC;
 		}
-		s->host[i] = hash_str(shmtrace_rd_trace_hostname(t));
+		const char *host = shmtrace_rd_trace_hostname(t);
+
+		s->host[i] = hash_bytes(host, host ? strlen(host) : 0);
 	}
 	return s;
 fail:
@@ -166,7 +151,7 @@ static int64_t field_pid(const struct shmtrace_rd_event *ev, const char *name)
 
 static struct an_fork *fork_slot(struct an_fork *f, size_t cap, uint64_t key)
 {
-	size_t i = mix64(key) & (cap - 1);
+	size_t i = hash_id(key) & (cap - 1);
 
 	while (f[i].key && f[i].key != key)
 		i = (i + 1) & (cap - 1);
@@ -185,7 +170,7 @@ static int fork_is_new(struct an_stats *s, size_t tr, const struct shmtrace_rd_e
 	int64_t parent = field_pid(ev, "parent_pid"), child = field_pid(ev, "child_pid");
 	int64_t self = shmtrace_rd_trace_vpid(shmtrace_rd_event_trace(ev));
 	uint8_t side = self == child && self != parent ? FORK_CHILD : FORK_PARENT;
-	uint64_t key = mix64(s->host[tr] ^ mix64((uint64_t)parent << 32 ^ (uint32_t)child)) | 1;
+	uint64_t key = hash_id(s->host[tr] ^ hash_id((uint64_t)parent << 32 ^ (uint32_t)child)) | 1;
 	struct an_fork *f;
 
 	if (2 * (s->nforks + 1) > s->fcap) {
@@ -237,7 +222,7 @@ int an_stats_count(struct an_stats *s, const struct shmtrace_rd_event *ev)
 
 static struct an_thread *thread_slot(struct an_thread *t, size_t cap, uint64_t key)
 {
-	size_t i = mix64(key) & (cap - 1);
+	size_t i = hash_id(key) & (cap - 1);
 
 	while (t[i].key && t[i].key != key)
 		i = (i + 1) & (cap - 1);
@@ -253,7 +238,7 @@ static struct an_thread *thread_slot(struct an_thread *t, size_t cap, uint64_t k
  */
 static struct an_pidslot *pid_slot(struct an_pidslot *p, size_t cap, uint64_t host, int64_t pid)
 {
-	size_t i = mix64(host ^ mix64((uint64_t)pid)) & (cap - 1);
+	size_t i = hash_id(host ^ hash_id((uint64_t)pid)) & (cap - 1);
 
 	while (p[i].image && (p[i].host != host || p[i].pid != pid))
 		i = (i + 1) & (cap - 1);
@@ -706,7 +691,7 @@ static struct lat_class *lat_class(struct an_latency *l, const struct shmtrace_r
 
 static struct lat_open *lat_slot(struct lat_open *o, size_t cap, uint64_t key)
 {
-	size_t i = mix64(key) & (cap - 1);
+	size_t i = hash_id(key) & (cap - 1);
 
 	while (o[i].key && o[i].key != key)
 		i = (i + 1) & (cap - 1);
@@ -720,17 +705,12 @@ static uint64_t lat_key(const struct shmtrace_rd_event *ev, int by_ref)
 	struct shmtrace_rd_value v;
 
 	if (by_ref < 0)
-		return mix64(k ^ shmtrace_rd_event_tid(ev)) | 1;
+		return hash_id(k ^ shmtrace_rd_event_tid(ev)) | 1;
 	if (sel_field_value(ev, by_ref, &v) < 0)
 		return 1;
-	if (v.kind == SHMTRACE_RD_STRING) {
-		uint64_t h = 1469598103934665603ULL;
-
-		for (size_t i = 0; i < v.len; i++)
-			h = (h ^ (unsigned char)v.str[i]) * 1099511628211ULL;
-		return mix64(k ^ h) | 1;
-	}
-	return mix64(k ^ mix64(v.u)) | 1;
+	if (v.kind == SHMTRACE_RD_STRING)
+		return hash_id(k ^ hash_bytes(v.str, v.len)) | 1;
+	return hash_id(k ^ hash_id(v.u)) | 1;
 }
 
 int an_latency_event(struct an_latency *l, const struct shmtrace_rd_event *ev)
@@ -1030,7 +1010,7 @@ static struct prof_thread *prof_thread(struct an_profile *p, uint64_t key)
 		for (size_t j = 0; j < p->tcap; j++) {
 			if (!p->threads[j].key)
 				continue;
-			i = mix64(p->threads[j].key) & (2 * p->tcap - 1);
+			i = hash_id(p->threads[j].key) & (2 * p->tcap - 1);
 			while (n[i].key)
 				i = (i + 1) & (2 * p->tcap - 1);
 			n[i] = p->threads[j];
@@ -1039,7 +1019,7 @@ static struct prof_thread *prof_thread(struct an_profile *p, uint64_t key)
 		p->threads = n;
 		p->tcap *= 2;
 	}
-	i = mix64(key) & (p->tcap - 1);
+	i = hash_id(key) & (p->tcap - 1);
 	while (p->threads[i].key && p->threads[i].key != key)
 		i = (i + 1) & (p->tcap - 1);
 	if (!p->threads[i].key) {
@@ -1053,7 +1033,7 @@ static struct prof_func *prof_func(struct an_profile *p, const struct shmtrace_r
 				   uint64_t addr)
 {
 	size_t tr = shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev)), i;
-	uint64_t key = mix64(addr ^ ((uint64_t)(tr + 1) << 48)) | 1;
+	uint64_t key = hash_id(addr ^ ((uint64_t)(tr + 1) << 48)) | 1;
 	char buf[512];
 	const char *name;
 

@@ -71,6 +71,7 @@
 #include <unistd.h>
 #include "analysis.h"
 #include "select.h"
+#include "util.h"
 
 #define CH_DEPTH	1024
 #define CH_ARENA	(256 << 10)
@@ -472,11 +473,6 @@ static int ch_slice(struct an_chrome *c, const char *name, const char *cat, int6
 
 /* ---- processes and threads ------------------------------------------------ */
 
-static uint64_t ch_hash(uint64_t key)
-{
-	return key * 0x9e3779b97f4a7c15ULL >> 20;
-}
-
 static struct ch_thread *ch_thread(struct an_chrome *c, uint64_t key, bool *fresh)
 {
 	size_t i;
@@ -490,7 +486,7 @@ static struct ch_thread *ch_thread(struct an_chrome *c, uint64_t key, bool *fres
 		for (size_t j = 0; j < c->thcap; j++) {
 			if (!c->th[j].key)
 				continue;
-			i = ch_hash(c->th[j].key) & (cap - 1);
+			i = hash_id(c->th[j].key) & (cap - 1);
 			while (n[i].key)
 				i = (i + 1) & (cap - 1);
 			n[i] = c->th[j];
@@ -499,7 +495,7 @@ static struct ch_thread *ch_thread(struct an_chrome *c, uint64_t key, bool *fres
 		c->th = n;
 		c->thcap = cap;
 	}
-	i = ch_hash(key) & (c->thcap - 1);
+	i = hash_id(key) & (c->thcap - 1);
 	while (c->th[i].key && c->th[i].key != key)
 		i = (i + 1) & (c->thcap - 1);
 	*fresh = !c->th[i].key;
@@ -523,7 +519,7 @@ static struct ch_proc *ch_proc(struct an_chrome *c, int64_t pid)
 		for (size_t j = 0; j < c->prcap; j++) {
 			if (!c->pr[j].trace)
 				continue;
-			i = ch_hash((uint64_t)c->pr[j].pid) & (cap - 1);
+			i = hash_id((uint64_t)c->pr[j].pid) & (cap - 1);
 			while (n[i].trace)
 				i = (i + 1) & (cap - 1);
 			n[i] = c->pr[j];
@@ -532,7 +528,7 @@ static struct ch_proc *ch_proc(struct an_chrome *c, int64_t pid)
 		c->pr = n;
 		c->prcap = cap;
 	}
-	i = ch_hash((uint64_t)pid) & (c->prcap - 1);
+	i = hash_id((uint64_t)pid) & (c->prcap - 1);
 	while (c->pr[i].trace && c->pr[i].pid != pid)
 		i = (i + 1) & (c->prcap - 1);
 	if (!c->pr[i].trace) {
