@@ -389,8 +389,10 @@ struct msg_c_app {
 	uint32_t pid;
 	uint32_t clock;			/* CLOCK_KIND_* */
 	char procname[PROTO_PROCNAME];
+	uint64_t starttime;		/* its process image: start time (ticks since boot) */
+	uint64_t instance;		/* ... and the random instance it registered with */
 };
-_Static_assert(sizeof(struct msg_c_app) == 32, "app");
+_Static_assert(sizeof(struct msg_c_app) == 48, "app");
 
 struct msg_c_id {
 	uint64_t id;			/* channel or app id */

@@ -237,20 +237,37 @@ skip:
 	goto retry;
 }
 
-/* The range from rb_next() is on disk: move past it. */
-void rb_done(const struct rb_slot *s, struct rb_reader *r, const struct rb_range *rg)
+/*
+ * The range from rb_next() is written out: move the reader's own position
+ * past it, without telling the writer yet (rb_publish()). Returns 1 when
+ * that finished a packet, which rb_publish() then hands back.
+ */
+int rb_move(struct rb_reader *r, const struct rb_range *rg)
 {
 	r->flushed += rg->len;
 	r->nev_flushed += rg->nev;
 	r->events += rg->nev;
 	if (rg->len)
 		r->last_end = rg->end_ts;
-	if (rg->complete) {
-		r->rseq++;
-		r->flushed = 0;
-		r->nev_flushed = 0;
-		st_rel(&s->hdr->consumed, r->rseq);
-	}
+	if (!rg->complete)
+		return 0;
+	r->rseq++;
+	r->flushed = 0;
+	r->nev_flushed = 0;
+	return 1;
+}
+
+/* Packets before the reader's are done with: the writer may reuse them. */
+void rb_publish(const struct rb_slot *s, const struct rb_reader *r)
+{
+	st_rel(&s->hdr->consumed, r->rseq);
+}
+
+/* The range from rb_next() is on disk: move past it, and tell the writer. */
+void rb_done(const struct rb_slot *s, struct rb_reader *r, const struct rb_range *rg)
+{
+	if (rb_move(r, rg))
+		rb_publish(s, r);
 }
 
 /*

@@ -52,6 +52,8 @@ struct rb_range {
 
 int rb_next(const struct rb_slot *s, struct rb_reader *r, int partial, struct rb_range *out);
 void rb_done(const struct rb_slot *s, struct rb_reader *r, const struct rb_range *rg);
+int rb_move(struct rb_reader *r, const struct rb_range *rg);
+void rb_publish(const struct rb_slot *s, const struct rb_reader *r);
 int rb_still_valid(const struct rb_slot *s, const struct rb_reader *r);
 void rb_skip(const struct rb_slot *s, struct rb_reader *r);
 uint64_t rb_discarded(const struct rb_slot *s);

@@ -117,6 +117,8 @@ int capp_add(const struct msg_c_app *m, const int *fds)
 	}
 	a->id = m->app_id;
 	a->pid = m->pid;
+	a->starttime = m->starttime;
+	a->instance = m->instance;
 	a->clock = m->clock <= CLOCK_KIND_TSC ? m->clock : CLOCK_KIND_MONOTONIC;
 	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
 	a->proc = proc;

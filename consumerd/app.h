@@ -20,6 +20,8 @@ struct c_app {
 	uint64_t id;
 	uint32_t pid;
 	uint32_t clock;			/* CLOCK_KIND_* */
+	uint64_t starttime;		/* its image: start time and instance (progress.c) */
+	uint64_t instance;
 	char procname[PROTO_PROCNAME];
 	struct shm_proc_page *proc;
 	uint64_t nobuf_base[SHM_MAX_CHAN];	/* lost_nobuf when each channel began */

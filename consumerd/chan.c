@@ -29,11 +29,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "app.h"
 #include "chan.h"
 #include "drain.h"
 #include "lfht.h"
 #include "net.h"
+#include "progress.h"
 #include "seg.h"
 #include "shm.h"
 #include "trace.h"
@@ -87,6 +89,9 @@ int chan_add(const struct msg_c_channel *m)
 	ch->relay = relay;
 	memcpy(ch->name, m->name, sizeof(ch->name));
 	memcpy(ch->output, m->output, sizeof(ch->output));
+	ch->out_fd = -1;
+	/* traces a consumer before us left in the output still count */
+	prog_scan(ch);
 	cds_lfht_node_init(&ch->node);
 	cds_lfht_add(c_chan_ht, hash_id(ch->id), &ch->node);
 	/* the processes' events lost without a buffer count from now on */
@@ -145,6 +150,10 @@ static void chan_free_rcu(struct rcu_head *head)
 
 void chan_remove(struct c_chan *ch)
 {
+	if (ch->out_fd >= 0)
+		close(ch->out_fd);
+	ch->out_fd = -1;
+	prog_scan_free(ch);
 	cds_lfht_del(c_chan_ht, &ch->node);
 	urcu_memb_call_rcu(&ch->rcu, chan_free_rcu);
 }

@@ -11,6 +11,7 @@
 #include "proto.h"
 
 struct c_relay;
+struct prog_base;
 
 struct c_chan {
 	uint64_t id;
@@ -27,6 +28,10 @@ struct c_chan {
 	int flush_due;			/* this round writes open packets too (worker.c) */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
+	int out_fd;			/* the output directory once made, -1 before */
+	struct prog_base *base;		/* counts of traces an earlier consumer left
+					 * (progress.c), sorted */
+	uint32_t nbase;
 	struct cds_lfht_node node;	/* in c_chan_ht, by id */
 	struct rcu_head rcu;
 };

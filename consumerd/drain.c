@@ -66,6 +66,7 @@
 #include "compress.h"
 #include "drain.h"
 #include "log.h"
+#include "progress.h"
 #include "seg.h"
 #include "trace.h"
 #include "util.h"
@@ -109,7 +110,7 @@ static void stream_path(const struct c_seg *s, const struct c_stream *st, char *
 
 static int stream_open(struct c_seg *s, struct c_stream *st)
 {
-	char path[PROTO_PATH_MAX + 256];
+	char path[PROTO_PATH_MAX + 256], name[PROG_NAME_MAX];
 	struct stat sb;
 	int ret;
 
@@ -122,18 +123,43 @@ static int stream_open(struct c_seg *s, struct c_stream *st)
 		return ret;
 	}
 	stream_path(s, st, path, sizeof(path));
-	st->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	snprintf(name, sizeof(name), "%s_%u", s->chan->name, st->number);
+	st->fd = openat(s->trace->dir_fd, name, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+			O_CLOEXEC, 0640);
 	if (st->fd < 0 || fstat(st->fd, &sb) < 0) {
 		ret = -errno;
-		if (st->fd >= 0)
-			close(st->fd);
-		st->fd = -1;
-		werr_record(s->chan, s->trace, path, -ret);
-		return ret;
+		goto fail;
 	}
 	st->fsize = (uint64_t)sb.st_size;
 	st->nlink_at = now_ns(CLOCK_MONOTONIC);
-	return 0;
+	/* no packet without a record of it: a consumer that comes after us
+	 * must know where this file's whole packets end (progress.c) */
+	ret = prog_stream_new(s, st);
+	if (ret == 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", s->trace->dir, PROG_FILE);
+fail:
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+	werr_record(s->chan, s->trace, path, -ret);
+	return ret;
+}
+
+/*
+ * @st's record brought up to date, before the slot's `consumed` moves
+ * (progress.c); an error is recorded (a consumer after a crash would then
+ * count what follows the record as lost, not write it twice).
+ */
+static void stream_saved(struct c_seg *s, const struct c_stream *st)
+{
+	char path[PROTO_PATH_MAX + 256];
+	int ret = prog_save(s, st);
+
+	if (ret < 0) {
+		snprintf(path, sizeof(path), "%s/%s", s->trace->dir, PROG_FILE);
+		werr_record(s->chan, s->trace, path, -ret);
+	}
 }
 
 /*
@@ -266,7 +292,7 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 {
 	int partial = how >= DRAIN_PARTIAL, final = how == DRAIN_FINAL;
 	struct rb_range rg;
-	int ret, written = 0;
+	int ret, done, written = 0;
 
 	if (st->broken)
 		return 0;
@@ -314,7 +340,10 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 				st->seq++;
 			}
 		}
-		rb_done(&st->rb, &st->rd, &rg);
+		done = rb_move(&st->rd, &rg);
+		stream_saved(s, st);
+		if (done)
+			rb_publish(&st->rb, &st->rd);
 		written++;
 	}
 	if (ret < 0) {
@@ -334,8 +363,10 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 		rg.begin_ts = st->rd.last_end > now ? st->rd.last_end : now;
 		rg.end_ts = rg.begin_ts;
 		rg.tid = 0;
-		if (stream_packet(s, st, &rg, stream_discarded(s, st)) == 0)
+		if (stream_packet(s, st, &rg, stream_discarded(s, st)) == 0) {
 			st->rd.last_end = rg.end_ts;
+			stream_saved(s, st);
+		}
 	}
 	/* a buffer whose thread is gone goes back to the pool once drained */
 	if (__atomic_load_n(&st->rb.hdr->state, __ATOMIC_ACQUIRE) == SHM_SLOT_RELEASED &&

@@ -35,6 +35,7 @@
 #include "app.h"
 #include "chan.h"
 #include "meta.h"
+#include "progress.h"
 #include "net.h"
 #include "seg.h"
 #include "trace.h"
@@ -124,11 +125,9 @@ void meta_path(const struct c_trace *t, char *buf, size_t len)
 /* Open @t's metadata for an append: the size before it, or -errno. */
 static off_t meta_append_begin(struct c_trace *t)
 {
-	char path[PROTO_PATH_MAX + 128];
-
 	if (t->meta_fd < 0) {
-		meta_path(t, path, sizeof(path));
-		t->meta_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		t->meta_fd = openat(t->dir_fd, "metadata", O_WRONLY | O_APPEND | O_NOFOLLOW |
+				    O_CLOEXEC);
 		if (t->meta_fd < 0)
 			return -errno;
 	}
@@ -181,7 +180,9 @@ int meta_add_class(struct c_trace *t, uint32_t ctx)
 	if (ret < 0)
 		return ret;
 	t->classes |= 1u << ctx;
-	return 0;
+	/* before any packet of the class: a consumer that continues the
+	 * trace declares it again (progress.c) */
+	return prog_save_header(t);
 }
 
 int meta_sync(struct c_trace *t)

@@ -55,6 +55,7 @@ int rotate_output(const char *output, const char *chunk)
 				if (st->fd >= 0)
 					close(st->fd);
 				st->fd = -1;
+				st->rec = -1;	/* the new trace's progress file has its own */
 				st->fd_packets = 0;
 				st->seq = 0;
 				st->disc_base = st->discarded;

@@ -35,6 +35,7 @@
 #include "app.h"
 #include "drain.h"
 #include "log.h"
+#include "progress.h"
 #include "seg.h"
 #include "stats.h"
 #include "trace.h"
@@ -102,8 +103,11 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		st->rb.mode = ch->mode;
 		st->number = m->first_slot + i;
 		st->fd = -1;
-		/* resume where a previous consumer stopped */
+		st->rec = -1;
+		/* resume where a previous consumer stopped: its record of the
+		 * stream, else the slot's `consumed` (progress.c) */
 		st->rd.rseq = __atomic_load_n(&st->rb.hdr->consumed, __ATOMIC_ACQUIRE);
+		prog_take(s, st, prog_resume(s, st) == 1);
 	}
 	what = "the draining threads' lists";
 	for (added = 0; added < m->nslots; added++) {

@@ -27,6 +27,7 @@ struct c_stream {
 	struct rb_reader rd;
 	uint32_t number;		/* stream_instance_id */
 	int fd;				/* -1 until the first packet */
+	int32_t rec;			/* its record in the trace's progress file, -1: none */
 	int broken;			/* corrupt counters: no longer read */
 	int torn;			/* a failed write could not be undone: no longer written */
 	uint64_t fsize;			/* bytes in the file */

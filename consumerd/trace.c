@@ -38,6 +38,7 @@
 #include "log.h"
 #include "meta.h"
 #include "net.h"
+#include "progress.h"
 #include "seg.h"
 #include "trace.h"
 #include "util.h"
@@ -48,7 +49,8 @@ static int trace_begin(struct c_trace *t)
 {
 	int ret;
 
-	uuid_make(t->info.uuid, t->info.uuid_str);
+	if (t->chan->relay)
+		uuid_make(t->info.uuid, t->info.uuid_str);
 	ret = meta_init(t);
 	if (ret < 0)
 		return ret;
@@ -87,63 +89,182 @@ static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch
 	return ret;
 }
 
+/* @ch's output directory, made the first time and then held open; -errno. */
+static int trace_output(struct c_chan *ch, int *made)
+{
+	struct stat sb;
+	int fd, ret;
+
+	*made = 0;
+	if (ch->out_fd >= 0)
+		return ch->out_fd;
+	*made = stat(ch->output, &sb) < 0;
+	ret = mkdir_p(ch->output, 0750);
+	if (ret < 0)
+		return ret;
+	fd = open(ch->output, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ch->out_fd = fd;
+	return fd;
+}
+
+/* @t's files closed, its directory let go (a rotation, a new start). */
+static void trace_close_dir(struct c_trace *t)
+{
+	prog_close(t);
+	if (t->dir_fd >= 0)
+		close(t->dir_fd);
+	t->dir_fd = -1;
+}
+
 /*
- * (Re)start trace @t of process @a: a fresh directory named after the
- * process under its session's output, with a new trace uuid and the full
- * metadata. Called for a new trace, after a rotation, and at the next
- * packet after a failure (then nothing was left behind, and the error was
- * recorded for channel @ch).
+ * The metadata of an adopted trace made again, whole, from its header
+ * (uuid, clock, classes) and the events known: a temporary file renamed
+ * over the old one, which a crash may have cut in the middle of a
+ * description.
+ */
+static int trace_meta_again(struct c_trace *t)
+{
+	static const char tmp[] = ".metadata.new";
+	int fd, ret;
+
+	for (const struct c_seg *s = t->app->segs; s; s = s->next)
+		if (s->trace == t)
+			t->classes |= 1u << s->context;
+	fd = openat(t->dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return -errno;
+	ret = meta_write(fd, t->app, &t->info, t->classes);
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0 && renameat(t->dir_fd, tmp, t->dir_fd, "metadata") < 0)
+		ret = -errno;
+	if (ret < 0) {
+		unlinkat(t->dir_fd, tmp, 0);
+		return ret;
+	}
+	t->nev_written = t->app->nev;
+	t->meta_bad = 0;
+	return prog_save_header(t);
+}
+
+/*
+ * Directory @name of the output, which exists: is it @t's process image,
+ * left by a consumer that stopped (crashed, killed)? Then @t continues it
+ * (progress.c): 1. 0: not ours. Only at a trace's first start: after a
+ * rotation the output holds no directory of this trace.
+ */
+static int trace_adopt(struct c_trace *t, int out_fd, const char *name)
+{
+	int ret;
+
+	if (t->adopt_tried)
+		return 0;
+	t->dir_fd = openat(out_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->dir_fd < 0)
+		return 0;
+	ret = prog_adopt(t, t->dir_fd);
+	if (ret == 0)
+		ret = trace_meta_again(t);
+	if (ret < 0) {
+		if (ret != -ESRCH)
+			log_err("%s: its progress cannot be taken over (%s): a new trace beside it",
+				t->dir, strerror(-ret));
+		trace_close_dir(t);
+		return 0;
+	}
+	t->rotated = 0;
+	t->starts++;
+	log_info("%s: trace continued", t->dir);
+	return 1;
+}
+
+/*
+ * (Re)start trace @t of process @a: the directory named after the process
+ * under its session's output, continued when a consumer before us left it
+ * (trace_adopt()), else a fresh one with a new trace uuid, its progress
+ * file and the full metadata. Called for a new trace, after a rotation,
+ * and at the next packet after a failure (then nothing was left behind,
+ * and the error was recorded for channel @ch).
  */
 static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 {
-	const char *out = t->chan->output;
-	char path[PROTO_PATH_MAX + 128];
-	struct stat sb;
-	int made_out, ret;
+	char name[PROTO_PROCNAME + 32];
+	int out_fd, made_out, ret, fd;
 
 	t->rotated = 1;
 	if (t->chan->relay)
 		return trace_start_net(a, t, ch);
-	made_out = stat(out, &sb) < 0;
-	ret = mkdir_p(out, 0750);
-	if (ret < 0) {
-		werr_record(ch, t, out, -ret);
-		return ret;
+	trace_close_dir(t);
+	out_fd = trace_output(t->chan, &made_out);
+	if (out_fd < 0) {
+		werr_record(ch, t, t->chan->output, -out_fd);
+		return out_fd;
 	}
 	for (int i = 0; i < 1000; i++) {
 		if (i == 0)
-			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", out, a->procname, a->pid);
+			snprintf(name, sizeof(name), "%s-%u", a->procname, a->pid);
 		else
-			snprintf(t->dir, sizeof(t->dir), "%s/%s-%u-%d", out, a->procname, a->pid, i);
-		ret = mkdir(t->dir, 0750) == 0 ? 0 : -errno;
+			snprintf(name, sizeof(name), "%s-%u-%d", a->procname, a->pid, i);
+		snprintf(t->dir, sizeof(t->dir), "%s/%s", t->chan->output, name);
+		ret = mkdirat(out_fd, name, 0750) == 0 ? 0 : -errno;
 		if (ret != -EEXIST)
 			break;
+		if (trace_adopt(t, out_fd, name))
+			return 0;
 	}
 	if (ret < 0) {
 		werr_record(ch, t, t->dir, -ret);
 		goto undo_out;
 	}
-	meta_path(t, path, sizeof(path));
-	t->meta_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0640);
-	if (t->meta_fd < 0) {
+	t->dir_fd = openat(out_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->dir_fd < 0) {
 		ret = -errno;
-		werr_record(ch, t, path, -ret);
+		werr_record(ch, t, t->dir, -ret);
 		goto undo_dir;
 	}
+	uuid_make(t->info.uuid, t->info.uuid_str);
+	t->classes = 1;
+	ret = prog_start(t, t->dir_fd);
+	if (ret < 0) {
+		werr_record(ch, t, t->dir, -ret);
+		goto undo_fd;
+	}
+	fd = openat(t->dir_fd, "metadata", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND |
+		    O_NOFOLLOW, 0640);
+	if (fd < 0) {
+		ret = -errno;
+		werr_record(ch, t, t->dir, -ret);
+		goto undo_prog;
+	}
+	t->meta_fd = fd;
 	ret = trace_begin(t);
 	close(t->meta_fd);
 	t->meta_fd = -1;
+	if (ret == 0)
+		ret = prog_save_header(t);	/* the classes meta_init() declared */
 	if (ret < 0) {
-		werr_record(ch, t, path, -ret);
-		unlink(path);
-		goto undo_dir;
+		werr_record(ch, t, t->dir, -ret);
+		unlinkat(t->dir_fd, "metadata", 0);
+		goto undo_prog;
 	}
 	return 0;
+undo_prog:
+	prog_close(t);
+	unlinkat(t->dir_fd, PROG_FILE, 0);
+undo_fd:
+	close(t->dir_fd);
+	t->dir_fd = -1;
 undo_dir:
-	rmdir(t->dir);
+	unlinkat(out_fd, name, AT_REMOVEDIR);
 undo_out:
-	if (made_out)
-		rmdir(out);	/* only when empty: other traces may have come meanwhile */
+	if (made_out) {
+		/* only when empty: other traces may have come meanwhile */
+		close(t->chan->out_fd);
+		t->chan->out_fd = -1;
+		rmdir(t->chan->output);
+	}
 	return ret;
 }
 
@@ -194,6 +315,8 @@ struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 	t->chan = ch;
 	t->app = a;
 	t->meta_fd = -1;
+	t->dir_fd = -1;
+	t->prog_fd = -1;
 	if (gethostname(t->info.hostname, sizeof(t->info.hostname) - 1) < 0)
 		strcpy(t->info.hostname, "localhost");
 	for (char *p = t->info.hostname; *p; p++)
@@ -205,8 +328,10 @@ struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 			*p = '_';
 	t->info.pid = a->pid;
 	clock_describe(a->clock, &t->info);
-	/* when it cannot be made now (recorded), its next packet tries again */
+	/* when it cannot be made now (recorded), its next packet tries again,
+	 * then always as a new trace: its streams began without records */
 	trace_start(a, t, ch);
+	t->adopt_tried = 1;
 	t->next = a->traces;
 	a->traces = t;
 	return t;
@@ -229,6 +354,7 @@ void trace_free(struct c_trace *t)
 		meta_path(t, path, sizeof(path));
 		werr_record(t->chan, t, path, -ret);
 	}
+	trace_close_dir(t);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }

@@ -30,11 +30,17 @@ struct c_trace {
 					 * not be made): start one at the next packet */
 	int meta_bad;			/* metadata could not be restored: unusable */
 	int werr;			/* its first write error (errno), 0 none (werr.c) */
-	char dir[PROTO_PATH_MAX + 64];	/* streamed: the path on the relay */
+	char dir[PROTO_PATH_MAX + 64];	/* its path (streamed: the path on the relay) */
+	int dir_fd;			/* files: its directory, -1 when none */
+	int prog_fd;			/* files: its progress file (progress.c), -1 */
+	uint32_t prog_next;		/* the next record of the progress file */
+	struct prog_rec *prog_old;	/* records of an adopted trace, by index */
+	uint32_t prog_nold;
 	int meta_fd;			/* streamed: a memfd, sent as it grows */
 	struct net_stream net_meta;	/* streamed: the metadata stream */
 	uint64_t net_meta_sent;		/* bytes of metadata sent */
 	unsigned int starts;		/* times started */
+	int adopt_tried;		/* its first start looked for a trace to continue */
 	uint32_t nev_written;		/* event ids described in the metadata */
 	uint32_t classes;		/* stream classes declared: bit 1 << context */
 	struct ctf_trace_info info;

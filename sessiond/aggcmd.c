@@ -579,20 +579,27 @@ int app_agg_seg(struct app *a, const struct msg_agg_seg *m, int fd)
 	return 0;
 }
 
-/* Close what every process sent of aggregation @id. */
+/* Close what @a sent of aggregation @id. */
+static void app_forget_agg(struct app *a, uint64_t id)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < a->naggsegs; i++) {
+		if (a->aggsegs[i].msg.agg_id == id)
+			close(a->aggsegs[i].fd);
+		else
+			a->aggsegs[n++] = a->aggsegs[i];
+	}
+	a->naggsegs = n;
+}
+
+/* Forget every process's segments of aggregation @id, those gone too. */
 void apps_forget_agg(uint64_t id)
 {
-	for (struct app *a = sd.apps; a; a = a->next) {
-		uint32_t n = 0;
-
-		for (uint32_t i = 0; i < a->naggsegs; i++) {
-			if (a->aggsegs[i].msg.agg_id == id)
-				close(a->aggsegs[i].fd);
-			else
-				a->aggsegs[n++] = a->aggsegs[i];
-		}
-		a->naggsegs = n;
-	}
+	for (struct app *a = sd.apps; a; a = a->next)
+		app_forget_agg(a, id);
+	for (struct app *a = sd.gone; a; a = a->next)
+		app_forget_agg(a, id);
 }
 
 /* A new consumer: the aggregations (before any process's segment). */

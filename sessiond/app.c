@@ -198,7 +198,8 @@ static int same_file(int a, int b)
 
 static int app_consumer_add(struct app *a)
 {
-	struct msg_c_app m = { .app_id = a->id, .pid = (uint32_t)a->pid, .clock = a->clock };
+	struct msg_c_app m = { .app_id = a->id, .pid = (uint32_t)a->pid, .clock = a->clock,
+			       .starttime = a->starttime, .instance = a->instance };
 	int fds[2] = { a->proc_fd, a->efd };
 
 	memcpy(m.procname, a->procname, sizeof(m.procname));
@@ -830,24 +831,9 @@ static void app_free(struct rcu_head *head)
 	free(caa_container_of(head, struct app, rcu));
 }
 
-void app_remove(struct app *a)
+/* What a gone process held: released, its memory freed after a grace period. */
+static void app_release(struct app *a)
 {
-	struct msg_c_id m = { .id = a->id };
-
-	*a->pprev = a->next;
-	if (a->next)
-		a->next->pprev = a->pprev;
-	app_drop_sock(a);
-	table_del(sd.by_pid, &a->by_pid);
-	app_unwatch(a);
-	if (a->pidfd >= 0) {
-		table_del(sd.by_pidfd, &a->by_pidfd);
-		close(a->pidfd);
-	}
-	consumer_call(MSG_C_APP_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
-	log_info("%s[%d] is gone", a->procname, (int)a->pid);
-	app_forget_marker(a);
-	munmap(a->ctl, SHM_CTL_SIZE);
 	munmap((void *)a->proc, SHM_PROC_SIZE);
 	close(a->proc_fd);
 	close(a->efd);
@@ -861,74 +847,150 @@ void app_remove(struct app *a)
 	urcu_memb_call_rcu(&a->rcu, app_free);	/* the tables' nodes are in it */
 }
 
-/* Forget segments of a destroyed channel. */
+/* Tell the consumer that @a is gone: it drains and closes its traces. 0, -EPIPE. */
+static int app_consumer_del(const struct app *a)
+{
+	struct msg_c_id m = { .id = a->id };
+
+	return consumer_call(MSG_C_APP_DEL, &m, sizeof(m), NULL, 0, NULL, 0) == -EPIPE ?
+	       -EPIPE : 0;
+}
+
+/*
+ * @a's process is gone (or exec'd). The consumer drains what it committed
+ * and closes its traces; with no consumer to hear it (one died and the
+ * next is not started yet), @a waits in sd.gone, its buffers still held,
+ * for the next consumer, which is given it like a live process and told
+ * at once that it is gone (apps_replay()): nothing it committed is lost.
+ */
+void app_remove(struct app *a)
+{
+	*a->pprev = a->next;
+	if (a->next)
+		a->next->pprev = a->pprev;
+	app_drop_sock(a);
+	table_del(sd.by_pid, &a->by_pid);
+	app_unwatch(a);
+	if (a->pidfd >= 0) {
+		table_del(sd.by_pidfd, &a->by_pidfd);
+		close(a->pidfd);
+		a->pidfd = -1;
+	}
+	log_info("%s[%d] is gone", a->procname, (int)a->pid);
+	app_forget_marker(a);
+	munmap(a->ctl, SHM_CTL_SIZE);
+	a->ctl = NULL;
+	if (app_consumer_del(a) < 0) {
+		a->next = sd.gone;
+		sd.gone = a;
+		return;
+	}
+	app_release(a);
+}
+
+/* Forget @a's segments of a destroyed channel. */
+static void app_forget_channel(struct app *a, uint64_t chan_id)
+{
+	uint32_t j = 0;
+
+	for (uint32_t i = 0; i < a->nsegs; i++) {
+		if (a->segs[i].msg.chan_id == chan_id)
+			close(a->segs[i].fd);
+		else
+			a->segs[j++] = a->segs[i];
+	}
+	a->nsegs = j;
+}
+
+/* ... of every process, those gone too (they are replayed to a new consumer). */
 void apps_forget_channel(uint64_t chan_id)
 {
-	for (struct app *a = sd.apps; a; a = a->next) {
-		uint32_t j = 0;
-
-		for (uint32_t i = 0; i < a->nsegs; i++) {
-			if (a->segs[i].msg.chan_id == chan_id)
-				close(a->segs[i].fd);
-			else
-				a->segs[j++] = a->segs[i];
-		}
-		a->nsegs = j;
-	}
+	for (struct app *a = sd.apps; a; a = a->next)
+		app_forget_channel(a, chan_id);
+	for (struct app *a = sd.gone; a; a = a->next)
+		app_forget_channel(a, chan_id);
 }
+
+static void app_replay(struct app *a);
 
 /* A new consumer daemon: tell it everything it must drain. */
 void apps_replay(void)
 {
-	static char buf[PROTO_MAX_MSG];
-
 	netout_replay();
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
 		if (sd.chan[i] && netout_ok(sd.chan[i]->session))
 			channel_to_consumer(sd.chan[i]);
 	aggs_replay();
-	for (struct app *a = sd.apps; a; a = a->next) {
-		struct msg_events h = { .app_id = a->id };
-		size_t pos = 0;
+	for (struct app *a = sd.apps; a; a = a->next)
+		app_replay(a);
+	while (sd.gone) {
+		struct app *a = sd.gone;
 
-		app_consumer_add(a);
-		for (uint32_t id = 0; id <= a->nev; id++) {
-			const struct proto_event *e = id < a->nev ? &a->ev[id].desc : NULL;
-			uint32_t types[PROTO_MAX_FIELDS];
-			const char *names[PROTO_MAX_FIELDS];
-			char prov[PROTO_EVNAME_MAX], *colon;
-			long n = -ENOSPC;
+		app_replay(a);
+		if (app_consumer_del(a) < 0)
+			return;	/* that one died too: the next is told */
+		sd.gone = a->next;
+		app_release(a);
+	}
+}
 
-			if (e && a->ev[id].known) {
-				for (uint32_t k = 0; k < e->nfields; k++) {
-					types[k] = e->fields[k].type;
-					names[k] = e->fields[k].name;
-				}
-				snprintf(prov, sizeof(prov), "%s", e->name);
-				colon = strchr(prov, ':');
-				*colon = 0;
-				n = proto_event_encode(buf + pos, sizeof(buf) - 1024 - pos, id,
-						       e->loglevel, prov, colon + 1, e->nfields,
-						       types, names);
-				if (n >= 0) {
-					pos += (size_t)n;
-					h.count++;
-					continue;
-				}
-			} else if (e) {
+/* Gone processes that no consumer was told of yet (apps_replay()). */
+void apps_gone_fini(void)
+{
+	while (sd.gone) {
+		struct app *a = sd.gone;
+
+		sd.gone = a->next;
+		log_warn("%s[%d]: its last buffers were never drained (no consumer)",
+			 a->procname, (int)a->pid);
+		app_release(a);
+	}
+}
+
+/* Give a new consumer process @a: itself, its events, its segments. */
+static void app_replay(struct app *a)
+{
+	static char buf[PROTO_MAX_MSG];
+	struct msg_events h = { .app_id = a->id };
+	size_t pos = 0;
+
+	app_consumer_add(a);
+	for (uint32_t id = 0; id <= a->nev; id++) {
+		const struct proto_event *e = id < a->nev ? &a->ev[id].desc : NULL;
+		uint32_t types[PROTO_MAX_FIELDS];
+		const char *names[PROTO_MAX_FIELDS];
+		char prov[PROTO_EVNAME_MAX], *colon;
+		long n = -ENOSPC;
+
+		if (e && a->ev[id].known) {
+			for (uint32_t k = 0; k < e->nfields; k++) {
+				types[k] = e->fields[k].type;
+				names[k] = e->fields[k].name;
+			}
+			snprintf(prov, sizeof(prov), "%s", e->name);
+			colon = strchr(prov, ':');
+			*colon = 0;
+			n = proto_event_encode(buf + pos, sizeof(buf) - 1024 - pos, id,
+					       e->loglevel, prov, colon + 1, e->nfields,
+					       types, names);
+			if (n >= 0) {
+				pos += (size_t)n;
+				h.count++;
 				continue;
 			}
-			if (h.count)
-				consumer_callv(MSG_C_EVENTS, &h, sizeof(h), buf, pos, NULL, 0, NULL, 0);
-			h.count = 0;
-			pos = 0;
-			if (e)
-				id--;	/* retry in an empty buffer */
+		} else if (e) {
+			continue;
 		}
-		for (uint32_t i = 0; i < a->nsegs; i++)
-			consumer_call(MSG_C_SEGMENT, &a->segs[i].msg, sizeof(a->segs[i].msg),
-				      &a->segs[i].fd, 1, NULL, 0);
-		app_aggs_replay(a);
+		if (h.count)
+			consumer_callv(MSG_C_EVENTS, &h, sizeof(h), buf, pos, NULL, 0, NULL, 0);
+		h.count = 0;
+		pos = 0;
+		if (e)
+			id--;	/* retry in an empty buffer */
 	}
+	for (uint32_t i = 0; i < a->nsegs; i++)
+		consumer_call(MSG_C_SEGMENT, &a->segs[i].msg, sizeof(a->segs[i].msg),
+			      &a->segs[i].fd, 1, NULL, 0);
+	app_aggs_replay(a);
 }
 

@@ -721,6 +721,7 @@ int main(int argc, char **argv)
 	sessions_shutdown();
 	while (sd.apps)
 		app_remove(sd.apps);
+	apps_gone_fini();
 	apps_fini();
 	if (sd.consumer_fd >= 0) {
 		close(sd.consumer_fd);

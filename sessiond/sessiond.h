@@ -188,6 +188,7 @@ struct sessiond {
 	struct channel *chan[SHM_MAX_CHAN];
 	struct aggregation *agg[SHM_MAX_AGG];
 	struct app *apps;		/* every app, newest first */
+	struct app *gone;		/* gone while no consumer ran (app_remove()) */
 	struct cds_lfht *by_sock;	/* apps by socket, */
 	struct cds_lfht *by_pidfd;	/* ... by pidfd, */
 	struct cds_lfht *by_pid;	/* ... by pid (and image) */
@@ -222,6 +223,7 @@ void app_update(struct app *a, int ring);
 void apps_update_all(void);
 void apps_poll_all(void);
 void apps_replay(void);
+void apps_gone_fini(void);
 /* stale markers of processes that are gone are looked for this often */
 #define MARKER_SWEEP_MS	2000
 void apps_markers(int ring);

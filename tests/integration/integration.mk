@@ -30,6 +30,7 @@ INTEGRATION_TESTS = \
 	tests/integration/crash-running.sh \
 	tests/integration/idle-flush.sh \
 	tests/integration/restart.sh \
+	tests/integration/consumer-resume.sh \
 	tests/integration/no-memory.sh \
 	tests/integration/exec.sh \
 	tests/integration/stalled-churn.sh \
