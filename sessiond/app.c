@@ -994,3 +994,48 @@ static void app_replay(struct app *a)
 	app_aggs_replay(a);
 }
 
+
+/* Events committed in the slots of segment @sg not consumed yet (at most). */
+static uint64_t seg_pending(const struct app_seg *sg, uint64_t *bufs)
+{
+	const struct msg_segment *m = &sg->msg;
+	uint64_t slot_size = shm_slot_hdr_size(m->num_subbuf) +
+			     (uint64_t)m->subbuf_size * m->num_subbuf, n = 0;
+	char *base = mmap(NULL, m->size, PROT_READ, MAP_SHARED, sg->fd, 0);
+
+	if (base == MAP_FAILED)
+		return 0;
+	for (uint32_t i = 0; i < m->nslots; i++) {
+		const struct shm_slot *h = (const void *)(base + SHM_PAGE + i * slot_size);
+		uint64_t consumed = __atomic_load_n(&h->consumed, __ATOMIC_ACQUIRE);
+		uint64_t closed = __atomic_load_n(&h->closed, __ATOMIC_ACQUIRE), ev = 0;
+
+		/* the process writes these: a ring's worth at most */
+		if (closed < consumed || closed - consumed > m->num_subbuf)
+			continue;
+		for (uint64_t p = consumed; p <= closed; p++) {
+			const struct shm_sbmeta *sb = &h->sb[p % m->num_subbuf];
+
+			if (__atomic_load_n(&sb->pseq, __ATOMIC_ACQUIRE) == p)
+				ev += __atomic_load_n(&sb->commit.word, __ATOMIC_ACQUIRE) >> 32;
+		}
+		n += ev;
+		*bufs += ev != 0;
+	}
+	munmap(base, m->size);
+	return n;
+}
+
+uint64_t apps_pending(uint64_t chan_id, uint64_t *bufs)
+{
+	const struct app *lists[2] = { sd.apps, sd.gone };
+	uint64_t n = 0;
+
+	*bufs = 0;
+	for (int l = 0; l < 2; l++)
+		for (const struct app *a = lists[l]; a; a = a->next)
+			for (uint32_t i = 0; i < a->nsegs; i++)
+				if (a->segs[i].msg.chan_id == chan_id)
+					n += seg_pending(&a->segs[i], bufs);
+	return n;
+}

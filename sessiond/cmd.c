@@ -509,6 +509,11 @@ static int session_werrors(int fd, const struct session *s, char *msg, size_t le
 		if (!ret)
 			ret = err;
 	}
+	if (s->flush_err) {	/* the last stop could not write everything out */
+		if (!ret)
+			snprintf(msg, len, "%s", s->flush_msg);
+		ret = s->flush_err;
+	}
 	err = netout_error(fd, s, msg, len);
 	if (!ret && !err && s->agg_werr) {	/* aggregations.json at the last stop */
 		snprintf(msg, len, "%s", s->agg_msg);

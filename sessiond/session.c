@@ -235,12 +235,37 @@ void channel_defaults(const struct session *s, struct channel *ch, const char *n
 		ch->flush_ms = s->live_us >= 2000 ? s->live_us / 1000 : 1;
 }
 
+/*
+ * Everything committed in @s's channels written out, confirmed by the
+ * consumer's reply. A consumer that died or does not answer is replaced
+ * (consumer_revive(): the new one continues its traces) and asked again;
+ * when that fails too, s->flush_err says which channels and how many
+ * events their buffers still hold.
+ */
 static void session_flush(struct session *s)
 {
+	size_t len = 0;
+
+	s->flush_err = 0;
+	s->flush_msg[0] = 0;
 	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
 		struct msg_c_id m = { .id = ch->id };
+		uint64_t events, bufs;
+		int ret;
 
-		consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
+		ret = consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
+		if (ret == -EPIPE && consumer_revive() == 0)
+			ret = consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
+		if (ret != -EPIPE)
+			continue;
+		events = apps_pending(ch->id, &bufs);
+		s->flush_err = -EIO;
+		if (len < sizeof(s->flush_msg))
+			len += (size_t)snprintf(s->flush_msg + len, sizeof(s->flush_msg) - len,
+						"%schannel %s: %" PRIu64 " events in %" PRIu64
+						" buffers not written out (no consumer)",
+						len ? "; " : "", ch->name, events, bufs);
+		log_err("session %s: %s", s->name, s->flush_msg);
 	}
 }
 

@@ -43,156 +43,6 @@
 struct sessiond sd = { .listen_fd = -1, .app_listen_fd = -1, .sig_fd = -1, .consumer_fd = -1,
 			.epfd = -1 };
 
-static char sd_consumerd[PATH_MAX];
-static uint64_t sd_consumer_started;
-
-static void self_dir_prog(char *out, size_t cap, const char *prog)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	out[0] = 0;
-	if (n <= 0)
-		return;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return;
-	*slash = 0;
-	if (strlen(exe) + 1 + strlen(prog) < cap)
-		sprintf(out, "%s/%s", exe, prog);
-}
-
-static void find_consumerd(void)
-{
-	const char *e = getenv("SHMTRACE_CONSUMERD");
-
-	if (e && *e) {
-		snprintf(sd_consumerd, sizeof(sd_consumerd), "%s", e);
-		return;
-	}
-	self_dir_prog(sd_consumerd, sizeof(sd_consumerd), "trace-consumerd");
-	if (!sd_consumerd[0] || access(sd_consumerd, X_OK) < 0)
-		snprintf(sd_consumerd, sizeof(sd_consumerd), "%s/trace-consumerd", BINDIR);
-}
-
-static int consumer_start(void)
-{
-	int sv[2];
-	pid_t pid;
-	char fdarg[16];
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		sigset_t all;
-
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		dup2(sv[1], 3);
-		snprintf(fdarg, sizeof(fdarg), "%d", 3);
-		execl(sd_consumerd, "trace-consumerd", "--fd", fdarg, "--home", sd.home, (char *)NULL);
-		_exit(127);
-	}
-	close(sv[1]);
-	sd.consumer_fd = sv[0];
-	sd.consumer_pid = pid;
-	sd_consumer_started = now_ns(CLOCK_MONOTONIC);
-	log_info("consumer daemon started, pid %d", (int)pid);
-	return 0;
-}
-
-static void consumer_lost(void)
-{
-	if (sd.consumer_fd >= 0)
-		close(sd.consumer_fd);
-	sd.consumer_fd = -1;
-}
-
-/*
- * Send a request to the consumer and wait for its reply (10 s at most).
- * Returns the reply's status, or -EPIPE when the consumer is gone.
- */
-int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2, size_t l2,
-		   const int *fds, int nfds, void *reply, size_t reply_len)
-{
-	static uint64_t buf[PROTO_MAX_MSG / 8];
-	struct pollfd pfd;
-	struct proto_hdr h;
-	int rfds[PROTO_MAX_FDS];
-	long n;
-	int ret;
-
-	if (sd.consumer_fd < 0)
-		return -EPIPE;
-	ret = proto_sendv(sd.consumer_fd, type, 0, b1, l1, b2, l2, fds, nfds);
-	if (ret < 0) {
-		log_err("consumer request %u: %s", type, strerror(-ret));
-		consumer_lost();
-		return -EPIPE;
-	}
-	pfd.fd = sd.consumer_fd;
-	pfd.events = POLLIN;
-	for (;;) {
-		ret = poll(&pfd, 1, 10000);
-		if (ret < 0 && errno == EINTR)
-			continue;
-		if (ret <= 0) {
-			log_err("consumer does not answer request %u", type);
-			consumer_lost();
-			return -EPIPE;
-		}
-		n = proto_recv(sd.consumer_fd, buf, &h, rfds, 0);
-		if (n == -EMFILE) {
-			/* its reply came, without the descriptor it carried */
-			log_err("consumer reply to request %u lost: the descriptor limit is "
-				"reached", type);
-			fds_exhausted();
-			return -EMFILE;
-		}
-		if (n < 0 || (h.type != MSG_REPLY && h.type != MSG_C_STATS_REPLY)) {
-			log_err("bad reply from the consumer");
-			consumer_lost();
-			return -EPIPE;
-		}
-		if (reply && h.type == MSG_C_STATS_REPLY && (size_t)n >= reply_len)
-			memcpy(reply, buf, reply_len);
-		return h.status;
-	}
-}
-
-int consumer_call(unsigned int type, const void *body, size_t len, const int *fds, int nfds,
-		  void *reply, size_t reply_len)
-{
-	return consumer_callv(type, body, len, NULL, 0, fds, nfds, reply, reply_len);
-}
-
-static void consumer_check(void)
-{
-	int status;
-	pid_t pid;
-
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (pid != sd.consumer_pid)
-			continue;
-		log_err("consumer daemon %d exited (status 0x%x)", (int)pid, status);
-		sd.consumer_pid = 0;
-		consumer_lost();
-	}
-	if (sd.consumer_pid == 0 && !sd.quit &&
-	    now_ns(CLOCK_MONOTONIC) - sd_consumer_started > 1000000000ull) {
-		if (consumer_start() == 0)
-			apps_replay();
-	}
-}
-
 /* The client that stopped reading its replies: no more time spent on it. */
 static int reply_stuck_fd = -1;
 
@@ -577,6 +427,7 @@ static void loop(void)
 
 		if (npending && timeout > (int)PENDING_MS / 4)
 			timeout = (int)PENDING_MS / 4;
+		timeout = consumer_wait_ms(timeout < 0 ? INT_MAX : timeout);
 		n = epoll_wait(sd.epfd, evs, 64, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
@@ -707,9 +558,7 @@ int main(int argc, char **argv)
 	ep_add(sd.listen_fd);
 	ep_add(sd.sig_fd);
 	sd.next_chan_id = now_ns(CLOCK_REALTIME);
-	find_consumerd();
-	if (consumer_start() < 0)
-		log_err("cannot start the consumer daemon %s", sd_consumerd);
+	consumer_init();
 	log_info("listening in %s (%ld descriptors at most)", sd.home, fd_limit);
 	if (ready[1] >= 0) {
 		(void)!write(ready[1], "k", 1);

@@ -120,6 +120,8 @@ struct session {
 	size_t made_output;		/* start made the output directory from
 					 * this prefix on (mkdir_p_made()) */
 	struct aggregation *aggs;
+	int flush_err;			/* -EIO: the last stop could not write everything out */
+	char flush_msg[512];		/* which channels, how many events */
 	int agg_werr;			/* aggregations.json not written at the last stop */
 	char agg_msg[PROTO_PATH_MAX + 128];	/* why */
 	struct session *next;
@@ -197,11 +199,22 @@ struct sessiond {
 
 extern struct sessiond sd;
 
-/* sessiond.c */
+/* consumer.c */
+/* Find the consumer's program and start it. */
+void consumer_init(void);
+/* A request, and its reply's status; -EPIPE when there is no consumer (any more). */
 int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2, size_t l2,
 		   const int *fds, int nfds, void *reply, size_t reply_len);
 int consumer_call(unsigned int type, const void *body, size_t len, const int *fds, int nfds,
 		  void *reply, size_t reply_len);
+/* A consumer now (a new one, given everything, if need be); 0 or -EPIPE. */
+int consumer_revive(void);
+/* Reap a consumer that exited; start another when none runs (once a second at most). */
+void consumer_check(void);
+/* Milliseconds until consumer_check() may start one, at most @max; @max while one runs. */
+int consumer_wait_ms(int max);
+
+/* sessiond.c */
 /* The descriptor limit was met (EMFILE): from now on new processes are refused. */
 void fds_exhausted(void);
 /* Is process @pid, new, to be refused for want of descriptors? 1: yes, said in the log. */
@@ -224,6 +237,8 @@ void apps_update_all(void);
 void apps_poll_all(void);
 void apps_replay(void);
 void apps_gone_fini(void);
+/* Events committed in channel @chan_id's buffers not yet consumed (at most), in *@bufs buffers. */
+uint64_t apps_pending(uint64_t chan_id, uint64_t *bufs);
 /* stale markers of processes that are gone are looked for this often */
 #define MARKER_SWEEP_MS	2000
 void apps_markers(int ring);

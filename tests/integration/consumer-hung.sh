@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A consumer that does not answer (SIGSTOP) is killed and replaced at the
+# stop that needs it: stop then succeeds with every event on disk once,
+# and the old consumer, let go again, writes nothing more. When no
+# consumer can be had, stop fails (exit status 1) and says how many
+# events the channel's buffers still hold.
+. "$(dirname "$0")/lib.sh"
+need_babeltrace
+export SHMTRACE_CONSUMER_TIMEOUT=2000
+start_daemons
+
+# 1. the stopped consumer is replaced: everything on disk, once
+D=$WORK/out
+new_session "$D" 'shmtrace_test:*'
+gen_idle g -n 10000 -t 2
+pid=$IDLE_PID
+old=$CONSUMERD_PID
+kill -STOP "$old"
+rc=0
+"$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
+kill -CONT "$old" 2>/dev/null || true
+[ "$rc" -eq 0 ] || fail "stop with a stopped consumer: exit status $rc: $(cat "$WORK/stop.err")"
+shmtrace_wait_gone "$old" 50 || fail "the stopped consumer $old still runs"
+release_idle g
+wait "$pid" || fail "gen-events failed"
+"$TRACECTL" status s >"$WORK/status" || fail "status failed"
+"$TRACE_READ" "$D" >"$WORK/out.txt" || fail "trace-read failed"
+check_seqs "$WORK/out.txt" 2 10000
+[ "$(bt_count "$D" shmtrace_test:event)" -eq 20000 ] || fail "babeltrace2 does not read 20000"
+rec=$(sed -n 's/^    events recorded: //p' "$WORK/status")
+[ "$rec" = 20000 ] || fail "status says $rec events recorded"
+"$TRACECTL" destroy s >/dev/null || fail "destroy failed"
+shmtrace_daemons_wait "$SHMTRACE_HOME" 50 || fail "no consumer runs"
+
+# 2. no consumer can be had: every one started from now on hangs
+stop_daemons
+printf '#!/bin/sh\n[ -e "%s" ] && exec sleep 600\nexec "%s" "$@"\n' \
+	"$WORK/hang-now" "$B/trace-consumerd" >"$WORK/consumer"
+chmod +x "$WORK/consumer"
+SHMTRACE_CONSUMERD=$WORK/consumer "$B/trace-sessiond" --daemonize || fail "no session daemon"
+shmtrace_daemons_wait "$SHMTRACE_HOME" || fail "no consumer"
+D=$WORK/out2
+new_session "$D" 'shmtrace_test:*'
+gen_idle h -n 2500 -t 2
+pid=$IDLE_PID
+touch "$WORK/hang-now"
+kill -STOP "$CONSUMERD_PID"
+rc=0
+"$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
+kill -CONT "$CONSUMERD_PID" 2>/dev/null || true
+release_idle h
+wait "$pid" || fail "gen-events failed"
+echo "stop said: $(cat "$WORK/stop.err")"
+[ "$rc" -eq 1 ] || fail "stop with no consumer to be had: exit status $rc"
+grep -q "channel0: 5000 events in 2 buffers not written out" "$WORK/stop.err" ||
+	fail "stop does not say what is not written out"
+rm -f "$WORK/hang-now"
+echo "ok"
