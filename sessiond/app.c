@@ -682,6 +682,21 @@ int app_message(struct app *a)
 }
 
 /*
+ * The messages @a sent, a bounded batch of them (the loop comes back for
+ * the rest: one chatty process does not starve the others); its closed
+ * connection handled.
+ */
+void app_messages(struct app *a)
+{
+	int ret = 1;
+
+	for (int i = 0; i < 64 && ret > 0; i++)
+		ret = app_message(a);
+	if (ret < 0)
+		app_closed(a);
+}
+
+/*
  * Take in everything processes sent so far, so that a command acts on
  * every buffer segment created before it arrived.
  */

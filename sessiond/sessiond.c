@@ -450,10 +450,9 @@ static void loop(void)
 					client_first(fd);
 			} else if (fd == sd.sig_fd)
 				on_signal();
-			else if ((a = app_by_sock(fd)) != NULL) {
-				if (app_message(a) < 0)
-					app_closed(a);
-			} else if ((a = app_by_pidfd(fd)) != NULL)
+			else if ((a = app_by_sock(fd)) != NULL)
+				app_messages(a);
+			else if ((a = app_by_pidfd(fd)) != NULL)
 				app_remove(a);	/* a detached process exited */
 		}
 		if (sd.consumer_pid == 0 && !sd.quit)
@@ -567,6 +566,9 @@ int main(int argc, char **argv)
 	apps_markers(1);
 	loop();
 	log_info("shutting down");
+	/* what processes sent before we were told to stop (a segment their
+	 * threads already write into) is taken in before the final flush */
+	apps_poll_all();
 	sessions_shutdown();
 	while (sd.apps)
 		app_remove(sd.apps);

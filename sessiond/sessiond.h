@@ -229,6 +229,7 @@ int apps_init(void);
 void apps_fini(void);
 int app_accept(int fd, const void *body, size_t len, const int *fds);
 int app_message(struct app *a);
+void app_messages(struct app *a);
 void app_remove(struct app *a);
 void app_closed(struct app *a);
 struct app *app_by_pidfd(int fd);

@@ -32,6 +32,7 @@ INTEGRATION_TESTS = \
 	tests/integration/restart.sh \
 	tests/integration/consumer-resume.sh \
 	tests/integration/consumer-hung.sh \
+	tests/integration/shutdown-queued.sh \
 	tests/integration/no-memory.sh \
 	tests/integration/exec.sh \
 	tests/integration/stalled-churn.sh \
