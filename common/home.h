@@ -15,6 +15,8 @@
 #define HOME_LOG	"sessiond.log"
 #define HOME_CLOG	"consumerd.log"
 #define HOME_CPID	"consumerd.pid"
+#define HOME_CSOCK	"consumerd.sock"	/* the consumer, for a session daemon that takes it over */
+#define HOME_STATE	"state.json"	/* the sessions (sessiond/state.c) */
 #define HOME_APPS	"apps"
 #define HOME_TRACES	"traces"
 

@@ -44,6 +44,9 @@ long proto_body_min(unsigned int type)
 	case MSG_C_AGG_ADD:	return sizeof(struct msg_c_agg);
 	case MSG_C_AGG_DEL:	return sizeof(struct msg_c_id);
 	case MSG_C_AGG_SHOW:	return sizeof(struct msg_c_agg_show);
+	case MSG_C_ADOPT:	return sizeof(struct msg_c_adopt);
+	case MSG_C_ADOPT_APP:	return sizeof(struct msg_c_app);
+	case MSG_C_ADOPT_END:	return sizeof(struct msg_c_adopt_end);
 	case MSG_REPLY_FD:
 	case MSG_REPLY:		return 0;
 	case MSG_REPLY_TEXT:	return 0;
@@ -55,8 +58,9 @@ long proto_body_min(unsigned int type)
 int proto_nfds(unsigned int type)
 {
 	switch (type) {
-	case MSG_APP_REGISTER:	return 3;
+	case MSG_APP_REGISTER:
 	case MSG_C_APP_ADD:
+	case MSG_C_ADOPT_APP:	return 3;
 	case MSG_C_RELAY_ADD:	return 2;
 	case MSG_APP_SEGMENT:
 	case MSG_C_SEGMENT:

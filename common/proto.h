@@ -45,7 +45,7 @@ enum proto_type {
 	MSG_C_CHANNEL_ADD = 32,
 	MSG_C_CHANNEL_DEL = 33,
 	MSG_C_FLUSH = 34,
-	MSG_C_APP_ADD = 35,		/* fds: process page, wake socket */
+	MSG_C_APP_ADD = 35,		/* fds: process page, wake socket, control page */
 	MSG_C_APP_DEL = 36,
 	MSG_C_EVENTS = 37,
 	MSG_C_SEGMENT = 38,		/* fd: segment */
@@ -59,11 +59,19 @@ enum proto_type {
 	MSG_C_AGG_DEL = 46,		/* body struct msg_c_id */
 	MSG_C_AGG_SEG = 47,		/* body struct msg_agg_seg; fd: the segment */
 	MSG_C_AGG_SHOW = 48,		/* body struct msg_c_agg_show; fd: write there */
+	/*
+	 * A session daemon takes over a consumer that outlived the daemon
+	 * before it (on the consumer's own socket, consumerd.sock): the reply
+	 * is one MSG_C_ADOPT_APP per traced process, then MSG_C_ADOPT_END.
+	 */
+	MSG_C_ADOPT = 49,		/* body struct msg_c_adopt */
 	/* replies */
 	MSG_REPLY = 64,			/* status in the header; ends a reply */
 	MSG_REPLY_TEXT = 65,		/* body: text, more follows */
 	MSG_C_STATS_REPLY = 66,
 	MSG_REPLY_FD = 67,		/* fd: text to print (read from offset 0), more follows */
+	MSG_C_ADOPT_APP = 68,		/* body struct msg_c_app; fds as MSG_C_APP_ADD */
+	MSG_C_ADOPT_END = 69,		/* body struct msg_c_adopt_end; status */
 };
 
 struct proto_hdr {
@@ -391,8 +399,30 @@ struct msg_c_app {
 	char procname[PROTO_PROCNAME];
 	uint64_t starttime;		/* its process image: start time (ticks since boot) */
 	uint64_t instance;		/* ... and the random instance it registered with */
+	uint32_t uid;			/* its credentials when it registered */
+	uint32_t signo;			/* its doorbell signal, 0: none */
 };
-_Static_assert(sizeof(struct msg_c_app) == 48, "app");
+_Static_assert(sizeof(struct msg_c_app) == 56, "app");
+
+#define PROTO_ADOPT_VERSION	1
+
+struct msg_c_adopt {
+	uint32_t version;		/* PROTO_ADOPT_VERSION */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct msg_c_adopt) == 8, "adopt");
+
+/* What a consumer taken over holds besides its processes. */
+struct msg_c_adopt_end {
+	uint32_t napps;			/* MSG_C_ADOPT_APP sent before */
+	uint32_t nchans;
+	uint64_t chan_id[8];		/* its channels (SHM_MAX_CHAN at most) */
+	uint32_t naggs;
+	uint32_t reserved;
+	uint64_t agg_id[8];		/* its aggregations (SHM_MAX_AGG at most) */
+	uint64_t max_app_id;		/* the largest process id it was given */
+};
+_Static_assert(sizeof(struct msg_c_adopt_end) == 152, "adopt end");
 
 struct msg_c_id {
 	uint64_t id;			/* channel or app id */

@@ -168,6 +168,19 @@ int proc_starttime(pid_t pid, uint64_t *out)
 	return 0;
 }
 
+int proc_live(pid_t pid, uint64_t start)
+{
+	char path[48], buf[1024], *p;
+	uint64_t now;
+
+	if (proc_starttime(pid, &now) < 0 || now != start)
+		return 0;
+	fmt_pid(path, "/proc/", pid, "/stat");
+	if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	return p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
 int proc_catches(pid_t pid, int signo)
 {
 	char path[48], buf[4096], *p;

@@ -31,6 +31,8 @@ int array_grow(void *arr, uint32_t *n, uint32_t want, size_t size);
 uint64_t now_ns(int clk);
 /* Start time of a process in clock ticks since boot (/proc/PID/stat); 0 or -errno. */
 int proc_starttime(pid_t pid, uint64_t *out);
+/* Is @pid still the process that started at @start, and not a zombie? 1 or 0. */
+int proc_live(pid_t pid, uint64_t start);
 /* Does process @pid catch signal @signo (SigCgt in /proc/PID/status)? 1, 0 or -errno. */
 int proc_catches(pid_t pid, int signo);
 /* Check that a memfd is sealed against resizing and has @size bytes. */

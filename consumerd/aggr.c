@@ -267,3 +267,12 @@ int cagg_show(const struct msg_c_agg_show *m, int fd)
 		ret = -EIO;
 	return ret;
 }
+
+uint32_t cagg_ids(uint64_t *ids, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (const struct c_agg *a = c_aggs; a && n < max; a = a->next)
+		ids[n++] = a->id;
+	return n;
+}

@@ -16,6 +16,8 @@ void cagg_del(uint64_t id);
 int cagg_seg(const struct msg_agg_seg *m, int fd);
 /* The process is gone: its tables join the aggregations' retired results. */
 void cagg_app_gone(uint64_t app_id);
+/* The ids of the aggregations defined (@max at most); how many. */
+uint32_t cagg_ids(uint64_t *ids, uint32_t max);
 /* Print the aggregations @m names into @fd (text or JSON). 0 or -errno. */
 int cagg_show(const struct msg_c_agg_show *m, int fd);
 

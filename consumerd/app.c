@@ -93,12 +93,11 @@ int capp_add(const struct msg_c_app *m, const int *fds)
 	void *proc;
 
 	if (memfd_check(fds[0], SHM_PROC_SIZE) < 0 || fstat(fds[1], &st) < 0 ||
-	    !S_ISSOCK(st.st_mode))
+	    !S_ISSOCK(st.st_mode) || memfd_check(fds[2], SHM_CTL_SIZE) < 0)
 		goto bad;
 	proc = mmap(NULL, SHM_PROC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
 	if (proc == MAP_FAILED)
 		goto bad;
-	close(fds[0]);
 	if (a) {
 		struct shm_proc_page *old = a->proc;
 
@@ -106,6 +105,10 @@ int capp_add(const struct msg_c_app *m, const int *fds)
 			s->proc = proc;
 		a->proc = proc;
 		munmap(old, SHM_PROC_SIZE);
+		close(a->proc_fd);
+		close(a->ctl_fd);
+		a->proc_fd = fds[0];
+		a->ctl_fd = fds[2];
 		wake_renew(a, fds[1], now_ns(CLOCK_MONOTONIC));
 		log_info("%s[%u] registered again", a->procname, a->pid);
 		return 0;
@@ -119,6 +122,10 @@ int capp_add(const struct msg_c_app *m, const int *fds)
 	a->pid = m->pid;
 	a->starttime = m->starttime;
 	a->instance = m->instance;
+	a->uid = m->uid;
+	a->signo = m->signo;
+	a->proc_fd = fds[0];
+	a->ctl_fd = fds[2];
 	a->clock = m->clock <= CLOCK_KIND_TSC ? m->clock : CLOCK_KIND_MONOTONIC;
 	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
 	a->proc = proc;
@@ -134,6 +141,7 @@ int capp_add(const struct msg_c_app *m, const int *fds)
 bad:
 	close(fds[0]);
 	close(fds[1]);
+	close(fds[2]);
 	return -EINVAL;
 }
 
@@ -198,6 +206,8 @@ void capp_free(struct c_app *a)
 	if (a->proc)
 		munmap(a->proc, SHM_PROC_SIZE);
 	a->proc = NULL;
+	close(a->proc_fd);
+	close(a->ctl_fd);
 	wake_stop(a);
 	free(a->ev);
 	urcu_memb_call_rcu(&a->rcu, capp_free_rcu);

@@ -22,6 +22,10 @@ struct c_app {
 	uint32_t clock;			/* CLOCK_KIND_* */
 	uint64_t starttime;		/* its image: start time and instance (progress.c) */
 	uint64_t instance;
+	uint32_t uid;			/* as the session daemon registered it, */
+	uint32_t signo;			/* ... for a session daemon that takes us over */
+	int proc_fd;			/* its process page, */
+	int ctl_fd;			/* ... and control page: the same (adopt.c) */
 	char procname[PROTO_PROCNAME];
 	struct shm_proc_page *proc;
 	uint64_t nobuf_base[SHM_MAX_CHAN];	/* lost_nobuf when each channel began */
@@ -48,9 +52,10 @@ int capp_init(void);
 void capp_fini(void);
 struct c_app *capp_find(uint64_t id);
 /*
- * A traced process (MSG_C_APP_ADD): its process page @fds[0] and wake
- * socket @fds[1], both taken; 0 or -EINVAL (both closed). The same id
- * again is the same process registering anew.
+ * A traced process (MSG_C_APP_ADD): its process page @fds[0], wake
+ * socket @fds[1] and control page @fds[2], all taken (the pages kept
+ * for a session daemon that takes us over); 0 or -EINVAL (all closed).
+ * The same id again is the same process registering anew.
  */
 int capp_add(const struct msg_c_app *m, const int *fds);
 /* Event descriptions (a MSG_C_EVENTS body), and into every trace of @a. */

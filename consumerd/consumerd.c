@@ -40,6 +40,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "adopt.h"
 #include "aggr.h"
 #include "app.h"
 #include "chan.h"
@@ -66,6 +67,7 @@ static void on_term(int sig)
 }
 
 #define EP_CTL		((uint64_t)-1)
+#define EP_ADOPT	((uint64_t)-2)
 
 static void ep_add(int fd, uint64_t key, uint32_t flags)
 {
@@ -74,14 +76,27 @@ static void ep_add(int fd, uint64_t key, uint32_t flags)
 	epoll_ctl(cd_epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
+static void app_gone(struct c_app *a)
+{
+	cagg_app_gone(a->id);
+	capp_free(a);
+}
+
 static void handle_app_del(uint64_t id)
 {
 	struct c_app *a = capp_find(id);
 
-	if (!a)
-		return;
-	cagg_app_gone(a->id);
-	capp_free(a);
+	if (a)
+		app_gone(a);
+}
+
+/* Our session daemon is gone: we go on, orphaned (adopt.c). */
+static void ctl_lost(void)
+{
+	epoll_ctl(cd_epfd, EPOLL_CTL_DEL, cd_fd, NULL);
+	close(cd_fd);
+	cd_fd = -1;
+	adopt_lost();
 }
 
 static void handle_request(void)
@@ -100,7 +115,7 @@ static void handle_request(void)
 	if (n < 0) {
 		if (n != -ECONNRESET)
 			log_err("malformed request from the session daemon");
-		cd_quit = 1;
+		ctl_lost();
 		return;
 	}
 	switch (h.type) {
@@ -226,17 +241,29 @@ static void loop(void)
 		for (int i = 0; i < n; i++) {
 			uint64_t key = evs[i].data.u64;
 
-			if (key != EP_CTL && (key & NET_KEY)) {
-				net_event(key, evs[i].events);
-			} else if (key == EP_CTL) {
+			if (key == EP_CTL) {
+				if (cd_fd < 0)
+					continue;	/* lost earlier in this batch */
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
-					cd_quit = 1;
+					ctl_lost();
 				else
 					handle_request();
-			}
-			else
+			} else if (key == EP_ADOPT) {
+				int fd = adopt_accept();
+
+				if (fd >= 0) {
+					cd_fd = fd;
+					ep_add(cd_fd, EP_CTL, 0);
+				}
+			} else if (key & NET_KEY) {
+				net_event(key, evs[i].events);
+			} else {
 				wake_socket(key);
+			}
 		}
+		/* orphaned with no process left to drain: nothing more to do */
+		if (adopt_tick(now_ns(CLOCK_MONOTONIC), app_gone))
+			cd_quit = 1;
 	}
 }
 
@@ -289,7 +316,7 @@ int main(int argc, char **argv)
 	const char *env = getenv("SHMTRACE_CONSUMER_WORKERS");
 	unsigned int workers = 0;
 	long nofile;
-	int c;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "f:H:w:hV", opts, NULL)) != -1) {
 		switch (c) {
@@ -356,6 +383,8 @@ int main(int argc, char **argv)
 	}
 	cd_epfd = epoll_create1(EPOLL_CLOEXEC);
 	ep_add(cd_fd, EP_CTL, 0);
+	if (home[0] && (ret = adopt_init(home, cd_epfd, EP_ADOPT)) < 0)
+		log_warn("no socket for a session daemon to take us over: %s", strerror(-ret));
 	net_init(cd_epfd);
 	wake_init(cd_epfd);
 	log_info("started (%u workers at most)", workers > 1 ? workers : 0);
@@ -374,6 +403,7 @@ int main(int argc, char **argv)
 	wk_fini();
 	capp_fini();
 	chan_fini();
+	adopt_fini();
 	if (pidpath[0])
 		unlink(pidpath);
 	log_info("exiting");

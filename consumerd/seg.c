@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "app.h"
 #include "drain.h"
@@ -46,6 +47,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 {
 	struct c_chan *ch = chan_find(m->chan_id);
 	uint32_t slot_hdr, slot_size, added;
+	struct stat sb;
 	const char *what;
 	struct c_seg *s;
 	void *base;
@@ -55,6 +57,16 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	    m->nslots == 0 || m->nslots > SHM_MAX_SLOTS || m->first_slot > SHM_MAX_SLOTS ||
 	    (m->context & ~SHMTRACE__CTX_ALL))
 		return -EINVAL;
+	/* described again (the process registered anew, or with a session
+	 * daemon that took us over): the same memfd, already mapped */
+	if (fstat(fd, &sb) < 0)
+		return -errno;
+	for (s = a->segs; s; s = s->next) {
+		if (s->chan != ch || s->seg_index != m->seg_index)
+			continue;
+		return s->dev == (uint64_t)sb.st_dev && s->ino == (uint64_t)sb.st_ino ? 0 :
+		       -EINVAL;
+	}
 	slot_hdr = shm_slot_hdr_size(m->num_subbuf);
 	slot_size = slot_hdr + m->subbuf_size * m->num_subbuf;
 	if (m->size != SHM_PAGE + (uint64_t)slot_size * m->nslots)
@@ -84,6 +96,9 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 	if (!s->trace)
 		goto err_free;
 	s->chan = ch;
+	s->seg_index = m->seg_index;
+	s->dev = (uint64_t)sb.st_dev;
+	s->ino = (uint64_t)sb.st_ino;
 	s->clock = a->clock;
 	s->context = m->context;
 	s->proc = a->proc;

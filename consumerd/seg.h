@@ -45,6 +45,8 @@ struct c_stream {
 
 struct c_seg {
 	struct c_chan *chan;
+	uint32_t seg_index;		/* its index in the process's pool */
+	uint64_t dev, ino;		/* its memfd: the same segment described again */
 	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
 	uint32_t context;		/* SHMTRACE__CTX_*: its stream class */
 	struct shm_proc_page *proc;	/* its process's page */

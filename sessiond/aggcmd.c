@@ -602,6 +602,29 @@ void apps_forget_agg(uint64_t id)
 		app_forget_agg(a, id);
 }
 
+void aggs_reconcile(const uint64_t *ids, uint32_t n)
+{
+	for (unsigned int i = 0; i < SHM_MAX_AGG; i++) {
+		uint32_t k = 0;
+
+		if (!sd.agg[i])
+			continue;
+		while (k < n && ids[k] != sd.agg[i]->id)
+			k++;
+		if (k == n)
+			agg_to_consumer(sd.agg[i]);
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		struct msg_c_id m = { .id = ids[k] };
+		unsigned int i = 0;
+
+		while (i < SHM_MAX_AGG && !(sd.agg[i] && sd.agg[i]->id == m.id))
+			i++;
+		if (i == SHM_MAX_AGG)
+			consumer_call(MSG_C_AGG_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
+	}
+}
+
 /* A new consumer: the aggregations (before any process's segment). */
 void aggs_replay(void)
 {

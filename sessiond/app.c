@@ -199,11 +199,12 @@ static int same_file(int a, int b)
 static int app_consumer_add(struct app *a)
 {
 	struct msg_c_app m = { .app_id = a->id, .pid = (uint32_t)a->pid, .clock = a->clock,
-			       .starttime = a->starttime, .instance = a->instance };
-	int fds[2] = { a->proc_fd, a->efd };
+			       .starttime = a->starttime, .instance = a->instance,
+			       .uid = (uint32_t)a->uid, .signo = (uint32_t)a->signo };
+	int fds[3] = { a->proc_fd, a->efd, a->ctl_fd };
 
 	memcpy(m.procname, a->procname, sizeof(m.procname));
-	return consumer_call(MSG_C_APP_ADD, &m, sizeof(m), fds, 2, NULL, 0);
+	return consumer_call(MSG_C_APP_ADD, &m, sizeof(m), fds, 3, NULL, 0);
 }
 
 /*
@@ -239,10 +240,22 @@ static void app_ring(struct app *a)
 	__atomic_store_n(&a->ctl->ringing, 0, __ATOMIC_RELEASE);
 }
 
+/* A new generation of @a's control page, its contents unchanged: its threads read it again. */
+static void app_touch(struct app *a)
+{
+	uint64_t g = __atomic_load_n(&a->ctl->generation, __ATOMIC_RELAXED);
+
+	g = (g + 1) | 1;
+	__atomic_store_n(&a->ctl->generation, g, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&a->ctl->generation, g + 1, __ATOMIC_RELEASE);
+}
+
 /*
- * Map @ctl_fd as @a's control page (read-write, we write it; the
- * descriptor is closed, its inode kept) and @proc_fd as its process page
- * (read-only; the descriptor is kept for a new consumer).
+ * Map @ctl_fd as @a's control page (read-write, we write it) and
+ * @proc_fd as its process page (read-only); both descriptors are kept
+ * for a new consumer, which keeps them for a session daemon that takes it
+ * over, and the control page's inode to know it again.
  */
 static int app_map(struct app *a, int ctl_fd, int proc_fd)
 {
@@ -260,9 +273,11 @@ static int app_map(struct app *a, int ctl_fd, int proc_fd)
 		munmap(ctl, SHM_CTL_SIZE);
 		return -ENOMEM;
 	}
-	close(ctl_fd);
-	if (a->ctl)
+	if (a->ctl) {
 		munmap(a->ctl, SHM_CTL_SIZE);
+		close(a->ctl_fd);
+	}
+	a->ctl_fd = ctl_fd;
 	if (a->proc) {
 		munmap((void *)a->proc, SHM_PROC_SIZE);
 		close(a->proc_fd);
@@ -403,6 +418,91 @@ fail:
 	return -EPROTO;
 }
 
+/*
+ * A process that the consumer we took over (consumer.c) still drains:
+ * @m says who, @fds are its process page, wake socket and control page.
+ * It is ours again, detached (no connection yet: it registers with us when
+ * rung, at its next event or doorbell, and continues its trace, app_same());
+ * until its events are known again its control page is left as the daemon
+ * before us wrote it (`blind`). A process already gone is seen by its
+ * pidfd in the loop, and removed as any detached one.
+ */
+int app_adopt(const struct msg_c_app *m, const int *fds)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct app *a = NULL;
+	struct stat st;
+	int type = 0;
+	socklen_t tlen = sizeof(type);
+
+	if (!m->pid || m->pid > PROTO_PID_MAX || m->clock > CLOCK_KIND_TSC ||
+	    (m->signo && (m->signo < (uint32_t)SIGRTMIN || m->signo > (uint32_t)SIGRTMAX)) ||
+	    memfd_check(fds[2], SHM_CTL_SIZE) < 0 || memfd_check(fds[0], SHM_PROC_SIZE) < 0 ||
+	    fstat(fds[1], &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    getsockopt(fds[1], SOL_SOCKET, SO_TYPE, &type, &tlen) < 0 || type != SOCK_DGRAM ||
+	    app_by_pid((pid_t)m->pid))
+		goto fail;
+	a = calloc(1, sizeof(*a));
+	if (!a || app_map(a, fds[2], fds[0]) < 0)
+		goto fail;
+	a->id = m->app_id;
+	a->pid = (pid_t)m->pid;
+	a->uid = m->uid;
+	a->signo = (int)m->signo;
+	a->clock = m->clock;
+	a->starttime = m->starttime;
+	a->instance = m->instance;
+	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
+	for (size_t i = 0; a->procname[i]; i++)
+		if (a->procname[i] == '/' || (unsigned char)a->procname[i] < 32)
+			a->procname[i] = '_';
+	if (!a->procname[0])
+		strcpy(a->procname, "unknown");
+	a->efd = fds[1];
+	a->sock = -1;
+	a->blind = 1;
+	a->detached = 1;
+	a->pidfd = pidfd_open(a->pid, 0);
+	a->next = sd.apps;
+	if (sd.apps)
+		sd.apps->pprev = &a->next;
+	a->pprev = &sd.apps;
+	sd.apps = a;
+	table_add(sd.by_pid, hash_id((uint64_t)a->pid), &a->by_pid);
+	if (a->pidfd >= 0) {
+		table_add(sd.by_pidfd, hash_id((uint64_t)a->pidfd), &a->by_pidfd);
+		ev.data.fd = a->pidfd;
+		epoll_ctl(sd.epfd, EPOLL_CTL_ADD, a->pidfd, &ev);
+	}
+	if (a->pidfd < 0 || !proc_live(a->pid, a->starttime))
+		a->detached = 1;	/* gone: its pidfd (or the sweep) removes it */
+	log_info("%s[%d] taken over with the consumer", a->procname, (int)a->pid);
+	return 0;
+fail:
+	free(a);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	log_warn("a process of the consumer taken over refused: pid %u", m->pid);
+	return -EINVAL;
+}
+
+void apps_adopted(void)
+{
+	struct app *a, *next;
+
+	for (a = sd.apps; a; a = next) {
+		next = a->next;
+		if (a->pidfd < 0 || !proc_live(a->pid, a->starttime)) {
+			app_remove(a);	/* the consumer drains what it committed */
+			continue;
+		}
+		/* a new generation, the same contents: its threads look, find our
+		 * connection gone and register again */
+		app_touch(a);
+		app_ring(a);
+	}
+}
+
 unsigned int ctl_filter_add(struct shm_ctl_filters *fl, const struct enabler *e)
 {
 	if (fl->nfilters == SHM_MAX_FILTERS || e->code_len > sizeof(fl->code) - fl->used)
@@ -489,6 +589,13 @@ void app_update(struct app *a, int ring)
 	uint64_t g = __atomic_load_n(&c->generation, __ATOMIC_RELAXED);
 	int changed = 0, same;
 
+	if (a->blind) {
+		/* taken over: what we would write without its events could
+		 * number its filters wrongly; the page stays as it was */
+		if (!ring)
+			app_touch(a);
+		return;
+	}
 	app_chans(a, chans);
 	app_masks(a, masks, filt, &fl);
 	aggs_masks(a, slots, aggen, &fl);
@@ -549,6 +656,20 @@ static int event_same(const struct proto_event *x, const struct proto_event *y)
 	return 1;
 }
 
+/*
+ * Taken over: do we know every event its control page enables or
+ * aggregates (as the daemon before us wrote it)? Then what we write
+ * numbers its filters as it should.
+ */
+static int app_knows_page(const struct app *a)
+{
+	for (uint32_t id = 0; id < SHM_MAX_EVENTS; id++)
+		if ((a->ctl->enabled[id] || a->ctl->aggen[id]) &&
+		    (id >= a->nev || !a->ev[id].known))
+			return 0;
+	return 1;
+}
+
 static int app_events(struct app *a, const char *body, size_t len)
 {
 	const struct msg_events *m = (const void *)body;
@@ -576,6 +697,10 @@ static int app_events(struct app *a, const char *body, size_t len)
 	}
 	if (ret < 0 || n != m->count)
 		return -EPROTO;
+	if (a->blind && app_knows_page(a)) {
+		a->blind = 0;	/* its page is ours again */
+		app_update(a, 1);
+	}
 	if (known == n)
 		return 0;
 	/* the consumer must know the events before they can be enabled (it
@@ -717,20 +842,6 @@ void apps_poll_all(void)
 	}
 }
 
-/* Is @pid still the process that started at @start, and not a zombie? */
-static int proc_live(pid_t pid, uint64_t start)
-{
-	char path[64], buf[512], *p;
-	uint64_t now;
-
-	if (proc_starttime(pid, &now) < 0 || now != start)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
-		return 0;
-	return p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-}
-
 /*
  * The markers $SHMTRACE_HOME/apps/<pid> that processes leave for a daemon
  * started later (libtrace/control.c): one whose process is gone, or whose
@@ -851,6 +962,7 @@ static void app_release(struct app *a)
 {
 	munmap((void *)a->proc, SHM_PROC_SIZE);
 	close(a->proc_fd);
+	close(a->ctl_fd);
 	close(a->efd);
 	for (uint32_t i = 0; i < a->nsegs; i++)
 		close(a->segs[i].fd);

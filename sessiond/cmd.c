@@ -773,62 +773,80 @@ static int cmd_destroy(int fd, struct session *s)
 	return ret ? reply_end(fd, ret, "%s", msg) : reply_end(fd, 0, NULL);
 }
 
-int session_command(int fd, const char *body, size_t len)
+static int session_dispatch(int fd, const struct proto_cmd *c)
 {
-	static struct proto_cmd c;
 	struct session *s;
 
-	if (proto_cmd_decode(body, len, &c) < 0) {
-		log_warn("malformed command refused");
-		return reply_end(fd, -EPROTO, "malformed command (a tracectl of another version?)");
-	}
-	switch (c.verb) {
+	switch (c->verb) {
 	case VERB_PING:
 		return reply_end(fd, 0, NULL);
 	case VERB_CREATE:
-		return cmd_create(fd, c.session, &c.b.create);
+		return cmd_create(fd, c->session, &c->b.create);
 	case VERB_LIST:
 		return cmd_list(fd);
 	case VERB_LIST_EVENTS:
 		return cmd_list_events(fd);
 	case VERB_STATUS:
-		return cmd_status(fd, c.session);
+		return cmd_status(fd, c->session);
 	case VERB_PROCESSES:
 		return cmd_processes(fd);
 	default:
 		break;
 	}
-	s = session_get(fd, c.session);
+	s = session_get(fd, c->session);
 	if (!s)
 		return -ENOENT;
-	switch (c.verb) {
+	switch (c->verb) {
 	case VERB_DESTROY:
 		return cmd_destroy(fd, s);
 	case VERB_ENABLE_EVENT:
-		return cmd_enable(fd, s, &c);
+		return cmd_enable(fd, s, c);
 	case VERB_ENABLE_CHANNEL:
-		return cmd_enable_channel(fd, s, &c.b.channel);
+		return cmd_enable_channel(fd, s, &c->b.channel);
 	case VERB_SNAPSHOT:
-		return cmd_snapshot(fd, s, &c.b.snapshot);
+		return cmd_snapshot(fd, s, &c->b.snapshot);
 	case VERB_ROTATE:
-		return cmd_rotate(fd, s, &c.b.rotate);
+		return cmd_rotate(fd, s, &c->b.rotate);
 	case VERB_DISABLE_EVENT:
-		return cmd_disable(fd, s, &c);
+		return cmd_disable(fd, s, c);
 	case VERB_ADD_CONTEXT:
-		return cmd_add_context(fd, s, &c.b.context);
+		return cmd_add_context(fd, s, &c->b.context);
 	case VERB_NOTICES:
 		return cmd_notices(fd, s);
 	case VERB_AGGREGATE:
-		return cmd_aggregate(fd, s, &c);
+		return cmd_aggregate(fd, s, c);
 	case VERB_DISABLE_AGG:
-		return cmd_disable_agg(fd, s, &c);
+		return cmd_disable_agg(fd, s, c);
 	case VERB_SHOW_AGG:
-		return cmd_show_agg(fd, s, &c.b.show_agg);
+		return cmd_show_agg(fd, s, &c->b.show_agg);
 	case VERB_START:
 		return cmd_start(fd, s);
 	case VERB_STOP:
 		return cmd_stop(fd, s);
 	default:
-		return reply_end(fd, -EINVAL, "unknown command %u", c.verb);
+		return reply_end(fd, -EINVAL, "unknown command %u", c->verb);
 	}
+}
+
+/* Verbs that only read: nothing to save after them. */
+static int verb_reads(unsigned int verb)
+{
+	return verb == VERB_PING || verb == VERB_LIST || verb == VERB_LIST_EVENTS ||
+	       verb == VERB_STATUS || verb == VERB_PROCESSES || verb == VERB_NOTICES ||
+	       verb == VERB_SHOW_AGG;
+}
+
+int session_command(int fd, const char *body, size_t len)
+{
+	static struct proto_cmd c;
+	int ret;
+
+	if (proto_cmd_decode(body, len, &c) < 0) {
+		log_warn("malformed command refused");
+		return reply_end(fd, -EPROTO, "malformed command (a tracectl of another version?)");
+	}
+	ret = session_dispatch(fd, &c);
+	if (!verb_reads(c.verb))
+		state_save();	/* a daemon after us resumes from there */
+	return ret;
 }

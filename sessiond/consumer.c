@@ -26,15 +26,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "sessiond.h"
+#include "home.h"
 #include "log.h"
 #include "util.h"
 
 #define CONSUMER_TIMEOUT_MS	10000
+
+static void consumer_reap(pid_t pid, int pidfd);
+static void consumer_lost(void);
+static void consumer_reconcile(const struct msg_c_adopt_end *end);
 
 static char sd_consumerd[PATH_MAX];
 static uint64_t sd_consumer_started;
@@ -103,6 +111,165 @@ static int consumer_start(void)
 	return 0;
 }
 
+/*
+ * Wait until consumer @pid is gone: reaped if it is our child, else (one
+ * we took over) seen exit through @pidfd, 10 s at most.
+ */
+static void consumer_reap(pid_t pid, int pidfd)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (pidfd >= 0)
+		poll(&pfd, 1, 10000);
+}
+
+/*
+ * A consumer that a session daemon before us started and that outlived
+ * it (consumerd/adopt.c): taken over, with the processes it drains, which
+ * are ours again (detached until they register with us). 0, or -errno
+ * (there is none, or it did not answer: then it was killed).
+ */
+static int consumer_adopt(void)
+{
+	static uint64_t buf[PROTO_MAX_MSG / 8];
+	const struct msg_c_adopt_end *end = (const void *)buf;
+	struct msg_c_adopt req = { .version = PROTO_ADOPT_VERSION };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	uint64_t deadline;
+	unsigned int napps = 0;
+	int fd, pidfd = -1;
+
+	if (home_path(sa.sun_path, sizeof(sa.sun_path), sd.home, HOME_CSOCK) < 0)
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -ENOENT;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.uid != geteuid() ||
+	    cr.pid <= 0) {
+		close(fd);
+		return -EPERM;
+	}
+	pidfd = pidfd_open(cr.pid, 0);
+	if (proto_send(fd, MSG_C_ADOPT, 0, &req, sizeof(req), NULL, 0) < 0)
+		goto fail;
+	deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)sd_consumer_timeout_ms * 1000000u;
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		int fds[PROTO_MAX_FDS];
+		struct proto_hdr h;
+		long n;
+
+		if (now >= deadline || poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1) <= 0)
+			goto fail;
+		n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (h.type == MSG_C_ADOPT_END)
+			break;
+		if (h.type != MSG_C_ADOPT_APP) {
+			for (int i = 0; i < proto_nfds(h.type); i++)
+				close(fds[i]);
+			goto fail;
+		}
+		if (app_adopt((const struct msg_c_app *)(const void *)buf, fds) == 0)
+			napps++;
+	}
+	sd.consumer_fd = fd;
+	sd.consumer_pid = cr.pid;
+	sd.consumer_pidfd = pidfd;
+	if (pidfd >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = pidfd };
+
+		epoll_ctl(sd.epfd, EPOLL_CTL_ADD, pidfd, &ev);
+	}
+	if (end->max_app_id > sd.next_app_id)
+		sd.next_app_id = end->max_app_id;
+	log_info("took over the consumer daemon %d, with %u processes", (int)cr.pid, napps);
+	consumer_reconcile(end);
+	apps_adopted();
+	return 0;
+fail:
+	log_err("the consumer daemon %d left running could not be taken over: killed",
+		(int)cr.pid);
+	close(fd);
+	kill(cr.pid, SIGKILL);
+	consumer_reap(cr.pid, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return -EPROTO;
+}
+
+/*
+ * The consumer taken over, told what the sessions we took over (state.c)
+ * hold: channels and aggregations it lacks (ours are saved after the
+ * consumer heard of them, but for a daemon killed in between), and those
+ * it has that are no longer ours, drained out and forgotten.
+ */
+static void consumer_reconcile(const struct msg_c_adopt_end *end)
+{
+	uint32_t nch = end->nchans < SHM_MAX_CHAN ? end->nchans : SHM_MAX_CHAN;
+
+	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
+		uint32_t k = 0;
+
+		if (!sd.chan[i])
+			continue;
+		while (k < nch && end->chan_id[k] != sd.chan[i]->id)
+			k++;
+		if (k == nch)
+			channel_to_consumer(sd.chan[i]);
+	}
+	for (uint32_t k = 0; k < nch; k++) {
+		struct msg_c_id m = { .id = end->chan_id[k] };
+		unsigned int i = 0;
+
+		while (i < SHM_MAX_CHAN && !(sd.chan[i] && sd.chan[i]->id == m.id))
+			i++;
+		if (i == SHM_MAX_CHAN)
+			consumer_call(MSG_C_CHANNEL_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
+	}
+	aggs_reconcile(end->agg_id, end->naggs < SHM_MAX_AGG ? end->naggs : SHM_MAX_AGG);
+}
+
+/*
+ * A consumer of this home that is not ours and could not be taken over
+ * (its socket gone, say) must not write beside the one we start: killed.
+ */
+static void consumer_stale(void)
+{
+	char path[1100], text[64], comm[64];
+	long pid;
+	int pidfd;
+
+	if (home_path(path, sizeof(path), sd.home, HOME_CPID) < 0 ||
+	    read_small(path, text, sizeof(text)) < 0 || (pid = atol(text)) <= 0 ||
+	    pid == getpid())
+		return;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if (read_small(path, comm, sizeof(comm)) < 0 || strncmp(comm, "trace-consumerd", 15))
+		return;
+	pidfd = pidfd_open((pid_t)pid, 0);
+	if (pidfd < 0 || pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return;
+	}
+	log_warn("consumer daemon %ld of this home was left running: killed", pid);
+	consumer_reap((pid_t)pid, pidfd);
+	close(pidfd);
+}
+
 void consumer_init(void)
 {
 	const char *e = getenv("SHMTRACE_CONSUMER_TIMEOUT");
@@ -110,8 +277,37 @@ void consumer_init(void)
 	if (e && atoi(e) > 0)
 		sd_consumer_timeout_ms = atoi(e);
 	find_consumerd();
+	if (consumer_adopt() == 0)
+		return;
+	consumer_stale();
 	if (consumer_start() < 0)
 		log_err("cannot start the consumer daemon %s", sd_consumerd);
+	else if (sd.sessions)
+		apps_replay();	/* the sessions taken over (state.c) */
+}
+
+/* Its descriptor in the loop said that the consumer we took over exited. */
+int consumer_event(int fd)
+{
+	if (fd != sd.consumer_pidfd || fd < 0)
+		return 0;
+	log_err("consumer daemon %d exited", (int)sd.consumer_pid);
+	consumer_lost();
+	return 1;
+}
+
+/* At exit: the consumer told (its socket closed) and waited for. */
+void consumer_fini(void)
+{
+	if (sd.consumer_fd < 0)
+		return;
+	close(sd.consumer_fd);
+	sd.consumer_fd = -1;
+	if (sd.consumer_pid > 0)
+		consumer_reap(sd.consumer_pid, sd.consumer_pidfd);
+	if (sd.consumer_pidfd >= 0)
+		close(sd.consumer_pidfd);
+	sd.consumer_pidfd = -1;
 }
 
 /*
@@ -130,8 +326,12 @@ static void consumer_lost(void)
 		return;
 	if (kill(pid, SIGKILL) == 0)
 		log_err("consumer daemon %d killed: a new one continues its traces", (int)pid);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	consumer_reap(pid, sd.consumer_pidfd);
+	if (sd.consumer_pidfd >= 0) {
+		epoll_ctl(sd.epfd, EPOLL_CTL_DEL, sd.consumer_pidfd, NULL);
+		close(sd.consumer_pidfd);
+	}
+	sd.consumer_pidfd = -1;
 	sd.consumer_pid = 0;
 }
 

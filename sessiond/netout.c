@@ -23,8 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "sessiond.h"
+#include "netout.h"
 #include "log.h"
-#include "relay.h"
 
 #define NETOUT_TIMEOUT_MS	3000
 #define NETOUT_LIVE_DEFAULT	1000000u	/* us, as lttng */
@@ -62,15 +62,6 @@ static int netout_parse(int fd, const struct cmd_create *cr, struct rly_url *c,
 	return 0;
 }
 
-/* A streamed session's relay: where, and how its current relay session is named. */
-struct netout {
-	struct rly_url c, d;
-	char host[RLY_HOST_NAME];
-	char stamp[32];
-	unsigned int opened;		/* relay sessions made (a new one per consumer) */
-	int err;			/* the last one could not be made: -errno */
-	char why[PROTO_PATH_MAX];
-};
 
 /*
  * Connect, create the relay session and hand both sockets to the
@@ -178,6 +169,17 @@ void netout_replay(void)
 			log_err("session %s: streaming stopped after the consumer restarted: %s",
 				s->name, n->why);
 	}
+}
+
+uint64_t netout_last_id(void)
+{
+	return netout_next_id;
+}
+
+void netout_seen_id(uint64_t id)
+{
+	if (id > netout_next_id)
+		netout_next_id = id;
 }
 
 int netout_ok(const struct session *s)

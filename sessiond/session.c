@@ -433,8 +433,10 @@ void sessions_tick(void)
 		if (!s->active || (!s->rot_ms && !s->rot_bytes))
 			continue;
 		if ((s->rot_ms && now - s->rot_last_ns >= s->rot_ms * 1000000u) ||
-		    (s->rot_bytes && session_bytes(s) >= s->rot_bytes * (s->nrotations + 1)))
+		    (s->rot_bytes && session_bytes(s) >= s->rot_bytes * (s->nrotations + 1))) {
 			session_rotate(s);
+			state_save();	/* its chunk count */
+		}
 	}
 }
 
@@ -447,8 +449,10 @@ int sessions_tick_ms(void)
 	return 1000;
 }
 
+/* Every session stopped and destroyed: a daemon after us starts with none. */
 void sessions_shutdown(void)
 {
 	while (sd.sessions)
 		session_destroy(sd.sessions);
+	state_save();
 }

@@ -41,7 +41,7 @@
 #include "util.h"
 
 struct sessiond sd = { .listen_fd = -1, .app_listen_fd = -1, .sig_fd = -1, .consumer_fd = -1,
-			.epfd = -1 };
+			.consumer_pidfd = -1, .epfd = -1 };
 
 /* The client that stopped reading its replies: no more time spent on it. */
 static int reply_stuck_fd = -1;
@@ -450,6 +450,8 @@ static void loop(void)
 					client_first(fd);
 			} else if (fd == sd.sig_fd)
 				on_signal();
+			else if (consumer_event(fd))
+				;
 			else if ((a = app_by_sock(fd)) != NULL)
 				app_messages(a);
 			else if ((a = app_by_pidfd(fd)) != NULL)
@@ -557,6 +559,9 @@ int main(int argc, char **argv)
 	ep_add(sd.listen_fd);
 	ep_add(sd.sig_fd);
 	sd.next_chan_id = now_ns(CLOCK_REALTIME);
+	/* the sessions of a daemon before us that did not stop them (killed) */
+	if (state_load() > 0)
+		allow_update();
 	consumer_init();
 	log_info("listening in %s (%ld descriptors at most)", sd.home, fd_limit);
 	if (ready[1] >= 0) {
@@ -574,11 +579,7 @@ int main(int argc, char **argv)
 		app_remove(sd.apps);
 	apps_gone_fini();
 	apps_fini();
-	if (sd.consumer_fd >= 0) {
-		close(sd.consumer_fd);
-		if (sd.consumer_pid > 0)
-			waitpid(sd.consumer_pid, NULL, 0);
-	}
+	consumer_fini();
 	remove_runtime_files();
 	return 0;
 }

@@ -152,14 +152,17 @@ struct app {
 	uint64_t starttime;
 	char procname[PROTO_PROCNAME];
 	uint64_t instance;		/* its process image (registration) */
-	dev_t ctl_dev;			/* its control page's memfd (not kept open) */
+	dev_t ctl_dev;			/* its control page's memfd */
 	ino_t ctl_ino;
+	int ctl_fd;
 	int proc_fd;
 	int efd;			/* its wake socket, for the consumer */
 	int pidfd;			/* -1, or watched while detached */
 	int detached;			/* its connection closed while it runs */
 	unsigned int reattached;	/* times it registered again */
 	int bell_lost;			/* its doorbell was reset behind our back */
+	int blind;			/* taken over, its events not known yet: its
+					 * control page is left as it is (app_update()) */
 	struct shm_ctl_page *ctl;	/* read-write mapping */
 	const struct shm_proc_page *proc; /* read-only mapping */
 	struct app_event *ev;		/* indexed by event id */
@@ -184,6 +187,7 @@ struct sessiond {
 	int sig_fd;
 	int consumer_fd;		/* -1 when the consumer is down */
 	pid_t consumer_pid;
+	int consumer_pidfd;		/* one we took over (not our child), else -1 */
 	uint64_t next_app_id;
 	uint64_t next_chan_id;
 	struct session *sessions;
@@ -213,6 +217,10 @@ int consumer_revive(void);
 void consumer_check(void);
 /* Milliseconds until consumer_check() may start one, at most @max; @max while one runs. */
 int consumer_wait_ms(int max);
+/* Is @fd the pidfd of the consumer we took over? Then it exited: 1, handled. */
+int consumer_event(int fd);
+/* The consumer told we leave, and waited for. */
+void consumer_fini(void);
 
 /* sessiond.c */
 /* The descriptor limit was met (EMFILE): from now on new processes are refused. */
@@ -238,6 +246,10 @@ void apps_update_all(void);
 void apps_poll_all(void);
 void apps_replay(void);
 void apps_gone_fini(void);
+/* A process the consumer we took over drains (MSG_C_ADOPT_APP): 0, or -errno (fds closed). */
+int app_adopt(const struct msg_c_app *m, const int *fds);
+/* The processes taken over: asked to register (a new control generation, the doorbell). */
+void apps_adopted(void);
 /* Events committed in channel @chan_id's buffers not yet consumed (at most), in *@bufs buffers. */
 uint64_t apps_pending(uint64_t chan_id, uint64_t *bufs);
 /* stale markers of processes that are gone are looked for this often */
@@ -273,6 +285,12 @@ void enabler_free_parts(struct enabler *e);
 void enabler_free(struct enabler *e);
 void enablers_free(struct enabler *e);
 
+/* state.c */
+/* The sessions saved in the home, after a change. */
+void state_save(void);
+/* The sessions a daemon before us saved: their number, or -errno (none taken). */
+int state_load(void);
+
 /* cmd.c */
 int session_command(int fd, const char *body, size_t len);
 
@@ -288,6 +306,8 @@ void aggs_masks(const struct app *a, struct shm_ctl_agg *slots, uint8_t *aggen,
 int app_agg_seg(struct app *a, const struct msg_agg_seg *m, int fd);
 void apps_forget_agg(uint64_t id);
 void aggs_replay(void);
+/* The consumer taken over has aggregations @ids: ours it lacks given, the others deleted. */
+void aggs_reconcile(const uint64_t *ids, uint32_t n);
 void app_aggs_replay(const struct app *a);
 
 /* notice.c */

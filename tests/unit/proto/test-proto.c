@@ -714,20 +714,24 @@ START_TEST(test_send_recv)
 	close(fds[2]);
 	close(p[0]);
 
-	/* two descriptors (MSG_C_APP_ADD) */
+	/* three descriptors (MSG_C_APP_ADD) */
 	{
 		struct msg_c_app app = { .app_id = 5, .pid = 77 };
 
 		in[0] = memfd_with("page");
 		in[1] = memfd_with("efd");
-		ck_assert_int_eq(proto_send(sv[1], MSG_C_APP_ADD, 0, &app, sizeof(app), in, 2), 0);
+		in[2] = memfd_with("ctl");
+		ck_assert_int_eq(proto_send(sv[1], MSG_C_APP_ADD, 0, &app, sizeof(app), in, 3), 0);
 		close(in[0]);
 		close(in[1]);
+		close(in[2]);
 		ck_assert_int_eq(proto_recv(sv[0], buf, &h, fds, 0), sizeof(app));
 		check_memfd(fds[0], "page");
 		check_memfd(fds[1], "efd");
+		check_memfd(fds[2], "ctl");
 		close(fds[0]);
 		close(fds[1]);
+		close(fds[2]);
 	}
 
 	/* nothing pending, then end of stream */
@@ -825,7 +829,9 @@ static const struct badmsg bad[] = {
 	{ "body short: channel", PROTO_MAGIC, PROTO_VERSION, MSG_C_CHANNEL_ADD, 100, 0, 0 },
 	{ "body short: stats", PROTO_MAGIC, PROTO_VERSION, MSG_C_STATS, 7, 0, 0 },
 	{ "body short: sync", PROTO_MAGIC, PROTO_VERSION, MSG_APP_SYNC, 7, 0, 0 },
-	{ "body short: app", PROTO_MAGIC, PROTO_VERSION, MSG_C_APP_ADD, 31, 0, 2 },
+	{ "body short: app", PROTO_MAGIC, PROTO_VERSION, MSG_C_APP_ADD, 55, 0, 3 },
+	{ "body short: adopt end", PROTO_MAGIC, PROTO_VERSION, MSG_C_ADOPT_END, 151, 0, 0 },
+	{ "fds: 2 for adopted app", PROTO_MAGIC, PROTO_VERSION, MSG_C_ADOPT_APP, 56, 0, 2 },
 	{ "unknown type 0", PROTO_MAGIC, PROTO_VERSION, 0, 64, 0, 0 },
 	{ "unknown type 5", PROTO_MAGIC, PROTO_VERSION, 5, 64, 0, 0 },
 	{ "unknown type 15", PROTO_MAGIC, PROTO_VERSION, 15, 64, 0, 0 },
@@ -836,7 +842,7 @@ static const struct badmsg bad[] = {
 	{ "fds: 2 for segment", PROTO_MAGIC, PROTO_VERSION, MSG_C_SEGMENT, SEG, 0, 2 },
 	{ "fds: 2 for register", PROTO_MAGIC, PROTO_VERSION, MSG_APP_REGISTER, REG, 0, 2 },
 	{ "fds: 4 for register", PROTO_MAGIC, PROTO_VERSION, MSG_APP_REGISTER, REG, 0, 4 },
-	{ "fds: 1 for app add", PROTO_MAGIC, PROTO_VERSION, MSG_C_APP_ADD, 32, 0, 1 },
+	{ "fds: 2 for app add", PROTO_MAGIC, PROTO_VERSION, MSG_C_APP_ADD, 56, 0, 2 },
 	{ "fds: 1 for cmd", PROTO_MAGIC, PROTO_VERSION, MSG_CMD, CMD, 0, 1 },
 	{ "fds: 4 for reply", PROTO_MAGIC, PROTO_VERSION, MSG_REPLY, 0, 0, 4 },
 	{ "fds: 5 (more than fit)", PROTO_MAGIC, PROTO_VERSION, MSG_APP_REGISTER, REG, 0, 5 },
@@ -924,13 +930,14 @@ START_TEST(test_recv_raw_good)
 	static char buf[PROTO_MAX_MSG], msg[PROTO_MAX_MSG];
 	static const struct { uint16_t type; int32_t blen; int nfds; } good[] = {
 		{ MSG_APP_SEGMENT, SEG, 1 }, { MSG_APP_REGISTER, REG, 3 }, { MSG_CMD, CMD, 0 },
-		{ MSG_CMD, CMD + 10, 0 }, { MSG_REPLY, 0, 0 }, { MSG_C_APP_ADD, 32, 2 },
+		{ MSG_CMD, CMD + 10, 0 }, { MSG_REPLY, 0, 0 }, { MSG_C_APP_ADD, 56, 3 },
 		{ MSG_C_SEGMENT, SEG + 1, 1 }, { MSG_C_STATS, 8, 0 },
 		{ MSG_C_STATS_REPLY, (int32_t)sizeof(struct msg_c_stats), 0 },
 		{ MSG_APP_EVENTS, 16, 0 }, { MSG_C_EVENTS, 100, 0 },
 		{ MSG_C_CHANNEL_ADD, (int32_t)sizeof(struct msg_c_channel), 0 },
 		{ MSG_C_CHANNEL_DEL, 8, 0 }, { MSG_C_FLUSH, 8, 0 }, { MSG_C_APP_DEL, 8, 0 },
-		{ MSG_REPLY_TEXT, 1, 0 }, { MSG_APP_SYNC, 8, 0 },
+		{ MSG_REPLY_TEXT, 1, 0 }, { MSG_APP_SYNC, 8, 0 }, { MSG_C_ADOPT, 8, 0 },
+		{ MSG_C_ADOPT_APP, 56, 3 }, { MSG_C_ADOPT_END, 152, 0 },
 	};
 	struct proto_hdr h;
 	int sv[2], fds[PROTO_MAX_FDS];
