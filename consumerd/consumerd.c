@@ -404,8 +404,13 @@ int main(int argc, char **argv)
 	capp_fini();
 	chan_fini();
 	adopt_fini();
-	if (pidpath[0])
-		unlink(pidpath);
+	if (pidpath[0]) {
+		char num[32];
+
+		/* ours only: a consumer after us may have written it */
+		if (read_small(pidpath, num, sizeof(num)) > 0 && atoi(num) == (int)getpid())
+			unlink(pidpath);
+	}
 	log_info("exiting");
 	return 0;
 }

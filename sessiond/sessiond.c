@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -349,6 +350,78 @@ static void on_signal(void)
 	}
 }
 
+/*
+ * The home is ours while we hold the lock (flock) of its pid file, from
+ * before we bind the socket to after we removed it at exit: a daemon
+ * that exits never removes its successor's socket or pid file, since
+ * the successor waits for the lock (a few seconds at most: the exiting
+ * one closes its socket at once, then stops its sessions) before it
+ * binds. Returns 0 with sd_lock_fd held, or -EADDRINUSE.
+ */
+static int sd_lock_fd = -1;
+
+static int home_lock(void)
+{
+	char path[1100], num[32];
+	struct stat a, b;
+	int fd, n;
+
+	if (home_path(path, sizeof(path), sd.home, HOME_PID) < 0)
+		return -ENAMETOOLONG;
+	for (int tries = 0; tries < 100; tries++) {
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			/* the file we locked may have been removed by the one before */
+			if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
+			    a.st_dev == b.st_dev)
+				break;
+		} else if (errno != EWOULDBLOCK) {
+			int ret = -errno;
+
+			close(fd);
+			return ret;
+		}
+		close(fd);
+		fd = -1;
+		usleep(100000);
+	}
+	if (fd < 0)
+		return -EADDRINUSE;
+	n = snprintf(num, sizeof(num), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, num, (size_t)n, 0) != n)
+		log_warn("cannot write %s: %s", path, strerror(errno));
+	sd_lock_fd = fd;
+	return 0;
+}
+
+/* Our socket (it is ours: we hold the home's lock), closed and removed. */
+static void close_listen(void)
+{
+	char path[1100];
+
+	if (sd.listen_fd < 0)
+		return;
+	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, sd.listen_fd, NULL);
+	close(sd.listen_fd);
+	sd.listen_fd = -1;
+	if (home_path(path, sizeof(path), sd.home, HOME_SOCK) == 0)
+		unlink(path);
+}
+
+static void remove_runtime_files(void)
+{
+	char path[1100];
+
+	close_listen();
+	if (sd_lock_fd >= 0 && home_path(path, sizeof(path), sd.home, HOME_PID) == 0)
+		unlink(path);
+	if (sd_lock_fd >= 0)
+		close(sd_lock_fd);	/* the home is free */
+	sd_lock_fd = -1;
+}
+
 static int listen_socket(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -363,7 +436,10 @@ static int listen_socket(void)
 	}
 	if (probe >= 0)
 		close(probe);
-	unlink(sa.sun_path);
+	fd = home_lock();
+	if (fd < 0)
+		return fd;
+	unlink(sa.sun_path);	/* a dead daemon's */
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
@@ -372,35 +448,11 @@ static int listen_socket(void)
 		int ret = -errno;
 
 		close(fd);
+		remove_runtime_files();
 		return ret;
 	}
 	sd.listen_fd = fd;
 	return 0;
-}
-
-static void write_pidfile(void)
-{
-	char path[1100], num[32];
-	int fd, n;
-
-	if (home_path(path, sizeof(path), sd.home, HOME_PID) < 0)
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	n = snprintf(num, sizeof(num), "%d\n", (int)getpid());
-	write_all(fd, num, (size_t)n);
-	close(fd);
-}
-
-static void remove_runtime_files(void)
-{
-	char path[1100];
-
-	if (home_path(path, sizeof(path), sd.home, HOME_SOCK) == 0)
-		unlink(path);
-	if (home_path(path, sizeof(path), sd.home, HOME_PID) == 0)
-		unlink(path);
 }
 
 static void usage(FILE *out)
@@ -537,7 +589,6 @@ int main(int argc, char **argv)
 			(void)!write(ready[1], "e", 1);
 		return 1;
 	}
-	write_pidfile();
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -571,6 +622,8 @@ int main(int argc, char **argv)
 	apps_markers(1);
 	loop();
 	log_info("shutting down");
+	/* no new client: a daemon started now waits for us to finish */
+	close_listen();
 	/* what processes sent before we were told to stop (a segment their
 	 * threads already write into) is taken in before the final flush */
 	apps_poll_all();
