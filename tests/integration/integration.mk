@@ -75,7 +75,8 @@ INTEGRATION_TESTS = \
 	tests/integration/read-names.sh \
 	tests/integration/list-events.sh \
 	tests/integration/read-stats.sh \
-	tests/integration/read-damage.sh
+	tests/integration/read-damage.sh \
+	tests/integration/filter-depth.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
