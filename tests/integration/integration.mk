@@ -77,7 +77,8 @@ INTEGRATION_TESTS = \
 	tests/integration/read-stats.sh \
 	tests/integration/read-damage.sh \
 	tests/integration/filter-depth.sh \
-	tests/integration/ctl-timeout.sh
+	tests/integration/ctl-timeout.sh \
+	tests/integration/read-json-utf8.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
