@@ -14,7 +14,8 @@
  * verb's default (ctl_verb_timeout()). The verbs whose default is long
  * (they wait for the consumer to write traces out, or for a relay) also
  * give up after CTL_TIMEOUT_NS when the daemon is seen unable to answer
- * (stopped, a zombie, gone). Giving up names the daemon's pid (its
+ * (stopped, a zombie, gone); a timeout given (0 included: no limit) is
+ * kept to the letter. Giving up names the daemon's pid (its
  * socket's peer credentials) and its state (/proc/PID/stat). Giving up
  * cancels nothing: a command the daemon received is carried out when it
  * runs again. Nothing else of the caller is bounded: record's own waits
@@ -486,7 +487,8 @@ int ctl_call(const char *home, const char *name, enum proto_verb verb, const cha
 		return EXIT_USAGE;
 	}
 	w.limit = ctl_timeout_given ? ctl_timeout : ctl_verb_timeout(verb);
-	w.early = w.limit > CTL_TIMEOUT_NS || !w.limit ? CTL_TIMEOUT_NS : 0;
+	/* a timeout given is kept to the letter; a long default is not */
+	w.early = !ctl_timeout_given && w.limit > CTL_TIMEOUT_NS ? CTL_TIMEOUT_NS : 0;
 	fd = connect_daemon(home, &w, name);
 	if (fd == -ENOENT || fd == -ECONNREFUSED) {
 		if (start_daemon() < 0) {

@@ -34,7 +34,8 @@ int ctl_call(const char *home, const char *name, enum proto_verb verb, const cha
  * rotate, snapshot, show-aggregations), which also give up after
  * CTL_TIMEOUT_NS when the daemon is stopped, a zombie or gone.
  * SHMTRACE_CTL_TIMEOUT, then --timeout, set one for every request of the
- * process: a duration (units.h), 0 for no limit, at most 24 hours.
+ * process, kept to the letter: a duration (units.h), 0 for no limit, at
+ * most 24 hours.
  */
 #define CTL_TIMEOUT_NS		(UINT64_C(10) * 1000000000)
 #define CTL_TIMEOUT_LONG_NS	(UINT64_C(600) * 1000000000)

@@ -66,6 +66,9 @@ grep -q "^Session t: inactive" "$WORK/status" || fail "t was not stopped: $(cat 
 n=$("$TRACE_READ" "$WORK/out" | wc -l)
 [ "$n" -eq 200 ] || fail "$n events recorded after SIGCONT, expected 200"
 
+# 0: no limit
+"$TRACECTL" --timeout 0 list >/dev/null || fail "--timeout 0 list failed"
+
 # bad values: status 2, said
 for v in 1 1x -1s 25h; do
 	st=0
