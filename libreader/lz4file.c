@@ -66,7 +66,8 @@ static int lz4file_write(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int lz4file_inflate(int fd, const char *path, int *out, char *err, size_t errlen)
+int lz4file_inflate(int fd, const char *path, int *out, uint64_t *bad, char *err,
+		    size_t errlen)
 {
 	LZ4F_dctx *dctx = NULL;
 	char *in = malloc(LZ4FILE_CHUNK), *dst = malloc(LZ4FILE_CHUNK);
@@ -90,6 +91,7 @@ int lz4file_inflate(int fd, const char *path, int *out, char *err, size_t errlen
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
+			*bad = off;
 			snprintf(err, errlen, "%s: byte %llu: read error: %s", path,
 				 (unsigned long long)off, strerror(errno));
 			goto damaged;
@@ -101,6 +103,7 @@ int lz4file_inflate(int fd, const char *path, int *out, char *err, size_t errlen
 
 			hint = LZ4F_decompress(dctx, dst, &dlen, in + pos, &src, NULL);
 			if (LZ4F_isError(hint)) {
+				*bad = off + pos;
 				snprintf(err, errlen, "%s: byte %llu: bad LZ4 frame: %s", path,
 					 (unsigned long long)(off + pos), LZ4F_getErrorName(hint));
 				goto damaged;
@@ -138,6 +141,7 @@ int lz4file_inflate(int fd, const char *path, int *out, char *err, size_t errlen
 			whole = written;
 	}
 	if (hint != 0) {
+		*bad = off;
 		snprintf(err, errlen, "%s: byte %llu: LZ4 frame cut short", path,
 			 (unsigned long long)off);
 		goto damaged;

@@ -456,7 +456,7 @@ static int add_stream(struct shmtrace_rd_reader *r, struct shmtrace_rd_trace *t,
 		char msg[SHMTRACE_RD_ERRLEN];
 		int plain;
 
-		rc = lz4file_inflate(s->fd, s->path, &plain, msg, sizeof(msg));
+		rc = lz4file_inflate(s->fd, s->path, &plain, &s->tail_off, msg, sizeof(msg));
 		if (plain < 0) {
 			set_err(err, errlen, "%s", msg);
 			return rc;
@@ -465,13 +465,7 @@ static int add_stream(struct shmtrace_rd_reader *r, struct shmtrace_rd_trace *t,
 		s->fd = plain;
 		if (rc < 0) {
 			/* damaged: its whole frames are read, then the damage said */
-			unsigned long long at = 0;
-			size_t n = strlen(s->path);
-
-			if (!strncmp(msg, s->path, n))
-				sscanf(msg + n, ": byte %llu:", &at);
 			s->tail_error = rc;
-			s->tail_off = at;
 			s->tail_msg = strdup(msg);
 			if (!s->tail_msg)
 				goto nomem;
