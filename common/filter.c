@@ -12,6 +12,13 @@
  *
  * String literals: `\"` becomes `"`; `\\` and `\*` stay as they are so
  * that == and != match the literal as a glob (see glob.h).
+ *
+ * The parser recurses once per '(' and per '!' it is inside: at most
+ * FLT_MAX_DEPTH of them at once, refused beyond with the column of the
+ * first one too deep, so that the compiler's stack stays small (a few KiB,
+ * whatever the expression: the session daemon compiles what any client
+ * sends). A '-' or '+' is part of a number, never an operator: "---5" is a
+ * bad number, not a nesting.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +26,9 @@
 #include <string.h>
 #include "filter.h"
 #include "glob.h"
+
+#define FLT_TEXT_(x) #x
+#define FLT_TEXT(x) FLT_TEXT_(x)
 
 struct flt_cc {
 	const char *src, *p;
@@ -29,6 +39,7 @@ struct flt_cc {
 	char table[FLT_MAX_TABLE];
 	unsigned int ninsn, ntable, nfields;
 	uint32_t field_off[FLT_MAX_FIELDS];
+	unsigned int depth;		/* '(' and '!' open around c->p */
 	int err, col;
 	char *msg;
 	size_t msglen;
@@ -220,15 +231,23 @@ static int cc_unary(struct flt_cc *c)
 	int ret;
 
 	cc_space(c);
+	if ((*c->p == '!' && c->p[1] != '=') || *c->p == '(') {
+		if (c->depth == FLT_MAX_DEPTH)
+			return cc_fail(c, c->p, "nested too deep (at most " FLT_TEXT(FLT_MAX_DEPTH)
+				       " parentheses and '!' around a condition)");
+		c->depth++;
+	}
 	if (*c->p == '!' && c->p[1] != '=') {
 		c->p++;
 		ret = cc_unary(c);
+		c->depth--;
 		return ret < 0 ? ret : cc_emit(c, FLT_NOT, 0, 0);
 	}
 	if (*c->p == '(') {
 		const char *open = c->p++;
 
 		ret = cc_or(c);
+		c->depth--;
 		if (ret < 0)
 			return ret;
 		cc_space(c);

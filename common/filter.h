@@ -9,8 +9,9 @@
  * decimal or hexadecimal; floating point; "string", where == and != match
  * a glob: '*' any characters, '\' escapes), or between two fields; a bare
  * field is true when it is not zero (or not empty); && || ! and
- * parentheses. A comparison that names a field the event lacks, or
- * compares a string with a number, is false.
+ * parentheses, at most FLT_MAX_DEPTH of '(' and '!' around any condition.
+ * A comparison that names a field the event lacks, or compares a string
+ * with a number, is false.
  *
  * The bytecode is position-independent and self-contained (field names and
  * strings in its own table), so it can be sent to another process, which
@@ -36,6 +37,7 @@
 #define FLT_MAX_TABLE	4096
 #define FLT_STACK	32
 #define FLT_MAX_FIELDS	64		/* distinct field names in one filter */
+#define FLT_MAX_DEPTH	256		/* '(' and '!' around a condition */
 
 enum flt_op {
 	FLT_FIELD = 1,		/* push field named at table offset aux (slot imm) */

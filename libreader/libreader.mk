@@ -19,13 +19,13 @@ include_shmtrace_HEADERS += include/shmtrace/reader.h
 lib_LTLIBRARIES += libshmtrace-reader.la
 libshmtrace_reader_la_SOURCES =
 libshmtrace_reader_la_LIBADD = libreadercore.la
-libshmtrace_reader_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -Wl,--no-undefined
+libshmtrace_reader_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:1 -Wl,--no-undefined
 
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/reader/test-reader
 TESTS += tests/unit/reader/test-reader
 tests_unit_reader_test_reader_SOURCES = tests/unit/reader/test-reader.c
 tests_unit_reader_test_reader_CPPFLAGS = $(AM_CPPFLAGS) $(LIBREADER_CPPFLAGS)
-tests_unit_reader_test_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_reader_test_reader_LDADD = libreadercore.la $(CHECK_LIBS)
+tests_unit_reader_test_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LZ4_CFLAGS)
+tests_unit_reader_test_reader_LDADD = libreadercore.la $(LZ4_LIBS) $(CHECK_LIBS)
 endif

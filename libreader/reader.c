@@ -16,10 +16,26 @@
  * gives the context fields that every event carries between its header and
  * its payload, and the dense table its event ids are looked up in.
  *
+ * Damage is kept per stream: a packet or an event that cannot be believed
+ * (a bad header, bad sizes, an unknown event id, an event running past its
+ * packet, a truncated last packet, a bad LZ4 frame, a stream that repeats
+ * another's instance id) ends that stream where it lies, its events before
+ * it returned; a trace whose metadata cannot be read is not read at all.
+ * Either is recorded in the reader's damage list (file, byte offset,
+ * message) and every other stream is read to its end, merged as usual;
+ * only then does shmtrace_rd_next() return the first damage's error.
+ * What does not come from the trace's bytes (no memory, a stream file
+ * that cannot be opened) stops the reader at once.
+ *
  * Invariants:
  *  - every offset and length read from a file is checked against the packet
  *    content (for events) or the file size (for packets) before use; the
  *    packet buffer holds exactly content_size/8 bytes of the current packet;
+ *  - a stream is in the heap only while it has an event to give: s->error
+ *    is 0 there; a stream whose s->error is set has ended, retired, and its
+ *    damage is in r->dmg (one entry per damaged stream or trace);
+ *  - r->traces holds only traces whose metadata was read: every accessor
+ *    of a trace may use t->meta;
  *  - s->sc is the stream class of every packet read so far (NULL before the
  *    first); a packet of another class is an error;
  *  - s->ev describes the stream's current event; its field offsets
@@ -28,7 +44,11 @@
  *    before foff[0]; they stay valid until the stream advances;
  *  - s->last_ts is the clock value of the previous event of the stream
  *    (timestamp_begin at a packet start); timestamps never decrease;
- *  - errors are sticky: once shmtrace_rd_next() failed it keeps returning the error.
+ *  - errors are sticky: once shmtrace_rd_next() failed (every stream ended
+ *    with damage recorded, or r->fatal) it keeps returning the error;
+ *  - the names of a trace directory that begin with '.' (bookkeeping of the
+ *    consumer, as babeltrace2 ignores them), "metadata" and directories are
+ *    not stream files.
  */
 #include <dirent.h>
 #include <endian.h>
@@ -84,8 +104,20 @@ struct shmtrace_rd_stream {
 	uint64_t seq, discarded, instance_id, lost, nevents;
 	uint32_t tid;
 	bool have_packet;
+	int error;		/* 0, or the damage that ended the stream */
+	int tail_error;		/* damage after the file's last byte (LZ4), or 0 */
+	char *tail_msg;		/* ... its message */
+	uint64_t tail_off;	/* ... its offset (in the compressed file) */
 	const struct tsdl_stream_class *sc;
 	uint32_t *foff;
+};
+
+struct rd_damage {
+	char *path;		/* the damaged file */
+	char *msg;		/* "FILE: offset N: what", "FILE:LINE: what" */
+	int64_t offset;		/* byte offset in FILE, -1 when none (metadata) */
+	int error;
+	const struct shmtrace_rd_stream *stream;	/* NULL: a trace's metadata */
 };
 
 struct shmtrace_rd_reader {
@@ -96,8 +128,12 @@ struct shmtrace_rd_reader {
 	struct shmtrace_rd_stream **heap;
 	size_t nheap;
 	struct shmtrace_rd_stream *cur;
+	struct rd_damage *dmg;
+	size_t ndmg, dmg_cap;
+	size_t found;		/* trace directories found, damaged ones too */
 	bool started;
-	int error;
+	int fatal;		/* what stopped the reader (not damage), or 0 */
+	int error;		/* what shmtrace_rd_next() returns again, or 0 */
 	char err[SHMTRACE_RD_ERRLEN];
 };
 
@@ -158,23 +194,90 @@ static int set_err(char *err, size_t errlen, const char *fmt, ...)
 	return 0;
 }
 
-/* Record a sticky error on a stream: "file: offset N: what". */
+/* Is @rc what a trace's own bytes cause (damage), rather than its surroundings? */
+static bool is_damage(int rc)
+{
+	switch (rc) {
+	case -EINVAL:		/* malformed metadata */
+	case -ENOTSUP:		/* metadata in a form not read */
+	case -EFBIG:		/* metadata or a packet past the limits */
+	case -EIO:		/* a bad LZ4 frame, a read error */
+	case -EBADMSG:		/* a corrupt or truncated packet or event */
+	case -ENODATA:		/* a file that shrank */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Stop the reader: @rc (not damage) with @msg. */
+static int fatal(struct shmtrace_rd_reader *r, int rc, const char *msg)
+{
+	if (!r->fatal) {
+		r->fatal = rc;
+		snprintf(r->err, sizeof(r->err), "%s", msg);
+	}
+	return rc;
+}
+
+/*
+ * Add damage to the list: @path at byte @off (-1: none), error @rc, @msg;
+ * of stream @s, or of a trace's metadata (@s NULL). Returns @rc, or
+ * -ENOMEM (fatal) when it cannot be kept.
+ */
+static int add_damage(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s,
+		      const char *path, int64_t off, int rc, const char *msg)
+{
+	struct rd_damage *d;
+
+	if (r->ndmg == r->dmg_cap) {
+		size_t cap = r->dmg_cap ? r->dmg_cap * 2 : 8;
+		struct rd_damage *n = realloc(r->dmg, cap * sizeof(*n));
+
+		if (!n)
+			return fatal(r, -ENOMEM, "out of memory");
+		r->dmg = n;
+		r->dmg_cap = cap;
+	}
+	d = &r->dmg[r->ndmg];
+	d->path = strdup(path);
+	d->msg = strdup(msg);
+	if (!d->path || !d->msg) {
+		free(d->path);
+		free(d->msg);
+		return fatal(r, -ENOMEM, "out of memory");
+	}
+	d->offset = off;
+	d->error = rc;
+	d->stream = s;
+	r->ndmg++;
+	if (s)
+		s->error = rc;
+	return rc;
+}
+
+/*
+ * Stream @s ends at byte @off of its file: "file: offset N: what" joins
+ * the damage list (error @rc), or, for what is not damage (no memory),
+ * stops the reader. Returns @rc.
+ */
 __attribute__((format(printf, 5, 6)))
-static int fail_at(struct shmtrace_rd_reader *r, const struct shmtrace_rd_stream *s,
+static int fail_at(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s,
 		   uint64_t off, int rc, const char *fmt, ...)
 {
+	char msg[SHMTRACE_RD_ERRLEN];
 	va_list ap;
 	int n;
 
-	n = snprintf(r->err, sizeof(r->err), "%s: offset %" PRIu64 ": ",
-		     s->path, off);
-	if (n >= 0 && (size_t)n < sizeof(r->err)) {
+	n = snprintf(msg, sizeof(msg), "%s: offset %" PRIu64 ": ", s->path, off);
+	if (n >= 0 && (size_t)n < sizeof(msg)) {
 		va_start(ap, fmt);
-		vsnprintf(r->err + n, sizeof(r->err) - n, fmt, ap);
+		vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
 		va_end(ap);
 	}
-	r->error = rc;
-	return rc;
+	if (!is_damage(rc))
+		return fatal(r, rc, msg);
+	return add_damage(r, s, s->path, (int64_t)off, rc, msg);
 }
 
 static char *path_join(const char *dir, const char *name)
@@ -350,13 +453,23 @@ static int add_stream(struct shmtrace_rd_reader *r, struct shmtrace_rd_trace *t,
 		return rc;
 	}
 	if (lz4file_is_frame(s->fd)) {
+		char msg[SHMTRACE_RD_ERRLEN];
 		int plain;
 
-		rc = lz4file_inflate(s->fd, s->path, &plain, err, errlen);
-		if (rc < 0)
+		rc = lz4file_inflate(s->fd, s->path, &plain, &s->tail_off, msg, sizeof(msg));
+		if (plain < 0) {
+			set_err(err, errlen, "%s", msg);
 			return rc;
+		}
 		close(s->fd);
 		s->fd = plain;
+		if (rc < 0) {
+			/* damaged: its whole frames are read, then the damage said */
+			s->tail_error = rc;
+			s->tail_msg = strdup(msg);
+			if (!s->tail_msg)
+				goto nomem;
+		}
 		if (fstat(s->fd, &st) < 0) {
 			rc = -errno;
 			set_err(err, errlen, "%s: %s", s->path, strerror(-rc));
@@ -370,18 +483,22 @@ nomem:
 	return -ENOMEM;
 }
 
+/* Stream files: not hidden (the consumer's bookkeeping), not the metadata. */
 static int filter_streams(const struct dirent *d)
 {
 	return d->d_name[0] != '.' && strcmp(d->d_name, "metadata");
 }
 
+/* The trace of directory @dir; a trace whose metadata is damaged is kept as damage. */
 static int add_trace(struct shmtrace_rd_reader *r, const char *dir, char *err,
 		     size_t errlen)
 {
 	struct dirent **names = NULL;
 	struct shmtrace_rd_trace *t;
+	char msg[SHMTRACE_RD_ERRLEN];
 	int i, n, rc = 0;
 
+	r->found++;
 	if (r->ntraces == r->traces_cap) {
 		size_t cap = r->traces_cap ? r->traces_cap * 2 : 8;
 		struct shmtrace_rd_trace **nt = realloc(r->traces, cap * sizeof(*nt));
@@ -396,17 +513,31 @@ static int add_trace(struct shmtrace_rd_reader *r, const char *dir, char *err,
 		goto nomem;
 	t->path = strdup(dir);
 	t->meta_path = path_join(dir, "metadata");
-	if (!t->path || !t->meta_path) {
+	if (!t->path || !t->meta_path)
+		goto free_nomem;
+	msg[0] = 0;
+	rc = read_metadata(t, msg, sizeof(msg));
+	if (rc && is_damage(rc)) {
+		/* none of its streams can be read: said once the others were */
+		rc = add_damage(r, NULL, t->meta_path, -1, rc, msg);
+		tsdl_free(t->meta);
 		free(t->path);
 		free(t->meta_path);
 		free(t);
-		goto nomem;
+		if (rc == -ENOMEM)
+			goto nomem;
+		return 0;
+	}
+	if (rc) {
+		set_err(err, errlen, "%s", msg);
+		tsdl_free(t->meta);
+		free(t->path);
+		free(t->meta_path);
+		free(t);
+		return rc;
 	}
 	t->index = r->ntraces;
-	r->traces[r->ntraces++] = t;
-	rc = read_metadata(t, err, errlen);
-	if (rc)
-		return rc;
+	r->traces[r->ntraces++] = t;	/* freed by shmtrace_rd_close from now on */
 
 	n = scandir(dir, &names, filter_streams, alphasort);
 	if (n < 0) {
@@ -440,6 +571,10 @@ static int add_trace(struct shmtrace_rd_reader *r, const char *dir, char *err,
 		free(names[i]);
 	free(names);
 	return rc;
+free_nomem:
+	free(t->path);
+	free(t->meta_path);
+	free(t);
 nomem:
 	set_err(err, errlen, "out of memory");
 	return -ENOMEM;
@@ -511,7 +646,7 @@ int shmtrace_rd_open(struct shmtrace_rd_reader **out, const char *const *paths, 
 		return -ENOMEM;
 	}
 	for (i = 0; i < npaths; i++) {
-		size_t before = r->ntraces;
+		size_t before = r->found;
 
 		if (stat(paths[i], &st) < 0) {
 			rc = -errno;
@@ -526,7 +661,7 @@ int shmtrace_rd_open(struct shmtrace_rd_reader **out, const char *const *paths, 
 		rc = scan_dir(r, paths[i], 0, err, errlen);
 		if (rc)
 			goto fail;
-		if (r->ntraces == before) {
+		if (r->found == before) {
 			rc = -ENOENT;
 			set_err(err, errlen, "%s: no CTF trace found (no metadata file)",
 				paths[i]);
@@ -560,8 +695,14 @@ void shmtrace_rd_close(struct shmtrace_rd_reader *r)
 		free(s->buf);
 		free(s->foff);
 		free(s->path);
+		free(s->tail_msg);
 		free(s);
 	}
+	for (i = 0; i < r->ndmg; i++) {
+		free(r->dmg[i].path);
+		free(r->dmg[i].msg);
+	}
+	free(r->dmg);
 	for (i = 0; i < r->ntraces; i++) {
 		struct shmtrace_rd_trace *t = r->traces[i];
 
@@ -806,14 +947,21 @@ past_end:
 		       cls->name, cls->fields[i].name);
 }
 
-/* Position s on its next event: 1 if there is one, 0 at end, < 0 error. */
+/*
+ * Position s on its next event: 1 if there is one, 0 at its end, < 0 when
+ * it ends damaged (recorded) or the reader stops (r->fatal).
+ */
 static int advance(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	int rc;
 
 	while (s->pos >= s->content) {
-		if (s->next_off >= s->file_size)
+		if (s->next_off >= s->file_size) {
+			if (s->tail_error)	/* what follows could not be inflated */
+				return add_damage(r, s, s->path, (int64_t)s->tail_off,
+						  s->tail_error, s->tail_msg);
 			return 0;
+		}
 		rc = load_packet(r, s);
 		if (rc)
 			return rc;
@@ -894,65 +1042,84 @@ static int cmp_instance(const void *a, const void *b)
 /*
  * Every stream file of a trace is a stream of its own: two that give the
  * same stream class and stream_instance_id in their first packets are one
- * stream copied (doc/trace-format.md), whose events would be read twice.
+ * stream copied (doc/trace-format.md), whose events would be read twice:
+ * the later file is damage, not read.
  */
 static int check_instances(struct shmtrace_rd_reader *r)
 {
 	struct shmtrace_rd_stream **v, *a, *b;
 	size_t i, n = 0;
-	int rc = 0;
 
 	v = malloc((r->nstreams + 1) * sizeof(*v));
 	if (!v)
-		return fail_at(r, r->streams[0], 0, -ENOMEM, "out of memory");
+		return fatal(r, -ENOMEM, "out of memory");
 	for (i = 0; i < r->nstreams; i++) {
-		if (r->streams[i]->have_packet)
+		if (r->streams[i]->have_packet && !r->streams[i]->error)
 			v[n++] = r->streams[i];
 	}
 	qsort(v, n, sizeof(*v), cmp_instance);
-	for (i = 1; i < n && !rc; i++) {
-		a = v[i - 1];
+	for (i = 1, a = n ? v[0] : NULL; i < n; i++) {
 		b = v[i];
 		if (a->trace == b->trace && a->sc->id == b->sc->id &&
-		    a->instance_id == b->instance_id)
-			rc = fail_at(r, b, b->pkt_off + 24, -EBADMSG,
-				     "stream instance id %" PRIu64 " of stream id %" PRIu32 " also in %s",
-				     b->instance_id, b->sc->id, a->path);
+		    a->instance_id == b->instance_id) {
+			fail_at(r, b, b->pkt_off + 24, -EBADMSG,
+				"stream instance id %" PRIu64 " of stream id %" PRIu32 " also in %s",
+				b->instance_id, b->sc->id, a->path);
+			if (r->fatal)
+				break;
+			continue;	/* @a stays the one read */
+		}
+		a = b;
 	}
 	free(v);
-	return rc;
+	return r->fatal;
+}
+
+/* Every stream on its first event, in the heap; damaged ones left out. */
+static int start(struct shmtrace_rd_reader *r)
+{
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < r->nstreams; i++) {
+		rc = advance(r, r->streams[i]);
+		if (r->fatal)
+			return r->fatal;
+		if (rc > 0)
+			r->heap[n++] = r->streams[i];
+		else
+			retire(r->streams[i]);
+	}
+	if (r->nstreams && check_instances(r))
+		return r->fatal;
+	for (i = 0; i < n; i++) {
+		struct shmtrace_rd_stream *s = r->heap[i];
+
+		if (s->error) {
+			retire(s);
+			continue;
+		}
+		r->heap[r->nheap] = s;
+		sift_up(r, r->nheap++);
+	}
+	return 0;
 }
 
 int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_event **ev)
 {
-	size_t i;
 	int rc;
 
 	if (r->error)
 		return r->error;
 	if (!r->started) {
 		r->started = true;
-		for (i = 0; i < r->nstreams; i++) {
-			rc = advance(r, r->streams[i]);
-			if (rc < 0)
-				return rc;
-			if (rc) {
-				r->heap[r->nheap] = r->streams[i];
-				sift_up(r, r->nheap++);
-			} else {
-				retire(r->streams[i]);
-			}
-		}
-		if (r->nstreams) {
-			rc = check_instances(r);
-			if (rc < 0)
-				return rc;
-		}
+		if (start(r))
+			return r->error = r->fatal;
 	} else if (r->cur) {
 		rc = advance(r, r->cur);
-		if (rc < 0)
-			return rc;
-		if (!rc) {
+		if (r->fatal)
+			return r->error = r->fatal;
+		if (rc <= 0) {		/* ended, or damaged: the others go on */
 			retire(r->cur);
 			r->heap[0] = r->heap[--r->nheap];
 			r->cur = NULL;
@@ -962,7 +1129,11 @@ int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_even
 	}
 	if (!r->nheap) {
 		r->cur = NULL;
-		return 0;
+		if (!r->ndmg)
+			return 0;
+		/* every stream read: now the damage */
+		snprintf(r->err, sizeof(r->err), "%s", r->dmg[0].msg);
+		return r->error = r->dmg[0].error;
 	}
 	r->cur = r->heap[0];
 	*ev = &r->cur->ev;
@@ -972,6 +1143,39 @@ int shmtrace_rd_next(struct shmtrace_rd_reader *r, const struct shmtrace_rd_even
 const char *shmtrace_rd_errmsg(const struct shmtrace_rd_reader *r)
 {
 	return r->error ? r->err : "no error";
+}
+
+/* ---- damage ------------------------------------------------------------- */
+
+size_t shmtrace_rd_damage_count(const struct shmtrace_rd_reader *r)
+{
+	return r->ndmg;
+}
+
+const char *shmtrace_rd_damage_message(const struct shmtrace_rd_reader *r, size_t i)
+{
+	return i < r->ndmg ? r->dmg[i].msg : NULL;
+}
+
+const char *shmtrace_rd_damage_path(const struct shmtrace_rd_reader *r, size_t i)
+{
+	return i < r->ndmg ? r->dmg[i].path : NULL;
+}
+
+int64_t shmtrace_rd_damage_offset(const struct shmtrace_rd_reader *r, size_t i)
+{
+	return i < r->ndmg ? r->dmg[i].offset : -1;
+}
+
+int shmtrace_rd_damage_error(const struct shmtrace_rd_reader *r, size_t i)
+{
+	return i < r->ndmg ? r->dmg[i].error : 0;
+}
+
+const struct shmtrace_rd_stream *shmtrace_rd_damage_stream(const struct shmtrace_rd_reader *r,
+							   size_t i)
+{
+	return i < r->ndmg ? r->dmg[i].stream : NULL;
 }
 
 /* ---- accessors ---------------------------------------------------------- */
@@ -1113,6 +1317,11 @@ uint64_t shmtrace_rd_stream_lost_packets(const struct shmtrace_rd_stream *s)
 uint64_t shmtrace_rd_stream_event_count(const struct shmtrace_rd_stream *s)
 {
 	return s->nevents;
+}
+
+int shmtrace_rd_stream_error(const struct shmtrace_rd_stream *s)
+{
+	return s->error;
 }
 
 const struct shmtrace_rd_stream *shmtrace_rd_event_stream(const struct shmtrace_rd_event *ev)

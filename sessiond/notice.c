@@ -11,6 +11,22 @@
  * Control characters of the path are replaced before it is kept, logged
  * or shown.
  *
+ * A notice is kept only when it is about the sender's own process
+ * (notice_own()), so that no client can make status name another process:
+ *  - a uid change is the process's own: the pid it names is the sender's
+ *    (the pid of its connection, checked at registration);
+ *  - a program about to be run is run by the sender (the exec family;
+ *    posix_spawn, whose notice names the caller, the child's pid not known
+ *    yet), or by a child of the sender that shares its memory and socket
+ *    (vfork): /proc shows the sender as its parent. Such a child often
+ *    runs its program to the end and is reaped before the notice is read
+ *    (a static program that exits at once): a pid that no longer exists
+ *    cannot be checked, and is kept; a process that exists and is neither
+ *    the sender nor its child cannot be named.
+ * Any other is refused: logged (the first ones, then every power of two),
+ * counted in every session that would have kept it (status shows the
+ * count), and the connection stays open (it is not malformed).
+ *
  * Every session active when the notice arrives and tracing the sender's
  * uid keeps it, unless it is about a uid that reaches this daemon anyway
  * (its own, or one the session allows). A session keeps at most
@@ -18,13 +34,17 @@
  * repeats, and counts the ones beyond.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "sessiond.h"
 #include "log.h"
+
+static uint64_t notices_refused;	/* by this daemon: how often to log */
 
 #define DROPS "the loader drops LD_PRELOAD"
 
@@ -107,6 +127,48 @@ static void notice_add(struct session *s, const struct msg_app_notice *m, const 
 	s->nnotices++;
 }
 
+/*
+ * The parent of process @pid, from /proc/PID/stat; -ESRCH when there is no
+ * such process (any more), 0 when it cannot be read.
+ */
+static pid_t proc_ppid(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	long ppid;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0 && errno == ESRCH)
+		return -ESRCH;	/* it went meanwhile */
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold anything, ')' too */
+	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1 || ppid <= 0 || ppid > INT32_MAX)
+		return 0;
+	return (pid_t)ppid;
+}
+
+/* Is notice @m about the own process of its sender @a? (see the top) */
+static bool notice_own(const struct app *a, const struct msg_app_notice *m)
+{
+	pid_t ppid;
+
+	if ((pid_t)m->pid == a->pid)
+		return true;
+	if (m->kind == NOTICE_UID_CHANGE)
+		return false;	/* a process changes its own uid */
+	/* a program run by a vfork child of the sender, on its socket */
+	ppid = proc_ppid((pid_t)m->pid);
+	return ppid == a->pid || ppid == -ESRCH;
+}
+
 /* MSG_APP_NOTICE from @a: 0, or -EPROTO (malformed: the connection closes). */
 int app_notice(struct app *a, const char *body, size_t len)
 {
@@ -122,6 +184,17 @@ int app_notice(struct app *a, const char *body, size_t len)
 	}
 	for (uint32_t i = 0; i < m.path_len; i++)
 		path[i] = (unsigned char)raw[i] < 32 && raw[i] ? '?' : raw[i] == 127 ? '?' : raw[i];
+	if (!notice_own(a, &m)) {
+		for (struct session *s = sd.sessions; s; s = s->next)
+			if (s->active && allow_uid(s, a->uid))
+				s->notices_refused++;
+		notices_refused++;
+		if (notices_refused <= 8 || !(notices_refused & (notices_refused - 1)))
+			log_warn("%s[%d]: notice about pid %u refused: not its own process "
+				 "(%s; %" PRIu64 " refused so far)", a->procname, (int)a->pid,
+				 m.pid, path, notices_refused);
+		return 0;
+	}
 	for (struct session *s = sd.sessions; s; s = s->next) {
 		if (!s->active || !allow_uid(s, a->uid))
 			continue;	/* it does not trace the sender */
@@ -172,10 +245,13 @@ static void notices_reply(int fd, const struct session *s, const char *indent)
 /* For tracectl status: the session's notices, when it has any. */
 void notices_status(int fd, const struct session *s)
 {
-	if (!s->notices && !s->notices_lost)
-		return;
-	reply_text(fd, "  not traced:\n");
-	notices_reply(fd, s, "    ");
+	if (s->notices || s->notices_lost) {
+		reply_text(fd, "  not traced:\n");
+		notices_reply(fd, s, "    ");
+	}
+	if (s->notices_refused)
+		reply_text(fd, "  notices refused: %" PRIu64 " (about another process than "
+			   "their sender's)\n", s->notices_refused);
 }
 
 /* notices: one line per notice of the session, nothing when none. */

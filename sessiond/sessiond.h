@@ -111,6 +111,7 @@ struct session {
 	struct notice *notices;		/* why processes were not traced (notice.c) */
 	unsigned int nnotices;
 	uint64_t notices_lost;		/* beyond SESSION_MAX_NOTICES */
+	uint64_t notices_refused;	/* about another process than their sender's */
 	int allow_all;			/* processes of any uid may register (allow.c) */
 	unsigned int nallow;
 	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */

@@ -110,6 +110,7 @@ static int aggregate(int argc, char **argv)
 		{ "lquantize", required_argument, NULL, 'l' },
 		{ "keys", required_argument, NULL, 'k' },
 		{ "profile", no_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -124,6 +125,7 @@ static int aggregate(int argc, char **argv)
 		case 's': session = optarg; break;
 		case 'f': filter = optarg; break;
 		case 'p': a.flags |= CMD_AGG_PROFILE; break;
+		case 'T': ret = ctl_timeout_set(optarg, "--timeout"); break;
 		case 'b': ret = agg_keys(&a, optarg); break;
 		case 'c': ret = agg_func(&a, AGG_COUNT, NULL); break;
 		case 'S': ret = agg_func(&a, AGG_SUM, optarg); break;
@@ -176,6 +178,7 @@ static int show(int argc, char **argv)
 		{ "session", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -205,6 +208,10 @@ static int show(int argc, char **argv)
 					optarg, ret < 0 ? units_why(ret, 0) : "more than 0, at most 1 day");
 				goto bad;
 			}
+			break;
+		case 'T':
+			if (ctl_timeout_set(optarg, "--timeout") < 0)
+				goto bad;
 			break;
 		case 'h':
 			printf("usage: tracectl %s\n\n%s\n", SHOW_AGG_USAGE, SHOW_AGG_HELP);

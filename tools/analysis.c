@@ -413,6 +413,8 @@ int an_stats_print_counts(struct an_stats *s, const struct shmtrace_rd_reader *r
 		fprintf(out, "%12" PRIu64 "  %s\n", rows[i].n, rows[i].name);
 	fprintf(out, "%12" PRIu64 "  total\n", s->total);
 	fprintf(out, "%12" PRIu64 "  discarded\n", discarded_total(r));
+	if (shmtrace_rd_damage_count(r))
+		fprintf(out, "%12zu  damaged\n", shmtrace_rd_damage_count(r));
 	free(rows);
 	return 0;
 }
@@ -490,6 +492,29 @@ static void print_discarded(FILE *out, const struct an_stats *s,
 		if ((img ? s->image_of[i] == img : i == tr) && shmtrace_rd_stream_discarded(st))
 			fprintf(out, "  %14" PRIu64 "    %s\n", shmtrace_rd_stream_discarded(st),
 				shmtrace_rd_stream_path(st));
+	}
+}
+
+/*
+ * The damaged stream files (and traces) of @r, when there are any: the
+ * events read of each before its damage, and where it lies.
+ */
+static void print_damaged(FILE *out, const struct shmtrace_rd_reader *r)
+{
+	size_t n = shmtrace_rd_damage_count(r);
+
+	if (!n)
+		return;
+	fprintf(out, "\nDamaged (read up to the damage, the rest not read):\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct shmtrace_rd_stream *st = shmtrace_rd_damage_stream(r, i);
+		int64_t off = shmtrace_rd_damage_offset(r, i);
+
+		fprintf(out, "  %14" PRIu64 "  %s", st ? shmtrace_rd_stream_event_count(st) : 0,
+			shmtrace_rd_damage_path(r, i));
+		if (off >= 0)
+			fprintf(out, " at byte %" PRId64, off);
+		fprintf(out, "\n");
 	}
 }
 
@@ -574,6 +599,7 @@ void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE
 		print_discarded(out, s, r, per_trace[i], 0, i);
 	}
 	fprintf(out, "  %14" PRIu64 "  total\n", discarded);
+	print_damaged(out, r);
 	free(per_image);
 	free(per_trace);
 	free(rows);

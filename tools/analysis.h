@@ -12,7 +12,9 @@
  *    trace, or another process name, starts a new image of its pid; the
  *    traces of one image (chunks of a rotated session) are one. A fork is
  *    counted once under shmtrace_proc:fork, though the parent and the
- *    child both record it (the totals count the events).
+ *    child both record it (the totals count the events). Damaged stream
+ *    files are listed last, each with the events read before its damage
+ *    (--stats=count: their number, on a "damaged" line, when there are).
  *  - latency: pairs BEGIN and END events per thread (or by a key field)
  *    and reports count, min, p50, p90, p99, p99.9, max and a power-of-two
  *    histogram (DTrace's quantize), and optionally the pairs slower than a
@@ -39,7 +41,7 @@ void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE
  * thread, no time span: cheaper than an_stats_event(), always 0);
  * an_stats_print_counts() prints "%12" PRIu64 "  NAME" per event name (its
  * classes added up), sorted by name, then the "  total" and "  discarded"
- * lines: 0, or -ENOMEM.
+ * lines, and "  damaged" when stream files were damaged: 0, or -ENOMEM.
  */
 int an_stats_count(struct an_stats *s, const struct shmtrace_rd_event *ev);
 int an_stats_print_counts(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE *out);

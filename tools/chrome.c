@@ -14,6 +14,10 @@
  *	{"ph":"i",...,"args":{"n":4,"context":{"ip":"0x4011d6","cpu_id":2}}},
  *	...],"otherData":{"time_origin_ns":"1700000000123456789"}}
  *
+ * Strings are valid UTF-8 whatever the trace holds, written as every JSON
+ * of trace-read writes them (printers.h: a byte of no character is
+ * \udcXX).
+ *
  * Timestamps and durations are microseconds with nanosecond decimals,
  * from the first event exported (time_origin_ns, in nanoseconds since the
  * Epoch), so that viewers keep the precision. Each traced process is a
@@ -70,6 +74,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "analysis.h"
+#include "printers.h"
 #include "select.h"
 #include "util.h"
 
@@ -210,20 +215,22 @@ static void cb_free(struct ch_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* A JSON string of @s, valid UTF-8 whatever its bytes (printers.h). */
 static void json_str(struct ch_buf *b, const char *s, size_t n)
 {
 	cb_putc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
+	while (n) {
+		size_t k = pr_json_run(s, n);
+		char x[6];
 
-		if (ch == '"' || ch == '\\') {
-			cb_putc(b, '\\');
-			cb_putc(b, (char)ch);
-		} else if (ch < 0x20 || ch == 0x7f) {
-			cb_printf(b, "\\u%04x", ch);
+		if (!k) {
+			cb_mem(b, x, pr_json_esc((unsigned char)*s, x));
+			k = 1;
 		} else {
-			cb_putc(b, (char)ch);	/* UTF-8 passes through */
+			cb_mem(b, s, k);
 		}
+		s += k;
+		n -= k;
 	}
 	cb_putc(b, '"');
 }

@@ -7,8 +7,23 @@
  * MSG_REPLY_FD, then one MSG_REPLY whose status is the result. When no
  * daemon listens, `trace-sessiond --daemonize` is run (it returns once its
  * socket is ready) and the connection tried again.
+ *
+ * Every wait on the daemon is bounded: connecting (a full backlog), sending
+ * (a full queue) and each reply. A request gives up once the daemon said
+ * nothing for its timeout: --timeout, else SHMTRACE_CTL_TIMEOUT, else the
+ * verb's default (ctl_verb_timeout()). The verbs whose default is long
+ * (they wait for the consumer to write traces out, or for a relay) also
+ * give up after CTL_TIMEOUT_NS when the daemon is seen unable to answer
+ * (stopped, a zombie, gone); a timeout given (0 included: no limit) is
+ * kept to the letter. Giving up names the daemon's pid (its
+ * socket's peer credentials) and its state (/proc/PID/stat). Giving up
+ * cancels nothing: a command the daemon received is carried out when it
+ * runs again. Nothing else of the caller is bounded: record's own waits
+ * (its command, the processes that outlive it) are no requests.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <pwd.h>
@@ -17,10 +32,168 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "ctl-client.h"
 #include "home.h"
 #include "units.h"
+#include "util.h"
+
+#define NS_PER_MS	UINT64_C(1000000)
+
+/* --timeout or SHMTRACE_CTL_TIMEOUT, once given: that of every request */
+static uint64_t ctl_timeout;
+static int ctl_timeout_given;
+
+/* A request's wait on the daemon: silence allowed, and since when. */
+struct ctl_wait {
+	uint64_t limit;		/* ns; 0: no limit */
+	uint64_t early;		/* ns after which a daemon unable to answer is given up; 0: never */
+	uint64_t since;		/* CLOCK_MONOTONIC ns, start of the silence */
+	pid_t pid;		/* the daemon, 0 when unknown */
+};
+
+uint64_t ctl_verb_timeout(enum proto_verb verb)
+{
+	switch (verb) {
+	case VERB_CREATE:	/* a relay: up to 3 s per step */
+	case VERB_STOP:		/* every recorded event written out */
+	case VERB_DESTROY:	/* the same, when the session is active */
+	case VERB_ROTATE:
+	case VERB_SNAPSHOT:
+	case VERB_SHOW_AGG:	/* merged by the consumer */
+		return CTL_TIMEOUT_LONG_NS;
+	default:
+		return CTL_TIMEOUT_NS;
+	}
+}
+
+int ctl_timeout_set(const char *arg, const char *from)
+{
+	uint64_t ns = 0;
+	int ret = units_duration(arg, &ns);
+
+	if (ret < 0 || ns > CTL_TIMEOUT_MAX_NS) {
+		fprintf(stderr, "tracectl: %s '%s': %s\n", from, arg,
+			ret < 0 ? units_why(ret, 0) : "at most 24h (0: no limit)");
+		return -EINVAL;
+	}
+	ctl_timeout = ns;
+	ctl_timeout_given = 1;
+	return 0;
+}
+
+int ctl_timeout_env(void)
+{
+	const char *e = getenv("SHMTRACE_CTL_TIMEOUT");
+
+	if (!e || !*e || ctl_timeout_given)
+		return 0;
+	return ctl_timeout_set(e, "SHMTRACE_CTL_TIMEOUT");
+}
+
+/* The state of process @pid in words, from /proc/PID/stat ("gone" without one). */
+static const char *proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return "unknown";
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "gone";
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return "gone";
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold anything, ')' too */
+	if (!p || p[1] != ' ')
+		return "unknown";
+	switch (p[2]) {
+	case 'R': return "running";
+	case 'S': return "sleeping";
+	case 'D': return "waiting in the kernel (uninterruptible)";
+	case 'T': return "stopped";
+	case 't': return "stopped by a debugger";
+	case 'Z': return "zombie";
+	case 'X': return "dead";
+	case 'I': return "idle";
+	default: return "unknown";
+	}
+}
+
+/* Can the daemon still answer? No when it is stopped, a zombie or gone. */
+static int daemon_may_answer(pid_t pid)
+{
+	const char *st = proc_state(pid);
+
+	return strcmp(st, "stopped") && strcmp(st, "stopped by a debugger") &&
+	       strcmp(st, "zombie") && strcmp(st, "dead") && strcmp(st, "gone");
+}
+
+/* "10s", "1.5s", "250ms": @ns for a message. */
+static void duration_text(uint64_t ns, char *buf, size_t len)
+{
+	if (ns % (1000 * NS_PER_MS) == 0)
+		snprintf(buf, len, "%" PRIu64 "s", ns / (1000 * NS_PER_MS));
+	else if (ns % NS_PER_MS == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / NS_PER_MS);
+	else
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+}
+
+/*
+ * Giving up on the daemon: said with its pid and state, and the timeout
+ * (or, when it is seen unable to answer before, the time waited);
+ * EXIT_RUNTIME.
+ */
+static int gave_up(const struct ctl_wait *w, const char *name, const char *doing)
+{
+	uint64_t waited = now_ns(CLOCK_MONOTONIC) - w->since;
+	char d[32];
+
+	duration_text(w->limit && waited >= w->limit ? w->limit :
+		      waited - waited % (1000 * NS_PER_MS), d, sizeof(d));
+	if (w->pid > 0)
+		fprintf(stderr, "tracectl: %s: the session daemon (pid %d, %s) did not %s within %s\n",
+			name, (int)w->pid, proc_state(w->pid), doing, d);
+	else
+		fprintf(stderr, "tracectl: %s: the session daemon did not %s within %s\n", name,
+			doing, d);
+	return EXIT_RUNTIME;
+}
+
+/*
+ * Wait for @events on @fd within @w: 1 when ready, 0 when the wait is
+ * over (the limit reached, or the daemon unable to answer), < 0 an error.
+ * A signal our caller handles (record's interrupt) is not the daemon's
+ * silence: the wait goes on.
+ */
+static int ctl_wait(const struct ctl_wait *w, int fd, short events)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = events };
+		uint64_t waited = now_ns(CLOCK_MONOTONIC) - w->since, ms = 1000;
+		int r;
+
+		if (w->limit && waited >= w->limit)
+			return 0;
+		if (w->early && waited >= w->early && !daemon_may_answer(w->pid))
+			return 0;
+		/* slices of at most a second, so that the state is looked at */
+		if (w->limit && (w->limit - waited + NS_PER_MS - 1) / NS_PER_MS < ms)
+			ms = (w->limit - waited + NS_PER_MS - 1) / NS_PER_MS;
+		r = poll(&pfd, 1, (int)ms);
+		if (r > 0)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
 
 int ctl_exe_dir(char *out, size_t cap)
 {
@@ -134,22 +307,71 @@ int ctl_net_option(int c, const char *arg, struct cmd_create *cr)
 	return 0;
 }
 
-static int connect_daemon(const char *home)
+/* The pid of the session daemon of @home, from its pid file; 0 when unknown. */
+static pid_t pidfile_pid(const char *home)
+{
+	char path[PATH_MAX], buf[32];
+	FILE *f;
+	long pid = 0;
+
+	if (home_path(path, sizeof(path), home, HOME_PID) < 0)
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%ld", &pid) != 1 || pid <= 0 ||
+	    pid > INT32_MAX)
+		pid = 0;
+	fclose(f);
+	return (pid_t)pid;
+}
+
+/*
+ * A connection to the daemon of @home, non-blocking (a full backlog is
+ * waited for within @w, whose pid it sets), or -errno; -ETIMEDOUT said.
+ */
+static int connect_daemon(const char *home, struct ctl_wait *w, const char *name)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+	int fd, ret;
 
 	if (home_path(sa.sun_path, sizeof(sa.sun_path), home, HOME_SOCK) < 0)
 		return -ENAMETOOLONG;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int ret = -errno;
+	w->since = now_ns(CLOCK_MONOTONIC);
+	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		struct timespec ts = { 0, 10 * (long)NS_PER_MS };
 
-		close(fd);
-		return ret;
+		ret = -errno;
+		if (ret == -EINTR)
+			continue;
+		if (ret != -EAGAIN) {	/* a full backlog: the daemon is behind, or stopped */
+			close(fd);
+			return ret;
+		}
+		w->pid = pidfile_pid(home);
+		if (w->limit && now_ns(CLOCK_MONOTONIC) - w->since >= w->limit) {
+			close(fd);
+			gave_up(w, name, "take the connection");
+			return -ETIMEDOUT;
+		}
+		if (w->early && now_ns(CLOCK_MONOTONIC) - w->since >= w->early &&
+		    !daemon_may_answer(w->pid)) {
+			close(fd);
+			gave_up(w, name, "take the connection");
+			return -ETIMEDOUT;
+		}
+		nanosleep(&ts, NULL);
 	}
+	/* the peer of a connected socket: the process that listens, the daemon */
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) && cr.pid > 0)
+		w->pid = cr.pid;
+	else
+		w->pid = pidfile_pid(home);
 	return fd;
 }
 
@@ -204,7 +426,7 @@ static void copy_fd(int fd, FILE *out)
 }
 
 /* Print the replies to @out until the final one; its exit status. */
-static int replies(int fd, const char *name, FILE *out)
+static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
 	int fds[PROTO_MAX_FDS];
@@ -212,19 +434,18 @@ static int replies(int fd, const char *name, FILE *out)
 	long n;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int r;
+		int r = ctl_wait(w, fd, POLLIN);
 
-		/* a signal our caller handles (record's interrupt) is not the
-		 * daemon's silence: the reply is still coming */
-		do
-			r = poll(&pfd, 1, 60000);
-		while (r < 0 && errno == EINTR);
-		if (r <= 0) {
-			fprintf(stderr, "tracectl: the session daemon does not answer\n");
+		if (r == 0)
+			return gave_up(w, name, "answer");
+		if (r < 0) {
+			fprintf(stderr, "tracectl: %s: %s\n", name, strerror(-r));
 			return EXIT_RUNTIME;
 		}
-		n = proto_recv(fd, buf, &h, fds, 0);
+		n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			continue;
+		w->since = now_ns(CLOCK_MONOTONIC);	/* it speaks: a new silence */
 		if (n < 0) {
 			fprintf(stderr, "tracectl: no reply from the session daemon\n");
 			return EXIT_RUNTIME;
@@ -251,6 +472,7 @@ int ctl_call(const char *home, const char *name, enum proto_verb verb, const cha
 	     const void *body, unsigned int nstr, const char *const *str, FILE *out)
 {
 	static char msg[PROTO_MAX_MSG - sizeof(struct proto_hdr)];
+	struct ctl_wait w = { 0 };
 	long len;
 	int fd, ret;
 
@@ -264,26 +486,46 @@ int ctl_call(const char *home, const char *name, enum proto_verb verb, const cha
 		fprintf(stderr, "tracectl: %s: arguments too long\n", name);
 		return EXIT_USAGE;
 	}
-	fd = connect_daemon(home);
+	w.limit = ctl_timeout_given ? ctl_timeout : ctl_verb_timeout(verb);
+	/* a timeout given is kept to the letter; a long default is not */
+	w.early = !ctl_timeout_given && w.limit > CTL_TIMEOUT_NS ? CTL_TIMEOUT_NS : 0;
+	fd = connect_daemon(home, &w, name);
 	if (fd == -ENOENT || fd == -ECONNREFUSED) {
 		if (start_daemon() < 0) {
 			fprintf(stderr, "tracectl: cannot start the session daemon (see %s/%s)\n",
 				home, HOME_LOG);
 			return EXIT_RUNTIME;
 		}
-		fd = connect_daemon(home);
+		fd = connect_daemon(home, &w, name);
 	}
+	if (fd == -ETIMEDOUT)
+		return EXIT_RUNTIME;	/* said */
 	if (fd < 0) {
 		fprintf(stderr, "tracectl: cannot reach the session daemon in %s: %s\n", home,
 			strerror(-fd));
 		return EXIT_RUNTIME;
 	}
-	ret = proto_send(fd, MSG_CMD, 0, msg, (size_t)len, NULL, 0);
-	if (ret < 0) {
+	w.since = now_ns(CLOCK_MONOTONIC);
+	for (;;) {
+		int r;
+
+		ret = proto_send(fd, MSG_CMD, 0, msg, (size_t)len, NULL, 0);
+		if (ret != -EAGAIN)
+			break;
+		/* its queue is full: room comes when it reads */
+		r = ctl_wait(&w, fd, POLLOUT);
+		if (r <= 0) {
+			ret = r ? r : -ETIMEDOUT;
+			break;
+		}
+	}
+	if (ret == -ETIMEDOUT) {
+		ret = gave_up(&w, name, "take the command");
+	} else if (ret < 0) {
 		fprintf(stderr, "tracectl: cannot send the command: %s\n", strerror(-ret));
 		ret = EXIT_RUNTIME;
 	} else {
-		ret = replies(fd, name, out);
+		ret = replies(fd, name, out, &w);
 	}
 	close(fd);
 	return ret;

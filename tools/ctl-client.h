@@ -8,6 +8,7 @@
 #define SHMTRACE_TOOLS_CTL_CLIENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "exit-status.h"
 #include "proto.h"
@@ -18,10 +19,36 @@
  * or NULL for verbs without one) and @nstr strings to the daemon of
  * @home, and print its text replies to @out (NULL: nowhere). Errors go to
  * standard error, naming the command @name. Returns EXIT_OK, EXIT_RUNTIME
- * when refused or unreachable, EXIT_USAGE when the request is too long.
+ * when refused or unreachable, or when the daemon said nothing for the
+ * request's timeout (said with the daemon's pid and state), EXIT_USAGE
+ * when the request is too long.
  */
 int ctl_call(const char *home, const char *name, enum proto_verb verb, const char *session,
 	     const void *body, unsigned int nstr, const char *const *str, FILE *out);
+
+/*
+ * Timeouts: how long a request waits for the daemon to say something (to
+ * take the connection, the command, to send each reply). By default
+ * CTL_TIMEOUT_NS, and CTL_TIMEOUT_LONG_NS for the verbs that wait for the
+ * consumer to write traces out or for a relay (create, stop, destroy,
+ * rotate, snapshot, show-aggregations), which also give up after
+ * CTL_TIMEOUT_NS when the daemon is stopped, a zombie or gone.
+ * SHMTRACE_CTL_TIMEOUT, then --timeout, set one for every request of the
+ * process, kept to the letter: a duration (units.h), 0 for no limit, at
+ * most 24 hours.
+ */
+#define CTL_TIMEOUT_NS		(UINT64_C(10) * 1000000000)
+#define CTL_TIMEOUT_LONG_NS	(UINT64_C(600) * 1000000000)
+#define CTL_TIMEOUT_MAX_NS	(UINT64_C(86400) * 1000000000)
+
+/* The default timeout of @verb (ns). */
+uint64_t ctl_verb_timeout(enum proto_verb verb);
+
+/* --timeout @arg (@from names it in messages): 0, or -EINVAL said. */
+int ctl_timeout_set(const char *arg, const char *from);
+
+/* SHMTRACE_CTL_TIMEOUT, when set: 0, or -EINVAL said. Before the options. */
+int ctl_timeout_env(void);
 
 /*
  * --allow-uid's argument: "all", or uids and user names separated by

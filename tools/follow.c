@@ -14,9 +14,11 @@
  * out (late, never lost).
  *
  * A packet being written when the files are read looks truncated: the
- * round ends there and the next one reads it whole. When the marker the
- * session daemon keeps while the session is active goes (or its daemon
- * died), a last round hands over everything and reports damage.
+ * round ends at the first damage the reader finds (none of the events
+ * after it is handed over, whatever its stream) and the next one reads it
+ * whole. When the marker the session daemon keeps while the session is
+ * active goes (or its daemon died), a last round hands over everything,
+ * every stream to its end or to its damage, then names each damaged file.
  *
  * Each round reads every trace from its beginning: the cost of a round
  * grows with the size of the traces, which suits watching a session, not
@@ -104,12 +106,14 @@ static int active(const char *dir, int64_t *hold_ns)
 }
 
 /*
- * One round: hand over the new events up to @horizon. Returns 0, the
- * exit status when the traces could not be read whole (*@err set), or the
+ * One round: hand over the new events up to @horizon, or, in the @final
+ * round, all of them; call @round; then, in the final round, say each
+ * damaged file. Returns 0, the exit status when the traces could not be
+ * read whole (*@err set when the traces could not be opened), or the
  * callback's < 0.
  */
-static int round_once(struct follow *f, const char *dir, int64_t horizon, follow_fn fn,
-		      void *arg, char *err, size_t errlen)
+static int round_once(struct follow *f, const char *dir, int64_t horizon, int final,
+		      follow_fn fn, follow_round_fn round, void *arg, char *err, size_t errlen)
 {
 	const char *paths[1] = { dir };
 	struct shmtrace_rd_reader *r;
@@ -119,9 +123,12 @@ static int round_once(struct follow *f, const char *dir, int64_t horizon, follow
 	size_t ns, i = 0;
 	int rc, ret = 0;
 
+	err[0] = 0;
 	rc = shmtrace_rd_open(&r, paths, 1, err, errlen);
-	if (rc < 0)
+	if (rc < 0) {
+		round(arg);
 		return exit_of_read_error(rc);
+	}
 	ns = shmtrace_rd_stream_count(r);
 	count = calloc(ns + 1, sizeof(*count));
 	slot = calloc(ns + 1, sizeof(*slot));
@@ -141,6 +148,8 @@ static int round_once(struct follow *f, const char *dir, int64_t horizon, follow
 
 		if (shmtrace_rd_event_time_ns(ev) > horizon)
 			break;
+		if (!final && shmtrace_rd_damage_count(r))
+			break;	/* perhaps being written: the next round reads it */
 		if (s != last) {	/* events come in runs of one stream */
 			for (i = 0; i < ns && shmtrace_rd_stream_at(r, i) != s; i++)
 				;
@@ -153,15 +162,30 @@ static int round_once(struct follow *f, const char *dir, int64_t horizon, follow
 		if (ret < 0)
 			goto out;
 	}
-	if (rc < 0) {
-		snprintf(err, errlen, "%s", shmtrace_rd_errmsg(r));
-		ret = exit_of_read_error(rc);
-	}
+	if (rc < 0 || shmtrace_rd_damage_count(r))
+		ret = rc < 0 ? exit_of_read_error(rc) : EXIT_DAMAGED;
+	round(arg);
+	if (final)
+		follow_say_damage(r, rc);
+	goto done;
 out:
+	round(arg);
+done:
 	free(count);
 	free(slot);
 	shmtrace_rd_close(r);
 	return ret;
+}
+
+void follow_say_damage(const struct shmtrace_rd_reader *r, int rc)
+{
+	size_t n = shmtrace_rd_damage_count(r);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "trace-read: %s\n", shmtrace_rd_damage_message(r, i));
+	/* a stop before the end is not the first damage's error */
+	if (rc < 0 && (!n || strcmp(shmtrace_rd_errmsg(r), shmtrace_rd_damage_message(r, 0))))
+		fprintf(stderr, "trace-read: %s\n", shmtrace_rd_errmsg(r));
 }
 
 int follow_run(const char *dir, follow_fn fn, follow_round_fn round, void *arg)
@@ -183,12 +207,11 @@ int follow_run(const char *dir, follow_fn fn, follow_round_fn round, void *arg)
 			nanosleep(&ts, NULL);	/* not started yet */
 			continue;
 		}
-		ret = round_once(&f, dir, last ? INT64_MAX : realtime_ns() - hold, fn, arg, err,
-				 sizeof(err));
-		round(arg);
+		ret = round_once(&f, dir, last ? INT64_MAX : realtime_ns() - hold, last, fn, round,
+				 arg, err, sizeof(err));
 		if (ret < 0)
 			break;
-		if (last && ret)
+		if (last && ret && err[0])
 			fprintf(stderr, "trace-read: %s\n", err);
 		if (!last)
 			nanosleep(&ts, NULL);

@@ -23,4 +23,12 @@ typedef void (*follow_round_fn)(void *arg);
  */
 int follow_run(const char *dir, follow_fn fn, follow_round_fn round, void *arg);
 
+/*
+ * After the last shmtrace_rd_next() of @r returned @rc: each damaged file
+ * ("trace-read: FILE: offset N: what") on standard error, then what
+ * stopped the reader before the end, if anything did. Also trace-read's
+ * own reading loop.
+ */
+void follow_say_damage(const struct shmtrace_rd_reader *r, int rc);
+
 #endif

@@ -8,6 +8,8 @@
  *
  * Numbers are formatted by hand into the output buffer, so the per-event
  * cost is a few hundred nanoseconds and there is no per-event allocation.
+ * JSON strings are valid UTF-8 whatever the bytes (pr_json_run(),
+ * pr_json_esc(): a byte of no character is \udcXX).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <time.h>
 
 #include "flagnames.h"
+#include "json.h"
 #include "output.h"
 #include "printers.h"
 #include "procsyms.h"
@@ -393,29 +396,61 @@ void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev)
 /* ---- JSON ------------------------------------------------------------------ */
 
 /* The characters of a JSON string (UTF-8 passes through; control characters escaped). */
-static void out_json_chars(const char *s, size_t n)
+size_t pr_json_run(const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, run = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
-		char x[6] = { '\\', 'u', '0', '0', 0, 0 };
+	while (i < n) {
+		unsigned char c = p[i];
+		size_t k;
 
-		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
-			continue;
-		out_mem(s + run, i - run);
-		run = i + 1;
-		if (c == '"' || c == '\\') {
-			x[1] = (char)c;
-			out_mem(x, 2);
+		if (c < 0x80) {
+			if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f)
+				break;
+			i++;
 			continue;
 		}
-		x[4] = hex[c >> 4];
-		x[5] = hex[c & 15];
-		out_mem(x, 6);
+		k = js_utf8_len(p + i, n - i);
+		if (!k)
+			break;	/* not UTF-8 */
+		i += k;
 	}
-	out_mem(s + run, n - run);
+	return i;
+}
+
+size_t pr_json_esc(unsigned char c, char esc[6])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	esc[0] = '\\';
+	if (c == '"' || c == '\\') {
+		esc[1] = (char)c;
+		return 2;
+	}
+	esc[1] = 'u';
+	esc[2] = c < 0x80 ? '0' : 'd';	/* a byte of no character: \udcXX */
+	esc[3] = c < 0x80 ? '0' : 'c';
+	esc[4] = hex[c >> 4];
+	esc[5] = hex[c & 15];
+	return 6;
+}
+
+static void out_json_chars(const char *s, size_t n)
+{
+	while (n) {
+		size_t k = pr_json_run(s, n);
+		char x[6];
+
+		if (!k) {
+			out_mem(x, pr_json_esc((unsigned char)*s, x));
+			k = 1;
+		} else {
+			out_mem(s, k);
+		}
+		s += k;
+		n -= k;
+	}
 	out_room();
 }
 

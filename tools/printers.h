@@ -22,6 +22,7 @@
 #define SHMTRACE_TOOLS_PRINTERS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <shmtrace/reader.h>
 
@@ -44,5 +45,22 @@ struct pr_state {
 
 void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev);
 void pr_json(const struct shmtrace_rd_event *ev);
+
+/*
+ * Strings in every JSON that trace-read prints (events here, --export
+ * chrome; aggregations through common/aggfmt.c, which writes them the
+ * same), so that the output is valid UTF-8 whatever the trace holds:
+ * valid UTF-8 stays as it is; '"' and '\' are escaped; control characters
+ * and DEL are written \u00XX; a byte that is not part of valid UTF-8
+ * (cut, overlong, a surrogate, beyond U+10FFFF) is written \udcXX, XX the
+ * byte, as Python's surrogateescape does: nothing is lost, and
+ * s.encode("utf-8", "surrogateescape") gives the bytes back.
+ *
+ * pr_json_run() is the length of the run at @s (@n bytes at most) that
+ * stays as it is: 0 when the byte at @s must be escaped, which
+ * pr_json_esc() then writes into @esc: its length (2 or 6).
+ */
+size_t pr_json_run(const char *s, size_t n);
+size_t pr_json_esc(unsigned char c, char esc[6]);
 
 #endif

@@ -119,6 +119,9 @@ static void record_usage(FILE *f)
 		"  tracing goes on until they exit (a program that daemonizes), or\n"
 		"  until record is interrupted (SIGINT, SIGTERM, SIGHUP): the session\n"
 		"  then stops and everything recorded is written out.\n"
+		"--timeout DURATION: each request to the session daemon gives up when\n"
+		"  it says nothing for that long (as for every command); CMD and the\n"
+		"  processes it leaves are waited for as long as they run.\n"
 		"The programs CMD runs wait up to 3 s at start-up for the session daemon\n"
 		"to enable their events (SHMTRACE_REGISTER_TIMEOUT, when not set), so that\n"
 		"their first events are recorded however busy the machine.\n"
@@ -800,6 +803,7 @@ int record_main(int argc, char **argv)
 		{ "pool-size", required_argument, NULL, 'P' },
 		{ "context", required_argument, NULL, 'C' },
 		{ "no-wait", no_argument, NULL, 'W' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "allow-uid", required_argument, NULL, 'U' },
 		{ "aggregate", no_argument, NULL, 'G' },
 		CTL_NET_LONGOPTS,
@@ -864,6 +868,10 @@ int record_main(int argc, char **argv)
 			break;
 		case 'W':
 			no_wait = 1;
+			break;
+		case 'T':
+			if (ctl_timeout_set(optarg, "--timeout") < 0)
+				return 2;
 			break;
 		case 'G':
 			aggregate = 1;

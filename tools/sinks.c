@@ -75,7 +75,10 @@ static int stats_finish(void *state, const struct shmtrace_rd_reader *r, int sta
 	return status;
 }
 
-/* --stats=count: per class only; printed only when every trace was read. */
+/*
+ * --stats=count: per class only; printed when every trace was read, to its
+ * end or up to damaged stream files (their count then follows).
+ */
 static int stats_count_event(void *state, const struct shmtrace_rd_event *ev)
 {
 	return an_stats_count(state, ev);
@@ -83,7 +86,8 @@ static int stats_count_event(void *state, const struct shmtrace_rd_event *ev)
 
 static int stats_count_finish(void *state, const struct shmtrace_rd_reader *r, int status)
 {
-	if (!status && an_stats_print_counts(state, r, stdout) < 0)
+	if ((status == EXIT_OK || status == EXIT_DAMAGED) &&
+	    an_stats_print_counts(state, r, stdout) < 0)
 		status = -ENOMEM;
 	/* out before the warnings about discarded events, as --count was */
 	fflush(stdout);

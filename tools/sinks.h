@@ -52,9 +52,12 @@ struct sink {
 	int (*event)(void *state, const struct shmtrace_rd_event *ev);
 	/*
 	 * After the last event: print the results and free @state. @status
-	 * is 0 when every trace was read to its end, 2 after a read error
-	 * (a sink prints what it has, or nothing), < 0 when trace-read gives
-	 * up (free only). Returns the exit status, or -ENOMEM.
+	 * is 0 when every trace was read to its end, EXIT_DAMAGED when some
+	 * stream files were damaged (every other one was read to its end: a
+	 * sink prints its results as usual), EXIT_RUNTIME after an error
+	 * that stopped the reading (a sink prints what it has, or nothing),
+	 * < 0 when trace-read gives up (free only). Returns the exit status,
+	 * or -ENOMEM.
 	 */
 	int (*finish)(void *state, const struct shmtrace_rd_reader *r, int status);
 };

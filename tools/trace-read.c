@@ -14,6 +14,10 @@
  * follow the state dumps; --no-symbols turns them off. --follow
  * (follow.h) and --aggregations (aggprint.h) have their own loops.
  *
+ * A damaged stream file ends there (the reader library keeps damage per
+ * stream): every other stream is read and handed to the mode to its end,
+ * then each damaged file is named on standard error, with the offset.
+ *
  * Exit status: exit-status.h (2 for a bad command line, 3 for a damaged
  * trace, 1 for other errors), the same as tracectl's.
  */
@@ -110,8 +114,10 @@ static void usage(FILE *f)
 		"      --name NAME       only the aggregation(s) named NAME\n"
 		"  -h, --help, -V, --version\n"
 		"\n"
-		"Exit status: 0 on success, 1 on bad usage (or no aggregation NAME),\n"
-		"2 on a corrupt or unreadable trace or aggregations.json.\n");
+		"Exit status: 0 on success; 1 on other errors (no trace under PATH, no\n"
+		"aggregation NAME, an unreadable file); 2 on a bad command line; 3 on a\n"
+		"damaged trace or aggregations.json: every undamaged stream is read to\n"
+		"its end first, then each damaged file is named with the byte offset.\n");
 }
 
 enum {
@@ -183,6 +189,18 @@ static void warn_discarded(const struct shmtrace_rd_reader *r)
 			fprintf(stderr, "WARNING: %" PRIu64 " packets lost in %s\n",
 				shmtrace_rd_stream_lost_packets(s), shmtrace_rd_stream_path(s));
 	}
+}
+
+/*
+ * After the reading loop ended with @rc (0 at the end, 1 when it stopped
+ * early, < 0 an error): the exit status. The damaged files (every one,
+ * file and offset) are said by follow_say_damage().
+ */
+static int read_status(const struct shmtrace_rd_reader *r, int rc)
+{
+	if (rc < 0)
+		return exit_of_read_error(rc);
+	return shmtrace_rd_damage_count(r) ? EXIT_DAMAGED : EXIT_OK;
 }
 
 /* Free the selection, return @status: for the exits before the trace is open. */
@@ -488,11 +506,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "\r%60s\r", "");
 	if (ret == -ENOMEM)
 		goto nomem;
-	if (rc < 0) {
-		out_flush();
-		fprintf(stderr, "trace-read: %s\n", shmtrace_rd_errmsg(r));
-		status = exit_of_read_error(rc);
-	}
+	/* every undamaged stream was read to its end (or to --end) */
+	status = read_status(r, rc);
 	out_flush();
 	sink_open = false;
 	status = sink->finish(state, r, status);
@@ -501,6 +516,7 @@ int main(int argc, char **argv)
 	out_flush();
 	if (!(sink->flags & SINK_DISCARDED))
 		warn_discarded(r);
+	follow_say_damage(r, rc);
 	if (out_check() && !status)
 		status = EXIT_RUNTIME;
 out:

@@ -6,10 +6,14 @@
  * which is started (trace-sessiond --daemonize) when none runs
  * (ctl-client.c). The verbs are a table: each names the options it takes
  * and builds its typed body (common/proto.h) from the parsed command line.
+ * Every request waits for the daemon at most its timeout (ctl-client.h):
+ * --timeout DURATION before the command or among the options of any
+ * command, SHMTRACE_CTL_TIMEOUT, else the verb's default.
+ *
  * Exit status: 0 on success, 1 when the daemon refused the command or
- * cannot be reached, or when stop, status or destroy report traces that
- * could not be written; 2 on bad usage, with the reason. record has its
- * own (record.c).
+ * cannot be reached or did not answer in time, or when stop, status or
+ * destroy report traces that could not be written; 2 on bad usage, with
+ * the reason. record has its own (record.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -87,6 +91,7 @@ static const struct option ctl_opts[] = {
 	{ "list", no_argument, NULL, 'l' },
 	{ "allow-uid", required_argument, NULL, 'U' },
 	CTL_NET_LONGOPTS,
+	{ "timeout", required_argument, NULL, 'T' },	/* every verb */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -176,7 +181,8 @@ static const struct verb verbs[] = {
 	  "--filter EXPR: only events whose fields satisfy EXPR, decided in the\n"
 	  "traced thread before anything is copied: comparisons of fields with\n"
 	  "numbers, strings (\"/tmp/*\" globs with == and !=) or other fields\n"
-	  "(== != < <= > >=), && || ! and parentheses, e.g.\n"
+	  "(== != < <= > >=), && || ! and parentheses (at most 256 of them and '!'\n"
+	  "around a condition), e.g.\n"
 	  "  'seq >= 500 && (thread == 1 || path == \"/var/*\")'\n"
 	  "A field the event lacks makes its comparison false; $ctx.cpu_id (or\n"
 	  "cpu_id), $ctx.vtid and $ctx.vpid name the emitting thread's CPU, thread\n"
@@ -232,9 +238,27 @@ static int view_main(const char *home, int argc, char **argv)
 	char *text = NULL, *line, dir[PATH_MAX], prog[PATH_MAX + 16];
 	char *args[270];
 	size_t len = 0;
-	int n = 0, ret, first = 1;
+	int n = 0, ret, first = 1, k = 1;
 	FILE *out;
 
+	/* --timeout is ours wherever it is (trace-read has none): out of argv */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--timeout") || !strncmp(argv[i], "--timeout=", 10)) {
+			const char *v = argv[i][9] == '=' ? argv[i] + 10 : argv[i + 1];
+
+			if (!v) {
+				fprintf(stderr, "tracectl: view: '--timeout' needs a value\n");
+				return EXIT_USAGE;
+			}
+			if (ctl_timeout_set(v, "--timeout") < 0)
+				return EXIT_USAGE;
+			i += argv[i][9] != '=';
+			continue;
+		}
+		argv[k++] = argv[i];
+	}
+	argc = k;
+	argv[argc] = NULL;
 	if (argc > 1 && argv[1][0] != '-') {
 		session = argv[first++];
 	} else if (argc > 1 && (!strcmp(argv[1], "-s") || !strcmp(argv[1], "--session"))) {
@@ -301,7 +325,8 @@ static int view_main(const char *home, int argc, char **argv)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: tracectl [--help] [--version] COMMAND [ARGS]\n\nCommands:\n");
+	fprintf(out, "usage: tracectl [--help] [--version] [--timeout DURATION] COMMAND [ARGS]\n\n"
+		"Commands:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(out, "  %s\n", verbs[i].usage);
 	fprintf(out, "  %s\n", VIEW_USAGE);
@@ -310,6 +335,12 @@ static void usage(FILE *out)
 	fprintf(out, "\nDurations take a unit: ns, us, ms, s, m or h (e.g. 200ms). Sizes are\n"
 		"bytes, or with k, M or G (KiB, MiB, GiB). Names of sessions, channels and\n"
 		"aggregations: %s.\n", PROTO_NAME_RULES);
+	fprintf(out, "\n--timeout DURATION, before the command or among its options (every\n"
+		"command takes it), or SHMTRACE_CTL_TIMEOUT: give up, with status 1, when\n"
+		"the session daemon says nothing for that long (0: never). Default 10s;\n"
+		"10m for create, stop, destroy, rotate, snapshot and show-aggregations,\n"
+		"which wait for traces to be written out (or a relay), and give up after\n"
+		"10s when the daemon is stopped or gone.\n");
 	fprintf(out, "\n'tracectl COMMAND --help' or 'tracectl help COMMAND' describes a\n"
 		"command. The session daemon of $SHMTRACE_HOME (default\n"
 		"$XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace) is started when none runs.\n");
@@ -482,6 +513,8 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 		return 0;
 	case 'U':
 		return ctl_parse_uids(arg, &r->create);
+	case 'T':
+		return ctl_timeout_set(arg, "--timeout");
 	case 'S':
 	case 'K':
 	case 'A':
@@ -628,7 +661,7 @@ static int parse(struct ctl_req *r, int argc, char **argv)
 			return bad(r, "unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
 			return bad(r, "'%s' needs a value", argv[optind - 1]);
-		if (c != 'h' && !strchr(v->opts, c))
+		if (c != 'h' && c != 'T' && !strchr(v->opts, c))
 			return bad(r, "--%s is not an option of %s", opt_name(c), v->name);
 		if (c == 'h' || c == 'l') {
 			r->info = c;
@@ -678,6 +711,26 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version")) {
 		printf("tracectl %s\n", PACKAGE_VERSION);
 		return EXIT_OK;
+	}
+	if (ctl_timeout_env() < 0)
+		return EXIT_USAGE;
+	/* --timeout before the command: that of every request */
+	while (argc > 1 && (!strcmp(argv[1], "--timeout") || !strncmp(argv[1], "--timeout=", 10))) {
+		int eq = argv[1][9] == '=', used = eq ? 1 : 2;
+
+		if (!eq && argc < 3) {
+			fprintf(stderr, "tracectl: '--timeout' needs a value\n");
+			return EXIT_USAGE;
+		}
+		if (ctl_timeout_set(eq ? argv[1] + 10 : argv[2], "--timeout") < 0)
+			return EXIT_USAGE;
+		argv[used] = argv[0];
+		argv += used;
+		argc -= used;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "record"))
 		return record_main(argc - 1, argv + 1);

@@ -15,14 +15,15 @@
 	"         [--overwrite] [--pool-size N] [--context ip,cpu_id] [--no-wait] [--aggregate]\n" \
 	"         [--allow-uid UID[,UID]...|all]\n" \
 	"         [--set-url URL | --ctrl-url URL --data-url URL] [--live[=PERIOD]]\n" \
-	"         [--] CMD [ARG]..."
+	"         [--timeout DURATION] [--] CMD [ARG]..."
 
 #define AGG_USAGE \
 	"aggregate [-s NAME] AGGREGATION EVENT_PATTERN [--filter EXPR] [--by FIELD[,FIELD]...]\n" \
 	"         [--count] [--sum F] [--min F] [--max F] [--avg F] [--quantize F]\n" \
-	"         [--lquantize F,LOW,HIGH,STEP] [--keys N] [--profile]"
+	"         [--lquantize F,LOW,HIGH,STEP] [--keys N] [--profile] [--timeout DURATION]"
 #define SHOW_AGG_USAGE \
-	"show-aggregations [-s NAME] [AGGREGATION] [--format text|json] [--interval TIME]"
+	"show-aggregations [-s NAME] [AGGREGATION] [--format text|json] [--interval TIME]\n" \
+	"         [--timeout DURATION]"
 
 /* tracectl aggregate / show-aggregations ARGS: argv[0] is the verb (aggctl.c). */
 int agg_main(int argc, char **argv);

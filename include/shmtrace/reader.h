@@ -21,6 +21,8 @@
  *		fail(err);
  *	while ((rc = shmtrace_rd_next(r, &ev)) > 0)
  *		use(ev);	(valid until the next shmtrace_rd_next())
+ *	for (size_t i = 0; i < shmtrace_rd_damage_count(r); i++)
+ *		warn(shmtrace_rd_damage_message(r, i));	(file and offset)
  *	if (rc < 0)
  *		fail(shmtrace_rd_errmsg(r));
  *	shmtrace_rd_close(r);
@@ -62,6 +64,16 @@
  * Errors: functions return negative errno values; every offset and length
  * read from a file is checked, and messages name the file and the byte
  * offset (a corrupt or truncated trace is an error, never a crash).
+ *
+ * Damage: a corrupt or truncated stream file (a bad packet header, bad
+ * sizes, an unknown event id, an event running past its packet, a cut last
+ * packet, a bad LZ4 frame) ends that stream only, after the events before
+ * the damage; a trace whose metadata cannot be read is not read. Every
+ * other stream of every trace is read to its end, in time order; then
+ * shmtrace_rd_next() returns the error of the first damage, and the damage
+ * list (shmtrace_rd_damage_count() and the functions after it) names each
+ * damaged file and where. Names of a trace directory beginning with '.'
+ * are not stream files (as babeltrace2 ignores them).
  *
  * Threads and signals: a reader is not thread-safe (use one per thread);
  * nothing here is async-signal-safe. The library keeps no global state, so
@@ -109,10 +121,14 @@ struct shmtrace_rd_event;
  * Reads every metadata file and opens every stream file (LZ4 frames are
  * inflated now); no event is read yet.
  *
+ * A trace whose metadata cannot be read (malformed, packetized, over 64
+ * MiB) and the bad LZ4 frame of a stream file are damage (see Damage),
+ * said by shmtrace_rd_next() once the rest is read: open succeeds.
+ *
  * Returns 0, or a negative errno value: -ENOENT (a path holds no trace, or
- * does not exist), -ENOTDIR, -EINVAL (malformed metadata), -ENOTSUP
- * (packetized metadata), -EFBIG (metadata over 64 MiB), -EIO (a bad LZ4
- * frame), -ENOMEM, or the error of a system call.
+ * does not exist), -ENOTDIR, -ENOMEM, or the error of a system call (a
+ * stream file that cannot be opened, no temporary file to inflate an LZ4
+ * stream into).
  *
  * Thread safety: touches nothing but the new reader. Not async-signal-safe
  * (allocates memory and opens files).
@@ -139,9 +155,14 @@ SHMTRACE_RD_API void shmtrace_rd_close(struct shmtrace_rd_reader *r);
  *
  * Returns 1 with *@ev set (valid until the next call or
  * shmtrace_rd_close()), 0 once every stream ended, or a negative errno
- * value: -EBADMSG (a corrupt or truncated packet or event), -EFBIG (a
- * packet over 256 MiB), -ENOMEM, or the error of a read. Errors are
- * sticky: after one, every call returns it again.
+ * value:
+ *  - once every stream ended, when some were damaged (see Damage), the
+ *    error of the first damage: -EBADMSG (a corrupt or truncated packet or
+ *    event, a stream file that copies another), -EFBIG (a packet over 256
+ *    MiB, metadata over 64 MiB), -EIO (a bad LZ4 frame, a read error),
+ *    -EINVAL (malformed metadata), -ENOTSUP (packetized metadata);
+ *  - at once, what stops the reader before the end: -ENOMEM.
+ * Errors are sticky: after one, every call returns it again.
  *
  * Thread safety: one thread at a time per reader. Not async-signal-safe
  * (reads files, allocates packet buffers).
@@ -151,12 +172,48 @@ SHMTRACE_RD_API int shmtrace_rd_next(struct shmtrace_rd_reader *r,
 
 /*
  * shmtrace_rd_errmsg - message of the error shmtrace_rd_next() returned:
- * "FILE: offset N: what" (N in bytes from the start of the stream file),
- * or "no error". The string lives until the reader is closed.
+ * that of the first damage (see shmtrace_rd_damage_message()), or what
+ * stopped the reader ("out of memory"), or "no error". The string lives
+ * until the reader is closed.
  *
  * Thread safety: as shmtrace_rd_next(). Not async-signal-safe.
  */
 SHMTRACE_RD_API const char *shmtrace_rd_errmsg(const struct shmtrace_rd_reader *r);
+
+/*
+ * Damage
+ * ======
+ *
+ * The damaged stream files and metadata found so far, in the order found
+ * (damage in metadata and duplicated streams at the first
+ * shmtrace_rd_next(), the rest as each stream reaches it): one entry per
+ * damaged stream or trace. After shmtrace_rd_next() returned 0 or an error
+ * of damage, the list is complete. Index @i runs from 0 to count - 1; out
+ * of range gives NULL, -1 or 0.
+ *
+ * Thread safety: as the accessors of traces and streams below. Not
+ * async-signal-safe.
+ */
+
+/* Number of damaged stream files and traces found so far. */
+SHMTRACE_RD_API size_t shmtrace_rd_damage_count(const struct shmtrace_rd_reader *r);
+/*
+ * Message of damage @i: "FILE: offset N: what" (N in bytes from the start
+ * of the stream file), "FILE: byte N: what" (N in an LZ4 file, before
+ * inflating), "FILE:LINE: what" (metadata).
+ */
+SHMTRACE_RD_API const char *shmtrace_rd_damage_message(const struct shmtrace_rd_reader *r,
+						       size_t i);
+/* The damaged file: a stream file, or a trace's metadata file. */
+SHMTRACE_RD_API const char *shmtrace_rd_damage_path(const struct shmtrace_rd_reader *r,
+						    size_t i);
+/* Byte offset of the damage in that file; -1 for metadata (its line is in the message). */
+SHMTRACE_RD_API int64_t shmtrace_rd_damage_offset(const struct shmtrace_rd_reader *r, size_t i);
+/* Its error, a negative errno value as shmtrace_rd_next() documents. */
+SHMTRACE_RD_API int shmtrace_rd_damage_error(const struct shmtrace_rd_reader *r, size_t i);
+/* The damaged stream; NULL for damaged metadata (that trace is not among the traces). */
+SHMTRACE_RD_API const struct shmtrace_rd_stream *
+shmtrace_rd_damage_stream(const struct shmtrace_rd_reader *r, size_t i);
 
 /*
  * Traces and streams of a reader
@@ -173,7 +230,7 @@ SHMTRACE_RD_API const char *shmtrace_rd_errmsg(const struct shmtrace_rd_reader *
  * meanwhile. None is documented as async-signal-safe.
  */
 
-/* Number of traces (processes) opened. */
+/* Number of traces (processes) opened: those whose metadata was read. */
 SHMTRACE_RD_API size_t shmtrace_rd_trace_count(const struct shmtrace_rd_reader *r);
 /* Trace @i, or NULL if @i >= shmtrace_rd_trace_count(). */
 SHMTRACE_RD_API const struct shmtrace_rd_trace *
@@ -259,6 +316,8 @@ SHMTRACE_RD_API uint64_t shmtrace_rd_stream_discarded(const struct shmtrace_rd_s
 SHMTRACE_RD_API uint64_t shmtrace_rd_stream_lost_packets(const struct shmtrace_rd_stream *s);
 /* Events of the stream returned so far. */
 SHMTRACE_RD_API uint64_t shmtrace_rd_stream_event_count(const struct shmtrace_rd_stream *s);
+/* 0, or the error of the damage that ended the stream (see Damage). */
+SHMTRACE_RD_API int shmtrace_rd_stream_error(const struct shmtrace_rd_stream *s);
 
 /*
  * Events

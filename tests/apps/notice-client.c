@@ -5,11 +5,22 @@
  * socket.
  *
  *	notice-client notices	register on the main socket, send a valid
- *				notice (pid 4242, static program
+ *				notice (its own pid, static program
  *				/shmtrace/valid-notice), then malformed ones
  *				each on a new registration: every malformed
  *				one must close its connection (exit 0), else
  *				exit 1
+ *	notice-client forge	register, fork a child that waits, and send
+ *				well-formed notices about: pid 1
+ *				(/shmtrace/forged-1), its parent
+ *				(/shmtrace/forged-parent), the child as a uid
+ *				change (/shmtrace/forged-uid), then the child
+ *				as a static program (/shmtrace/child) and
+ *				itself (/shmtrace/own); print "own PID child
+ *				CPID", wait for a line on standard input (the
+ *				child alive meanwhile), and exit 0 when the
+ *				daemon kept the connection open (a notice
+ *				refused is not malformed), 1 when it closed it
  *	notice-client app-cmd	connect to the application socket and send
  *				a command (status): exit 0 when it is refused
  *				(an error reply or the connection closed), 1
@@ -28,12 +39,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "home.h"
 #include "proto.h"
@@ -121,8 +134,8 @@ static int notices(void)
 	static const char twonul[] = "/shmtrace\0/two-nuls";
 	int fd = main_conn(), bad = 0;
 
-	if (send_notice(fd, PROTO_NOTICE_VERSION, NOTICE_STATIC, 4242, sizeof(good), good,
-			sizeof(good)) < 0 || closed(fd)) {
+	if (send_notice(fd, PROTO_NOTICE_VERSION, NOTICE_STATIC, (uint32_t)getpid(), sizeof(good),
+			good, sizeof(good)) < 0 || closed(fd)) {
 		fprintf(stderr, "notice-client: a valid notice was refused\n");
 		return 1;
 	}
@@ -152,6 +165,50 @@ static int notices(void)
 		return 1;
 	printf("notice-client: 10 malformed notices refused\n");
 	return 0;
+}
+
+/* Notices about other processes than ours: refused, the connection kept. */
+static int forge(void)
+{
+	static const char *const what[] = {
+		"/shmtrace/forged-1", "/shmtrace/forged-parent", "/shmtrace/forged-uid",
+		"/shmtrace/child", "/shmtrace/own",
+	};
+	uint32_t kind[] = { NOTICE_STATIC, NOTICE_STATIC, NOTICE_UID_CHANGE, NOTICE_STATIC,
+			    NOTICE_STATIC };
+	uint32_t pid[5];
+	int fd = main_conn(), ret = 0;
+	pid_t child = fork();
+	char line[16];
+
+	if (child < 0)
+		return 1;
+	if (child == 0) {
+		close(fd);
+		pause();	/* until killed */
+		_exit(0);
+	}
+	pid[0] = 1;
+	pid[1] = (uint32_t)getppid();
+	pid[2] = (uint32_t)child;
+	pid[3] = (uint32_t)child;
+	pid[4] = (uint32_t)getpid();
+	for (int i = 0; i < 5; i++)
+		if (send_notice(fd, PROTO_NOTICE_VERSION, kind[i], pid[i],
+				(uint32_t)strlen(what[i]) + 1, what[i], strlen(what[i]) + 1) < 0)
+			ret = 1;
+	printf("own %d child %d\n", (int)getpid(), (int)child);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		line[0] = 0;
+	if (ret || closed(fd)) {
+		fprintf(stderr, "notice-client: the daemon closed the connection\n");
+		ret = 1;
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(fd);
+	return ret;
 }
 
 static int app_conn(void)
@@ -271,17 +328,19 @@ static int app_inject(void)
 int main(int argc, char **argv)
 {
 	if (argc != 2 || home_resolve(home, sizeof(home)) < 0) {
-		fprintf(stderr, "usage: notice-client notices|app-cmd|app-register|app-inject\n");
+		fprintf(stderr, "usage: notice-client notices|forge|app-cmd|app-register|app-inject\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "notices"))
 		return notices();
+	if (!strcmp(argv[1], "forge"))
+		return forge();
 	if (!strcmp(argv[1], "app-cmd"))
 		return app_cmd();
 	if (!strcmp(argv[1], "app-register"))
 		return app_register();
 	if (!strcmp(argv[1], "app-inject"))
 		return app_inject();
-	fprintf(stderr, "usage: notice-client notices|app-cmd|app-register|app-inject\n");
+	fprintf(stderr, "usage: notice-client notices|forge|app-cmd|app-register|app-inject\n");
 	return 2;
 }

@@ -28,10 +28,12 @@
  *     values, at those offsets, in non-decreasing time; the clock
  *     conversion must be monotonic. A stream whose timestamps do not
  *     convert to an int64_t of ns since the Epoch (rare: most start low
- *     instead) must make shmtrace_rd_next() fail before any event, naming
- *     the clock's range. One input in 16 that does not parse
- *     goes through shmtrace_rd_open() too: it must fail with a message
- *     that names the metadata file.
+ *     instead) is damaged at its first packet: no event of it, the others
+ *     read to their end, then shmtrace_rd_next() fails naming the clock's
+ *     range. One input in 16 that does not parse goes through
+ *     shmtrace_rd_open() too: the trace is damage, no trace is opened, and
+ *     the first shmtrace_rd_next() fails with a message that names the
+ *     metadata file (or shmtrace_rd_open() fails, with such a message).
  *
  * A broken invariant aborts, which both libFuzzer and driver.c report.
  * Under `make check` the target is linked with driver.c, whose seed corpus
@@ -688,25 +690,42 @@ static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_met
 	size_t n[FM_MAX_STREAMS] = { 0 }, nev[FM_MAX_STREAMS] = { 0 };
 	uint64_t h = fm_hash(data, size);
 	int64_t last_ns = INT64_MIN;
-	bool sig_ok, in_range = true, ok;
+	bool sig_ok, in_range = true, ok[FM_MAX_STREAMS];
 	unsigned i;
+	size_t d;
 	int rc;
 
 	sig_ok = tsdl_signature_ok((const char *)data, size) && !memchr(data, 0, size);
 	fm_write_file(fm_meta, data, size);
 	for (i = 0; i < FM_MAX_STREAMS; i++) {
 		b.len = 0;
+		ok[i] = true;
 		if (m && i < m->nstreams) {
-			nev[i] = fm_make_stream(&b, m, &m->streams[i], i, h >> i, ev[i], &ok);
-			in_range = in_range && ok;
+			nev[i] = fm_make_stream(&b, m, &m->streams[i], i, h >> i, ev[i], &ok[i]);
+			in_range = in_range && ok[i];
+			if (!ok[i])
+				nev[i] = 0;	/* damaged at its first packet */
 		}
 		fm_write_file(fm_stream[i], b.p ? b.p : (const unsigned char *)"", b.len);
 	}
 
 	rc = shmtrace_rd_open(&r, paths, 1, err, sizeof(err));
 	if (!m || !sig_ok) {
-		CHECK(rc < 0 && r == NULL);
-		CHECK(!strncmp(err, fm_meta, strlen(fm_meta)));
+		/* damaged metadata: refused, or opened as damage alone */
+		if (rc < 0) {
+			CHECK(r == NULL);
+			CHECK(!strncmp(err, fm_meta, strlen(fm_meta)));
+			return;
+		}
+		CHECK(shmtrace_rd_trace_count(r) == 0 && shmtrace_rd_stream_count(r) == 0);
+		rc = shmtrace_rd_next(r, &e);
+		CHECK(rc < 0 && rc != -ENOMEM && shmtrace_rd_damage_count(r) == 1);
+		CHECK(!strncmp(shmtrace_rd_errmsg(r), fm_meta, strlen(fm_meta)));
+		CHECK(!strcmp(shmtrace_rd_damage_path(r, 0), fm_meta));
+		CHECK(shmtrace_rd_damage_offset(r, 0) == -1);
+		CHECK(shmtrace_rd_damage_stream(r, 0) == NULL);
+		CHECK(shmtrace_rd_next(r, &e) == rc);
+		shmtrace_rd_close(r);
 		return;
 	}
 	if (rc) {
@@ -714,13 +733,6 @@ static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_met
 		CHECK(rc == 0);
 	}
 	fm_check_trace(r, m);
-	if (!in_range) {
-		/* a first packet's timestamp_end out of range: before any event */
-		CHECK(shmtrace_rd_next(r, &e) == -EBADMSG);
-		CHECK(strstr(shmtrace_rd_errmsg(r), "is out of the clock's range"));
-		shmtrace_rd_close(r);
-		return;
-	}
 	while ((rc = shmtrace_rd_next(r, &e)) > 0) {
 		for (i = 0; shmtrace_rd_event_stream(e) != shmtrace_rd_stream_at(r, i); i++)
 			CHECK(i + 1 < FM_MAX_STREAMS);
@@ -730,16 +742,30 @@ static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_met
 		last_ns = shmtrace_rd_event_time_ns(e);
 		n[i]++;
 	}
-	if (rc) {
+	if (in_range && rc) {
 		fprintf(stderr, "fuzz-metadata: shmtrace_rd_next: %s\n", shmtrace_rd_errmsg(r));
 		CHECK(rc == 0);
 	}
-	for (i = 0; i < FM_MAX_STREAMS; i++) {
+	/* a first packet's timestamp_end out of range: that stream only */
+	CHECK(in_range || rc == -EBADMSG);
+	for (i = 0, d = 0; i < FM_MAX_STREAMS; i++) {
+		const struct shmtrace_rd_stream *s = shmtrace_rd_stream_at(r, i);
+
 		CHECK(n[i] == nev[i]);
-		fm_check_stream(r, m, i, nev[i]);
+		if (ok[i]) {
+			CHECK(shmtrace_rd_stream_error(s) == 0);
+			fm_check_stream(r, m, i, nev[i]);
+			continue;
+		}
+		CHECK(shmtrace_rd_stream_error(s) == -EBADMSG);
+		CHECK(d < shmtrace_rd_damage_count(r) && shmtrace_rd_damage_stream(r, d) == s);
+		CHECK(!strcmp(shmtrace_rd_damage_path(r, d), fm_stream[i]));
+		CHECK(strstr(shmtrace_rd_damage_message(r, d), "is out of the clock's range"));
+		d++;
 	}
+	CHECK(d == shmtrace_rd_damage_count(r));
 	/* the end is sticky */
-	CHECK(shmtrace_rd_next(r, &e) == 0);
+	CHECK(shmtrace_rd_next(r, &e) == rc);
 	shmtrace_rd_close(r);
 }
 

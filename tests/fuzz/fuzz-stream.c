@@ -15,8 +15,10 @@
  *
  * The input, inflated here independently when it starts with the LZ4
  * frame magic, is the oracle:
- *  - shmtrace_rd_open() accepts every plain input, and an LZ4 one exactly
- *    when it inflates; a refusal names the stream file;
+ *  - shmtrace_rd_open() accepts every input; an LZ4 one that does not
+ *    inflate whole is read as the frames before the first bad one, then
+ *    the damage is said ("STREAM: byte N: what", -EIO), unless a packet of
+ *    those frames was damaged first;
  *  - every event returned is inside the content of its packet, as told by
  *    the packet header at shmtrace_rd_stream_packet_offset(): its id, its
  *    timestamp (the low 24 bits of a compact header), its field values are
@@ -25,8 +27,12 @@
  *    timestamps and times never decrease; tid, sequence number, instance
  *    id and discarded count are those of the header;
  *  - at the end, the packets read cover the whole file;
- *  - an error is -EBADMSG or -EFBIG, sticky, with a message that names the
- *    stream file and an offset inside it.
+ *  - an error is -EBADMSG or -EFBIG (or -EIO for LZ4), sticky, with a
+ *    message that names the stream file and an offset inside it, the one
+ *    entry of the damage list, and the stream's error.
+ *
+ *  - a healthy trace read at the same time (a second path) gives all its
+ *    events, whatever the fuzzed stream holds: damage stays in its stream.
  *
  * A broken invariant aborts, which both libFuzzer and driver.c report.
  * Under `make check` the target is linked with driver.c, whose seed corpus
@@ -40,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <shmtrace/reader.h>
@@ -270,8 +277,22 @@ static char fs_dir[256], fs_meta[300], fs_stream[300];
 static struct tsdl_metadata *fs_m;	/* the metadata, parsed here */
 static char fs_uuid_line[64] = "?";	/* that of the metadata file written */
 
+/*
+ * A healthy trace read with the fuzzed one (a second path): whatever the
+ * input, its FS_OK_EVENTS events (shmtrace_proc:exit, status 0, 1, ...,
+ * FS_OK_PACKETS packets) all come out, in order, its stream undamaged.
+ */
+#define FS_OK_EVENTS	40
+#define FS_OK_PACKETS	2
+#define FS_OK_UUID	"\tuuid = \"5d1c0a7e-0b6e-4c1a-9d3f-2e8a7c6b5a49\";\n"
+#define FS_EXIT_ID	5			/* shmtrace_proc:exit { int32_t status } */
+static char fs_ok_dir[300], fs_ok_meta[320], fs_ok_stream[320];
+
 static void fs_cleanup(void)
 {
+	unlink(fs_ok_meta);
+	unlink(fs_ok_stream);
+	rmdir(fs_ok_dir);
 	unlink(fs_meta);
 	unlink(fs_stream);
 	rmdir(fs_dir);
@@ -300,6 +321,53 @@ static void fs_write_file(const char *path, const void *data, size_t len)
 	CHECK(close(fd) == 0);
 }
 
+static void fs_put(uint8_t **p, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		*(*p)++ = (uint8_t)(v >> (8 * i));
+}
+
+/* The healthy trace (see FS_OK_EVENTS), written once. */
+static void fs_write_healthy(void)
+{
+	static const uint8_t uuid[16] = {
+		0x5d, 0x1c, 0x0a, 0x7e, 0x0b, 0x6e, 0x4c, 0x1a,
+		0x9d, 0x3f, 0x2e, 0x8a, 0x7c, 0x6b, 0x5a, 0x49,
+	};
+	enum { PER = FS_OK_EVENTS / FS_OK_PACKETS, PKT = TSDL_PACKET_HEADER_SIZE + 8 * PER };
+	size_t h = strlen(fs_meta_head), u = strlen(FS_OK_UUID), t = strlen(fs_meta_tail);
+	uint8_t file[FS_OK_PACKETS * PKT], *p = file;
+	char *text = malloc(h + u + t);
+
+	CHECK(text != NULL);
+	memcpy(text, fs_meta_head, h);
+	memcpy(text + h, FS_OK_UUID, u);
+	memcpy(text + h + u, fs_meta_tail, t);
+	fs_write_file(fs_ok_meta, text, h + u + t);
+	free(text);
+	for (unsigned k = 0; k < FS_OK_PACKETS; k++) {
+		uint64_t ts0 = 1000 + 100 * (uint64_t)k * PER;
+
+		fs_put(&p, 0xC1FC1FC1, 4);
+		memcpy(p, uuid, 16);
+		p += 16;
+		fs_put(&p, 0, 4);			/* stream_id */
+		fs_put(&p, 7, 8);			/* stream_instance_id */
+		fs_put(&p, ts0, 8);			/* timestamp_begin */
+		fs_put(&p, ts0 + 100 * (PER - 1), 8);	/* timestamp_end */
+		fs_put(&p, 8 * PKT, 8);			/* content_size */
+		fs_put(&p, 8 * PKT, 8);			/* packet_size */
+		fs_put(&p, k, 8);			/* packet_seq_num */
+		fs_put(&p, 0, 8);			/* events_discarded */
+		fs_put(&p, 4242, 4);			/* tid */
+		for (unsigned i = 0; i < PER; i++) {
+			fs_put(&p, FS_EXIT_ID | (ts0 + 100 * i) << 8, 4);	/* compact */
+			fs_put(&p, k * PER + i, 4);
+		}
+	}
+	fs_write_file(fs_ok_stream, file, sizeof(file));
+}
+
 static void fs_init(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -314,7 +382,13 @@ static void fs_init(void)
 	CHECK(mkdtemp(fs_dir) != NULL);
 	snprintf(fs_meta, sizeof(fs_meta), "%s/metadata", fs_dir);
 	snprintf(fs_stream, sizeof(fs_stream), "%s/ch_0", fs_dir);
+	/* inside the fuzzed trace's directory, which the reader does not search */
+	snprintf(fs_ok_dir, sizeof(fs_ok_dir), "%s/healthy", fs_dir);
+	snprintf(fs_ok_meta, sizeof(fs_ok_meta), "%s/metadata", fs_ok_dir);
+	snprintf(fs_ok_stream, sizeof(fs_ok_stream), "%s/ch_0", fs_ok_dir);
+	CHECK(mkdir(fs_ok_dir, 0700) == 0);
 	atexit(fs_cleanup);
+	fs_write_healthy();
 	text = malloc(h + t);
 	CHECK(text != NULL);
 	memcpy(text, fs_meta_head, h);
@@ -351,14 +425,15 @@ static bool fs_is_lz4(const uint8_t *d, size_t n)
 
 /*
  * Inflate LZ4 frames as the reader must: 0 and *out (malloc'ed, *outlen
- * bytes) when every frame is complete and valid, -1 otherwise, -2 when it
- * would take more than FS_MAX_INFLATED bytes.
+ * bytes) when every frame is complete and valid; -1 and *out holding the
+ * frames before the first one that is not (whole frames only) otherwise;
+ * -2 when it would take more than FS_MAX_INFLATED bytes.
  */
 static int fs_inflate(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen)
 {
 	LZ4F_dctx *dctx;
 	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0, pos = 0, hint = 1;
+	size_t len = 0, cap = 0, pos = 0, hint = 1, whole = 0;
 	int rc = -1;
 
 	CHECK(!LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)));
@@ -377,9 +452,11 @@ static int fs_inflate(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen
 		dlen = cap - len;
 		hint = LZ4F_decompress(dctx, buf + len, &dlen, in + pos, &src, NULL);
 		if (LZ4F_isError(hint))
-			goto out;
+			goto damaged;
 		len += dlen;
 		pos += src;
+		if (hint == 0)
+			whole = len;	/* a frame ended */
 	}
 	/* output still held by the context once all input is taken */
 	while (hint != 0) {
@@ -399,13 +476,15 @@ static int fs_inflate(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen
 		if (LZ4F_isError(hint) || !dlen)
 			break;
 		len += dlen;
+		if (hint == 0)
+			whole = len;
 	}
-	if (hint == 0) {
-		*out = buf;
-		*outlen = len;
-		buf = NULL;
+	if (hint == 0)
 		rc = 0;
-	}
+damaged:
+	*out = buf;
+	*outlen = rc == 0 ? len : whole;
+	buf = NULL;
 out:
 	free(buf);
 	LZ4F_freeDecompressionContext(dctx);
@@ -583,9 +662,22 @@ static void fs_check_error(const struct fs_file *f, const char *msg)
 	CHECK(off < f->len);
 }
 
+/* The damage of an LZ4 file of @size bytes: "STREAM: byte N: what", N inside. */
+static void fs_check_lz4_error(const char *msg, size_t size)
+{
+	size_t n = strlen(fs_stream);
+	unsigned long long off;
+
+	if (strncmp(msg, fs_stream, n) || sscanf(msg + n, ": byte %llu: ", &off) != 1) {
+		fprintf(stderr, "fuzz-stream: bad message: %s\n", msg);
+		abort();
+	}
+	CHECK(off <= size);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *paths[1];
+	const char *paths[2];
 	char err[SHMTRACE_RD_ERRLEN], uuid_line[64];
 	struct shmtrace_rd_reader *r;
 	const struct shmtrace_rd_event *e;
@@ -593,7 +685,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fs_file f = { data, size };
 	uint8_t *plain = NULL;
 	bool lz4 = fs_is_lz4(data, size);
+	const struct shmtrace_rd_stream *ok;
 	int rc, inflated = 0;
+	unsigned nok = 0;
 
 	fs_init();
 	if (!lz4 && size >= 20) {
@@ -617,22 +711,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	paths[0] = fs_dir;
-	rc = shmtrace_rd_open(&r, paths, 1, err, sizeof(err));
-	if (lz4 && !inflated) {
-		/* refused, with a message that names the file */
-		CHECK(rc < 0 && r == NULL);
-		CHECK(!strncmp(err, fs_stream, strlen(fs_stream)));
-		return 0;
-	}
+	paths[1] = fs_ok_dir;
+	rc = shmtrace_rd_open(&r, paths, 2, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "fuzz-stream: shmtrace_rd_open: %s\n", err);
 		abort();
 	}
-	CHECK(shmtrace_rd_stream_count(r) == 1);
-	while ((rc = shmtrace_rd_next(r, &e)) > 0)
-		fs_check_event(&f, e, &st);
+	CHECK(shmtrace_rd_stream_count(r) == 2);
+	ok = shmtrace_rd_stream_at(r, 1);
+	CHECK(!strcmp(shmtrace_rd_stream_path(ok), fs_ok_stream));
+	while ((rc = shmtrace_rd_next(r, &e)) > 0) {
+		struct shmtrace_rd_value v;
+
+		if (shmtrace_rd_event_stream(e) != ok) {
+			fs_check_event(&f, e, &st);
+			continue;
+		}
+		/* the healthy trace: every event, in order, whatever the other */
+		CHECK(shmtrace_rd_event_id(e) == FS_EXIT_ID);
+		CHECK(shmtrace_rd_event_field(e, 0, &v) == 0 && v.s == (int64_t)nok);
+		nok++;
+	}
+	CHECK(nok == FS_OK_EVENTS);
+	CHECK(shmtrace_rd_stream_error(ok) == 0);
 	CHECK(shmtrace_rd_stream_event_count(shmtrace_rd_stream_at(r, 0)) == st.nevents);
-	if (rc == 0) {
+	if (lz4 && !inflated && rc == -EIO) {
+		/* the frames before the damage read whole, then the damage said */
+		fs_check_lz4_error(shmtrace_rd_errmsg(r), size);
+		CHECK(shmtrace_rd_damage_count(r) == 1);
+		CHECK(shmtrace_rd_damage_offset(r, 0) >= 0 &&
+		      (uint64_t)shmtrace_rd_damage_offset(r, 0) <= size);
+	} else if (rc == 0) {
 		const struct shmtrace_rd_stream *s = shmtrace_rd_stream_at(r, 0);
 		uint64_t pkt = shmtrace_rd_stream_packet_offset(s);
 
@@ -644,7 +753,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		CHECK(rc == -EBADMSG || rc == -EFBIG);
 		fs_check_error(&f, shmtrace_rd_errmsg(r));
+		CHECK(shmtrace_rd_damage_count(r) == 1);
+		CHECK(shmtrace_rd_damage_offset(r, 0) >= 0 &&
+		      (uint64_t)shmtrace_rd_damage_offset(r, 0) < f.len);
 	}
+	/* a whole inflated file, or a damaged one, said as such */
+	CHECK(!lz4 || inflated || rc < 0);
+	CHECK(shmtrace_rd_stream_error(shmtrace_rd_stream_at(r, 0)) == (rc < 0 ? rc : 0));
 	CHECK(shmtrace_rd_next(r, &e) == rc);
 	shmtrace_rd_close(r);
 	free(plain);

@@ -79,7 +79,12 @@ INTEGRATION_TESTS = \
 	tests/integration/python.sh \
 	tests/integration/read-names.sh \
 	tests/integration/list-events.sh \
-	tests/integration/read-stats.sh
+	tests/integration/read-stats.sh \
+	tests/integration/read-damage.sh \
+	tests/integration/filter-depth.sh \
+	tests/integration/ctl-timeout.sh \
+	tests/integration/read-json-utf8.sh \
+	tests/integration/notice-own.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

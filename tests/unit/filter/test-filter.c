@@ -13,6 +13,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +143,117 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/*
+ * Nesting: FLT_MAX_DEPTH levels of '(' or '!' compile, one more is refused
+ * at its column; 60000 of them, or of '-', are refused without recursing
+ * that deep: the compiler runs here on a thread of a 64 KiB stack, where
+ * it would overflow otherwise.
+ */
+struct deep {
+	const char *expr;
+	long ret;
+	int col;
+	char msg[128];
+};
+
+static void *compile_deep(void *arg)
+{
+	struct deep *d = arg;
+	static unsigned char out[8192];
+
+	d->ret = flt_compile(d->expr, out, sizeof(out), &d->col, d->msg, sizeof(d->msg));
+	return NULL;
+}
+
+static struct deep *on_small_stack(const char *expr)
+{
+	static struct deep d;
+	pthread_attr_t a;
+	pthread_t t;
+
+	memset(&d, 0, sizeof(d));
+	d.expr = expr;
+	ck_assert_int_eq(pthread_attr_init(&a), 0);
+	ck_assert_int_eq(pthread_attr_setstacksize(&a, 64 * 1024), 0);
+	ck_assert_int_eq(pthread_create(&t, &a, compile_deep, &d), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	pthread_attr_destroy(&a);
+	return &d;
+}
+
+/* @n times @open, then "seq == 1", then @n times @close */
+static char *nested(size_t n, const char *open, const char *close)
+{
+	size_t lo = strlen(open), lc = strlen(close);
+	char *e = malloc(n * (lo + lc) + 16), *p = e;
+
+	ck_assert_ptr_nonnull(e);
+	for (size_t i = 0; i < n; i++, p += lo)
+		memcpy(p, open, lo);
+	p += sprintf(p, "seq == 1");
+	for (size_t i = 0; i < n; i++, p += lc)
+		memcpy(p, close, lc);
+	*p = 0;
+	return e;
+}
+
+START_TEST(test_depth)
+{
+	static const char *const opens[] = { "(", "!", "!(", "( ", " ! (" };
+	struct deep *d;
+	char *e;
+
+	for (size_t k = 0; k < sizeof(opens) / sizeof(opens[0]); k++) {
+		const char *open = opens[k], *close = strchr(open, '(') ? ")" : "";
+		size_t per = 0, levels;
+
+		for (const char *q = open; *q; q++)
+			per += *q == '(' || *q == '!';
+		levels = FLT_MAX_DEPTH / per;
+		e = nested(levels, open, close);
+		d = on_small_stack(e);
+		/* (256 '!' are 256 instructions: more than a filter has room for) */
+		if (strchr(open, '!'))
+			ck_assert_msg(d->ret > 0 || !strstr(d->msg, "nested"), "%zu x '%s': %s",
+				      levels, open, d->msg);
+		else
+			ck_assert_msg(d->ret > 0, "%zu x '%s': %ld, column %d: %s", levels, open,
+				      d->ret, d->col, d->msg);
+		free(e);
+		for (size_t n = levels + 1; n <= 60000; n = n < levels + 8 ? n + 1 : 60000 + (n == 60000)) {
+			int want = 0, seen = 0;
+
+			e = nested(n, open, close);
+			/* the column of the first '(' or '!' beyond the limit */
+			for (int i = 0; e[i] && !want; i++)
+				if ((e[i] == '(' || e[i] == '!') && ++seen > FLT_MAX_DEPTH)
+					want = i + 1;
+			d = on_small_stack(e);
+			ck_assert_msg(d->ret == -EINVAL, "%zu x '%s' compiled", n, open);
+			ck_assert_msg(d->col == want, "%zu x '%s': column %d, expected %d (%s)", n,
+				      open, d->col, want, d->msg);
+			ck_assert_ptr_nonnull(strstr(d->msg, "nested too deep"));
+			free(e);
+		}
+	}
+	/* '-' is no operator: a bad number, at once */
+	e = nested(60000, "-", "");
+	d = on_small_stack(e);
+	ck_assert_int_eq(d->ret, -EINVAL);
+	ck_assert_int_eq(d->col, 1);
+	free(e);
+	/* the limit is on levels open at once, not on the whole expression */
+	e = malloc(60 * 24);
+	ck_assert_ptr_nonnull(e);
+	e[0] = 0;
+	for (int i = 0; i < 60; i++)	/* 239 instructions */
+		strcat(e, i ? " || ((((seq == 1))))" : "((((seq == 1))))");
+	d = on_small_stack(e);
+	ck_assert_msg(d->ret > 0, "%s", d->msg);
+	free(e);
+}
+END_TEST
+
 START_TEST(test_validate_rejects)
 {
 	char msg[128];
@@ -268,6 +380,7 @@ static Suite *filter_suite(void)
 	tcase_add_loop_test(tc, test_eval, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_depth);
 	tcase_add_test(tc, test_validate_rejects);
 	tcase_add_loop_test(tc, test_conjunction, 0, (int)(sizeof(conjs) / sizeof(conjs[0])));
 	suite_add_tcase(s, tc);

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -902,21 +903,34 @@ START_TEST(test_bad_timestamps)
 }
 END_TEST
 
+/* Metadata that cannot be read: the trace is damage, said at the first read. */
 static void expect_bad_meta(const char *text, const char *what)
 {
-	char msg[SHMTRACE_RD_ERRLEN];
-	const char *dir = tmpdir;
-	struct shmtrace_rd_reader *r = NULL;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
+	const char *msg;
 	int rc;
 
 	write_file(tmpdir, "metadata", text, strlen(text));
-	rc = shmtrace_rd_open(&r, &dir, 1, msg, sizeof(msg));
+	r = open_one(tmpdir);
+	ck_assert_uint_eq(shmtrace_rd_trace_count(r), 0);
+	ck_assert_uint_eq(shmtrace_rd_stream_count(r), 0);
+	rc = shmtrace_rd_next(r, &ev);
 	ck_assert_int_lt(rc, 0);
-	ck_assert_ptr_null(r);
+	ck_assert_int_ne(rc, -ENOMEM);
+	msg = shmtrace_rd_errmsg(r);
 	ck_assert_msg(strstr(msg, what) != NULL, "message '%s' lacks '%s'",
 		      msg, what);
 	ck_assert_msg(strstr(msg, "/metadata:") != NULL,
 		      "message '%s' lacks the file name", msg);
+	ck_assert_uint_eq(shmtrace_rd_damage_count(r), 1);
+	ck_assert_str_eq(shmtrace_rd_damage_message(r, 0), msg);
+	ck_assert_int_eq(shmtrace_rd_damage_error(r, 0), rc);
+	ck_assert_int_eq(shmtrace_rd_damage_offset(r, 0), -1);
+	ck_assert_ptr_null(shmtrace_rd_damage_stream(r, 0));
+	ck_assert_ptr_nonnull(strstr(shmtrace_rd_damage_path(r, 0), "/metadata"));
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), rc);
+	shmtrace_rd_close(r);
 }
 
 static char *meta_replace(const char *from, const char *to)
@@ -1037,6 +1051,155 @@ START_TEST(test_fuzz_metadata)
 		m[i] = save;
 	}
 	free(m);
+}
+END_TEST
+
+/*
+ * Damage stays in its stream: a session of three traces where one stream
+ * file has a second packet with an unknown event id, one LZ4 stream file
+ * has its second frame cut short, a trace has garbage for metadata and a
+ * trace directory holds a hidden file of garbage. Every other event comes
+ * out, in time order; the damaged streams give their first packet's; then
+ * the damage is said, each with its file and offset.
+ */
+static void lz4_frames(struct tbuf *out, const struct tbuf *plain, const size_t *cuts, int n)
+{
+	size_t from = 0;
+
+	for (int i = 0; i < n; i++) {
+		size_t len = cuts[i] - from, cap = LZ4F_compressFrameBound(len, NULL);
+		unsigned char *z = malloc(cap);
+		size_t zn;
+
+		ck_assert_ptr_nonnull(z);
+		zn = LZ4F_compressFrame(z, cap, plain->p + from, len, NULL);
+		ck_assert(!LZ4F_isError(zn));
+		tb_put(out, z, zn);
+		free(z);
+		from = cuts[i];
+	}
+}
+
+START_TEST(test_damage_isolated)
+{
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
+	struct shmtrace_rd_value v;
+	struct sbuild s;
+	struct tbuf z = { 0 };
+	char *sess = subdir(tmpdir, "session");
+	char *ta = subdir(sess, "a-1"), *tb = subdir(sess, "b-2"), *tc = subdir(sess, "c-3");
+	size_t cuts[2], bad_off, n[5] = { 0 };
+	int64_t prev = INT64_MIN;
+	int rc, i;
+	char want[512];
+
+	/* a-1/ok: 2 packets of 5 events; a-1/bad: 3 events, then an unknown id */
+	write_meta(ta, UUID_A, "a", 1, 0, 0);
+	sb_init(&s, UUID_A, 0);
+	for (int k = 0; k < 2; k++) {
+		sb_begin(&s, 100 + 1000 * k, 1);
+		for (i = 0; i < 5; i++)
+			sb_ev_ints(&s, 100 + 1000 * k + 10 * i, 0);
+		sb_end(&s, 100 + 1000 * k + 40);
+	}
+	sb_write(&s, ta, "ok");
+	sb_init(&s, UUID_A, 1);
+	sb_begin(&s, 105, 2);
+	for (i = 0; i < 3; i++)
+		sb_ev_ints(&s, 105 + 10 * i, 1);
+	sb_end(&s, 125);
+	bad_off = s.file.len + 84;	/* the second packet's first event */
+	sb_begin(&s, 200, 2);
+	sb_ev_ints(&s, 200, 1);
+	sb_end(&s, 3000);
+	ck_assert_uint_eq(s.file.p[bad_off], EV_INTS);
+	s.file.p[bad_off] = 99;
+	sb_write(&s, ta, "bad");
+	write_file(ta, ".bookkeeping", "\xff\xfe not a stream", 17);
+
+	/* b-2: metadata that is not */
+	write_file(tb, "metadata", "garbage", 7);
+	sb_init(&s, UUID_B, 0);
+	sb_begin(&s, 150, 3);
+	sb_ev_ints(&s, 150, 2);
+	sb_end(&s, 150);
+	sb_write(&s, tb, "ch");
+
+	/* c-3/ok: 4 events; c-3/z: LZ4, two frames, the second cut short */
+	write_meta(tc, UUID_B, "c", 3, 0, 0);
+	sb_init(&s, UUID_B, 0);
+	sb_begin(&s, 110, 4);
+	for (i = 0; i < 4; i++)
+		sb_ev_ints(&s, 110 + 10 * i, 3);
+	sb_end(&s, 140);
+	sb_write(&s, tc, "ok");
+	sb_init(&s, UUID_B, 1);
+	sb_begin(&s, 115, 5);
+	sb_ev_ints(&s, 115, 4);
+	sb_ev_ints(&s, 116, 4);
+	sb_end(&s, 116);
+	cuts[0] = s.file.len;
+	sb_begin(&s, 500, 5);
+	sb_ev_ints(&s, 500, 4);
+	sb_end(&s, 500);
+	cuts[1] = s.file.len;
+	lz4_frames(&z, &s.file, cuts, 2);
+	z.len -= 5;
+	write_file(tc, "z", z.p, z.len);
+	tb_free(&s.file);
+	tb_free(&s.ev);
+
+	r = open_one(sess);
+	ck_assert_uint_eq(shmtrace_rd_trace_count(r), 2);	/* b-2 is damage */
+	ck_assert_uint_eq(shmtrace_rd_stream_count(r), 4);	/* .bookkeeping ignored */
+	while ((rc = shmtrace_rd_next(r, &ev)) > 0) {
+		ck_assert_int_ge(shmtrace_rd_event_time_ns(ev), prev);
+		prev = shmtrace_rd_event_time_ns(ev);
+		ck_assert_int_eq(shmtrace_rd_event_field(ev, 0, &v), 0);
+		ck_assert_uint_lt(v.u, 5);
+		ck_assert_uint_ne(v.u, 2);
+		n[v.u]++;
+	}
+	ck_assert_uint_eq(n[0], 10);	/* a-1/ok whole */
+	ck_assert_uint_eq(n[1], 3);	/* a-1/bad up to its damage */
+	ck_assert_uint_eq(n[3], 4);	/* c-3/ok whole */
+	ck_assert_uint_eq(n[4], 2);	/* c-3/z: its whole frame */
+	ck_assert_uint_eq(shmtrace_rd_damage_count(r), 3);
+	/* found in that order: metadata at open, then each stream as it ends */
+	ck_assert_int_eq(rc, shmtrace_rd_damage_error(r, 0));
+	ck_assert_int_eq(rc, -EINVAL);
+	ck_assert_ptr_null(shmtrace_rd_damage_stream(r, 0));
+	ck_assert_int_eq(shmtrace_rd_damage_offset(r, 0), -1);
+	ck_assert_ptr_nonnull(strstr(shmtrace_rd_damage_message(r, 0), "b-2/metadata:1: "));
+	ck_assert_str_eq(shmtrace_rd_errmsg(r), shmtrace_rd_damage_message(r, 0));
+	for (size_t d = 1; d < 3; d++) {
+		const struct shmtrace_rd_stream *st = shmtrace_rd_damage_stream(r, d);
+
+		ck_assert_ptr_nonnull(st);
+		ck_assert_int_eq(shmtrace_rd_stream_error(st), shmtrace_rd_damage_error(r, d));
+		ck_assert_str_eq(shmtrace_rd_stream_path(st), shmtrace_rd_damage_path(r, d));
+		if (strstr(shmtrace_rd_damage_path(r, d), "a-1/bad")) {
+			snprintf(want, sizeof(want), "%s/bad: offset %zu: unknown event id 99", ta,
+				 bad_off);
+			ck_assert_str_eq(shmtrace_rd_damage_message(r, d), want);
+			ck_assert_int_eq(shmtrace_rd_damage_offset(r, d), (int64_t)bad_off);
+			ck_assert_int_eq(shmtrace_rd_damage_error(r, d), -EBADMSG);
+		} else {
+			snprintf(want, sizeof(want), "%s/z: byte %zu: LZ4 frame cut short", tc,
+				 z.len);
+			ck_assert_str_eq(shmtrace_rd_damage_message(r, d), want);
+			ck_assert_int_eq(shmtrace_rd_damage_offset(r, d), (int64_t)z.len);
+			ck_assert_int_eq(shmtrace_rd_damage_error(r, d), -EIO);
+		}
+	}
+	ck_assert_int_eq(shmtrace_rd_next(r, &ev), rc);	/* sticky */
+	shmtrace_rd_close(r);
+	tb_free(&z);
+	free(ta);
+	free(tb);
+	free(tc);
+	free(sess);
 }
 END_TEST
 
@@ -1176,6 +1339,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(tcc, test_fuzz_stream);
 	tcase_add_test(tcc, test_fuzz_metadata);
 	tcase_add_test(tcc, test_no_trace);
+	tcase_add_test(tcc, test_damage_isolated);
 	suite_add_tcase(s, tcc);
 	return s;
 }
