@@ -446,12 +446,14 @@ struct msg_c_stats {
 	uint64_t wlost;			/* events lost to write errors */
 	uint64_t unconfirmed;		/* of events sent, those the relay had not
 					 * confirmed storing when it went away */
+	uint32_t liars;			/* processes whose counters were not believed */
+	uint32_t liar_pid;		/* ... the first of them */
 	uint32_t werr_traces;		/* traces that met a write error */
 	int32_t werr;			/* the channel's first write error: errno, 0 none */
 	char werr_path[PROTO_PATH_MAX];	/* the file or directory it concerned */
 };
-_Static_assert(sizeof(struct msg_c_stats) == 80 + PROTO_PATH_MAX, "stats");
-_Static_assert(offsetof(struct msg_c_stats, werr_path) == 80, "stats path");
+_Static_assert(sizeof(struct msg_c_stats) == 88 + PROTO_PATH_MAX, "stats");
+_Static_assert(offsetof(struct msg_c_stats, werr_path) == 88, "stats path");
 
 /*
  * An aggregation segment (MSG_APP_AGG_SEG from the process, forwarded as

@@ -123,6 +123,9 @@ int capp_add(const struct msg_c_app *m, const int *fds)
 	a->starttime = m->starttime;
 	a->instance = m->instance;
 	a->uid = m->uid;
+	a->born = cnt_born(m->starttime);
+	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
+		cnt_init(&a->nobuf[i], a->born);
 	a->signo = m->signo;
 	a->proc_fd = fds[0];
 	a->ctl_fd = fds[2];
@@ -193,6 +196,13 @@ void capp_free(struct c_app *a)
 
 		a->segs = s->next;
 		drain_seg_out(s);
+		/* a process caught lying stays named by its channels' status */
+		if (__atomic_load_n(&a->lies, __ATOMIC_RELAXED) &&
+		    !(a->lied_in & (1u << s->chan->slot))) {
+			a->lied_in |= 1u << s->chan->slot;
+			if (!s->chan->gone.liars++)
+				s->chan->gone.liar_pid = a->pid;
+		}
 		seg_free(s);
 	}
 	while (a->traces) {
@@ -217,15 +227,39 @@ void capp_free(struct c_app *a)
  * The process's counter is per slot, and a slot may have served an earlier
  * channel: what counts is the difference from when the channel began.
  */
-uint64_t capp_nobuf(const struct c_app *a, unsigned int slot)
+uint64_t capp_nobuf(struct c_app *a, unsigned int slot)
 {
+	static long ncpu;
+
 	if (!a->proc || slot >= SHM_MAX_CHAN)
 		return 0;
-	return __atomic_load_n(&a->proc->lost_nobuf[slot], __ATOMIC_RELAXED) - a->nobuf_base[slot];
+	if (!ncpu)
+		ncpu = sysconf(_SC_NPROCESSORS_CONF) > 0 ? sysconf(_SC_NPROCESSORS_CONF) : 1;
+	/* any of its threads may add: as many at once as there are CPUs */
+	if (!cnt_see(&a->nobuf[slot], __atomic_load_n(&a->proc->lost_nobuf[slot], __ATOMIC_RELAXED),
+		     cnt_now(), (uint64_t)ncpu))
+		capp_lied(a, "events lost without a buffer");
+	return capp_nobuf_seen(a, slot);
+}
+
+uint64_t capp_nobuf_seen(const struct c_app *a, unsigned int slot)
+{
+	if (slot >= SHM_MAX_CHAN || a->nobuf[slot].val < a->nobuf_base[slot])
+		return 0;
+	return a->nobuf[slot].val - a->nobuf_base[slot];
 }
 
 void capp_nobuf_start(struct c_app *a, unsigned int slot)
 {
-	if (a->proc && slot < SHM_MAX_CHAN)
-		a->nobuf_base[slot] = __atomic_load_n(&a->proc->lost_nobuf[slot], __ATOMIC_RELAXED);
+	if (a->proc && slot < SHM_MAX_CHAN) {
+		capp_nobuf(a, slot);
+		a->nobuf_base[slot] = a->nobuf[slot].val;
+	}
+}
+
+void capp_lied(struct c_app *a, const char *what)
+{
+	if (__atomic_fetch_add(&a->lies, 1, __ATOMIC_RELAXED) == 0)
+		log_warn("%s[%u]: its count of %s moved in a way no program can: not believed "
+			 "(it writes into the memory it shares with us)", a->procname, a->pid, what);
 }

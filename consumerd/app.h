@@ -10,6 +10,7 @@
 #include <urcu/urcu-memb.h>
 #include <urcu/list.h>
 #include <urcu/rculfhash.h>
+#include "count.h"
 #include "proto.h"
 #include "shm.h"
 
@@ -29,6 +30,10 @@ struct c_app {
 	char procname[PROTO_PROCNAME];
 	struct shm_proc_page *proc;
 	uint64_t nobuf_base[SHM_MAX_CHAN];	/* lost_nobuf when each channel began */
+	struct cnt nobuf[SHM_MAX_CHAN];	/* lost_nobuf as believed (count.c) */
+	uint64_t born;			/* when it started (CLOCK_BOOTTIME ns) */
+	uint64_t lies;			/* counters of its not believed (atomic) */
+	uint32_t lied_in;		/* capp_free(): channel slots it was counted in */
 	struct proto_event *ev;		/* by id; name[0] == 0: unknown */
 	uint32_t nev;
 	struct c_trace *traces;
@@ -62,8 +67,15 @@ int capp_add(const struct msg_c_app *m, const int *fds);
 int capp_add_events(struct c_app *a, const char *body, size_t len);
 /* Drain and close everything of @a; out of the table, freed after a grace period. */
 void capp_free(struct c_app *a);
-/* Events @a lost for want of any buffer in channel slot @slot since the channel began. */
-uint64_t capp_nobuf(const struct c_app *a, unsigned int slot);
+/*
+ * Events @a lost for want of any buffer in channel slot @slot since the
+ * channel began, as believed now (its page read again: one thread per
+ * slot at a time); capp_nobuf_seen(), as last believed (any thread).
+ */
+uint64_t capp_nobuf(struct c_app *a, unsigned int slot);
+uint64_t capp_nobuf_seen(const struct c_app *a, unsigned int slot);
+/* A counter of @a's that cannot be (@what): counted, said once in the log. */
+void capp_lied(struct c_app *a, const char *what);
 /* A channel begins in slot @slot: @a's losses without a buffer count from now. */
 void capp_nobuf_start(struct c_app *a, unsigned int slot);
 

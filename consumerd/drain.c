@@ -90,13 +90,22 @@ static uint64_t stream_nobuf(const struct c_seg *s, const struct c_stream *st)
 {
 	if (st->number != 0 || !s->proc)
 		return 0;
-	return __atomic_load_n(&s->proc->lost_nobuf[s->chan->slot], __ATOMIC_RELAXED) -
-	       *s->nobuf_base;
+	return capp_nobuf(s->trace->app, s->chan->slot);
+}
+
+void drain_counts(const struct c_seg *s, struct c_stream *st)
+{
+	uint64_t now = cnt_now();
+
+	if (!cnt_see(&st->disc, rb_discarded(&st->rb), now, 1))
+		capp_lied(s->trace->app, "discarded events");
+	if (!cnt_see(&st->over, __atomic_load_n(&st->rb.hdr->overrun, __ATOMIC_RELAXED), now, 1))
+		capp_lied(s->trace->app, "overwritten events");
 }
 
 static uint64_t stream_discarded(const struct c_seg *s, const struct c_stream *st)
 {
-	return rb_discarded(&st->rb) + stream_nobuf(s, st);
+	return st->disc.val + stream_nobuf(s, st);
 }
 
 static void stream_path(const struct c_seg *s, const struct c_stream *st, char *buf, size_t len)
@@ -296,6 +305,7 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 
 	if (st->broken)
 		return 0;
+	drain_counts(s, st);
 	if (st->rb.mode == SHM_MODE_OVERWRITE && st->rb.subbuf_size > c_scratch_size) {
 		char *nb = realloc(c_scratch, st->rb.subbuf_size);
 
@@ -330,7 +340,10 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 		st->seq += st->rd.lost_packets - st->lost_seen;
 		st->lost_seen = st->rd.lost_packets;
 		if (rg.len) {
-			int pr = stream_packet(s, st, &rg, rg.disc + stream_nobuf(s, st));
+			/* the slot's discards when the packet opened: no more than
+			 * we believe of them now */
+			int pr = stream_packet(s, st, &rg, (rg.disc < st->disc.val ? rg.disc :
+							    st->disc.val) + stream_nobuf(s, st));
 
 			if (pr == -EAGAIN)
 				break;	/* the relay cannot take it now: it stays */

@@ -25,6 +25,8 @@ enum drain {
  * between rounds.
  */
 int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how);
+/* @st's slot counters read again, and believed only as far as they can be (count.c). */
+void drain_counts(const struct c_seg *s, struct c_stream *st);
 /* Every stream of @s (main thread, between rounds). */
 int drain_seg(struct c_seg *s, enum drain how);
 /*

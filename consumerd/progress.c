@@ -235,9 +235,9 @@ static void prog_fill_rec(const struct c_seg *s, const struct c_stream *st, stru
 	r->wlost = st->wlost;
 	r->bytes = st->bytes;
 	r->nobuf_base = *s->nobuf_base;
-	r->slot_disc = rb_discarded(&st->rb);
-	r->overrun = __atomic_load_n(&st->rb.hdr->overrun, __ATOMIC_RELAXED);
-	r->nobuf = capp_nobuf(s->trace->app, s->chan->slot);
+	r->slot_disc = st->disc.val;
+	r->overrun = st->over.val;
+	r->nobuf = capp_nobuf_seen(s->trace->app, s->chan->slot);
 	r->check = prog_hash(r, sizeof(*r));
 }
 

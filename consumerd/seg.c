@@ -119,6 +119,8 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		st->number = m->first_slot + i;
 		st->fd = -1;
 		st->rec = -1;
+		cnt_init(&st->disc, a->born);
+		cnt_init(&st->over, a->born);
 		/* resume where a previous consumer stopped: its record of the
 		 * stream, else the slot's `consumed` (progress.c) */
 		st->rd.rseq = __atomic_load_n(&st->rb.hdr->consumed, __ATOMIC_ACQUIRE);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "chan.h"
+#include "count.h"
 #include "net.h"
 #include "proto.h"
 #include "ringbuf.h"
@@ -25,6 +26,8 @@ struct c_stream {
 	uint32_t widx;			/* its place in that list */
 	struct rb_slot rb;
 	struct rb_reader rd;
+	struct cnt disc;		/* the slot's discards, as believed (count.c) */
+	struct cnt over;		/* ... and overwritten events */
 	uint32_t number;		/* stream_instance_id */
 	int fd;				/* -1 until the first packet */
 	int32_t rec;			/* its record in the trace's progress file, -1: none */

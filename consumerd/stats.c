@@ -22,17 +22,19 @@
 #include <stdio.h>
 #include <string.h>
 #include "app.h"
+#include "drain.h"
 #include "chan.h"
 #include "net.h"
 #include "seg.h"
 #include "stats.h"
 
-static void stats_add(struct msg_c_stats *st, const struct c_seg *s, const struct c_stream *x)
+static void stats_add(struct msg_c_stats *st, const struct c_seg *s, struct c_stream *x)
 {
+	drain_counts(s, x);
 	st->events += x->rd.events - x->wlost;
 	st->wlost += x->wlost;
-	st->overwritten += __atomic_load_n(&x->rb.hdr->overrun, __ATOMIC_RELAXED);
-	st->discarded += rb_discarded(&x->rb);
+	st->overwritten += x->over.val;
+	st->discarded += x->disc.val;
 	st->bytes += x->bytes;
 	st->streams += seg_stream_is_open(x);
 	st->unconfirmed += net_unconfirmed(s, x);
@@ -60,14 +62,21 @@ void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 	memcpy(st->werr_path, ch->werr_path, sizeof(st->werr_path));
 	capp_for_each(&it, a)
 		st->nobuf += capp_nobuf(a, ch->slot);
-	capp_for_each(&it, a)
+	capp_for_each(&it, a) {
+		int in = 0;
+
 		for (struct c_seg *s = a->segs; s; s = s->next) {
 			if (s->chan != ch)
 				continue;
+			in = 1;
 			st->buffers += s->nslots;
 			for (uint32_t i = 0; i < s->nslots; i++)
 				stats_add(st, s, &s->streams[i]);
 		}
+		/* a process caught writing counters no program can make */
+		if (in && __atomic_load_n(&a->lies, __ATOMIC_RELAXED) && !st->liars++)
+			st->liar_pid = a->pid;
+	}
 	/* streaming stopped: an error of the channel's output, said once */
 	if (ch->relay && ch->relay->err && !st->werr) {
 		st->werr = ch->relay->err;

@@ -35,6 +35,7 @@ INTEGRATION_TESTS = \
 	tests/integration/shutdown-queued.sh \
 	tests/integration/sessiond-restart.sh \
 	tests/integration/daemon-successor.sh \
+	tests/integration/counters-bounded.sh \
 	tests/integration/no-memory.sh \
 	tests/integration/exec.sh \
 	tests/integration/stalled-churn.sh \
