@@ -448,12 +448,15 @@ struct msg_c_stats {
 					 * confirmed storing when it went away */
 	uint32_t liars;			/* processes whose counters were not believed */
 	uint32_t liar_pid;		/* ... the first of them */
+	uint64_t damaged;		/* events of ranges that were not whole events */
+	uint32_t damaged_streams;	/* streams closed for it (or for corrupt counters) */
+	uint32_t damaged_pid;		/* ... the first one's process */
 	uint32_t werr_traces;		/* traces that met a write error */
 	int32_t werr;			/* the channel's first write error: errno, 0 none */
 	char werr_path[PROTO_PATH_MAX];	/* the file or directory it concerned */
 };
-_Static_assert(sizeof(struct msg_c_stats) == 88 + PROTO_PATH_MAX, "stats");
-_Static_assert(offsetof(struct msg_c_stats, werr_path) == 88, "stats path");
+_Static_assert(sizeof(struct msg_c_stats) == 104 + PROTO_PATH_MAX, "stats");
+_Static_assert(offsetof(struct msg_c_stats, werr_path) == 104, "stats path");
 
 /*
  * An aggregation segment (MSG_APP_AGG_SEG from the process, forwarded as

@@ -65,6 +65,7 @@
 #include "clock.h"
 #include "compress.h"
 #include "drain.h"
+#include "frame.h"
 #include "log.h"
 #include "progress.h"
 #include "seg.h"
@@ -290,6 +291,26 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 }
 
 /*
+ * The range @rg of @st is not the events its process claims (frame.c): it
+ * scribbled over its own buffer. The stream is closed there, its file
+ * holding the whole packets before; its events from there on are lost
+ * (the range's counted, the later ones discarded by the writer as its
+ * ring fills), and status names it.
+ */
+static void stream_damaged(struct c_seg *s, struct c_stream *st, const struct rb_range *rg,
+			   uint32_t bad)
+{
+	log_err("%s: stream %s_%u: packet %llu holds no valid events from byte %u (its "
+		"process writes over its own buffers): the stream is closed at %llu bytes, "
+		"%u events lost", s->trace->dir, s->chan->name, st->number,
+		(unsigned long long)st->rd.rseq, st->rd.flushed + bad,
+		(unsigned long long)st->fsize, rg->nev);
+	st->dlost += rg->nev;
+	st->broken = 1;
+	drain_stream_close(s, st);
+}
+
+/*
  * Write out what @st holds; returns the number of ranges written (with
  * DRAIN_LAZY, 1 when complete packets were left for later). DRAIN_LAZY
  * leaves the complete packets of a writer that published one since the
@@ -302,6 +323,7 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 	int partial = how >= DRAIN_PARTIAL, final = how == DRAIN_FINAL;
 	struct rb_range rg;
 	int ret, done, written = 0;
+	uint32_t bad;
 
 	if (st->broken)
 		return 0;
@@ -339,6 +361,10 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 		/* packets overwritten before they were read: a gap in packet numbers */
 		st->seq += st->rd.lost_packets - st->lost_seen;
 		st->lost_seen = st->rd.lost_packets;
+		if (rg.len && frame_check(s->trace->app, s->context, &rg, &bad) < 0) {
+			stream_damaged(s, st, &rg, bad);
+			return written;
+		}
 		if (rg.len) {
 			/* the slot's discards when the packet opened: no more than
 			 * we believe of them now */
@@ -363,6 +389,7 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 		log_err("%s: stream %u has corrupt counters; no longer read", s->trace->dir,
 			st->number);
 		st->broken = 1;
+		drain_stream_close(s, st);
 		return written;
 	}
 	/* report discards that no packet carried yet */
@@ -474,6 +501,7 @@ void drain_stream_close(struct c_seg *s, struct c_stream *st)
 		err = errno;
 	if (close(st->fd) < 0 && !err && errno != EINTR)
 		err = errno;
+	st->fd = -1;
 	if (err) {
 		stream_path(s, st, path, sizeof(path));
 		werr_record(s->chan, s->trace, path, err);

@@ -31,7 +31,8 @@ struct c_stream {
 	uint32_t number;		/* stream_instance_id */
 	int fd;				/* -1 until the first packet */
 	int32_t rec;			/* its record in the trace's progress file, -1: none */
-	int broken;			/* corrupt counters: no longer read */
+	int broken;			/* corrupt counters or events: no longer read */
+	uint64_t dlost;			/* events of a range that was not whole events */
 	int torn;			/* a failed write could not be undone: no longer written */
 	uint64_t fsize;			/* bytes in the file */
 	uint64_t nlink_at;		/* when its link count was last looked at (ns) */

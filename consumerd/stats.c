@@ -23,6 +23,7 @@
 #include <string.h>
 #include "app.h"
 #include "drain.h"
+#include "trace.h"
 #include "chan.h"
 #include "net.h"
 #include "seg.h"
@@ -36,6 +37,9 @@ static void stats_add(struct msg_c_stats *st, const struct c_seg *s, struct c_st
 	st->overwritten += x->over.val;
 	st->discarded += x->disc.val;
 	st->bytes += x->bytes;
+	st->damaged += x->dlost;
+	if (x->broken && !st->damaged_streams++)
+		st->damaged_pid = s->trace->app->pid;
 	st->streams += seg_stream_is_open(x);
 	st->unconfirmed += net_unconfirmed(s, x);
 }

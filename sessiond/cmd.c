@@ -561,6 +561,10 @@ static int status_channel(int fd, const struct channel *ch, char *msg, size_t le
 	if (ret >= 0 && ch->session->relay_id)
 		reply_text(fd, "    events sent but not confirmed stored by a relay that went away: "
 			   "%" PRIu64 "\n", st.unconfirmed);
+	if (ret >= 0 && st.damaged_streams)
+		reply_text(fd, "    streams closed, their process having written over its buffers: "
+			   "%u (the first: pid %u), events lost there: %" PRIu64 "\n",
+			   st.damaged_streams, st.damaged_pid, st.damaged);
 	if (ret >= 0 && st.liars)
 		reply_text(fd, "    processes whose counters are not believed: %u (the first: pid "
 			   "%u): they write impossible values into the memory they share\n",

@@ -6,9 +6,11 @@
  * buffer jump to huge values (and then one of them back down); it emits
  * N more events, prints "done" and waits for a line on standard input.
  * What the consumer believes of them must stay bounded, and the process
- * be named in the session's status.
+ * be named in the session's status. With "events", it writes over the
+ * events it just emitted instead (event id 100, unknown), before the
+ * consumer wrote them out: they must not reach the trace.
  *
- * usage: liar N
+ * usage: liar N [events]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +64,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "liar: no buffer or process page mapped\n");
 		return 1;
 	}
+	if (argc > 2 && !strcmp(argv[2], "events")) {
+		/* the first sub-buffer of the first slot: our events, not yet written out */
+		memset((char *)seg + SHM_PAGE + shm_slot_hdr_size(seg->num_subbuf), 100, 64);
+		emit(n);
+		goto out;
+	}
 	for (uint32_t i = 0; i < seg->nslots && i < 64; i++) {
 		struct shm_slot *s = (void *)((char *)seg + SHM_PAGE + (size_t)i * seg->slot_size);
 
@@ -74,6 +82,7 @@ int main(int argc, char **argv)
 	/* and back down: counters never move backwards */
 	proc->lost_nobuf[0] = 5;
 	emit(n);
+out:
 	printf("done\n");
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))

@@ -36,6 +36,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sessiond-restart.sh \
 	tests/integration/daemon-successor.sh \
 	tests/integration/counters-bounded.sh \
+	tests/integration/damaged-events.sh \
 	tests/integration/no-memory.sh \
 	tests/integration/exec.sh \
 	tests/integration/stalled-churn.sh \

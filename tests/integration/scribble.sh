@@ -33,7 +33,22 @@ for seed in 1 2 3; do
 	exec {SIN}>&- {SOUT}<&-
 	wait "$spid" || true
 	"$TRACECTL" stop s >/dev/null || true
+	"$TRACECTL" status s >"$WORK/status$seed" || true
 	"$TRACECTL" destroy s >/dev/null || true
+	# what the scribbler wrote over was not copied: the whole session reads
+	# without error, and status names it
+	st=0
+	timeout 60 "$BT" "$D" >"$WORK/bt.all" 2>"$WORK/bt.err" || st=$?
+	[ "$st" -eq 0 ] || fail "seed $seed: babeltrace2 on the session: status $st: $(head -3 "$WORK/bt.err")"
+	! grep -v "^WARNING: Tracer discarded [0-9]* events between" "$WORK/bt.err" ||
+		fail "seed $seed: babeltrace2 complained about the session"
+	st=0
+	timeout 60 "$TRACE_READ" "$D" >"$WORK/tr.all" 2>"$WORK/tr.err" || st=$?
+	[ "$st" -eq 0 ] || fail "seed $seed: trace-read on the session: status $st: $(cat "$WORK/tr.err")"
+	n=$(grep -c " gen-events:[0-9]*:[0-9]* shmtrace_test:event:" "$WORK/tr.all" || true)
+	[ "$n" -eq 100000 ] || fail "seed $seed: trace-read of the session: $n events of the other process"
+	grep -qE "(streams closed, their process having written over its buffers|processes whose counters are not believed): [0-9]+ \(the first: pid $spid\)" \
+		"$WORK/status$seed" || fail "seed $seed: status does not name the scribbler"
 	kill -0 "$CONSUMERD_PID" || fail "seed $seed: the consumer died"
 	g=$(find "$D" -maxdepth 1 -name 'gen-events-*' | head -1)
 	[ -n "$g" ] || fail "seed $seed: no trace of the well-behaved process"
