@@ -62,6 +62,7 @@ int proto_nfds(unsigned int type)
 	case MSG_C_APP_ADD:
 	case MSG_C_ADOPT_APP:	return 3;
 	case MSG_C_RELAY_ADD:	return 2;
+	case MSG_C_CHANNEL_ADD:
 	case MSG_APP_SEGMENT:
 	case MSG_C_SEGMENT:
 	case MSG_APP_AGG_SEG:

@@ -42,7 +42,7 @@ enum proto_type {
 	/* tracectl -> session daemon; replies MSG_REPLY_TEXT..., MSG_REPLY */
 	MSG_CMD = 16,
 	/* session daemon -> consumer daemon; reply MSG_REPLY */
-	MSG_C_CHANNEL_ADD = 32,
+	MSG_C_CHANNEL_ADD = 32,		/* fd: the output's deepest directory at create */
 	MSG_C_CHANNEL_DEL = 33,
 	MSG_C_FLUSH = 34,
 	MSG_C_APP_ADD = 35,		/* fds: process page, wake socket, control page */
@@ -372,10 +372,13 @@ struct msg_c_channel {
 	uint32_t mode;
 	uint32_t compress;		/* PROTO_COMPRESS_*: stream files as LZ4 frames */
 	uint64_t relay_id;		/* 0: files under output; else streamed there */
+	uint32_t base_len;		/* the descriptor sent is output[0, base_len): the
+					 * rest is made and opened under it, no link followed */
+	uint32_t reserved;
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];	/* session output directory */
 };
-_Static_assert(sizeof(struct msg_c_channel) == 32 + PROTO_NAME_MAX + PROTO_PATH_MAX, "chan");
+_Static_assert(sizeof(struct msg_c_channel) == 40 + PROTO_NAME_MAX + PROTO_PATH_MAX, "chan");
 
 /*
  * A session streamed to a relay (MSG_C_RELAY_ADD, with the two connected

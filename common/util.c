@@ -168,6 +168,68 @@ int proc_starttime(pid_t pid, uint64_t *out)
 	return 0;
 }
 
+int dir_walk(int base, const char *rest, mode_t mode, size_t *made)
+{
+	const char *p = rest;
+	int fd = fcntl(base, F_DUPFD_CLOEXEC, 0);
+
+	if (made)
+		*made = 0;
+	if (fd < 0)
+		return -errno;
+	while (*p) {
+		char comp[256];
+		size_t n;
+		int nfd;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n >= sizeof(comp) || (n == 2 && !strncmp(p, "..", 2))) {
+			close(fd);
+			return n >= sizeof(comp) ? -ENAMETOOLONG : -EINVAL;
+		}
+		memcpy(comp, p, n);
+		comp[n] = 0;
+		p += n;
+		if (n == 1 && comp[0] == '.')
+			continue;
+		if (mode && mkdirat(fd, comp, mode) == 0 && made && !*made)
+			*made = (size_t)(p - rest);
+		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (nfd < 0)
+			return -errno;
+		fd = nfd;
+	}
+	return fd;
+}
+
+int dir_base(const char *path, size_t *len)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+	int fd;
+
+	if (n >= sizeof(buf) || path[0] != '/')
+		return -EINVAL;
+	memcpy(buf, path, n + 1);
+	for (;;) {
+		fd = open(n ? buf : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT || n == 0) {
+			*len = n;
+			return fd >= 0 ? fd : -errno;
+		}
+		while (n > 0 && buf[n - 1] != '/')
+			n--;
+		while (n > 0 && buf[n - 1] == '/')
+			n--;
+		buf[n] = 0;
+	}
+}
+
 int proc_live(pid_t pid, uint64_t start)
 {
 	char path[48], buf[1024], *p;

@@ -23,6 +23,21 @@ int mkdir_p_made(const char *path, mode_t mode, size_t *made);
  * @made, deepest first, each only when empty. */
 void rmdir_made(const char *path, size_t made);
 /*
+ * Directory @rest (a relative path; "" is @base itself) under directory
+ * descriptor @base, walked one component at a time without following a
+ * link ("..", and a link where a directory should be, are refused), each
+ * missing component made with @mode when @mode is not 0. Its descriptor
+ * (O_RDONLY | O_DIRECTORY, close-on-exec), or -errno. *@made, if given:
+ * the length of the prefix of @rest naming the first directory it made,
+ * 0 when none.
+ */
+int dir_walk(int base, const char *rest, mode_t mode, size_t *made);
+/*
+ * The deepest directory of @path that exists, opened (links followed, as
+ * the path says now); *@len: its length in @path. A descriptor or -errno.
+ */
+int dir_base(const char *path, size_t *len);
+/*
  * Make the array *@arr of *@n elements of @size bytes hold at least @want,
  * the new ones zeroed; 0, or -ENOMEM (the array unchanged).
  */

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "app.h"
 #include "chan.h"
@@ -66,21 +67,30 @@ struct c_chan *chan_find(uint64_t id)
 	return n ? caa_container_of(n, struct c_chan, node) : NULL;
 }
 
-int chan_add(const struct msg_c_channel *m)
+int chan_add(const struct msg_c_channel *m, int fd)
 {
 	struct c_relay *relay = m->relay_id ? net_find(m->relay_id) : NULL;
 	struct cds_lfht_iter it;
 	struct c_chan *ch;
 	struct c_app *a;
+	struct stat sb;
 
 	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN || m->compress > PROTO_COMPRESS_LZ4 ||
 	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||
 	    (m->relay_id ? !relay || m->compress : m->output[0] != '/') || !m->name[0] ||
-	    strchr(m->name, '/'))
+	    strchr(m->name, '/') || fstat(fd, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
+	    (!m->relay_id && (m->base_len > strlen(m->output) ||
+			      (m->output[m->base_len] && m->output[m->base_len] != '/')))) {
+		close(fd);
 		return -EINVAL;
+	}
 	ch = calloc(1, sizeof(*ch));
-	if (!ch)
+	if (!ch) {
+		close(fd);
 		return -ENOMEM;
+	}
+	ch->base_fd = fd;
+	ch->base_len = m->base_len;
 	ch->id = m->chan_id;
 	ch->slot = m->chan_slot;
 	ch->flush_ms = m->flush_ms;
@@ -153,6 +163,7 @@ void chan_remove(struct c_chan *ch)
 	if (ch->out_fd >= 0)
 		close(ch->out_fd);
 	ch->out_fd = -1;
+	close(ch->base_fd);
 	prog_scan_free(ch);
 	cds_lfht_del(c_chan_ht, &ch->node);
 	urcu_memb_call_rcu(&ch->rcu, chan_free_rcu);
@@ -166,6 +177,11 @@ void chan_del(uint64_t id)
 		return;
 	chan_drop(ch);
 	chan_remove(ch);
+}
+
+int chan_output(const struct c_chan *ch, mode_t mode)
+{
+	return dir_walk(ch->base_fd, ch->output + ch->base_len, mode, NULL);
 }
 
 int chan_flush_due(uint64_t now)

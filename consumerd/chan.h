@@ -6,6 +6,7 @@
 #define SHMTRACE_CONSUMERD_CHAN_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <urcu/urcu-memb.h>
 #include <urcu/rculfhash.h>
 #include "proto.h"
@@ -29,6 +30,10 @@ struct c_chan {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
 	int out_fd;			/* the output directory once made, -1 before */
+	int base_fd;			/* output[0, base_len), opened at the session's
+					 * create: the rest is made under it, no link
+					 * followed (the session daemon's descriptor) */
+	uint32_t base_len;
 	struct prog_base *base;		/* counts of traces an earlier consumer left
 					 * (progress.c), sorted */
 	uint32_t nbase;
@@ -46,8 +51,10 @@ int chan_init(void);
 /* Once every channel was removed and no reader is left. */
 void chan_fini(void);
 struct c_chan *chan_find(uint64_t id);
-/* A channel defined (MSG_C_CHANNEL_ADD); 0, -EINVAL, -ENOMEM. */
-int chan_add(const struct msg_c_channel *m);
+/* A channel defined (MSG_C_CHANNEL_ADD), @fd taken; 0, -EINVAL, -ENOMEM. */
+int chan_add(const struct msg_c_channel *m, int fd);
+/* @ch's output directory, made (@mode) or only opened (0): a descriptor or -errno. */
+int chan_output(const struct c_chan *ch, mode_t mode);
 /* Its buffers drained out and closed, its traces closed, then forgotten. */
 void chan_del(uint64_t id);
 /* Out of the table (nothing of it left in any process), freed after a grace period. */

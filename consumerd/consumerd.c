@@ -120,7 +120,7 @@ static void handle_request(void)
 	}
 	switch (h.type) {
 	case MSG_C_CHANNEL_ADD:
-		ret = chan_add((const void *)buf);
+		ret = chan_add((const void *)buf, fds[0]);
 		break;
 	case MSG_C_CHANNEL_DEL:
 		chan_del(id->id);
@@ -160,7 +160,7 @@ static void handle_request(void)
 		struct c_chan *ch = chan_find(sn->chan_id);
 
 		ret = ch && memchr(sn->output, 0, sizeof(sn->output)) && sn->output[0] == '/' ?
-		      rotate_output(ch->output, sn->output) : -EINVAL;
+		      rotate_output(ch, sn->output) : -EINVAL;
 		break;
 	}
 	case MSG_C_AGG_ADD:

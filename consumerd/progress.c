@@ -517,7 +517,7 @@ int prog_scan(struct c_chan *ch)
 
 	if (ch->relay)
 		return 0;
-	fd = open(ch->output, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = chan_output(ch, 0);
 	if (fd < 0)
 		return 0;	/* no trace yet */
 	ret = prog_scan_dir(&sc, fd, ch->id, 1);

@@ -21,8 +21,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "app.h"
 #include "chan.h"
@@ -33,17 +35,34 @@
 #include "trace.h"
 #include "util.h"
 
-int rotate_output(const char *output, const char *chunk)
+int rotate_output(struct c_chan *ch, const char *chunk)
 {
-	char from[PROTO_PATH_MAX + 300], to[PROTO_PATH_MAX * 2 + 300];
-	int ret = mkdir_p(chunk, 0750);
+	const char *output = ch->output, *name;
+	size_t olen = strlen(output);
 	struct cds_lfht_iter it;
+	int out, cfd, ret = 0;
 	struct c_app *a;
 	struct dirent *d;
 	DIR *dir;
 
-	if (ret < 0)
+	/* the chunk is a directory of the output: made there, no link followed */
+	if (strncmp(chunk, output, olen) || chunk[olen] != '/' || strchr(chunk + olen + 1, '/'))
+		return -EINVAL;
+	name = chunk + olen + 1;
+	out = chan_output(ch, 0750);
+	if (out < 0)
+		return out;
+	if (mkdirat(out, name, 0750) < 0 && errno != EEXIST) {
+		ret = -errno;
+		close(out);
 		return ret;
+	}
+	cfd = openat(out, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cfd < 0) {
+		ret = -errno;
+		close(out);
+		return ret;
+	}
 	capp_for_each(&it, a) {
 		for (struct c_seg *s = a->segs; s; s = s->next) {
 			if (strcmp(s->chan->output, output))
@@ -69,18 +88,20 @@ int rotate_output(const char *output, const char *chunk)
 		}
 	}
 	/* every trace of the chunk, of processes alive or gone, moves into it */
-	dir = opendir(output);
+	dir = fdopendir(out);
 	while (dir && (d = readdir(dir)) != NULL) {
 		if (d->d_name[0] == '.' || !strncmp(d->d_name, "chunk-", 6))
 			continue;
-		snprintf(from, sizeof(from), "%s/%s", output, d->d_name);
-		snprintf(to, sizeof(to), "%s/%s", chunk, d->d_name);
-		if (rename(from, to) < 0) {
+		if (renameat(out, d->d_name, cfd, d->d_name) < 0) {
 			ret = -errno;
-			log_err("rotation: cannot move %s: %s", from, strerror(errno));
+			log_err("rotation: cannot move %s/%s: %s", output, d->d_name,
+				strerror(errno));
 		}
 	}
 	if (dir)
 		closedir(dir);
+	else
+		close(out);
+	close(cfd);
 	return ret;
 }

@@ -89,22 +89,25 @@ static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch
 	return ret;
 }
 
-/* @ch's output directory, made the first time and then held open; -errno. */
+/*
+ * @ch's output directory, made the first time (under what existed of it
+ * when its session was created, no link followed: chan.c) and then held
+ * open; -errno.
+ */
 static int trace_output(struct c_chan *ch, int *made)
 {
-	struct stat sb;
-	int fd, ret;
+	int fd;
 
 	*made = 0;
 	if (ch->out_fd >= 0)
 		return ch->out_fd;
-	*made = stat(ch->output, &sb) < 0;
-	ret = mkdir_p(ch->output, 0750);
-	if (ret < 0)
-		return ret;
-	fd = open(ch->output, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = chan_output(ch, 0);
+	if (fd < 0) {
+		*made = 1;
+		fd = chan_output(ch, 0750);
+	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ch->out_fd = fd;
 	return fd;
 }

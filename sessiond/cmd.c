@@ -127,6 +127,7 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return reply_end(fd, -ENOMEM, "out of memory");
+	s->base_fd = -1;
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	ret = allow_create(fd, s, c);
 	if (ret < 0)
@@ -151,6 +152,8 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 			 name, stamp);
 	}
 	ret = net ? 0 : output_probe(s->output);
+	if (ret == 0)
+		ret = session_open_base(s);
 	if (ret < 0) {
 		reply_end(fd, ret, "cannot write traces in %s: %s", s->output, strerror(-ret));
 		goto fail;

@@ -175,7 +175,9 @@ int channel_to_consumer(const struct channel *ch)
 	m.relay_id = ch->session->relay_id;
 	snprintf(m.name, sizeof(m.name), "%s", ch->name);
 	snprintf(m.output, sizeof(m.output), "%s", ch->session->output);
-	return consumer_call(MSG_C_CHANNEL_ADD, &m, sizeof(m), NULL, 0, NULL, 0);
+	m.base_len = (uint32_t)ch->session->base_len;
+	/* (a streamed session sends the root, unused) */
+	return consumer_call(MSG_C_CHANNEL_ADD, &m, sizeof(m), &ch->session->base_fd, 1, NULL, 0);
 }
 
 struct channel *channel_find(const struct session *s, const char *name)
@@ -275,17 +277,34 @@ static void session_flush(struct session *s)
  * everything out (with the directory, when start made it and it stayed
  * empty).
  */
-static void marker_path(const struct session *s, char *buf, size_t len)
+/*
+ * The descriptor of what exists of @s's output now (at create, or when a
+ * daemon after us resumes it): traces are made under it without following
+ * a link, so that a link planted later in the output's path leads nowhere.
+ * 0 or -errno.
+ */
+int session_open_base(struct session *s)
 {
-	snprintf(buf, len, "%.4000s/%s", s->output, PROTO_ACTIVE_MARKER);
+	int fd;
+
+	if (s->relay_id) {
+		fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		s->base_len = 0;
+	} else {
+		fd = dir_base(s->output, &s->base_len);
+	}
+	if (fd < 0)
+		return fd;
+	s->base_fd = fd;
+	return 0;
 }
 
 void marker_make(struct session *s)
 {
-	char path[PROTO_PATH_MAX + 64], text[64];
+	char text[64];
 	uint32_t ms = DEFAULT_FLUSH_MS;
-	struct stat sb;
-	int fd;
+	size_t made = 0;
+	int dfd, fd;
 
 	if (s->relay_id)
 		return;
@@ -293,12 +312,16 @@ void marker_make(struct session *s)
 		if (ch->flush_ms > ms)
 			ms = ch->flush_ms;
 	s->made_output = 0;
-	if (stat(s->output, &sb) < 0 && mkdir_p_made(s->output, 0750, &s->made_output) < 0) {
-		rmdir_made(s->output, s->made_output);
-		s->made_output = 0;
+	dfd = dir_walk(s->base_fd, s->output + s->base_len, 0750, &made);
+	if (made)
+		s->made_output = s->base_len + made;
+	if (dfd < 0) {
+		log_warn("session %s: cannot make %s: %s", s->name, s->output, strerror(-dfd));
+		return;		/* (the consumer says why at its first trace) */
 	}
-	marker_path(s, path, sizeof(path));
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	fd = openat(dfd, PROTO_ACTIVE_MARKER, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    0640);
+	close(dfd);
 	if (fd < 0)
 		return;		/* (only followers miss it) */
 	write_all(fd, text, (size_t)snprintf(text, sizeof(text), "%d %u\n", (int)getpid(), ms));
@@ -307,12 +330,15 @@ void marker_make(struct session *s)
 
 static void marker_remove(struct session *s)
 {
-	char path[PROTO_PATH_MAX + 64];
+	int dfd;
 
 	if (s->relay_id)
 		return;
-	marker_path(s, path, sizeof(path));
-	unlink(path);
+	dfd = dir_walk(s->base_fd, s->output + s->base_len, 0, NULL);
+	if (dfd >= 0) {
+		unlinkat(dfd, PROTO_ACTIVE_MARKER, 0);
+		close(dfd);
+	}
 	rmdir_made(s->output, s->made_output);	/* only what is empty */
 	s->made_output = 0;
 }
@@ -381,6 +407,8 @@ void session_destroy(struct session *s)
 	}
 	aggs_free(s);
 	netout_close(s);
+	if (s->base_fd >= 0)
+		close(s->base_fd);
 	log_info("session %s destroyed", s->name);
 	notices_free(s);
 	free(s);

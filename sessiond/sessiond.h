@@ -120,6 +120,10 @@ struct session {
 	uint32_t live_us;		/* live timer, 0: not live */
 	size_t made_output;		/* start made the output directory from
 					 * this prefix on (mkdir_p_made()) */
+	int base_fd;			/* files: output[0, base_len), the part that
+					 * existed at create, opened then: the rest is
+					 * made under it without following a link */
+	size_t base_len;
 	struct aggregation *aggs;
 	int flush_err;			/* -EIO: the last stop could not write everything out */
 	char flush_msg[512];		/* which channels, how many events */
@@ -279,6 +283,7 @@ struct channel *channel_find(const struct session *s, const char *name);
 struct channel *channel_new(int fd, struct session *s, const struct channel *want);
 void channel_defaults(const struct session *s, struct channel *ch, const char *name);
 void marker_make(struct session *s);
+int session_open_base(struct session *s);
 void session_stop(struct session *s);
 void session_destroy(struct session *s);
 int session_rotate(struct session *s);

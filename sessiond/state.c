@@ -509,6 +509,7 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 
 	if (!s)
 		return NULL;
+	s->base_fd = -1;
 	rd_str(r, o, "name", s->name, sizeof(s->name));
 	rd_str(r, o, "output", s->output, sizeof(s->output));
 	s->active = (int)rd_u64(r, o, "active", 1);
@@ -540,6 +541,8 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 		rd_relay(r, relay, s);
 	if (!r->why && !s->net && !s->output[0])
 		r->why = "output";
+	if (!r->why && session_open_base(s) < 0)
+		r->why = "output";	/* (nothing of it reachable any more) */
 	ctail = &s->chans;
 	arr = rd_get(r, o, "channels", JS_ARR);
 	for (el = arr ? js_child(r->doc, arr) : NULL; el && !r->why; el = js_next(r->doc, arr, el)) {
@@ -585,6 +588,8 @@ static void state_drop(struct session *s)
 		free(ag);
 	}
 	free(s->net);
+	if (s->base_fd >= 0)
+		close(s->base_fd);
 	free(s);
 }
 

@@ -934,7 +934,7 @@ START_TEST(test_recv_raw_good)
 		{ MSG_C_SEGMENT, SEG + 1, 1 }, { MSG_C_STATS, 8, 0 },
 		{ MSG_C_STATS_REPLY, (int32_t)sizeof(struct msg_c_stats), 0 },
 		{ MSG_APP_EVENTS, 16, 0 }, { MSG_C_EVENTS, 100, 0 },
-		{ MSG_C_CHANNEL_ADD, (int32_t)sizeof(struct msg_c_channel), 0 },
+		{ MSG_C_CHANNEL_ADD, (int32_t)sizeof(struct msg_c_channel), 1 },
 		{ MSG_C_CHANNEL_DEL, 8, 0 }, { MSG_C_FLUSH, 8, 0 }, { MSG_C_APP_DEL, 8, 0 },
 		{ MSG_REPLY_TEXT, 1, 0 }, { MSG_APP_SYNC, 8, 0 }, { MSG_C_ADOPT, 8, 0 },
 		{ MSG_C_ADOPT_APP, 56, 3 }, { MSG_C_ADOPT_END, 152, 0 },
