@@ -19,7 +19,9 @@
  *
  * Requests are served in order and each is answered once done: a FLUSH
  * reply means everything committed before it is in the files. When the
- * session daemon goes away, everything is drained and the daemon exits.
+ * session daemon goes away we go on, orphaned, until the next one takes
+ * us over or every process is gone (adopt.c); SIGTERM drains everything
+ * and exits.
  *
  * Threads: this loop runs on the main thread, which alone changes the
  * tables of channels and processes (chan.c, app.c) and holds the RCU read

@@ -45,11 +45,13 @@
  * packets only; a lost packet leaves a gap in packet numbers. The first
  * error of each trace and channel is recorded (werr.c).
  *
- * A crash of the consumer in the middle of an append leaves that packet
- * cut short at the end of its file, and `consumed` before it: the next
- * consumer writes it again, whole, into its own trace. A crash of a
- * writer leaves its committed events, which are drained as usual (the
- * open packet up to its last commit).
+ * After each range, the stream's progress record is written, then
+ * `consumed` moves (progress.c): a crash of the consumer at any step
+ * leaves a file the next consumer cuts back to its record and continues
+ * from the ring, exactly. A range that is not whole events is not
+ * written: its stream is closed (frame.c). A crash of a writer leaves its
+ * committed events, which are drained as usual (the open packet up to its
+ * last commit).
  */
 #include <errno.h>
 #include <fcntl.h>

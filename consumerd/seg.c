@@ -22,10 +22,11 @@
  * slot's state, which the consumer turns from released to free once the
  * slot is drained (drain.c).
  *
- * Where a stream resumes: at the slot's `consumed` (acquire load: the
- * previous consumer's release store after its last packet). A consumer
- * that crashed in the middle of a packet left `consumed` before it: the
- * next one writes that packet again, whole, into its own trace.
+ * Where a stream resumes: where its record in its trace's progress file
+ * says (progress.c), when a consumer before us wrote it; else at the
+ * slot's `consumed` (acquire load: the previous consumer's release store
+ * after its last packet). A segment described again (the same channel,
+ * index and memfd) is already ours: nothing is mapped twice.
  */
 #include <errno.h>
 #include <stdlib.h>

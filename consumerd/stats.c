@@ -17,7 +17,10 @@
  * relaxed: they are counts, with nothing published after them. The counts
  * of streams already closed are kept in their channel (c_chan.gone).
  *
- * A crash loses the counts: a new consumer counts from where it starts.
+ * A crash loses nothing of them: a new consumer counts the traces already
+ * in the output from their progress records (progress.c), and continues
+ * the live streams' counts from theirs. The processes' counters are
+ * believed only as far as they can move (count.c).
  */
 #include <stdio.h>
 #include <string.h>

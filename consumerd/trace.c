@@ -4,10 +4,13 @@
  * output, shared by the session's channels.
  *
  * A trace is the directory `<output>/<procname>-<pid>` (`-N` when that
- * exists, as after a restart of the consumer), or `<base>/<procname>-<pid>`
- * on a relay (`-N` after its first start), with a new uuid at each start
- * and its metadata (meta.c); each buffer slot of its segments is one
- * stream in it (drain.c). It starts at
+ * exists and is another process image's), or `<base>/<procname>-<pid>` on
+ * a relay (`-N` after its first start), with a new uuid at each start and
+ * its metadata (meta.c); each buffer slot of its segments is one stream in
+ * it (drain.c). A directory left by a consumer before us for the same
+ * process image (pid, start time, instance) is continued, with its uuid
+ * and its streams' files (progress.c). Directories and files are made
+ * under the output's descriptor, following no link (chan.c). It starts at
  * its process's first segment, again at the next packet after a rotation
  * (rotate.c), and, when it could not be made (the error recorded,
  * werr.c, nothing of it left behind), at its next packet.
@@ -21,9 +24,9 @@
  * rounds, when no worker runs.
  *
  * After a crash of the consumer, a trace on disk holds whole packets and
- * the metadata that describes them, but for the packet being appended when
- * it crashed (see drain.c); the next consumer starts new traces beside
- * them.
+ * the metadata that describes them, but for the packet or description
+ * being appended when it crashed; the next consumer cuts the first back
+ * and makes the metadata again (progress.c), and goes on.
  */
 #include <errno.h>
 #include <fcntl.h>
