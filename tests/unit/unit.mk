@@ -14,6 +14,7 @@ unit_tests = \
 	tests/unit/aggjson/test-aggjson \
 	tests/unit/units/test-units \
 	tests/unit/util/test-util \
+	tests/unit/consumerd/test-consumerd \
 	tests/unit/flagnames/test-flagnames
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
@@ -79,3 +80,10 @@ include $(srcdir)/tests/fuzz/fuzz.mk
 TESTS += tests/unit/header/disabled-path.sh
 dist_check_SCRIPTS += tests/unit/header/disabled-path.sh
 EXTRA_DIST += tests/unit/header/sites.c
+
+# the consumer's checks of what a traced process writes in its own memory
+tests_unit_consumerd_test_consumerd_SOURCES = tests/unit/consumerd/test-consumerd.c \
+	consumerd/count.c consumerd/frame.c
+tests_unit_consumerd_test_consumerd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/consumerd
+tests_unit_consumerd_test_consumerd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(URCU_CFLAGS)
+tests_unit_consumerd_test_consumerd_LDADD = libcommon.la $(CHECK_LIBS)

@@ -2,10 +2,12 @@
 /*
  * test-util.c - unit tests of mkdir_p_made() and rmdir_made()
  * (common/util.c): what is made is reported and removed again, what was
- * there before and what is not empty stay.
+ * there before and what is not empty stay; dir_walk() and dir_base():
+ * directories made and opened under a descriptor, never through a link.
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +122,46 @@ START_TEST(test_failure)
 }
 END_TEST
 
+START_TEST(test_walk)
+{
+	size_t made, len;
+	int base, fd;
+
+	base = open(root, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(base, 0);
+	/* made, one component at a time, and said from where */
+	fd = dir_walk(base, "x/y/z", 0750, &made);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert(exists("x/y/z"));
+	ck_assert_uint_eq(made, 1);
+	fd = dir_walk(base, "/x//y/./z/", 0, &made);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_uint_eq(made, 0);
+	/* not made when asked only to open */
+	ck_assert_int_eq(dir_walk(base, "x/q", 0, NULL), -ENOENT);
+	ck_assert(!exists("x/q"));
+	/* a link, where a directory should be: refused, nothing made beyond */
+	ck_assert_int_eq(symlink(at("x"), at("x/y/l")), 0);
+	fd = dir_walk(base, "x/y/l/w", 0750, NULL);
+	ck_assert(fd == -ELOOP || fd == -ENOTDIR);
+	ck_assert(!exists("x/w"));
+	ck_assert_int_eq(dir_walk(base, "x/..", 0, NULL), -EINVAL);
+	/* the part of a path that exists */
+	fd = dir_base(at("x/y/nope/deeper"), &len);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_uint_eq(len, strlen(at("x/y")));
+	fd = dir_base(at("x/y/z"), &len);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_uint_eq(len, strlen(at("x/y/z")));
+	ck_assert_int_eq(dir_base("relative", &len), -EINVAL);
+	close(base);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -132,6 +174,7 @@ int main(void)
 	tcase_add_test(tc, test_existing_kept);
 	tcase_add_test(tc, test_not_empty_kept);
 	tcase_add_test(tc, test_failure);
+	tcase_add_test(tc, test_walk);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
