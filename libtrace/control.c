@@ -5,10 +5,12 @@
  *
  * Registration never waits for a daemon: the socket is non-blocking, the
  * process creates its control page, process page and eventfd itself and
- * sends them with SCM_RIGHTS in one message; nothing is read back. With no
- * daemon running, the process writes a marker `$SHMTRACE_HOME/apps/<pid>`
- * (doorbell signal and start time) so that a daemon started later can ring
- * it; the doorbell handler then registers.
+ * sends them with SCM_RIGHTS in one message; nothing is read back. The
+ * process writes a marker `$SHMTRACE_HOME/apps/<pid>` (doorbell signal and
+ * start time) while its doorbell is armed, so that a daemon started later
+ * can ring it; the doorbell handler then registers. The registration names
+ * the doorbell signal while our handler is on it; the process page's
+ * doorbell_off says whether it may be sent (doorbell.c).
  *
  * Control page: the session daemon is its only writer (our mapping is
  * read-only). shmtrace__ctl_gen points at its generation; threads compare
@@ -38,7 +40,9 @@
  * the program reused), forgets the parent's registration and registers as
  * a new process, with a control page that starts as a copy of its
  * parent's: it records what its parent recorded from its first event, into
- * buffers of its own.
+ * buffers of its own. Its doorbell is armed when its forking thread's mask
+ * leaves the signal unblocked (bell_after_fork()), and its events are
+ * polled or not accordingly once its control page exists.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,7 +74,6 @@ static const volatile uint64_t lib_no_gen;
 SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen = &lib_no_gen;
 SHMTRACE_API int shmtrace__clock_tsc;
 
-static int lib_debug;
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 
 /* Diagnostics: only with SHMTRACE_DEBUG, only write(2). */
@@ -79,7 +82,7 @@ void lib_dbg(const char *msg, long val)
 	char buf[160];
 	int n;
 
-	if (!lib_debug)
+	if (!lib.debug)
 		return;
 	n = snprintf(buf, sizeof(buf), "libshmtrace[%d]: %s (%ld)\n", (int)getpid(), msg, val);
 	if (n > 0)
@@ -265,10 +268,7 @@ static int lib_new_proc(void)
 		}
 	}
 	lib.proc_fd = f;
-	__atomic_store_n(&lib.proc, p, __ATOMIC_SEQ_CST);
-	/* doorbell.c clears bell, then marks every page it sees in lib.proc */
-	__atomic_store_n(&p->doorbell_off, !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST),
-			 __ATOMIC_SEQ_CST);
+	bell_new_proc(p);	/* lib.proc, and its doorbell_off under the doorbell's lock */
 	/* and what threads still counted in the old page meanwhile */
 	for (unsigned int c = 0; old && c < SHM_MAX_CHAN; c++)
 		__atomic_fetch_add(&p->lost_nobuf[c],
@@ -431,7 +431,7 @@ int lib_register_locked(int may_wait)
 	m.pid = (uint32_t)lib.pid;
 	m.ppid = (uint32_t)getppid();
 	m.uid = (uint32_t)getuid();
-	m.signo = __atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST) ? (uint32_t)lib.signo : 0;
+	m.signo = (uint32_t)lib.signo;	/* whether to ring it: doorbell_off */
 	m.abi = SHMTRACE_ABI_VERSION;
 	m.max_events = SHM_MAX_EVENTS;
 	m.max_chan = SHM_MAX_CHAN;
@@ -557,11 +557,13 @@ static void lib_after_fork_child(void)
 	procev_after_fork();
 	shmtrace__tls.gen = 0;
 	shmtrace__tls.tid = 0;
+	bell_after_fork();	/* the forking thread's mask: our doorbell or not */
 	lib_write_marker();
 	/* no wait: the inherited control page already says what to record */
 	lib_lock();
 	lib_register_locked(0);
 	lib_unlock();
+	reg_apply();		/* polled or not, as our doorbell says */
 	shmtrace__tls.nesting = 0;
 }
 
@@ -572,7 +574,7 @@ static void lib_do_init(void)
 	shmtrace__tls.nesting++;	/* our own I/O is not the program's */
 	lib.sync_ms = e && *e ? atoi(e) : 200;
 	shmtrace__clock_tsc = tsc_choose_clock() == CLOCK_KIND_TSC;
-	lib_debug = getenv("SHMTRACE_DEBUG") != NULL;
+	lib.debug = getenv("SHMTRACE_DEBUG") != NULL;
 	lib.pid = getpid();
 	proc_starttime(lib.pid, &lib.starttime);
 	lib_new_instance();
