@@ -224,12 +224,13 @@ static int bell_not_ours(void)
 
 /*
  * The doorbell's work: apply the control page; register again if our
- * connection is gone.
+ * connection is gone; see whether a late session daemon answered.
  */
 static void bell_work(void)
 {
 	reg_apply();
 	lib_register_soon();
+	lib_late_check();
 }
 
 static void bell_handler(int sig, siginfo_t *si, void *uc)

@@ -102,6 +102,9 @@ struct lib_state {
 	struct shm_proc_page *proc;
 	int lock;
 	int sync_ms;			/* SHMTRACE_REGISTER_TIMEOUT */
+	int late;			/* a sync was not answered in time, nor since */
+	uint64_t late_events;		/* events enabled nowhere emitted meanwhile
+					 * (counted with SHMTRACE_DEBUG only) */
 	uint64_t applied_gen;		/* control generation reg_apply() last applied */
 	unsigned int pending;
 	int forking;			/* between our prepare and parent/child handlers */
@@ -153,6 +156,10 @@ void lib_lock(void);
 void lib_unlock(void);
 int lib_register_locked(int may_wait);
 void lib_sync_locked(void);
+/* A late session daemon answered? (lib.late; async-signal-safe, no wait) */
+void lib_late_check(void);
+/* An event enabled nowhere was emitted while lib.late (evfilter.c). */
+void lib_late_event(void);
 void lib_wake_consumer(void);
 void lib_dbg(const char *msg, long val);
 void lib_write_marker(void);

@@ -31,7 +31,9 @@
  * event) and asks shmtrace__filter() about the poll channel, which refuses
  * any polled event. lib_ev_mask() gives the true mask. The doorbell may
  * come and go while a walk runs: a walk that sees it changed at its end
- * walks again, so the last walk to finish is right. reg_apply() leaves in
+ * walks again, so the last walk to finish is right. With SHMTRACE_DEBUG,
+ * events are polled too while a session daemon did not answer in time
+ * (control.c), to count what they emit meanwhile. reg_apply() leaves in
  * lib.applied_gen the generation it applied.
  *
  * An event that updates aggregations (aggen in the control page) must
@@ -92,10 +94,15 @@ static void reg_set(struct shmtrace_event *ev, uint8_t en, uint8_t f, int poll, 
 	__atomic_store_n(&ev->polled, 0, __ATOMIC_RELEASE);
 }
 
-/* Must events enabled nowhere look for control changes? Without a doorbell, yes. */
+/*
+ * Must events enabled nowhere look for control changes? Without a doorbell,
+ * yes; and, with SHMTRACE_DEBUG, while a session daemon did not answer in
+ * time, so that what they emit meanwhile is counted (lib_late_event()).
+ */
 static int reg_poll(void)
 {
-	return !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST);
+	return !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST) ||
+	       (lib.debug && __atomic_load_n(&lib.late, __ATOMIC_SEQ_CST));
 }
 
 void reg_apply(void)

@@ -76,7 +76,8 @@ INTEGRATION_TESTS = \
 	tests/integration/list-events.sh \
 	tests/integration/read-stats.sh \
 	tests/integration/signals-blocked.sh \
-	tests/integration/signals-consumed.sh
+	tests/integration/signals-consumed.sh \
+	tests/integration/stalled-start.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh
