@@ -21,8 +21,10 @@
  *   workerblock    a thread that blocks every signal (pthread_sigmask) and
  *                  waits until the program exits
  *   waiter         a dedicated signal thread: it blocks every signal and
- *                  takes them with sigtimedwait until "stopwait"
- *   waiterfd       the same, reading them from a signalfd
+ *                  takes them with sigtimedwait until "stopwait" (the step
+ *                  ends once it called sigtimedwait)
+ *   waiterfd       the same, reading them from a signalfd (made before the
+ *                  step ends)
  *   stopwait       stop the signal thread
  *   suspend        wait in sigsuspend for SIGUSR1, every other signal
  *                  blocked meanwhile
@@ -51,6 +53,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +70,7 @@ static uint64_t seq;
 static volatile sig_atomic_t own_hits;
 static volatile sig_atomic_t usr1_hits;
 static pthread_t waiter_thread;
-static int waiter_on, waiter_stop;
+static int waiter_on, waiter_stop, waiter_ready;
 static unsigned long consumed, consumed_bell;
 static pthread_t hold_thread;
 static int hold_ready[2], hold_go[2];
@@ -131,6 +134,15 @@ static void *waiter(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	if (use_fd && (fd = signalfd(-1, &all, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		exit(12);
+	if (!use_fd) {
+		struct timespec zero = { 0, 0 };
+		siginfo_t si;
+		int sig = sigtimedwait(&all, &si, &zero);
+
+		if (sig > 0)
+			took(sig, si.si_pid);
+	}
+	__atomic_store_n(&waiter_ready, 1, __ATOMIC_RELEASE);	/* it waits from now on */
 	while (!__atomic_load_n(&waiter_stop, __ATOMIC_ACQUIRE)) {
 		siginfo_t si;
 		int sig;
@@ -294,6 +306,8 @@ int main(int argc, char **argv)
 			use_fd = a[6] == 'f';
 			if (pthread_create(&waiter_thread, NULL, waiter, &use_fd))
 				exit(14);
+			while (!__atomic_load_n(&waiter_ready, __ATOMIC_ACQUIRE))
+				sched_yield();
 			waiter_on = 1;
 		} else if (!strcmp(a, "stopwait")) {
 			__atomic_store_n(&waiter_stop, 1, __ATOMIC_RELEASE);

@@ -18,6 +18,9 @@ run() {
 	shift
 	harsh_start "$tag" emit:10 "$@" ready emit:1000 done emit:1000 stopwait
 	harsh_expect "$tag" ready
+	# the doorbell is withdrawn: no marker left for a daemon to ring
+	eval "pid=\$HPID_$tag"
+	[ ! -e "$SHMTRACE_HOME/apps/$pid" ] || fail "$tag: the doorbell is still there (its marker)"
 	new_session "$D" 'shmtrace_test:event'
 	harsh_go "$tag"
 	harsh_expect "$tag" done
@@ -42,6 +45,6 @@ run() {
 run sigwait blockall waiter
 run signalfd blockall waiterfd
 # the main thread does not block them: the signal thread may still take
-# what is sent to the process
+# what is sent to the process (when the main thread cannot at that moment)
 run unblocked waiter
 echo "ok: the doorbell never reached the signal thread"
