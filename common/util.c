@@ -2,7 +2,10 @@
 /*
  * util.c - small helpers. Everything here that the traced process calls
  * (mkdir_p, proc_starttime) uses only async-signal-safe system calls.
+ * What is read from /proc about another process is parsed with bounds
+ * (a line missing or malformed is -EIO, never a guess).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -243,9 +246,30 @@ int proc_live(pid_t pid, uint64_t start)
 	return p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
+/* The hexadecimal mask of line @name ("\nSigBlk:") of a status file: 0 or -EIO. */
+static int status_mask(const char *buf, const char *name, unsigned long long *mask)
+{
+	const char *p = strstr(buf, name);
+
+	return p && sscanf(p + strlen(name), "%llx", mask) == 1 ? 0 : -EIO;
+}
+
+/* Is the task of status file @buf gone or going (zombie, dead)? */
+static int status_exiting(const char *buf)
+{
+	const char *p = strstr(buf, "\nState:");
+
+	if (!p)
+		return 1;
+	p += strlen("\nState:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == 'Z' || *p == 'X';
+}
+
 int proc_catches(pid_t pid, int signo)
 {
-	char path[48], buf[4096], *p;
+	char path[48], buf[4096];
 	unsigned long long mask = 0;
 	long n;
 
@@ -253,10 +277,72 @@ int proc_catches(pid_t pid, int signo)
 	n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
-	p = strstr(buf, "\nSigCgt:");
-	if (!p || sscanf(p + 8, "%llx", &mask) != 1 || signo < 1 || signo > 64)
+	if (status_mask(buf, "\nSigCgt:", &mask) < 0 || signo < 1 || signo > 64)
 		return -EIO;
 	return (mask >> (signo - 1)) & 1;
+}
+
+/*
+ * Does a thread of @pid other than its leader leave @bit unblocked? Looks
+ * at PROC_RING_MAX_TASKS of them at most: 1, 0, or -errno.
+ */
+static int proc_task_takes(pid_t pid, unsigned long long bit)
+{
+	char path[64], buf[4096];
+	struct dirent *de;
+	int seen = 0, ret = 0;
+	DIR *d;
+
+	fmt_pid(path, "/proc/", pid, "/task");
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!ret && seen < PROC_RING_MAX_TASKS && (de = readdir(d)) != NULL) {
+		unsigned long long blk;
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0 || tid == pid || tid > INT32_MAX)
+			continue;
+		seen++;
+		fmt_pid(path, "/proc/", pid, "/task/");
+		fmt_pid(path + strlen(path), "", (pid_t)tid, "/status");
+		if (read_small(path, buf, sizeof(buf)) < 0 || status_exiting(buf) ||
+		    status_mask(buf, "\nSigBlk:", &blk) < 0)
+			continue;	/* gone meanwhile */
+		ret = !(blk & bit);
+	}
+	closedir(d);
+	return ret;
+}
+
+int proc_ring_check(pid_t pid, int signo)
+{
+	char path[48], buf[4096];
+	unsigned long long cgt, pnd, blk, bit;
+	long n;
+
+	if (signo < 1 || signo > 64)
+		return -EINVAL;
+	bit = 1ull << (signo - 1);
+	fmt_pid(path, "/proc/", pid, "/status");
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	if (status_mask(buf, "\nSigCgt:", &cgt) < 0 || status_mask(buf, "\nShdPnd:", &pnd) < 0 ||
+	    status_mask(buf, "\nSigBlk:", &blk) < 0)
+		return -EIO;
+	if (!(cgt & bit))
+		return PROC_RING_UNCAUGHT;
+	if (pnd & bit)
+		return PROC_RING_PENDING;
+	/* the leader's mask is in its status; a leader that exited takes nothing */
+	if (!(blk & bit) && !status_exiting(buf))
+		return PROC_RING_SEND;
+	n = proc_task_takes(pid, bit);
+	if (n < 0)
+		return (int)n;
+	return n ? PROC_RING_SEND : PROC_RING_BLOCKED;
 }
 
 int memfd_check(int fd, uint64_t size)

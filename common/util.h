@@ -50,6 +50,19 @@ int proc_starttime(pid_t pid, uint64_t *out);
 int proc_live(pid_t pid, uint64_t start);
 /* Does process @pid catch signal @signo (SigCgt in /proc/PID/status)? 1, 0 or -errno. */
 int proc_catches(pid_t pid, int signo);
+/*
+ * May signal @signo be sent to process @pid so that one of its threads
+ * runs its handler, with never more than one instance pending? From
+ * /proc/PID/status and, when its leader blocks it, the status of at most
+ * PROC_RING_MAX_TASKS other threads (a process with more threads, all of
+ * those blocking it, counts as blocking it). One of PROC_RING_*, or -errno.
+ */
+#define PROC_RING_UNCAUGHT	0	/* no handler (SigCgt) */
+#define PROC_RING_SEND		1	/* caught, not pending, a thread leaves it unblocked */
+#define PROC_RING_PENDING	2	/* an instance is pending for the process (ShdPnd) */
+#define PROC_RING_BLOCKED	3	/* every thread blocks it (SigBlk) */
+#define PROC_RING_MAX_TASKS	256
+int proc_ring_check(pid_t pid, int signo);
 /* Check that a memfd is sealed against resizing and has @size bytes. */
 int memfd_check(int fd, uint64_t size);
 /* Write everything, retrying on EINTR and short writes; 0 or -errno. */

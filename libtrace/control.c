@@ -3,12 +3,17 @@
  * control.c - start-up, registration with the session daemon, the
  * SIGRTMIN+3 doorbell and fork.
  *
- * Registration never waits for a daemon: the socket is non-blocking, the
- * process creates its control page, process page and eventfd itself and
- * sends them with SCM_RIGHTS in one message; nothing is read back. With no
- * daemon running, the process writes a marker `$SHMTRACE_HOME/apps/<pid>`
- * (doorbell signal and start time) so that a daemon started later can ring
- * it; the doorbell handler then registers.
+ * Registration never waits to be accepted: the socket is non-blocking, the
+ * process creates its control page, process page and wake socket itself
+ * and sends them with SCM_RIGHTS in one message. Only the start-up and a
+ * module's events registering wait for the daemon's answer to a sync, at
+ * most lib.sync_ms, and for a daemon that did not answer in time not again
+ * until it did (lib_sync_locked()). The process writes a marker
+ * `$SHMTRACE_HOME/apps/<pid>` (doorbell signal and start time) while its
+ * doorbell is armed, so that a daemon started later can ring it; the
+ * doorbell handler then registers. The registration names the doorbell
+ * signal while our handler is on it; the process page's doorbell_off says
+ * whether it may be sent (doorbell.c).
  *
  * Control page: the session daemon is its only writer (our mapping is
  * read-only). shmtrace__ctl_gen points at its generation; threads compare
@@ -38,7 +43,9 @@
  * the program reused), forgets the parent's registration and registers as
  * a new process, with a control page that starts as a copy of its
  * parent's: it records what its parent recorded from its first event, into
- * buffers of its own.
+ * buffers of its own. Its doorbell is armed when its forking thread's mask
+ * leaves the signal unblocked (bell_after_fork()), and its events are
+ * polled or not accordingly once its control page exists.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,7 +77,6 @@ static const volatile uint64_t lib_no_gen;
 SHMTRACE_API const volatile uint64_t *shmtrace__ctl_gen = &lib_no_gen;
 SHMTRACE_API int shmtrace__clock_tsc;
 
-static int lib_debug;
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 
 /* Diagnostics: only with SHMTRACE_DEBUG, only write(2). */
@@ -79,7 +85,7 @@ void lib_dbg(const char *msg, long val)
 	char buf[160];
 	int n;
 
-	if (!lib_debug)
+	if (!lib.debug)
 		return;
 	n = snprintf(buf, sizeof(buf), "libshmtrace[%d]: %s (%ld)\n", (int)getpid(), msg, val);
 	if (n > 0)
@@ -265,10 +271,7 @@ static int lib_new_proc(void)
 		}
 	}
 	lib.proc_fd = f;
-	__atomic_store_n(&lib.proc, p, __ATOMIC_SEQ_CST);
-	/* doorbell.c clears bell, then marks every page it sees in lib.proc */
-	__atomic_store_n(&p->doorbell_off, !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST),
-			 __ATOMIC_SEQ_CST);
+	bell_new_proc(p);	/* lib.proc, and its doorbell_off under the doorbell's lock */
 	/* and what threads still counted in the old page meanwhile */
 	for (unsigned int c = 0; old && c < SHM_MAX_CHAN; c++)
 		__atomic_fetch_add(&p->lost_nobuf[c],
@@ -353,43 +356,144 @@ void lib_register_soon(void)
 }
 
 /*
- * Wait, at most lib.sync_ms, until the session daemon has handled every
- * message sent so far (its control page then enables our events), so that
- * the first events of a program, or of a library just loaded, are not
- * missed. A daemon that does not answer in time costs that delay once;
- * with no daemon there is no socket and no wait. Lock held.
+ * Syncs (MSG_APP_SYNC): the session daemon answers each once it handled
+ * every message sent before it. lib_sync_locked() waits for the answer at
+ * most lib.sync_ms; when none came in time, the process is late (lib.late)
+ * and waits no more, not at the next module's events nor at a dlopen,
+ * until the daemon answered once: the one sync left unanswered
+ * (sync_waiting) is looked for, without waiting, by every later sync, by
+ * the doorbell, by a thread that resynchronises and by lib_late_check().
+ * With SHMTRACE_DEBUG, events enabled nowhere are polled meanwhile
+ * (registry.c) and counted (lib_late_event()), and the count is said when
+ * the daemon answers, or at exit when it never did: events the sessions
+ * could not record, since no daemon had enabled them yet.
  */
-void lib_sync_locked(void)
+static uint64_t sync_seq;		/* the last sync sent (lock held) */
+static uint64_t sync_waiting;		/* a sync on this socket not answered in time */
+
+/* Send a sync on @fd: its sequence number, 0 when it could not be sent. */
+static uint64_t lib_sync_send(int fd)
 {
-	static uint64_t seq;
-	struct msg_sync m = { .seq = ++seq };
-	int fd = ownfd_get(&lib.sock);
-	uint64_t deadline;
+	struct msg_sync m = { .seq = ++sync_seq };
+
+	return proto_send(fd, MSG_APP_SYNC, 0, &m, sizeof(m), NULL, 0) < 0 ? 0 : m.seq;
+}
+
+/*
+ * Take the replies waiting on @fd, waiting for them until @deadline (0:
+ * not at all): 1 once the reply to @seq came, 2 when only others did, 0
+ * when none. Lock held.
+ */
+static int lib_sync_replies(int fd, uint64_t seq, uint64_t deadline)
+{
+	int got = 0;
 	union {
 		uint64_t align;
 		char buf[64];
 	} r;
 
-	if (fd < 0 || lib.sync_ms <= 0 ||
-	    proto_send(fd, MSG_APP_SYNC, 0, &m, sizeof(m), NULL, 0) < 0)
-		return;
-	deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)lib.sync_ms * 1000000u;
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		struct proto_hdr h;
+		struct msg_sync m;
 		ssize_t n;
 
-		if (now >= deadline || poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1) <= 0)
-			break;
+		if (deadline) {
+			int ready;
+
+			if (now >= deadline)
+				break;
+			/* the doorbell (the daemon enabling the very events this
+			 * waits for) interrupts the wait: not an answer */
+			ready = poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1);
+			if (ready < 0 && errno == EINTR)
+				continue;
+			if (ready <= 0)
+				break;
+		}
 		n = recv(fd, r.buf, sizeof(r.buf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
 			break;
 		memcpy(&h, r.buf, sizeof(h));
-		if ((size_t)n == sizeof(h) + sizeof(m) && h.magic == PROTO_MAGIC &&
-		    h.type == MSG_REPLY && !memcmp(r.buf + sizeof(h), &m, sizeof(m)))
-			break;
+		if ((size_t)n != sizeof(h) + sizeof(m) || h.magic != PROTO_MAGIC ||
+		    h.type != MSG_REPLY)
+			continue;
+		memcpy(&m, r.buf + sizeof(h), sizeof(m));
+		if (m.seq == seq)
+			return 1;
+		got = 2;
 	}
+	return got;
+}
+
+/* The session daemon answered after all. Lock held. */
+static void lib_late_over(void)
+{
+	sync_waiting = 0;
+	__atomic_store_n(&lib.late, 0, __ATOMIC_SEQ_CST);
+	lib_dbg("events emitted before the session daemon answered, not recorded",
+		(long)__atomic_exchange_n(&lib.late_events, 0, __ATOMIC_RELAXED));
+	reg_apply();	/* the debugging poll stops */
+}
+
+/* Late: has the daemon answered since? Lock held. */
+static int lib_late_answered(int fd)
+{
+	if (!__atomic_load_n(&lib.late, __ATOMIC_SEQ_CST))
+		return 1;
+	if (fd >= 0 && lib_sync_replies(fd, sync_waiting, 0)) {
+		lib_late_over();
+		return 1;
+	}
+	if (fd >= 0 && !sync_waiting)	/* a new connection: something to answer */
+		sync_waiting = lib_sync_send(fd);
+	return 0;
+}
+
+void lib_late_check(void)
+{
+	if (!__atomic_load_n(&lib.late, __ATOMIC_RELAXED) || !lib_trylock())
+		return;
+	lib_late_answered(ownfd_get(&lib.sock));
+	lib_unlock();
+}
+
+void lib_late_event(void)
+{
+	/* now and then, whether the daemon answered (it may not enable
+	 * anything, so no doorbell and no new generation need come) */
+	if (!(__atomic_add_fetch(&lib.late_events, 1, __ATOMIC_RELAXED) & 4095))
+		lib_late_check();
+}
+
+/*
+ * Wait, at most lib.sync_ms, until the session daemon has handled every
+ * message sent so far (its control page then enables our events), so that
+ * the first events of a program, or of a library just loaded, are not
+ * missed. With no daemon there is no socket and no wait; a late process
+ * does not wait (above). Lock held.
+ */
+void lib_sync_locked(void)
+{
+	int fd = ownfd_get(&lib.sock);
+	uint64_t seq;
+
+	if (fd < 0 || lib.sync_ms <= 0)
+		return;
+	if (!lib_late_answered(fd))
+		goto out;
+	seq = lib_sync_send(fd);
+	if (seq && lib_sync_replies(fd, seq, now_ns(CLOCK_MONOTONIC) +
+				    (uint64_t)lib.sync_ms * 1000000u) != 1) {
+		sync_waiting = seq;
+		__atomic_store_n(&lib.late, 1, __ATOMIC_SEQ_CST);
+		lib_dbg("the session daemon did not answer in time (ms): events it enables "
+			"are recorded once it does, none before; no more waiting for it", lib.sync_ms);
+	}
+out:
 	reg_apply();
 }
 
@@ -431,7 +535,7 @@ int lib_register_locked(int may_wait)
 	m.pid = (uint32_t)lib.pid;
 	m.ppid = (uint32_t)getppid();
 	m.uid = (uint32_t)getuid();
-	m.signo = __atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST) ? (uint32_t)lib.signo : 0;
+	m.signo = (uint32_t)lib.signo;	/* whether to ring it: doorbell_off */
 	m.abi = SHMTRACE_ABI_VERSION;
 	m.max_events = SHM_MAX_EVENTS;
 	m.max_chan = SHM_MAX_CHAN;
@@ -448,6 +552,7 @@ int lib_register_locked(int may_wait)
 		return ret;
 	}
 	lib.sock = sock;
+	sync_waiting = 0;	/* the other connection's */
 	ret = reg_send_events(0, __atomic_load_n(&lib.next_id, __ATOMIC_ACQUIRE));
 	if (ret < 0) {
 		ownfd_close(&lib.sock);
@@ -458,6 +563,8 @@ int lib_register_locked(int may_wait)
 	aggr_describe_all();
 	if (may_wait)
 		lib_sync_locked();
+	else
+		lib_late_answered(lib.sock.fd);	/* late: a sync to answer, no wait */
 	return 0;
 }
 
@@ -495,6 +602,16 @@ void lib_remove_marker(void)
 	if (n > 0 && (size_t)n < sizeof(path))
 		unlink(path);
 	shmtrace__tls.nesting--;
+}
+
+/* At exit: our marker goes; a daemon that never answered is said so. */
+static void lib_at_exit(void)
+{
+	lib_remove_marker();
+	lib_late_check();
+	if (__atomic_load_n(&lib.late, __ATOMIC_RELAXED))
+		lib_dbg("exiting before the session daemon answered: events emitted meanwhile, "
+			"not recorded", (long)__atomic_load_n(&lib.late_events, __ATOMIC_RELAXED));
 }
 
 static void lib_new_instance(void)
@@ -557,11 +674,14 @@ static void lib_after_fork_child(void)
 	procev_after_fork();
 	shmtrace__tls.gen = 0;
 	shmtrace__tls.tid = 0;
+	lib.late_events = 0;
+	bell_after_fork();	/* the forking thread's mask: our doorbell or not */
 	lib_write_marker();
 	/* no wait: the inherited control page already says what to record */
 	lib_lock();
 	lib_register_locked(0);
 	lib_unlock();
+	reg_apply();		/* polled or not, as our doorbell says */
 	shmtrace__tls.nesting = 0;
 }
 
@@ -572,7 +692,7 @@ static void lib_do_init(void)
 	shmtrace__tls.nesting++;	/* our own I/O is not the program's */
 	lib.sync_ms = e && *e ? atoi(e) : 200;
 	shmtrace__clock_tsc = tsc_choose_clock() == CLOCK_KIND_TSC;
-	lib_debug = getenv("SHMTRACE_DEBUG") != NULL;
+	lib.debug = getenv("SHMTRACE_DEBUG") != NULL;
 	lib.pid = getpid();
 	proc_starttime(lib.pid, &lib.starttime);
 	lib_new_instance();
@@ -583,7 +703,7 @@ static void lib_do_init(void)
 	pthread_atfork(lib_before_fork, lib_after_fork_parent, lib_after_fork_child);
 	bell_install();
 	lib_write_marker();
-	atexit(lib_remove_marker);
+	atexit(lib_at_exit);
 	lib_lock();
 	lib_register_locked(1);
 	lib_unlock();

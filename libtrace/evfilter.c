@@ -302,8 +302,12 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 
 	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED))
 		aggr_event(ctl, ev, v);
-	if (__builtin_expect(ev->polled, 0))
-		return 0;	/* recorded nowhere: it only looked for changes or aggregated */
+	if (__builtin_expect(ev->polled, 0)) {
+		/* recorded nowhere: it only looked for changes or aggregated */
+		if (ev->polled == REG_POLL_LOOK && __atomic_load_n(&lib.late, __ATOMIC_RELAXED))
+			lib_late_event();
+		return 0;
+	}
 	if (!ctl || ev->id >= SHM_MAX_EVENTS)
 		return mask;
 	while (todo) {

@@ -12,6 +12,9 @@
  * shmtrace__tls.nesting > 0, so that a signal handler that interrupts it
  * on the same thread never tries to take it (nested events are dropped and
  * counted; the doorbell handler leaves work in `pending` for the holder).
+ * doorbell.c's bell_lock serialises the doorbell's transitions; it is held
+ * with every signal blocked in its holder, may be taken while lib_lock is
+ * held (a new process page), and its holder never takes lib_lock.
  */
 #ifndef SHMTRACE_LIBTRACE_LIB_H
 #define SHMTRACE_LIBTRACE_LIB_H
@@ -23,6 +26,10 @@
 #include "ringbuf.h"
 
 #define LIB_PENDING_REGISTER	1u
+
+/* An event's `polled` byte (registry.c) */
+#define REG_POLL_LOOK	1u	/* no doorbell: looks for control changes */
+#define REG_POLL_AGG	2u	/* aggregated, recorded nowhere */
 
 /* A descriptor of ours, with the identity of its open file (ownfd.c). */
 struct lib_fd {
@@ -80,8 +87,9 @@ struct lib_agg {
 
 struct lib_state {
 	char home[1024];
-	int signo;			/* our doorbell signal, 0 = none */
-	int bell;			/* 1 while our handler is installed on it */
+	int signo;			/* our doorbell signal (our handler is on it), 0 = none */
+	int bell;			/* 1 while the doorbell is armed (doorbell.c) */
+	int debug;			/* SHMTRACE_DEBUG */
 	pid_t pid;
 	uint64_t starttime;
 	uint64_t instance;		/* this process image (random), for the daemon */
@@ -94,6 +102,10 @@ struct lib_state {
 	struct shm_proc_page *proc;
 	int lock;
 	int sync_ms;			/* SHMTRACE_REGISTER_TIMEOUT */
+	int late;			/* a sync was not answered in time, nor since */
+	uint64_t late_events;		/* events enabled nowhere emitted meanwhile
+					 * (counted with SHMTRACE_DEBUG only) */
+	uint64_t applied_gen;		/* control generation reg_apply() last applied */
 	unsigned int pending;
 	int forking;			/* between our prepare and parent/child handlers */
 	uint64_t fork_lost[SHM_MAX_CHAN]; /* events a forked child dropped before
@@ -128,6 +140,8 @@ void ownfd_close(struct lib_fd *f);		/* closes it only while ours */
 /* doorbell.c */
 void bell_install(void);
 void bell_after_fork(void);
+/* Publish @p as lib.proc, with the doorbell_off the doorbell's state says. */
+void bell_new_proc(struct shm_proc_page *p);
 /* an event's channel mask, polled events counting as enabled nowhere */
 static inline unsigned int lib_ev_mask(const struct shmtrace_event *ev)
 {
@@ -142,6 +156,10 @@ void lib_lock(void);
 void lib_unlock(void);
 int lib_register_locked(int may_wait);
 void lib_sync_locked(void);
+/* A late session daemon answered? (lib.late; async-signal-safe, no wait) */
+void lib_late_check(void);
+/* An event enabled nowhere was emitted while lib.late (evfilter.c). */
+void lib_late_event(void);
 void lib_wake_consumer(void);
 void lib_dbg(const char *msg, long val);
 void lib_write_marker(void);

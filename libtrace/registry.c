@@ -29,7 +29,12 @@
  * byte: shmtrace() then calls the emit function, which compares the
  * control generation (so a session started later is seen at the next
  * event) and asks shmtrace__filter() about the poll channel, which refuses
- * any polled event. lib_ev_mask() gives the true mask.
+ * any polled event. lib_ev_mask() gives the true mask. The doorbell may
+ * come and go while a walk runs: a walk that sees it changed at its end
+ * walks again, so the last walk to finish is right. With SHMTRACE_DEBUG,
+ * events are polled too while a session daemon did not answer in time
+ * (control.c), to count what they emit meanwhile. reg_apply() leaves in
+ * lib.applied_gen the generation it applied.
  *
  * An event that updates aggregations (aggen in the control page) must
  * reach shmtrace__filter() with its field values: every channel that
@@ -44,11 +49,9 @@
 #include "lib.h"
 #include "proto.h"
 
-/* a polled event's masks: any channel; shmtrace__filter() refuses it */
+/* a polled event's masks: any channel; shmtrace__filter() refuses it
+ * (its `polled` values: lib.h) */
 #define REG_POLL_MASK	1u
-/* `polled` values */
-#define REG_POLL_LOOK	1u	/* no doorbell: looks for control changes */
-#define REG_POLL_AGG	2u	/* aggregated, recorded nowhere */
 
 static struct shmtrace_event *reg_events[SHM_MAX_EVENTS];
 static int reg_readers;	/* walks of reg_events under way */
@@ -91,12 +94,22 @@ static void reg_set(struct shmtrace_event *ev, uint8_t en, uint8_t f, int poll, 
 	__atomic_store_n(&ev->polled, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Must events enabled nowhere look for control changes? Without a doorbell,
+ * yes; and, with SHMTRACE_DEBUG, while a session daemon did not answer in
+ * time, so that what they emit meanwhile is counted (lib_late_event()).
+ */
+static int reg_poll(void)
+{
+	return !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST) ||
+	       (lib.debug && __atomic_load_n(&lib.late, __ATOMIC_SEQ_CST));
+}
+
 void reg_apply(void)
 {
 	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
 	uint32_t n = __atomic_load_n(&lib.next_id, __ATOMIC_ACQUIRE);
-	/* no doorbell: events enabled nowhere must look for control changes */
-	int poll = !__atomic_load_n(&lib.bell, __ATOMIC_SEQ_CST);
+	int poll = reg_poll();
 
 	if (!ctl)
 		return;
@@ -125,7 +138,14 @@ void reg_apply(void)
 		}
 		__atomic_sub_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
 		g2 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+		/* the doorbell came or went during the walk (doorbell.c): its
+		 * own walk may have finished before ours, walk again */
+		if (poll != reg_poll()) {
+			poll = reg_poll();
+			continue;
+		}
 		if (g1 == g2) {
+			__atomic_store_n(&lib.applied_gen, g1, __ATOMIC_RELAXED);
 			procev_applied();
 			return;
 		}

@@ -182,6 +182,7 @@ SHMTRACE_API void shmtrace__resync(void)
 	/* the daemon bumps our generation when our connection closed while we
 	 * run (the program closed it): register again */
 	lib_register_soon();
+	lib_late_check();	/* a late session daemon that wrote our page answered */
 	procev_resync();	/* a session started: the state dump it needs */
 }
 

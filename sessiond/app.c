@@ -16,8 +16,9 @@
  * Control page update (app_update): make the generation odd, write the
  * channel table and the enable masks, make it even (release), then ring the
  * doorbell if a mask changed (app_ring: see shm.h for the handshake with a
- * program that takes the signal; only while the process catches it, by
- * its pidfd, so a pid reused by another program is never signalled).
+ * program that takes the signal; only while the process catches it, has
+ * no instance pending and a thread that does not block it, by its pidfd,
+ * so a pid reused by another program is never signalled).
  *
  * A connection that closes while its process still runs and still maps
  * its control page was closed by the program (closefrom, a loop over every
@@ -207,10 +208,27 @@ static int app_consumer_add(struct app *a)
 	return consumer_call(MSG_C_APP_ADD, &m, sizeof(m), fds, 3, NULL, 0);
 }
 
+/* May @pid be sent @signo? (proc_ring_check(), once more after fds_exhausted()) */
+static int app_may_ring(pid_t pid, int signo)
+{
+	int ret = proc_ring_check(pid, signo);
+
+	if (ret == -EMFILE || ret == -ENFILE) {
+		fds_exhausted();	/* its reserve lets us look */
+		ret = proc_ring_check(pid, signo);
+	}
+	return ret;
+}
+
 /*
  * Ring @a's doorbell. ringing brackets the check and the signal, so that a
- * program changing the signal's action (doorbell_off, its side of the
- * handshake in shm.h) either stops us here or waits for us.
+ * program changing the signal's action, blocking it or waiting for it
+ * (doorbell_off, its side of the handshake in shm.h) either stops us here
+ * or waits for us. Sent only while /proc says that the process catches
+ * it, has no instance of it pending already (the one pending applies the
+ * page as it is when handled: never more than one) and has a thread that
+ * does not block it (else it would stay pending for sigwait() or a
+ * signalfd of a program that changed its mask behind the library's back).
  */
 static void app_ring(struct app *a)
 {
@@ -219,21 +237,22 @@ static void app_ring(struct app *a)
 	__atomic_store_n(&a->ctl->ringing, 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&a->proc->doorbell_off, __ATOMIC_SEQ_CST)) {
-		int catches = proc_catches(a->pid, a->signo);
+		int may = app_may_ring(a->pid, a->signo);
 
-		if (catches == -EMFILE || catches == -ENFILE) {
-			fds_exhausted();	/* its reserve lets us look */
-			catches = proc_catches(a->pid, a->signo);
-		}
-		if (catches == 1) {
+		if (may == PROC_RING_SEND) {
 			if (a->pidfd >= 0)
 				pidfd_send_signal(a->pidfd, a->signo, NULL, 0);
 			else
 				kill(a->pid, a->signo);
-		} else if (!a->bell_lost) {
-			a->bell_lost = 1;
+		} else if (may == PROC_RING_UNCAUGHT && !(a->bell_lost & APP_BELL_LOST)) {
+			a->bell_lost |= APP_BELL_LOST;
 			log_warn("%s[%d] no longer catches signal %d (changed without the C "
 				 "library): it sees control changes only at its next enabled event",
+				 a->procname, (int)a->pid, a->signo);
+		} else if (may == PROC_RING_BLOCKED && !(a->bell_lost & APP_BELL_BLOCKED)) {
+			a->bell_lost |= APP_BELL_BLOCKED;
+			log_info("%s[%d] blocks signal %d in every thread (changed without the C "
+				 "library, or waiting with a temporary mask): not rung while it does",
 				 a->procname, (int)a->pid, a->signo);
 		}
 	}
@@ -880,7 +899,7 @@ void apps_markers(int ring)
 			continue;
 		}
 		if (ring && signo >= SIGRTMIN && signo <= SIGRTMAX &&
-		    proc_catches((pid_t)pid, signo) == 1)
+		    app_may_ring((pid_t)pid, signo) == PROC_RING_SEND)
 			kill((pid_t)pid, signo);
 	}
 	closedir(d);

@@ -584,7 +584,8 @@ static void status_app(int fd, const struct app *a)
 	if (a->reattached)
 		reply_text(fd, "      registered again %u times after closing shmtrace's "
 			   "descriptors\n", a->reattached);
-	if (!a->signo || a->bell_lost)
+	if (!a->signo || (a->bell_lost & APP_BELL_LOST) || __atomic_load_n(&a->proc->doorbell_off,
+								__ATOMIC_RELAXED))
 		reply_text(fd, "      no doorbell signal: control changes are seen at its next "
 			   "event\n");
 }

@@ -147,6 +147,10 @@ struct app_aggseg {
 	int fd;
 };
 
+/* app.bell_lost: why app_ring() did not send the doorbell, each said once */
+#define APP_BELL_LOST		1	/* the handler is gone (changed behind our back) */
+#define APP_BELL_BLOCKED	2	/* every thread blocked it, once at least */
+
 struct app {
 	uint64_t id;
 	pid_t pid;
@@ -165,7 +169,7 @@ struct app {
 	int pidfd;			/* -1, or watched while detached */
 	int detached;			/* its connection closed while it runs */
 	unsigned int reattached;	/* times it registered again */
-	int bell_lost;			/* its doorbell was reset behind our back */
+	int bell_lost;			/* APP_BELL_*: what app_ring() found and logged */
 	int blind;			/* taken over, its events not known yet: its
 					 * control page is left as it is (app_update()) */
 	struct shm_ctl_page *ctl;	/* read-write mapping */

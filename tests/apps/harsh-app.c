@@ -5,6 +5,7 @@
  *
  *   ready          print "ready", wait for a line on standard input
  *   emit:N         emit N shmtrace_test:event (seq goes on from step to step)
+ *   mark:N         emit N shmtrace_test:mark
  *   closefrom      close every descriptor from 3 up (close_range)
  *   closeloop      close(fd) for every fd from 3 to the descriptor limit
  *   resetsig       signal(SIGRTMIN+3, SIG_DFL), as daemons reset signals
@@ -13,6 +14,27 @@
  *   rawreset       SIGRTMIN+3 to SIG_DFL with the raw system call
  *   toggle:MS      for MS milliseconds: SIGRTMIN+3 to SIG_DFL, then its
  *                  action back (saved by that call), an event between
+ *   blockall       block every signal (sigprocmask), as daemons with a
+ *                  signal thread or a signalfd do
+ *   unblockall     unblock every signal (sigprocmask)
+ *   rawblockall    block every signal with the raw system call
+ *   workerblock    a thread that blocks every signal (pthread_sigmask) and
+ *                  waits until the program exits
+ *   waiter         a dedicated signal thread: it blocks every signal and
+ *                  takes them with sigtimedwait until "stopwait" (the step
+ *                  ends once it called sigtimedwait)
+ *   waiterfd       the same, reading them from a signalfd (made before the
+ *                  step ends)
+ *   stopwait       stop the signal thread
+ *   suspend        wait in sigsuspend for SIGUSR1, every other signal
+ *                  blocked meanwhile
+ *   forkemit:N     fork; the child emits N shmtrace_test:event and exits
+ *   pending        print "pending N": the instances of SIGRTMIN+3 pending
+ *                  for the process (taken with the raw system calls)
+ *   vforkhold      a thread that unblocks SIGRTMIN+3 (raw system call) and
+ *                  stays in vfork() until "vforkrelease": it cannot take a
+ *                  signal meanwhile, nor can any other thread that blocks it
+ *   vforkrelease   let the vfork child exit and the thread end
  *   fdfork:PATH    close fds 3-63, open PATH (it must get 3), fork; the
  *                  child writes "child" to fd 3, the parent then "parent"
  *   fds            print the lowest and highest descriptor numbers open
@@ -20,16 +42,24 @@
  *   done           print "done", wait for a line on standard input
  *   quit           _exit(0) at once (no atexit handler runs)
  *
- * It prints "emitted N" at exit, and exits 3 when its own handler of
- * SIGRTMIN+3 (ownsig) received anything: a tracer must never send it.
+ * It prints "emitted N" at exit, then "consumed N doorbell M" (signals
+ * its signal thread took, M of them SIGRTMIN+3, each also said on
+ * standard error), and exits 3 when its own handler of SIGRTMIN+3 (ownsig)
+ * or its signal thread received SIGRTMIN+3: a tracer must never send it
+ * to a program that takes it.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +68,12 @@
 
 static uint64_t seq;
 static volatile sig_atomic_t own_hits;
+static volatile sig_atomic_t usr1_hits;
+static pthread_t waiter_thread;
+static int waiter_on, waiter_stop, waiter_ready;
+static unsigned long consumed, consumed_bell;
+static pthread_t hold_thread;
+static int hold_ready[2], hold_go[2];
 
 static void wait_line(const char *say)
 {
@@ -60,6 +96,117 @@ static uint64_t now_ms(void)
 static void own_handler(int sig)
 {
 	own_hits++;
+}
+
+static void usr1_handler(int sig)
+{
+	usr1_hits++;
+}
+
+/* The raw rt_sigprocmask and rt_sigtimedwait: a kernel mask of 64 signals. */
+static void raw_mask(int how, uint64_t set, uint64_t *old)
+{
+	if (syscall(SYS_rt_sigprocmask, how, &set, old, sizeof(set)) < 0)
+		exit(11);
+}
+
+static uint64_t sigbit(int sig)
+{
+	return 1ull << (sig - 1);
+}
+
+static void took(int sig, int pid)
+{
+	consumed++;
+	if (sig == SIGRTMIN + 3)
+		consumed_bell++;
+	fprintf(stderr, "harsh-app: consumed signal %d from pid %d\n", sig, pid);
+}
+
+/* The dedicated signal thread: takes every signal, with sigtimedwait or a signalfd. */
+static void *waiter(void *arg)
+{
+	int use_fd = *(int *)arg, fd = -1;
+	struct timespec tick = { 0, 20000000 };
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	if (use_fd && (fd = signalfd(-1, &all, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		exit(12);
+	if (!use_fd) {
+		struct timespec zero = { 0, 0 };
+		siginfo_t si;
+		int sig = sigtimedwait(&all, &si, &zero);
+
+		if (sig > 0)
+			took(sig, si.si_pid);
+	}
+	__atomic_store_n(&waiter_ready, 1, __ATOMIC_RELEASE);	/* it waits from now on */
+	while (!__atomic_load_n(&waiter_stop, __ATOMIC_ACQUIRE)) {
+		siginfo_t si;
+		int sig;
+
+		if (use_fd) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+			struct signalfd_siginfo ssi;
+
+			if (poll(&pfd, 1, 20) == 1 && read(fd, &ssi, sizeof(ssi)) == sizeof(ssi))
+				took((int)ssi.ssi_signo, (int)ssi.ssi_pid);
+			continue;
+		}
+		sig = sigtimedwait(&all, &si, &tick);
+		if (sig > 0)
+			took(sig, si.si_pid);
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void *blocker(void *arg)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Count (and take) the instances of SIGRTMIN+3 pending for the process. */
+static void count_pending(void)
+{
+	struct timespec zero = { 0, 0 };
+	uint64_t set = sigbit(SIGRTMIN + 3), old;
+	unsigned long n = 0;
+
+	raw_mask(SIG_BLOCK, set, &old);
+	while (syscall(SYS_rt_sigtimedwait, &set, NULL, &zero, sizeof(set)) == SIGRTMIN + 3)
+		n++;
+	raw_mask(SIG_SETMASK, old, NULL);
+	printf("pending %lu\n", n);
+	fflush(stdout);
+}
+
+/* A thread that leaves SIGRTMIN+3 unblocked and sits in vfork(). */
+static void *holder(void *arg)
+{
+	char c;
+	pid_t pid;
+
+	raw_mask(SIG_UNBLOCK, sigbit(SIGRTMIN + 3), NULL);
+	pid = vfork();
+	if (pid == 0) {
+		if (write(hold_ready[1], "r", 1) != 1 || read(hold_go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	if (pid < 0)
+		exit(13);
+	waitpid(pid, NULL, 0);
+	return NULL;
 }
 
 /* struct kernel_sigaction of x86-64 */
@@ -133,6 +280,79 @@ int main(int argc, char **argv)
 
 			for (unsigned long k = 0; k < n; k++, seq++)
 				shmtrace(shmtrace_test, event, seq, 0, "harsh");
+		} else if (!strncmp(a, "mark:", 5)) {
+			unsigned long n = strtoul(a + 5, NULL, 10);
+
+			for (unsigned long k = 0; k < n; k++)
+				shmtrace(shmtrace_test, mark);
+		} else if (!strcmp(a, "blockall") || !strcmp(a, "unblockall")) {
+			sigset_t set;
+
+			if (a[0] == 'b')
+				sigfillset(&set);
+			else
+				sigemptyset(&set);
+			sigprocmask(a[0] == 'b' ? SIG_BLOCK : SIG_SETMASK, &set, NULL);
+		} else if (!strcmp(a, "rawblockall")) {
+			raw_mask(SIG_BLOCK, ~0ull, NULL);
+		} else if (!strcmp(a, "workerblock")) {
+			pthread_t t;
+
+			if (pthread_create(&t, NULL, blocker, NULL))
+				exit(14);
+		} else if (!strcmp(a, "waiter") || !strcmp(a, "waiterfd")) {
+			static int use_fd;
+
+			use_fd = a[6] == 'f';
+			if (pthread_create(&waiter_thread, NULL, waiter, &use_fd))
+				exit(14);
+			while (!__atomic_load_n(&waiter_ready, __ATOMIC_ACQUIRE))
+				sched_yield();
+			waiter_on = 1;
+		} else if (!strcmp(a, "stopwait")) {
+			__atomic_store_n(&waiter_stop, 1, __ATOMIC_RELEASE);
+			pthread_join(waiter_thread, NULL);
+			waiter_on = 0;
+		} else if (!strcmp(a, "suspend")) {
+			struct sigaction sa;
+			sigset_t wait;
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = usr1_handler;
+			sigaction(SIGUSR1, &sa, NULL);
+			sigfillset(&wait);
+			sigdelset(&wait, SIGUSR1);
+			printf("suspended\n");
+			fflush(stdout);
+			while (!usr1_hits)
+				sigsuspend(&wait);
+		} else if (!strncmp(a, "forkemit:", 9)) {
+			unsigned long n = strtoul(a + 9, NULL, 10);
+			pid_t pid = fork();
+			int st;
+
+			if (pid < 0)
+				exit(7);
+			if (pid == 0) {
+				for (unsigned long k = 0; k < n; k++)
+					shmtrace(shmtrace_test, event, k, 1, "child");
+				exit(0);
+			}
+			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+				exit(9);
+		} else if (!strcmp(a, "pending")) {
+			count_pending();
+		} else if (!strcmp(a, "vforkhold")) {
+			char c;
+
+			if (pipe(hold_ready) < 0 || pipe(hold_go) < 0 ||
+			    pthread_create(&hold_thread, NULL, holder, NULL) ||
+			    read(hold_ready[0], &c, 1) != 1)
+				exit(13);
+		} else if (!strcmp(a, "vforkrelease")) {
+			if (write(hold_go[1], "g", 1) != 1)
+				exit(13);
+			pthread_join(hold_thread, NULL);
 		} else if (!strcmp(a, "closefrom")) {
 			if (syscall(SYS_close_range, 3u, ~0u, 0u) < 0)
 				for (int fd = 3; fd < 65536; fd++)
@@ -188,6 +408,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (waiter_on) {
+		__atomic_store_n(&waiter_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(waiter_thread, NULL);
+	}
 	printf("emitted %llu\n", (unsigned long long)seq);
-	return own_hits ? 3 : 0;
+	printf("consumed %lu doorbell %lu\n", consumed, consumed_bell);
+	return own_hits || consumed_bell ? 3 : 0;
 }

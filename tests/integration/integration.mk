@@ -87,7 +87,10 @@ INTEGRATION_TESTS = \
 	tests/integration/filter-depth.sh \
 	tests/integration/ctl-timeout.sh \
 	tests/integration/read-json-utf8.sh \
-	tests/integration/notice-own.sh
+	tests/integration/notice-own.sh \
+	tests/integration/signals-blocked.sh \
+	tests/integration/signals-consumed.sh \
+	tests/integration/stalled-start.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

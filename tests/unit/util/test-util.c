@@ -4,10 +4,16 @@
  * (common/util.c): what is made is reported and removed again, what was
  * there before and what is not empty stay; dir_walk() and dir_base():
  * directories made and opened under a descriptor, never through a link.
+ * And proc_ring_check(): what /proc says of sending a signal to a process,
+ * against child processes set up each way (no handler, handled, blocked
+ * in every thread or in the leader only, pending, a leader that exited).
  */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,10 +168,142 @@ START_TEST(test_walk)
 }
 END_TEST
 
+/* ---- proc_ring_check() ---- */
+
+#define RING_SIG	(SIGRTMIN + 3)
+
+enum ring_child {
+	RC_DEFAULT,		/* no handler */
+	RC_HANDLED,		/* handled, unblocked */
+	RC_BLOCKED,		/* handled, blocked in its only thread */
+	RC_PENDING,		/* handled, blocked, one instance pending */
+	RC_LEADER_BLOCKS,	/* handled; the leader blocks it, a thread does not */
+	RC_GONE_LEADER_BLOCKED,	/* the leader, not blocking it, exited; the thread
+				 * left blocks it */
+	RC_GONE_LEADER_TAKES,	/* the leader exited, the thread left takes it */
+};
+
+static int ring_ready[2];
+
+static void ring_handler(int sig)
+{
+}
+
+static void *ring_thread(void *arg)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, RING_SIG);
+	pthread_sigmask(*(int *)arg ? SIG_UNBLOCK : SIG_BLOCK, &set, NULL);
+	if (write(ring_ready[1], "r", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A child set up as @how, ready when this returns; its pid. */
+static pid_t ring_child(enum ring_child how)
+{
+	pid_t pid;
+	char c;
+
+	ck_assert_int_eq(pipe(ring_ready), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		static int takes;
+		struct sigaction sa;
+		sigset_t set;
+		pthread_t t;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = ring_handler;
+		if (how != RC_DEFAULT)
+			sigaction(RING_SIG, &sa, NULL);
+		sigemptyset(&set);
+		sigaddset(&set, RING_SIG);
+		if (how != RC_DEFAULT && how != RC_HANDLED && how < RC_GONE_LEADER_BLOCKED)
+			pthread_sigmask(SIG_BLOCK, &set, NULL);
+		if (how == RC_PENDING)
+			kill(getpid(), RING_SIG);
+		if (how >= RC_LEADER_BLOCKS) {
+			takes = how != RC_GONE_LEADER_BLOCKED;
+			if (pthread_create(&t, NULL, ring_thread, &takes))
+				_exit(1);
+			if (how != RC_LEADER_BLOCKS)
+				pthread_exit(NULL);	/* the thread writes the byte */
+			for (;;)
+				pause();
+		}
+		if (write(ring_ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	ck_assert_int_eq(read(ring_ready[0], &c, 1), 1);
+	close(ring_ready[0]);
+	close(ring_ready[1]);
+	return pid;
+}
+
+/* Is the leader of @pid a zombie (it exited, a thread of it runs)? */
+static int ring_leader_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	return p[1] == ' ' && p[2] == 'Z';
+}
+
+static int ring_check(enum ring_child how)
+{
+	pid_t pid = ring_child(how);
+	int ret;
+
+	/* a leader that exited is a zombie a moment after its thread ran */
+	for (int i = 0; how >= RC_GONE_LEADER_BLOCKED && !ring_leader_gone(pid) && i < 500; i++)
+		usleep(10000);
+	ret = proc_ring_check(pid, RING_SIG);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return ret;
+}
+
+START_TEST(test_ring_check)
+{
+	ck_assert_int_eq(ring_check(RC_DEFAULT), PROC_RING_UNCAUGHT);
+	ck_assert_int_eq(ring_check(RC_HANDLED), PROC_RING_SEND);
+	ck_assert_int_eq(ring_check(RC_BLOCKED), PROC_RING_BLOCKED);
+	ck_assert_int_eq(ring_check(RC_PENDING), PROC_RING_PENDING);
+	ck_assert_int_eq(ring_check(RC_LEADER_BLOCKS), PROC_RING_SEND);
+	ck_assert_int_eq(ring_check(RC_GONE_LEADER_BLOCKED), PROC_RING_BLOCKED);
+	ck_assert_int_eq(ring_check(RC_GONE_LEADER_TAKES), PROC_RING_SEND);
+	ck_assert_int_eq(proc_ring_check(getpid(), 0), -EINVAL);
+	ck_assert_int_eq(proc_ring_check(getpid(), 65), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_ring_check_gone)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(proc_ring_check(pid, RING_SIG), -ENOENT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("mkdir");
+	TCase *tr = tcase_create("ring");
 	SRunner *sr;
 	int failed;
 
@@ -176,6 +314,9 @@ int main(void)
 	tcase_add_test(tc, test_failure);
 	tcase_add_test(tc, test_walk);
 	suite_add_tcase(s, tc);
+	tcase_add_test(tr, test_ring_check);
+	tcase_add_test(tr, test_ring_check_gone);
+	suite_add_tcase(s, tr);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
