@@ -26,10 +26,19 @@
  *   (DATA_PENDING) whether its data and index up to the last packet sent
  *   are stored; a "no longer pending" answer confirms the events sent
  *   before the question (conf_ev).
- * - Live sessions: every live period, the channel flush (set to the live
- *   period) closes open packets, and a stream with nothing new sends an
- *   empty index (a beacon) with the current time, so that viewers can go
- *   past it.
+ * - Live sessions (what lttng-relayd's viewer side and babeltrace2 need):
+ *   every live period the channel flush (set to the live period) closes
+ *   open packets. A stream with nothing committed left in its buffer sends
+ *   an empty index (a beacon) with the time of the previous live tick: a
+ *   promise that nothing of it before then is still to come, which lets
+ *   viewers show the other streams up to there; a packet sent after a
+ *   beacon never begins before it. A stream is published to viewers
+ *   (STREAMS_SENT) right after ADD_STREAM. A stream whose buffer or trace
+ *   goes away is not closed at once: on close the relay drops the stream
+ *   for every viewer, those that have not read its last packets (or not
+ *   seen it yet) too. It is retired instead: it stays open, sending
+ *   beacons, for NET_LINGER_NS (and NET_LINGER_PERIODS periods at least),
+ *   then is closed; at most NET_RETIRED_MAX are, the oldest closed first.
  * - When the relay goes away (a socket error or end, a refused command,
  *   or nothing accepted for NET_STALL_NS while the consumer must wait),
  *   streaming stops for good: err and why are set, the queues dropped,
@@ -58,6 +67,7 @@
 #include "relay.h"
 #include "seg.h"
 #include "trace.h"
+#include "tsc.h"
 #include "util.h"
 
 #define NET_QMAX		(4u << 20)	/* queued bytes before packets wait */
@@ -66,6 +76,9 @@
 #define NET_STALL_NS		1000000000u
 #define NET_SETTLE_NS		5000000000ull
 #define NET_ASK_NS		10000000u	/* settling: confirmations asked again */
+#define NET_LINGER_NS		10000000000ull	/* live: a retired stream stays open... */
+#define NET_LINGER_PERIODS	10u		/* ... and at least this many periods */
+#define NET_RETIRED_MAX		4096u		/* live: retired streams open at most */
 
 enum wait_kind { W_GENERIC, W_STREAM, W_META, W_PENDING };
 
@@ -213,6 +226,78 @@ static int command(struct c_relay *r, const void *msg, size_t len, const void *m
 	return r->err ? -r->err : 0;
 }
 
+static void close_handle(struct c_relay *r, uint64_t handle, uint64_t last_seq)
+{
+	uint8_t m[RLY_HDR + RLY_PAIR_BODY];
+
+	rly_pair(m, RLY_CLOSE_STREAM, handle, last_seq);
+	command(r, m, sizeof(m), NULL, 0, W_GENERIC, NULL, 0, 1);
+}
+
+/* An empty index for @handle: nothing in it until @ts, for live viewers. */
+static void send_beacon(struct c_relay *r, uint64_t handle, uint64_t ts, uint32_t stream_id)
+{
+	uint8_t m[RLY_HDR + RLY_INDEX_BODY];
+	struct rly_index ix = {
+		.handle = handle,
+		.ts_end = ts,
+		.stream_id = stream_id,
+	};
+
+	rly_index(m, &ix);
+	command(r, m, sizeof(m), NULL, 0, W_GENERIC, NULL, 0, 1);
+}
+
+/* Close the oldest @n retired streams of @r (0: all). */
+static void retired_close(struct c_relay *r, uint32_t n)
+{
+	if (!n || n > r->nret)
+		n = r->nret;
+	for (uint32_t i = 0; i < n; i++)
+		close_handle(r, r->ret[i].handle, r->ret[i].last_seq);
+	r->nret -= n;
+	memmove(r->ret, r->ret + n, r->nret * sizeof(*r->ret));
+}
+
+/*
+ * A live stream whose buffer or trace goes away: closing it now would end
+ * it for every viewer at once, those that have not read its last packets
+ * (or not seen the stream yet) too, so it stays open, beaconing, until
+ * NET_LINGER_NS (NET_LINGER_PERIODS live periods at least) have passed.
+ * Not live, or no room: closed now.
+ */
+static void retire(struct c_relay *r, uint64_t handle, uint64_t last_seq, uint64_t ts_sent,
+		   uint32_t clock, uint32_t stream_id)
+{
+	uint64_t linger = (uint64_t)r->live_us * 1000u * NET_LINGER_PERIODS;
+	struct net_retired *x;
+
+	if (!r->live_us) {
+		close_handle(r, handle, last_seq);
+		return;
+	}
+	if (r->nret == NET_RETIRED_MAX)
+		retired_close(r, 1);
+	if (r->nret == r->cret) {
+		uint32_t cap = r->cret ? r->cret * 2 : 64;
+		struct net_retired *nr = realloc(r->ret, cap * sizeof(*nr));
+
+		if (!nr) {
+			close_handle(r, handle, last_seq);
+			return;
+		}
+		r->ret = nr;
+		r->cret = cap;
+	}
+	x = &r->ret[r->nret++];
+	x->handle = handle;
+	x->last_seq = last_seq;
+	x->ts_sent = ts_sent;
+	x->until = now_ns(CLOCK_MONOTONIC) + (linger > NET_LINGER_NS ? linger : NET_LINGER_NS);
+	x->clock = clock;
+	x->stream_id = stream_id;
+}
+
 int net_add(const struct msg_c_relay *m, const int *fds)
 {
 	struct c_relay *r;
@@ -259,6 +344,8 @@ void net_del(uint64_t id)
 
 		if (r->id != id)
 			continue;
+		if (!r->err)
+			retired_close(r, 0);
 		net_settle(r, 0);
 		*pp = r->next;
 		if (!r->err) {
@@ -270,6 +357,7 @@ void net_del(uint64_t id)
 		free(r->cq.buf);
 		free(r->dq.buf);
 		free(r->waits);
+		free(r->ret);
 		free(r);
 		return;
 	}
@@ -291,14 +379,6 @@ static void forget(struct c_relay *r, const void *obj)
 		if (w->obj == obj)
 			w->obj = NULL;
 	}
-}
-
-static void close_handle(struct c_relay *r, uint64_t handle, uint64_t last_seq)
-{
-	uint8_t m[RLY_HDR + RLY_PAIR_BODY];
-
-	rly_pair(m, RLY_CLOSE_STREAM, handle, last_seq);
-	command(r, m, sizeof(m), NULL, 0, W_GENERIC, NULL, 0, 1);
 }
 
 /* One whole reply to the oldest command awaiting one. */
@@ -426,22 +506,41 @@ static int confirm(struct c_relay *r, struct c_seg *s, struct c_stream *st)
 	return 0;
 }
 
-/* An empty index: nothing in @st until now, for live viewers. */
+/*
+ * Has @st committed events not written out yet? Read from the slot the
+ * writer shares (a hint only: whatever it says, nothing is indexed by it).
+ */
+static int pending(const struct c_stream *st)
+{
+	const struct shm_slot *h = st->rb.hdr;
+	const struct shm_sbmeta *m;
+
+	if (st->broken)
+		return 0;	/* never read again */
+	if (__atomic_load_n(&h->closed, __ATOMIC_ACQUIRE) != st->rd.rseq)
+		return 1;
+	m = &h->sb[st->rd.rseq % st->rb.num_subbuf];
+	if (__atomic_load_n(&m->pseq, __ATOMIC_ACQUIRE) != st->rd.rseq)
+		return 0;	/* no packet open past the last one read */
+	return (uint32_t)__atomic_load_n(&m->commit.word, __ATOMIC_ACQUIRE) != st->rd.flushed;
+}
+
+/*
+ * A beacon (an empty index) for @st: "no event before TS but those sent",
+ * which lets viewers show the other streams' events up to TS. It is a
+ * promise, so TS is the clock at the previous live tick (a writer that
+ * read the clock before then had a whole period to commit), and only
+ * when nothing committed waits in the buffer; a packet sent after it
+ * never begins before it (net_packet()).
+ */
 static int beacon(struct c_relay *r, struct c_seg *s, struct c_stream *st)
 {
-	uint8_t m[RLY_HDR + RLY_INDEX_BODY];
-	struct rly_index ix = {
-		.handle = st->net.handle,
-		.ts_end = clock_now(s->clock),
-		.stream_id = s->context,
-	};
+	uint64_t ts = r->promise[s->clock == CLOCK_KIND_TSC];
 
-	if (st->net.state != NET_READY || !st->net.net_seq || st->net.beacon_seq != st->net.net_seq) {
-		st->net.beacon_seq = st->net.net_seq;
+	if (st->net.state != NET_READY || !st->net.net_seq || ts <= st->net.ts_sent || pending(st))
 		return 0;
-	}
-	rly_index(m, &ix);
-	command(r, m, sizeof(m), NULL, 0, W_GENERIC, NULL, 0, 1);
+	send_beacon(r, st->net.handle, ts, s->context);
+	st->net.ts_sent = ts;
 	return 0;
 }
 
@@ -469,20 +568,33 @@ static void relay_tick(struct c_relay *r, uint64_t now)
 {
 	if (r->err)
 		return;
-	if (r->added) {
-		uint8_t m[RLY_HDR];
-
-		rly_hdr(m, RLY_STREAMS_SENT, 0);
-		if (command(r, m, sizeof(m), NULL, 0, W_GENERIC, NULL, 0, 1) == 0)
-			r->added = 0;
-	}
 	if (now >= r->next_confirm) {
 		r->next_confirm = now + NET_CONFIRM_NS;
 		each_stream(r, confirm);
 	}
 	if (r->live_us && now >= r->next_live) {
+		uint32_t gone = 0;
+
 		r->next_live = now + (uint64_t)r->live_us * 1000u;
+		for (int k = 0; k < 2; k++) {
+			r->promise[k] = r->stamp[k];
+			r->stamp[k] = clock_now(k == 1 ? CLOCK_KIND_TSC : CLOCK_KIND_MONOTONIC);
+		}
 		each_stream(r, beacon);
+		/* retired streams: closed when due, else a beacon (nothing more comes) */
+		while (gone < r->nret && now >= r->ret[gone].until)
+			gone++;
+		if (gone)
+			retired_close(r, gone);
+		for (uint32_t i = 0; i < r->nret; i++) {
+			struct net_retired *x = &r->ret[i];
+			uint64_t ts = r->stamp[x->clock == CLOCK_KIND_TSC];
+
+			if (x->stream_id != UINT32_MAX && ts > x->ts_sent) {
+				send_beacon(r, x->handle, ts, x->stream_id);
+				x->ts_sent = ts;
+			}
+		}
 	}
 	pump(r, r->cfd, &r->cq);
 	if (!r->err)
@@ -506,8 +618,8 @@ int net_timeout(int t)
 		uint64_t due = r->live_us ? r->next_live : r->next_confirm;
 		int ms;
 
-		/* not live: only while streams are added or packets unconfirmed */
-		if (r->err || (!r->live_us && !r->added && !each_stream(r, unconfirmed_one)))
+		/* not live: only while packets are unconfirmed */
+		if (r->err || (!r->live_us && !each_stream(r, unconfirmed_one)))
 			continue;
 		ms = due > now ? (int)((due - now) / 1000000u) + 1 : 0;
 		if (ms < t)
@@ -622,7 +734,7 @@ void net_trace_close(struct c_trace *t)
 
 	forget(r, t);
 	if (t->net_meta.state == NET_READY && !r->err)
-		close_handle(r, t->net_meta.handle, UINT64_MAX);
+		retire(r, t->net_meta.handle, UINT64_MAX, 0, 0, UINT32_MAX);
 	t->net_meta.state = NET_NONE;
 }
 
@@ -654,17 +766,35 @@ int net_stream_open(struct c_seg *s, struct c_stream *st)
 	if (ret < 0)
 		return ret;
 	st->net.state = NET_ADDING;
-	r->added = 1;
+	/* published to viewers at once, before any later index of the session */
+	rly_hdr(m, RLY_STREAMS_SENT, 0);
+	command(r, m, RLY_HDR, NULL, 0, W_GENERIC, NULL, 0, 1);
 	net_deferred++;
 	return -EAGAIN;
 }
 
 int net_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
-	       const struct ctf_packet *p, const void *data, size_t len, uint32_t nev)
+	       const struct ctf_packet *pk, const void *data, size_t len, uint32_t nev)
 {
 	struct c_relay *r = s->chan->relay;
-	uint8_t dh[RLY_DATA_HDR], ih[RLY_HDR + RLY_INDEX_BODY];
-	struct rly_index ix = {
+	uint8_t dh[RLY_DATA_HDR], ih[RLY_HDR + RLY_INDEX_BODY], moved[CTF_PACKET_HDR];
+	struct ctf_packet later = *pk;
+	const struct ctf_packet *p = pk;
+	struct rly_index ix;
+	int ret;
+
+	if (r->err)
+		return -r->err;
+	if (pk->ts_begin < st->net.ts_sent) {
+		/* after a beacon: its events come later, so may its beginning */
+		later.ts_begin = st->net.ts_sent;
+		if (later.ts_end < later.ts_begin)
+			later.ts_end = later.ts_begin;
+		ctf_packet_header(moved, &s->trace->info, &later);
+		hdr = moved;
+		p = &later;
+	}
+	ix = (struct rly_index){
 		.handle = st->net.handle,
 		.net_seq = st->net.net_seq,
 		.packet_bytes = p->content_bytes,
@@ -676,10 +806,6 @@ int net_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
 		.instance_id = p->stream_instance_id,
 		.packet_seq = p->seq,
 	};
-	int ret;
-
-	if (r->err)
-		return -r->err;
 	rly_data_hdr(dh, st->net.handle, st->net.net_seq, (uint32_t)p->content_bytes);
 	if (enqueue(r, &r->dq, dh, sizeof(dh), hdr, CTF_PACKET_HDR) < 0 ||
 	    (len && enqueue(r, &r->dq, data, len, NULL, 0) < 0)) {
@@ -694,6 +820,7 @@ int net_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
 	watch(r);
 	st->net.net_seq++;
 	st->net.sent_ev += nev;
+	st->net.ts_sent = p->ts_end;
 	return r->err ? -r->err : 0;
 }
 
@@ -709,8 +836,12 @@ void net_stream_close(struct c_seg *s, struct c_stream *st)
 	struct c_relay *r = s->chan->relay;
 
 	forget(r, st);
-	if (st->net.state == NET_READY && !r->err)
-		close_handle(r, st->net.handle, st->net.net_seq ? st->net.net_seq - 1 : UINT64_MAX);
+	if (st->net.state != NET_READY || r->err)
+		return;
+	if (st->net.net_seq)
+		retire(r, st->net.handle, st->net.net_seq - 1, st->net.ts_sent, s->clock, s->context);
+	else
+		close_handle(r, st->net.handle, UINT64_MAX);	/* nothing to show */
 }
 
 uint64_t net_unconfirmed(const struct c_seg *s, const struct c_stream *st)

@@ -27,9 +27,22 @@ struct net_stream {
 	int asking;			/* a DATA_PENDING is out */
 	uint64_t handle;
 	uint64_t net_seq;		/* packets sent */
-	uint64_t beacon_seq;		/* net_seq at the last live tick */
+	uint64_t ts_sent;		/* latest time sent: packet end or beacon */
 	uint64_t sent_ev;		/* events in the packets sent */
 	uint64_t conf_ev;		/* of which the relay confirmed storing */
+};
+
+/*
+ * A live relay stream whose buffer (or trace) is gone, kept open for
+ * viewers that have not read it all yet (net.c): beacons only, then closed.
+ */
+struct net_retired {
+	uint64_t handle;
+	uint64_t last_seq;		/* its last network sequence number */
+	uint64_t ts_sent;
+	uint64_t until;			/* closed then (monotonic ns) */
+	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
+	uint32_t stream_id;		/* stream class; metadata: UINT32_MAX */
 };
 
 struct c_relay {
@@ -38,8 +51,11 @@ struct c_relay {
 	int err;			/* why streaming stopped (errno), 0 streaming */
 	char why[160];
 	uint32_t live_us;
-	int added;			/* streams added since the last STREAMS_SENT */
 	uint64_t next_confirm, next_live;	/* monotonic ns */
+	uint64_t stamp[2];		/* live: each clock (CLOCK_KIND_*) at the last tick */
+	uint64_t promise[2];		/* ... at the tick before: what beacons may say */
+	struct net_retired *ret;	/* live: streams retired, oldest first */
+	uint32_t nret, cret;
 	char url[256];
 	char base[192];
 	struct net_queue { char *buf; size_t head, len, cap; } cq, dq;
