@@ -25,25 +25,35 @@ enum net_state {
 struct net_stream {
 	enum net_state state;
 	int asking;			/* a DATA_PENDING is out */
+	int kick;			/* live: its handle came back, drain it */
 	uint64_t handle;
 	uint64_t net_seq;		/* packets sent */
 	uint64_t ts_sent;		/* latest time sent: packet end or beacon */
+	uint64_t rel_at;		/* live: its last index reaches the relay then (ns) */
 	uint64_t sent_ev;		/* events in the packets sent */
 	uint64_t conf_ev;		/* of which the relay confirmed storing */
 };
 
 /*
  * A live relay stream whose buffer (or trace) is gone, kept open for
- * viewers that have not read it all yet (net.c): beacons only, then closed.
+ * viewers that have not read it all yet (net.c): beacons and empty
+ * packets only, then closed.
  */
 struct net_retired {
 	uint64_t handle;
-	uint64_t last_seq;		/* its last network sequence number */
+	uint64_t net_seq;		/* packets sent */
+	uint64_t seq;			/* the packet_seq_num of its next packet */
+	uint64_t instance_id;
+	uint64_t discarded;		/* the events_discarded its packets report */
 	uint64_t ts_sent;
+	uint64_t rel_at;
 	uint64_t until;			/* closed then (monotonic ns) */
 	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
 	uint32_t stream_id;		/* stream class; metadata: UINT32_MAX */
+	uint8_t uuid[16];		/* its trace's */
 };
+
+struct net_held;
 
 struct c_relay {
 	uint64_t id;
@@ -51,16 +61,18 @@ struct c_relay {
 	int err;			/* why streaming stopped (errno), 0 streaming */
 	char why[160];
 	uint32_t live_us;
-	uint64_t next_confirm, next_live;	/* monotonic ns */
-	uint64_t stamp[2];		/* live: each clock (CLOCK_KIND_*) at the last tick */
-	uint64_t promise[2];		/* ... at the tick before: what beacons may say */
-	struct net_retired *ret;	/* live: streams retired, oldest first */
-	uint32_t nret, cret;
+	int announced;			/* live: streams announced since the last live tick */
+	uint32_t kicks;			/* live: streams whose handle came back since */
+	uint64_t next_confirm, next_live, next_kick;	/* monotonic ns */
 	char url[256];
 	char base[192];
 	struct net_queue { char *buf; size_t head, len, cap; } cq, dq;
 	struct net_wait *waits;		/* replies awaited, in order: a ring */
 	uint32_t whead, wlen;
+	struct net_held *held;		/* live: index entries held back, oldest first: a ring */
+	uint32_t hhead, hlen, hcap;
+	struct net_retired *ret;	/* live: streams retired, oldest first */
+	uint32_t nret, cret;
 	uint8_t rbuf[16];
 	uint32_t rlen;
 	struct c_relay *next;

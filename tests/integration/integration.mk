@@ -68,6 +68,7 @@ INTEGRATION_TESTS = \
 	tests/integration/stream-relay.sh \
 	tests/integration/stream-live.sh \
 	tests/integration/stream-live-tail.sh \
+	tests/integration/stream-live-late.sh \
 	tests/integration/stream-faults.sh \
 	tests/integration/stream-hosts.sh \
 	tests/integration/stream-restart.sh \

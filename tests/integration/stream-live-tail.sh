@@ -74,7 +74,8 @@ bt_count "$WORK/f" x >/dev/null
 # lines without their times (the first event of a thread in a channel is
 # stamped when it gets the channel's buffer), the heartbeat's left out
 events_of() {
-	sed 's/^\[[0-9:.]*\] ([^)]*) //' "$1" | grep -v "($HB) " | grep '^[^ ]* shmtrace_' | sort
+	sed 's/^\[[0-9:.]*\] ([^)]*) //' "$1" |
+		awk -v hb="($HB) " 'index($0, hb) == 0 && $2 ~ /^shmtrace_/' | sort
 }
 events_of "$WORK/bt.out" >"$WORK/want"
 want=$(wc -l <"$WORK/want")
