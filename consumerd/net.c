@@ -61,12 +61,15 @@
  *   thread's (worker.c), so the live work calls drain_stream() on them
  *   between rounds, and an empty packet takes the stream's next
  *   packet_seq_num as drain.c's packets do.
- * - When the relay goes away (a socket error or end, a refused command,
- *   or nothing accepted for NET_STALL_NS while the consumer must wait),
- *   streaming stops for good: err and why are set, the queues dropped,
- *   each stream's events sent but not confirmed counted as unconfirmed,
- *   and every later packet counted as lost (as a write error, with the
- *   relay's address), so that
+ * - When the relay goes away (a socket error or end, a refused command or
+ *   stream, a DATA_PENDING answered with an error, or nothing accepted
+ *   for NET_STALL_NS while the consumer must wait), streaming stops for
+ *   good: err and why are set, the queues and held index entries dropped,
+ *   each stream's events sent but not confirmed counted as unconfirmed
+ *   (those of streams already closed or retired too: retired streams keep
+ *   asking DATA_PENDING, and the counts of closed ones are kept by channel
+ *   until then, struct net_gone), and every later packet counted as lost
+ *   (as a write error, with the relay's address), so that
  *     emitted == sent (confirmed + unconfirmed) + lost + discarded.
  */
 #include <errno.h>
@@ -105,12 +108,12 @@
 #define NET_LINGER_PERIODS	10u		/* ... and at least this many periods */
 #define NET_RETIRED_MAX		4096u		/* live: retired streams open at most */
 
-enum wait_kind { W_GENERIC, W_STREAM, W_META, W_PENDING };
+enum wait_kind { W_GENERIC, W_STREAM, W_META, W_PENDING, W_RPENDING };
 
 struct net_wait {
 	enum wait_kind kind;
 	void *obj;			/* c_stream (W_STREAM, W_PENDING), c_trace (W_META) */
-	uint64_t events;		/* W_PENDING: sent_ev when asked */
+	uint64_t events;		/* W_PENDING: sent_ev when asked; W_RPENDING: handle */
 };
 
 /* A live index entry held back until @at (monotonic ns). */
@@ -157,6 +160,24 @@ static void watch(struct c_relay *r)
 	epoll_ctl(net_epfd, EPOLL_CTL_MOD, r->dfd, &ev);
 }
 
+/*
+ * Streaming to @r stopped: the events sent on streams closed (or retired)
+ * before the relay confirmed them go to their channel's counts of streams
+ * gone (stats.c); those of the streams still open are counted there.
+ */
+static void gone_unconfirmed(struct c_relay *r)
+{
+	struct c_chan *ch;
+
+	for (uint32_t i = 0; i < r->nret; i++)
+		if (r->ret[i].unconf && (ch = chan_find(r->ret[i].chan_id)))
+			ch->gone.unconfirmed += r->ret[i].unconf;
+	for (uint32_t i = 0; i < r->ngone; i++)
+		if ((ch = chan_find(r->gone[i].chan_id)))
+			ch->gone.unconfirmed += r->gone[i].events;
+	r->ngone = 0;
+}
+
 /* Streaming to @r stops: say why once, count what was not confirmed. */
 static void net_break(struct c_relay *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -167,6 +188,7 @@ static void net_break(struct c_relay *r, int err, const char *fmt, ...)
 	if (r->err)
 		return;
 	r->err = err ? err : EPIPE;
+	gone_unconfirmed(r);
 	va_start(ap, fmt);
 	vsnprintf(r->why, sizeof(r->why), fmt, ap);
 	va_end(ap);
@@ -525,6 +547,7 @@ void net_del(uint64_t id)
 		free(r->waits);
 		free(r->held);
 		free(r->ret);
+		free(r->gone);
 		free(r);
 		return;
 	}
@@ -552,7 +575,7 @@ static void forget(struct c_relay *r, const void *obj)
 static void reply(struct c_relay *r, const uint8_t *b)
 {
 	struct net_wait w = r->waits[r->whead];
-	uint32_t status;
+	uint32_t status = 0;
 
 	r->whead = (r->whead + 1) % NET_WAITS;
 	r->wlen--;
@@ -562,8 +585,6 @@ static void reply(struct c_relay *r, const uint8_t *b)
 		uint64_t handle = rly_get64(b);
 		enum net_state st = rly_get32(b + 8) == RLY_OK ? NET_READY : NET_FAILED;
 
-		if (st == NET_FAILED)
-			log_err("%s: the relay refused a stream", r->url);
 		if (!w.obj) {
 			if (st == NET_READY)
 				close_handle(r, handle, UINT64_MAX);
@@ -576,6 +597,9 @@ static void reply(struct c_relay *r, const uint8_t *b)
 			((struct c_trace *)w.obj)->net_meta.state = st;
 			((struct c_trace *)w.obj)->net_meta.handle = handle;
 		}
+		if (st == NET_FAILED)
+			net_break(r, EREMOTEIO, "the relay refused a stream (status %u)",
+				  rly_get32(b + 8));
 		return;
 	}
 	case W_PENDING: {
@@ -587,14 +611,26 @@ static void reply(struct c_relay *r, const uint8_t *b)
 			if (status == 0 && w.events > st->net.conf_ev)
 				st->net.conf_ev = w.events;
 		}
-		return;
+		break;
 	}
+	case W_RPENDING:
+		status = rly_get32(b);
+		for (uint32_t i = 0; i < r->nret; i++)
+			if (r->ret[i].handle == w.events) {
+				r->ret[i].asking = 0;
+				if (status == 0)
+					r->ret[i].unconf = 0;
+			}
+		break;
 	case W_GENERIC:
 		status = rly_get32(b);
 		if (status != RLY_OK)
-			log_warn("%s: the relay refused a command (status %u)", r->url, status);
+			net_break(r, EREMOTEIO, "the relay refused a command (status %u)", status);
 		return;
 	}
+	/* DATA_PENDING: 0 stored, 1 not yet; anything else an error */
+	if (status > 1)
+		net_break(r, EREMOTEIO, "the relay refused a command (status %u)", status);
 }
 
 static uint32_t reply_size(enum wait_kind k)
@@ -714,6 +750,26 @@ static int unconfirmed_one(struct c_relay *r, struct c_seg *s, struct c_stream *
 	return st->net.conf_ev != st->net.sent_ev;
 }
 
+/* Ask the relay to confirm retired stream @x's packets, its index entries all sent. */
+static void retired_confirm(struct c_relay *r, struct net_retired *x, uint64_t now)
+{
+	uint8_t m[RLY_HDR + RLY_PAIR_BODY];
+
+	if (!x->unconf || x->asking || x->rel_at > now)
+		return;
+	rly_pair(m, RLY_DATA_PENDING, x->handle, x->net_seq - 1);
+	if (command(r, m, sizeof(m), NULL, 0, W_RPENDING, NULL, x->handle, 1) == 0)
+		x->asking = 1;
+}
+
+static int retired_unconfirmed(const struct c_relay *r)
+{
+	for (uint32_t i = 0; i < r->nret; i++)
+		if (r->ret[i].unconf)
+			return 1;
+	return 0;
+}
+
 /* Confirmations asked every NET_CONFIRM_NS, queues pumped. */
 static void relay_tick(struct c_relay *r, uint64_t now)
 {
@@ -722,6 +778,8 @@ static void relay_tick(struct c_relay *r, uint64_t now)
 	if (now >= r->next_confirm) {
 		r->next_confirm = now + NET_CONFIRM_NS;
 		each_stream(r, confirm);
+		for (uint32_t i = 0; i < r->nret && !r->err; i++)
+			retired_confirm(r, &r->ret[i], now);
 	}
 	pump(r, r->cfd, &r->cq);
 	if (!r->err)
@@ -875,7 +933,8 @@ void net_settle(struct c_relay *r, int confirm_all)
 			{ .fd = r->dfd, .events = queued(&r->dq) ? POLLOUT : 0 },
 		};
 		size_t left = queued(&r->cq) + queued(&r->dq) + r->wlen;
-		int pending = confirm_all && each_stream(r, unconfirmed_one);
+		int pending = confirm_all && (each_stream(r, unconfirmed_one) ||
+					      retired_unconfirmed(r));
 
 		now = now_ns(CLOCK_MONOTONIC);
 		if (!left && !pending)
@@ -1063,6 +1122,31 @@ int net_room(const struct c_seg *s)
 	return r->err || (queued(&r->dq) < NET_QMAX && r->wlen + r->hlen + 8 < NET_WAITS);
 }
 
+/* @events sent on a stream of channel @chan_id closed unconfirmed. */
+static void gone_add(struct c_relay *r, uint64_t chan_id, uint64_t events)
+{
+	uint32_t i;
+
+	if (!events)
+		return;
+	for (i = 0; i < r->ngone && r->gone[i].chan_id != chan_id; i++)
+		;
+	if (i == r->ngone) {
+		if (r->ngone == r->cgone) {
+			uint32_t cap = r->cgone ? r->cgone * 2 : 8;
+			struct net_gone *ng = realloc(r->gone, cap * sizeof(*ng));
+
+			if (!ng)
+				return;	/* then counted as confirmed */
+			r->gone = ng;
+			r->cgone = cap;
+		}
+		r->gone[r->ngone].chan_id = chan_id;
+		r->gone[r->ngone++].events = 0;
+	}
+	r->gone[i].events += events;
+}
+
 void net_stream_close(struct c_seg *s, struct c_stream *st)
 {
 	struct c_relay *r = s->chan->relay;
@@ -1070,14 +1154,18 @@ void net_stream_close(struct c_seg *s, struct c_stream *st)
 
 	forget(r, st);
 	if (st->net.state != NET_READY || r->err)
-		return;
+		return;	/* gone (stats.c counts what was not confirmed) */
 	if (!st->net.net_seq) {
 		close_handle(r, st->net.handle, UINT64_MAX);	/* nothing to show */
 		return;
 	}
 	x = retire(r, st->net.handle, st->net.net_seq);
-	if (!x)
+	if (!x) {
+		gone_add(r, s->chan->id, st->net.sent_ev - st->net.conf_ev);
 		return;
+	}
+	x->chan_id = s->chan->id;
+	x->unconf = st->net.sent_ev - st->net.conf_ev;
 	x->seq = st->seq;
 	x->instance_id = seg_instance_id(s, st);
 	x->discarded = st->discarded - st->disc_base;

@@ -48,9 +48,18 @@ struct net_retired {
 	uint64_t ts_sent;
 	uint64_t rel_at;
 	uint64_t until;			/* closed then (monotonic ns) */
+	uint64_t chan_id;		/* its channel, for the counts */
+	uint64_t unconf;		/* events sent, not confirmed stored yet */
+	int asking;			/* a DATA_PENDING is out */
 	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
 	uint32_t stream_id;		/* stream class; metadata: UINT32_MAX */
 	uint8_t uuid[16];		/* its trace's */
+};
+
+/* Events sent on a channel's streams closed before the relay confirmed them. */
+struct net_gone {
+	uint64_t chan_id;
+	uint64_t events;
 };
 
 struct net_held;
@@ -73,6 +82,8 @@ struct c_relay {
 	uint32_t hhead, hlen, hcap;
 	struct net_retired *ret;	/* live: streams retired, oldest first */
 	uint32_t nret, cret;
+	struct net_gone *gone;		/* not live: closed streams' unconfirmed events */
+	uint32_t ngone, cgone;
 	uint8_t rbuf[16];
 	uint32_t rlen;
 	struct c_relay *next;
