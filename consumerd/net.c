@@ -54,7 +54,8 @@
  *   . a stream whose buffer or trace goes away is retired, not closed: it
  *     stays open, beaconing, for NET_LINGER_NS (NET_LINGER_PERIODS periods
  *     at least), then is closed, the trace's metadata stream last; at most
- *     NET_RETIRED_MAX are, the oldest closed first. Everything held back
+ *     NET_RETIRED_MAX are, the oldest closed first (once its index entries
+ *     are out: the relay refuses those of a closed stream). Everything held back
  *     goes at stop (the relay's word is asked for all of it) and when the
  *     session goes.
  * - All of it runs on the main thread: relay streams are the main
@@ -461,7 +462,9 @@ static struct net_retired *retire(struct c_relay *r, uint64_t handle, uint64_t n
 
 	if (!r->live_us)
 		goto close;
-	if (r->nret == NET_RETIRED_MAX)
+	/* the oldest closed first, once its index entries are all out (the
+	 * relay refuses an entry of a closed stream) */
+	if (r->nret >= NET_RETIRED_MAX && r->ret[0].rel_at <= now_ns(CLOCK_MONOTONIC))
 		retired_close(r, 1);
 	if (r->nret == r->cret) {
 		uint32_t cap = r->cret ? r->cret * 2 : 64;
