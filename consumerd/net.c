@@ -841,25 +841,31 @@ static void live_tick(struct c_relay *r, uint64_t now)
 	struct c_app *a;
 	int kick = now >= r->next_kick, period = now >= r->next_live;
 
-	if (!kick && !period && !r->kicks)
-		goto out;
 	if (kick)
 		r->next_kick = now + NET_KICK_NS;
-	r->kicks = 0;
-	capp_for_each(&it, a)
-		for (struct c_seg *s = a->segs; s; s = s->next)
-			for (uint32_t i = 0; s->chan->relay == r && i < s->nslots; i++) {
-				struct c_stream *st = &s->streams[i];
+	/* first the new streams, announced before any beacon of this tick */
+	if (kick || r->kicks) {
+		r->kicks = 0;
+		capp_for_each(&it, a)
+			for (struct c_seg *s = a->segs; s; s = s->next)
+				for (uint32_t i = 0; s->chan->relay == r && i < s->nslots; i++) {
+					struct c_stream *st = &s->streams[i];
 
-				if (r->err)
-					return;
-				if (st->net.kick || (kick && st->net.state == NET_NONE && pending(st))) {
-					st->net.kick = 0;
-					drain_stream(s, st, DRAIN_PARTIAL);
+					if (r->err)
+						return;
+					if (st->net.kick ||
+					    (kick && st->net.state == NET_NONE && pending(st))) {
+						st->net.kick = 0;
+						drain_stream(s, st, DRAIN_PARTIAL);
+					}
 				}
-				if (period)
-					live_stream_tick(r, s, st, now);
-			}
+	}
+	if (period)
+		capp_for_each(&it, a)
+			for (struct c_seg *s = a->segs; s; s = s->next)
+				for (uint32_t i = 0; s->chan->relay == r && i < s->nslots; i++)
+					if (!r->err)
+						live_stream_tick(r, s, &s->streams[i], now);
 	if (period) {
 		uint32_t gone = 0;
 
@@ -884,7 +890,6 @@ static void live_tick(struct c_relay *r, uint64_t now)
 		}
 		r->announced = 0;
 	}
-out:
 	release(r, now, 0);
 }
 
