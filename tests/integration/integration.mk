@@ -69,6 +69,7 @@ INTEGRATION_TESTS = \
 	tests/integration/stream-live.sh \
 	tests/integration/stream-live-tail.sh \
 	tests/integration/stream-live-late.sh \
+	tests/integration/stream-live-idle.sh \
 	tests/integration/stream-errors.sh \
 	tests/integration/stream-faults.sh \
 	tests/integration/stream-hosts.sh \
