@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * net.h - streaming a session's traces to lttng-relayd (net.c).
+ * net.h - streaming a session's traces to lttng-relayd (net.c, whose
+ * opening comment has the invariants).
  */
 #ifndef SHMTRACE_CONSUMERD_NET_H
 #define SHMTRACE_CONSUMERD_NET_H
@@ -98,7 +99,11 @@ struct c_relay *net_find(uint64_t id);
 /* 0 while streaming, else -errno of why it stopped (logged). */
 int net_check(uint64_t id);
 void net_event(uint64_t key, uint32_t events);
-/* Periodic work: send what is queued, confirmations, live beacons. */
+/*
+ * Every loop of the main thread, between rounds: send what is queued, ask
+ * for confirmations; live: announce new streams (draining them), send
+ * the index entries held back that are due, beacons every period.
+ */
 void net_tick(void);
 /* Milliseconds until net_tick() has work, at most @t. */
 int net_timeout(int t);
