@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * net.h - streaming a session's traces to lttng-relayd (net.c).
+ * net.h - streaming a session's traces to lttng-relayd (net.c, whose
+ * opening comment has the invariants).
  */
 #ifndef SHMTRACE_CONSUMERD_NET_H
 #define SHMTRACE_CONSUMERD_NET_H
@@ -25,12 +26,44 @@ enum net_state {
 struct net_stream {
 	enum net_state state;
 	int asking;			/* a DATA_PENDING is out */
+	int kick;			/* live: its handle came back, drain it */
 	uint64_t handle;
 	uint64_t net_seq;		/* packets sent */
-	uint64_t beacon_seq;		/* net_seq at the last live tick */
+	uint64_t ts_sent;		/* latest time sent: packet end or beacon */
+	uint64_t rel_at;		/* live: its last index reaches the relay then (ns) */
 	uint64_t sent_ev;		/* events in the packets sent */
 	uint64_t conf_ev;		/* of which the relay confirmed storing */
 };
+
+/*
+ * A live relay stream whose buffer (or trace) is gone, kept open for
+ * viewers that have not read it all yet (net.c): beacons and empty
+ * packets only, then closed.
+ */
+struct net_retired {
+	uint64_t handle;
+	uint64_t net_seq;		/* packets sent */
+	uint64_t seq;			/* the packet_seq_num of its next packet */
+	uint64_t instance_id;
+	uint64_t discarded;		/* the events_discarded its packets report */
+	uint64_t ts_sent;
+	uint64_t rel_at;
+	uint64_t until;			/* closed then (monotonic ns) */
+	uint64_t chan_id;		/* its channel, for the counts */
+	uint64_t unconf;		/* events sent, not confirmed stored yet */
+	int asking;			/* a DATA_PENDING is out */
+	uint32_t clock;			/* CLOCK_KIND_* of its timestamps */
+	uint32_t stream_id;		/* stream class; metadata: UINT32_MAX */
+	uint8_t uuid[16];		/* its trace's */
+};
+
+/* Events sent on a channel's streams closed before the relay confirmed them. */
+struct net_gone {
+	uint64_t chan_id;
+	uint64_t events;
+};
+
+struct net_held;
 
 struct c_relay {
 	uint64_t id;
@@ -38,13 +71,20 @@ struct c_relay {
 	int err;			/* why streaming stopped (errno), 0 streaming */
 	char why[160];
 	uint32_t live_us;
-	int added;			/* streams added since the last STREAMS_SENT */
-	uint64_t next_confirm, next_live;	/* monotonic ns */
+	int announced;			/* live: streams announced since the last live tick */
+	uint32_t kicks;			/* live: streams whose handle came back since */
+	uint64_t next_confirm, next_live, next_kick;	/* monotonic ns */
 	char url[256];
 	char base[192];
 	struct net_queue { char *buf; size_t head, len, cap; } cq, dq;
 	struct net_wait *waits;		/* replies awaited, in order: a ring */
 	uint32_t whead, wlen;
+	struct net_held *held;		/* live: index entries held back, oldest first: a ring */
+	uint32_t hhead, hlen, hcap;
+	struct net_retired *ret;	/* live: streams retired, oldest first */
+	uint32_t nret, cret;
+	struct net_gone *gone;		/* not live: closed streams' unconfirmed events */
+	uint32_t ngone, cgone;
 	uint8_t rbuf[16];
 	uint32_t rlen;
 	struct c_relay *next;
@@ -59,7 +99,11 @@ struct c_relay *net_find(uint64_t id);
 /* 0 while streaming, else -errno of why it stopped (logged). */
 int net_check(uint64_t id);
 void net_event(uint64_t key, uint32_t events);
-/* Periodic work: send what is queued, confirmations, live beacons. */
+/*
+ * Every loop of the main thread, between rounds: send what is queued, ask
+ * for confirmations; live: announce new streams (draining them), send
+ * the index entries held back that are due, beacons every period.
+ */
 void net_tick(void);
 /* Milliseconds until net_tick() has work, at most @t. */
 int net_timeout(int t);

@@ -75,6 +75,10 @@ INTEGRATION_TESTS = \
 	tests/integration/allow-uid.sh \
 	tests/integration/stream-relay.sh \
 	tests/integration/stream-live.sh \
+	tests/integration/stream-live-tail.sh \
+	tests/integration/stream-live-late.sh \
+	tests/integration/stream-live-idle.sh \
+	tests/integration/stream-errors.sh \
 	tests/integration/stream-faults.sh \
 	tests/integration/stream-hosts.sh \
 	tests/integration/stream-restart.sh \
@@ -108,3 +112,4 @@ dist_check_SCRIPTS += tests/integration/read-aggregations.sh
 TESTS += tests/integration/read-fuzz.sh
 dist_check_SCRIPTS += tests/integration/read-fuzz.sh
 EXTRA_DIST += tests/integration/read-fuzz.py
+EXTRA_DIST += tests/integration/stream-fake-relay.py
