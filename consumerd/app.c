@@ -46,6 +46,7 @@
 #include "app.h"
 #include "chan.h"
 #include "drain.h"
+#include "frame.h"
 #include "lfht.h"
 #include "log.h"
 #include "meta.h"
@@ -157,11 +158,13 @@ int capp_add_events(struct c_app *a, const char *body, size_t len)
 	while ((ret = proto_event_decode(body, len, &pos, &ev)) == 1) {
 		if (ev.id >= SHM_MAX_EVENTS)
 			return -EPROTO;
-		if (array_grow(&a->ev, &a->nev, ev.id + 1, sizeof(*a->ev)) < 0)
+		if (array_grow(&a->shape, &a->nshape, ev.id + 1, sizeof(*a->shape)) < 0 ||
+		    array_grow(&a->ev, &a->nev, ev.id + 1, sizeof(*a->ev)) < 0)
 			return -ENOMEM;
 		if (a->ev[ev.id].name[0])
 			continue;	/* replayed after a restart */
 		a->ev[ev.id] = ev;
+		frame_shape(&ev, &a->shape[ev.id]);
 	}
 	if (ret < 0)
 		return ret;
@@ -220,6 +223,7 @@ void capp_free(struct c_app *a)
 	close(a->ctl_fd);
 	wake_stop(a);
 	free(a->ev);
+	free(a->shape);
 	urcu_memb_call_rcu(&a->rcu, capp_free_rcu);
 }
 

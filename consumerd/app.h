@@ -17,6 +17,21 @@
 struct c_trace;
 struct c_seg;
 
+/*
+ * An event's payload as frame.c walks it, kept small so that checking a
+ * range touches little memory: @fixed bytes of the fields before its first
+ * string or sequence, then each later field's size code (1, 2, 4, 8;
+ * FRAME_STR for a string; FRAME_SEQ | element size for a sequence).
+ */
+#define FRAME_STR	0x40
+#define FRAME_SEQ	0x80
+struct c_shape {
+	uint16_t fixed;
+	uint8_t known;			/* the process described this id */
+	uint8_t nvar;
+	uint8_t var[PROTO_MAX_FIELDS];
+};
+
 struct c_app {
 	uint64_t id;
 	uint32_t pid;
@@ -35,6 +50,8 @@ struct c_app {
 	uint64_t lies;			/* counters of its not believed (atomic) */
 	uint32_t lied_in;		/* capp_free(): channel slots it was counted in */
 	struct proto_event *ev;		/* by id; name[0] == 0: unknown */
+	struct c_shape *shape;		/* by id: what frame.c checks, compact */
+	uint32_t nshape;
 	uint32_t nev;
 	struct c_trace *traces;
 	struct c_seg *segs;

@@ -17,6 +17,7 @@
  * Pure function of its arguments: any draining thread; the process's
  * event descriptions are the main thread's, read during a round.
  */
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 #include <shmtrace/shmtrace.h>
@@ -24,7 +25,7 @@
 #include "frame.h"
 #include "ringbuf.h"
 
-static uint32_t frame_size(uint32_t type)
+static uint8_t frame_size(uint32_t type)
 {
 	switch (type & 0xff) {
 	case SHMTRACE_TYPE_U8:
@@ -46,13 +47,44 @@ static uint32_t frame_size(uint32_t type)
 	}
 }
 
-static uint64_t frame_le(const unsigned char *p, unsigned int n)
+void frame_shape(const struct proto_event *e, struct c_shape *out)
 {
-	uint64_t v = 0;
+	uint32_t f = 0;
 
-	for (unsigned int i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
+	memset(out, 0, sizeof(*out));
+	out->known = 1;
+	/* the fixed-size fields up to the first string or sequence, in one */
+	for (; f < e->nfields && f < PROTO_MAX_FIELDS; f++) {
+		uint8_t sz = frame_size(e->fields[f].type);
+
+		if (e->fields[f].type == SHMTRACE_TYPE_STRING || (e->fields[f].type & SHMTRACE_TYPE_SEQ) ||
+		    !sz)
+			break;
+		out->fixed += sz;
+	}
+	for (; f < e->nfields && f < PROTO_MAX_FIELDS; f++) {
+		uint32_t type = e->fields[f].type;
+
+		out->var[out->nvar++] = type == SHMTRACE_TYPE_STRING ? FRAME_STR :
+					type & SHMTRACE_TYPE_SEQ ? FRAME_SEQ | frame_size(type) :
+					frame_size(type);
+	}
+}
+
+static uint32_t frame_le32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static uint64_t frame_le64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
 }
 
 int frame_check(const struct c_app *a, uint32_t ctx, const struct rb_range *rg, uint32_t *bad)
@@ -63,7 +95,7 @@ int frame_check(const struct c_app *a, uint32_t ctx, const struct rb_range *rg, 
 	uint64_t prev = rg->begin_ts;
 
 	while (off < len) {
-		const struct proto_event *e;
+		const struct c_shape *e;
 		uint64_t ts;
 		uint32_t id;
 
@@ -73,11 +105,11 @@ int frame_check(const struct c_app *a, uint32_t ctx, const struct rb_range *rg, 
 		if (p[off] == 255) {
 			if (len - off < 13)
 				return -EBADMSG;
-			id = (uint32_t)frame_le(p + off + 1, 4);
-			ts = frame_le(p + off + 5, 8);
+			id = frame_le32(p + off + 1);
+			ts = frame_le64(p + off + 5);
 			off += 13;
 		} else {
-			uint32_t low = (uint32_t)frame_le(p + off + 1, 3);
+			uint32_t low = frame_le32(p + off) >> 8;
 
 			id = p[off];
 			ts = (prev & ~(uint64_t)0xffffff) | low;
@@ -85,35 +117,36 @@ int frame_check(const struct c_app *a, uint32_t ctx, const struct rb_range *rg, 
 				ts += 1u << 24;
 			off += 4;
 		}
-		if (ts < prev || ts > rg->end_ts || id >= a->nev || !a->ev[id].name[0] ||
-		    len - off < ctx_bytes)
+		if (ts < prev || ts > rg->end_ts || id >= a->nshape || !a->shape[id].known)
 			return -EBADMSG;
 		prev = ts;
-		off += ctx_bytes;
-		e = &a->ev[id];
-		for (uint32_t f = 0; f < e->nfields && f < PROTO_MAX_FIELDS; f++) {
-			uint32_t type = e->fields[f].type, sz = frame_size(type);
-			const unsigned char *z;
+		e = &a->shape[id];
+		if (len - off < ctx_bytes + e->fixed)
+			return -EBADMSG;
+		off += ctx_bytes + e->fixed;
+		for (uint32_t f = 0; f < e->nvar; f++) {
+			uint8_t v = e->var[f];
 
-			if (type == SHMTRACE_TYPE_STRING) {
-				z = memchr(p + off, 0, len - off);
+			if (v == FRAME_STR) {
+				const unsigned char *z = memchr(p + off, 0, len - off);
+
 				if (!z)
 					return -EBADMSG;
 				off = (uint32_t)(z - p) + 1;
-			} else if (type & SHMTRACE_TYPE_SEQ) {
+			} else if (v & FRAME_SEQ) {
 				uint64_t count;
 
-				if (!sz || len - off < 4)
+				if (len - off < 4 || !(v & ~FRAME_SEQ))
 					return -EBADMSG;
-				count = frame_le(p + off, 4);
+				count = frame_le32(p + off);
 				off += 4;
-				if (count * sz > len - off)
+				if (count * (v & ~FRAME_SEQ) > len - off)
 					return -EBADMSG;
-				off += (uint32_t)(count * sz);
+				off += (uint32_t)(count * (v & ~FRAME_SEQ));
 			} else {
-				if (!sz || len - off < sz)
+				if (!v || len - off < v)
 					return -EBADMSG;
-				off += sz;
+				off += v;
 			}
 		}
 		n++;

@@ -8,7 +8,12 @@
 #include <stdint.h>
 
 struct c_app;
+struct c_shape;
+struct proto_event;
 struct rb_range;
+
+/* What frame_check() needs of event @e, in @out. */
+void frame_shape(const struct proto_event *e, struct c_shape *out);
 
 /*
  * Do the @rg->len bytes of @rg hold exactly @rg->nev whole events of

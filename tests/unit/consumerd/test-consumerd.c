@@ -79,6 +79,7 @@ END_TEST
 
 static struct c_app app;
 static struct proto_event evs[300];
+static struct c_shape shapes[300];
 static unsigned char buf[4096];
 static uint32_t len;
 
@@ -96,8 +97,14 @@ static void frame_setup(void)
 	evs[1].nfields = 1;
 	evs[1].fields[0].type = SHMTRACE_TYPE_SEQ | SHMTRACE_TYPE_U16;
 	strcpy(evs[299].name, "t:far");
+	memset(shapes, 0, sizeof(shapes));
+	for (int i = 0; i < 300; i++)
+		if (evs[i].name[0])
+			frame_shape(&evs[i], &shapes[i]);
 	app.ev = evs;
 	app.nev = 300;
+	app.shape = shapes;
+	app.nshape = 300;
 	len = 0;
 }
 
