@@ -377,6 +377,24 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
 int writev_all(int fd, struct iovec *iov, int n)
 {
 	while (n > 0) {

@@ -68,6 +68,8 @@ int memfd_check(int fd, uint64_t size);
 /* Write everything, retrying on EINTR and short writes; 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 int writev_all(int fd, struct iovec *iov, int n);
+/* pwrite() everything at @off, retrying on EINTR and short writes; 0 or -errno. */
+int pwrite_all(int fd, const void *buf, size_t len, off_t off);
 /* Read a whole small file into @buf (NUL-terminated); bytes or -errno. */
 long read_small(const char *path, char *buf, size_t cap);
 /* Raise the soft limit of open descriptors to the hard limit (the daemons

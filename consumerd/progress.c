@@ -83,24 +83,6 @@ static void prog_fill_hdr(const struct c_trace *t, struct prog_hdr *h)
 	h->check = prog_hash(h, sizeof(*h));
 }
 
-static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
-}
-
 int prog_save_header(struct c_trace *t)
 {
 	struct prog_hdr h;

@@ -369,15 +369,47 @@ static struct app *app_same(const struct msg_app_register *m, uid_t uid)
 	return n ? caa_container_of(n, struct app, by_pid) : NULL;
 }
 
+/* Is @fd a datagram socket, as a process's wake socket must be? */
+static int wake_socket_ok(int fd)
+{
+	socklen_t tlen = sizeof(int);
+	struct stat st;
+	int type = 0;
+
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) == 0 && type == SOCK_DGRAM;
+}
+
+/* @a's name, from what the process said: no '/' nor control character. */
+static void app_name(struct app *a, const char *procname)
+{
+	memcpy(a->procname, procname, sizeof(a->procname) - 1);
+	for (size_t i = 0; a->procname[i]; i++)
+		if (a->procname[i] == '/' || (unsigned char)a->procname[i] < 32)
+			a->procname[i] = '_';
+	if (!a->procname[0])
+		strcpy(a->procname, "unknown");
+}
+
+/* A new @a on sd.apps, and in the tables by pid and pidfd. */
+static void app_link(struct app *a)
+{
+	a->next = sd.apps;
+	if (sd.apps)
+		sd.apps->pprev = &a->next;
+	a->pprev = &sd.apps;
+	sd.apps = a;
+	if (a->pidfd >= 0)
+		table_add(sd.by_pidfd, hash_id((uint64_t)a->pidfd), &a->by_pidfd);
+	table_add(sd.by_pid, hash_id((uint64_t)a->pid), &a->by_pid);
+}
+
 int app_accept(int fd, const void *body, size_t len, const int *fds)
 {
 	const struct msg_app_register *m = body;
 	struct ucred cr;
 	socklen_t crlen = sizeof(cr);
 	struct app *a = NULL, *old;
-	socklen_t tlen = sizeof(int);
-	struct stat st;
-	int type = 0;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 || (uint32_t)cr.pid != m->pid ||
 	    m->abi != SHMTRACE_ABI_VERSION || m->max_events != SHM_MAX_EVENTS ||
@@ -387,8 +419,7 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 		goto fail;
 	}
 	if (memfd_check(fds[0], SHM_CTL_SIZE) < 0 || memfd_check(fds[1], SHM_PROC_SIZE) < 0 ||
-	    fstat(fds[2], &st) < 0 || !S_ISSOCK(st.st_mode) ||
-	    getsockopt(fds[2], SOL_SOCKET, SO_TYPE, &type, &tlen) < 0 || type != SOCK_DGRAM) {
+	    !wake_socket_ok(fds[2])) {
 		log_warn("registration refused: pid %u: bad shared memory or wake socket", m->pid);
 		goto fail;
 	}
@@ -410,23 +441,11 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	a->starttime = m->starttime;
 	a->instance = m->instance;
 	a->pidfd = pidfd_open(a->pid, 0);
-	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
-	for (size_t i = 0; a->procname[i]; i++)
-		if (a->procname[i] == '/' || (unsigned char)a->procname[i] < 32)
-			a->procname[i] = '_';
-	if (!a->procname[0])
-		strcpy(a->procname, "unknown");
+	app_name(a, m->procname);
 	a->efd = fds[2];
 	a->sock = -1;
-	a->next = sd.apps;
-	if (sd.apps)
-		sd.apps->pprev = &a->next;
-	a->pprev = &sd.apps;
-	sd.apps = a;
+	app_link(a);
 	app_set_sock(a, fd);
-	if (a->pidfd >= 0)
-		table_add(sd.by_pidfd, hash_id((uint64_t)a->pidfd), &a->by_pidfd);
-	table_add(sd.by_pid, hash_id((uint64_t)a->pid), &a->by_pid);
 	app_consumer_add(a);
 	log_info("registered %s[%d]", a->procname, (int)a->pid);
 	app_update(a, 1);
@@ -450,16 +469,11 @@ int app_adopt(const struct msg_c_app *m, const int *fds)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct app *a = NULL;
-	struct stat st;
-	int type = 0;
-	socklen_t tlen = sizeof(type);
 
 	if (!m->pid || m->pid > PROTO_PID_MAX || m->clock > CLOCK_KIND_TSC ||
 	    (m->signo && (m->signo < (uint32_t)SIGRTMIN || m->signo > (uint32_t)SIGRTMAX)) ||
 	    memfd_check(fds[2], SHM_CTL_SIZE) < 0 || memfd_check(fds[0], SHM_PROC_SIZE) < 0 ||
-	    fstat(fds[1], &st) < 0 || !S_ISSOCK(st.st_mode) ||
-	    getsockopt(fds[1], SOL_SOCKET, SO_TYPE, &type, &tlen) < 0 || type != SOCK_DGRAM ||
-	    app_by_pid((pid_t)m->pid))
+	    !wake_socket_ok(fds[1]) || app_by_pid((pid_t)m->pid))
 		goto fail;
 	a = calloc(1, sizeof(*a));
 	if (!a || app_map(a, fds[2], fds[0]) < 0)
@@ -471,30 +485,17 @@ int app_adopt(const struct msg_c_app *m, const int *fds)
 	a->clock = m->clock;
 	a->starttime = m->starttime;
 	a->instance = m->instance;
-	memcpy(a->procname, m->procname, sizeof(a->procname) - 1);
-	for (size_t i = 0; a->procname[i]; i++)
-		if (a->procname[i] == '/' || (unsigned char)a->procname[i] < 32)
-			a->procname[i] = '_';
-	if (!a->procname[0])
-		strcpy(a->procname, "unknown");
+	app_name(a, m->procname);
 	a->efd = fds[1];
 	a->sock = -1;
 	a->blind = 1;
 	a->detached = 1;
 	a->pidfd = pidfd_open(a->pid, 0);
-	a->next = sd.apps;
-	if (sd.apps)
-		sd.apps->pprev = &a->next;
-	a->pprev = &sd.apps;
-	sd.apps = a;
-	table_add(sd.by_pid, hash_id((uint64_t)a->pid), &a->by_pid);
+	app_link(a);
 	if (a->pidfd >= 0) {
-		table_add(sd.by_pidfd, hash_id((uint64_t)a->pidfd), &a->by_pidfd);
 		ev.data.fd = a->pidfd;
 		epoll_ctl(sd.epfd, EPOLL_CTL_ADD, a->pidfd, &ev);
 	}
-	if (a->pidfd < 0 || !proc_live(a->pid, a->starttime))
-		a->detached = 1;	/* gone: its pidfd (or the sweep) removes it */
 	log_info("%s[%d] taken over with the consumer", a->procname, (int)a->pid);
 	return 0;
 fail:
