@@ -16,7 +16,7 @@
  *   fdfork:PATH    close fds 3-63, open PATH (it must get 3), fork; the
  *                  child writes "child" to fd 3, the parent then "parent"
  *   fds            print the lowest and highest descriptor numbers open
- *   sleep:MS       sleep
+ *   sleep:MS       sleep MS milliseconds, signals or not
  *   done           print "done", wait for a line on standard input
  *   quit           _exit(0) at once (no atexit handler runs)
  *
@@ -24,6 +24,7 @@
  * SIGRTMIN+3 (ownsig) received anything: a tracer must never send it.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -178,7 +179,9 @@ int main(int argc, char **argv)
 
 			ts.tv_sec = ms / 1000;
 			ts.tv_nsec = (ms % 1000) * 1000000;
-			nanosleep(&ts, NULL);
+			/* the whole time: the doorbell interrupts nanosleep */
+			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+				;
 		} else if (!strcmp(a, "done")) {
 			wait_line("done");
 		} else if (!strcmp(a, "quit")) {
