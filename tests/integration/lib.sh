@@ -15,6 +15,19 @@ SHMTRACE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-test.XXXXXX")
 shmtrace_daemons_env "$B" "$SHMTRACE_HOME"
 WORK=$SHMTRACE_HOME/work
 mkdir -p "$WORK"
+# A program waits this long at start-up for the session daemon to enable
+# its events (200 ms by default): the exact counts of the tests must not
+# depend on how loaded the machine is. A test of the wait itself sets its own.
+export SHMTRACE_REGISTER_TIMEOUT=${SHMTRACE_REGISTER_TIMEOUT:-10000}
+# Sanitizer reports of every program of the test (daemons included, whose
+# standard error is /dev/null) go to files that teardown reads: a test that
+# makes one fails. Any uid may write there (tests run programs as nobody).
+SAN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-san.XXXXXX")
+chmod 1777 "$SAN_DIR"
+for v in ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS LSAN_OPTIONS; do
+	export "$v=${!v:+${!v}:}log_path=$SAN_DIR/report"
+done
+unset v
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -33,18 +46,107 @@ start_daemons() {
 	[ "$rc" -eq 0 ] || fail "trace-consumerd did not start"
 }
 
-# stop_daemons [HOME]: the daemons of HOME (default $SHMTRACE_HOME), by pid
+# Teardown is an assertion (cleanup, stop_daemons): the daemons must exit
+# within 10 s of SIGTERM, by their own clean exit (which removes their pid
+# files), and their logs must hold no error, sanitizer report or line that
+# is not a log line. A test that provokes some on purpose says which:
+#   expect_log ERE...    error lines it causes (disk full, bad messages...)
+#   kill_daemon SIG PID  a daemon it kills (its pid file stays; the session
+#                        daemon logs a consumer's death as an error)
+EXPECT_LOG=()
+KILLED_PIDS=" "
+
+expect_log() {
+	EXPECT_LOG+=("$@")
+}
+
+kill_daemon() {
+	KILLED_PIDS="$KILLED_PIDS$2 "
+	EXPECT_LOG+=("consumer daemon $2 exited")
+	kill -"$1" "$2"
+}
+
+# daemons_down HOME: stop HOME's daemons; says on standard error what went
+# wrong and returns 1 then
+daemons_down() {
+	local x p bad=0
+	shmtrace_daemons_stop "$1" && return 0
+	for p in $SHMTRACE_KILLED; do
+		echo "FAIL: daemon $p still ran 10 s after SIGTERM (killed)" >&2
+		bad=1
+	done
+	for x in $SHMTRACE_UNCLEAN; do
+		p=${x#*:}
+		case $KILLED_PIDS in
+		*" $p "*) continue ;;
+		esac
+		echo "FAIL: trace-${x%:*} $p died without its clean exit (its pid file is left)" >&2
+		bad=1
+	done
+	return $bad
+}
+
+# log_failures HOME: the lines of HOME's daemon logs that say something
+# went wrong and that the test did not expect
+log_failures() {
+	local f e pats=()
+	for e in "${EXPECT_LOG[@]}"; do
+		pats+=(-e "$e")
+	done
+	for f in "$1/sessiond.log" "$1/consumerd.log"; do
+		[ -f "$f" ] || continue
+		grep -Ev '^[0-9]+\.[0-9]{6} trace-(sessiond|consumerd)\[[0-9]+\] (info|warning|debug): ' "$f" |
+			{ if [ ${#pats[@]} -gt 0 ]; then grep -Ev "${pats[@]}"; else cat; fi; } |
+			sed "s|^|${f##*/}: |" || true
+	done
+}
+
+# scratch_dir VAR: VAR names a new directory (mode 755) outside the home,
+# which is 0700, for what another uid must reach; removed at the end
+SCRATCH=
+scratch_dir() {
+	local d
+	d=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-scratch.XXXXXX")
+	chmod 755 "$d"
+	SCRATCH="$SCRATCH $d"
+	printf -v "$1" %s "$d"
+}
+
+# stop_daemons [HOME]: the daemons of HOME (default $SHMTRACE_HOME), by
+# pid; fails when they do not go cleanly
 stop_daemons() {
-	shmtrace_daemons_stop "${1:-$SHMTRACE_HOME}" || true
+	daemons_down "${1:-$SHMTRACE_HOME}" || fail "the daemons did not exit cleanly"
+}
+
+# teardown: every daemon and relay stopped; 1 when a daemon did not go
+# cleanly, logged an unexpected failure, or a program made a sanitizer report
+teardown() {
+	local h bad=0 lines
+	for h in "$SHMTRACE_HOME" ${OTHER_HOMES:-}; do
+		daemons_down "$h" || bad=1
+		lines=$(log_failures "$h")
+		if [ -n "$lines" ]; then
+			echo "FAIL: unexpected lines in the daemons' logs of $h:" >&2
+			echo "$lines" | head -n 20 >&2
+			bad=1
+		fi
+	done
+	stop_relays
+	if [ -n "$(ls -A "$SAN_DIR")" ]; then
+		echo "FAIL: sanitizer reports:" >&2
+		cat "$SAN_DIR"/* | head -n 40 >&2
+		bad=1
+	fi
+	return $bad
 }
 
 cleanup() {
 	local rc=$?
-	stop_daemons
-	for h in ${OTHER_HOMES:-}; do
-		stop_daemons "$h"
-	done
-	stop_relays
+	trap - EXIT
+	if ! teardown && [ $rc -eq 0 ]; then
+		rc=1
+	fi
+	rm -rf "$SAN_DIR" $SCRATCH
 	if [ $rc -ne 0 ] && [ -n "${SHMTRACE_TEST_KEEP:-}" ]; then
 		echo "kept $SHMTRACE_HOME" >&2
 	else
