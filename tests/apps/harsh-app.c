@@ -11,6 +11,9 @@
  *   ignoresig      sigaction(SIGRTMIN+3, SIG_IGN)
  *   ownsig         sigaction(SIGRTMIN+3, handler): counts what it receives
  *   rawreset       SIGRTMIN+3 to SIG_DFL with the raw system call
+ *   wrap:FN:HOW    SIGRTMIN+3 to SIG_DFL (HOW dfl) or to the handler of
+ *                  ownsig (HOW own) by FN: sigset, bsd_signal or
+ *                  sysv_signal, the symbol the program's calls resolve to
  *   toggle:MS      for MS milliseconds: SIGRTMIN+3 to SIG_DFL, then its
  *                  action back (saved by that call), an event between
  *   fdfork:PATH    close fds 3-63, open PATH (it must get 3), fork; the
@@ -24,6 +27,7 @@
  * SIGRTMIN+3 (ownsig) received anything: a tracer must never send it.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -70,6 +74,28 @@ struct ksigaction {
 	void (*restorer)(void);
 	unsigned long mask;
 };
+
+/* wrap:FN:HOW (the old functions are looked up: sigset is deprecated) */
+static void set_by(const char *spec)
+{
+	typedef void (*handler_t)(int);
+	const char *how = strchr(spec, ':');
+	handler_t (*fn)(int, handler_t);
+	char name[32];
+	void *sym;
+
+	if (!how || (size_t)(how - spec) >= sizeof(name))
+		exit(11);
+	memcpy(name, spec, (size_t)(how - spec));
+	name[how - spec] = 0;
+	how++;
+	sym = dlsym(RTLD_DEFAULT, name);
+	if (!sym || (strcmp(how, "dfl") && strcmp(how, "own")))
+		exit(11);
+	memcpy(&fn, &sym, sizeof(fn));
+	if (fn(SIGRTMIN + 3, how[0] == 'o' ? own_handler : SIG_DFL) == SIG_ERR)
+		exit(12);
+}
 
 static void fds_range(void)
 {
@@ -152,6 +178,8 @@ int main(int argc, char **argv)
 			memset(&sa, 0, sizeof(sa));
 			sa.sa_handler = a[0] == 'i' ? SIG_IGN : own_handler;
 			sigaction(SIGRTMIN + 3, &sa, NULL);
+		} else if (!strncmp(a, "wrap:", 5)) {
+			set_by(a + 5);
 		} else if (!strcmp(a, "rawreset")) {
 			struct ksigaction k;
 

@@ -300,7 +300,8 @@ harsh_expect() {
 }
 
 harsh_go() {
-	eval "echo go >&\$HIN_$1"
+	( trap '' PIPE; eval "echo go >&\$HIN_$1" ) 2>/dev/null ||
+		fail "harsh-app $1 is gone (it did not read its input)"
 }
 
 harsh_wait() {
