@@ -309,9 +309,44 @@ harsh_wait() {
 	eval "wait \$HPID_$1" || HSTATUS=$?
 }
 
+# listens PID PORT...: process PID has a listening TCP socket on each PORT
+# (its own sockets, from /proc: a port that another test's process took
+# between our choice and its bind would answer a connect just as well)
+listens() {
+	python3 - "$@" <<'PY'
+import os, sys
+pid, want = sys.argv[1], {int(p) for p in sys.argv[2:]}
+own = set()
+try:
+    for fd in os.listdir("/proc/%s/fd" % pid):
+        try:
+            link = os.readlink("/proc/%s/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            own.add(link[8:-1])
+except OSError:
+    sys.exit(1)
+found = set()
+for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    try:
+        lines = open(table).read().splitlines()[1:]
+    except OSError:
+        continue
+    for line in lines:
+        f = line.split()
+        if f[3] == "0A" and f[9] in own:     # TCP_LISTEN
+            found.add(int(f[1].rsplit(":", 1)[1], 16))
+sys.exit(0 if want <= found else 1)
+PY
+}
+
 # start_relay TAG: an lttng-relayd of our own on free loopback ports,
 # writing under $WORK/relay.TAG; sets RELAY_PID, RELAY_CTRL, RELAY_DATA,
-# RELAY_LIVE and RELAY_OUT. Skips the test without lttng-relayd.
+# RELAY_LIVE and RELAY_OUT. Ports are chosen free, then taken by the relay:
+# it is ready once it listens on all three itself (else another process
+# took one in between, and it starts again on others). Skips the test
+# without lttng-relayd.
 start_relay() {
 	local tag=$1 ports i
 	command -v lttng-relayd >/dev/null 2>&1 || { echo "lttng-relayd not installed: skipped"; exit 77; }
@@ -329,10 +364,9 @@ print(" ".join(str(x.getsockname()[1]) for x in s))')
 			-L "tcp://127.0.0.1:$RELAY_LIVE" >"$WORK/relayd.$tag.log" 2>&1 &
 		RELAY_PID=$!
 		RELAY_PIDS="${RELAY_PIDS:-} $RELAY_PID"
-		for _ in $(seq 50); do
+		for _ in $(seq 100); do
 			kill -0 "$RELAY_PID" 2>/dev/null || break
-			python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1)" \
-				"$RELAY_CTRL" 2>/dev/null && return 0
+			listens "$RELAY_PID" "$RELAY_CTRL" "$RELAY_DATA" "$RELAY_LIVE" && return 0
 			sleep 0.1
 		done
 		kill "$RELAY_PID" 2>/dev/null || true
