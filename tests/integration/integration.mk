@@ -74,7 +74,8 @@ INTEGRATION_TESTS = \
 	tests/integration/python.sh \
 	tests/integration/read-names.sh \
 	tests/integration/list-events.sh \
-	tests/integration/read-stats.sh
+	tests/integration/read-stats.sh \
+	tests/integration/consumer-workers.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

@@ -87,9 +87,11 @@ daemons_down() {
 }
 
 # log_failures HOME: the lines of HOME's daemon logs that say something
-# went wrong and that the test did not expect
+# went wrong and that the test did not expect; with SHMTRACE_CONSUMER_WORKERS
+# set (check.sh runs the suite with 1 and with 4), a consumer's start-up
+# line with another count of workers
 log_failures() {
-	local f e pats=()
+	local f e w pats=()
 	for e in "${EXPECT_LOG[@]}"; do
 		pats+=(-e "$e")
 	done
@@ -99,6 +101,12 @@ log_failures() {
 			{ if [ ${#pats[@]} -gt 0 ]; then grep -Ev "${pats[@]}"; else cat; fi; } |
 			sed "s|^|${f##*/}: |" || true
 	done
+	if [ -n "${SHMTRACE_CONSUMER_WORKERS:-}" ] && [ -f "$1/consumerd.log" ]; then
+		w=$SHMTRACE_CONSUMER_WORKERS
+		[ "$w" -gt 1 ] || w=0
+		grep ' info: started (' "$1/consumerd.log" | grep -v " info: started ($w workers at most)" |
+			sed "s|^|consumerd.log (SHMTRACE_CONSUMER_WORKERS=$SHMTRACE_CONSUMER_WORKERS): |" || true
+	fi
 }
 
 # scratch_dir VAR: VAR names a new directory (mode 755) outside the home,
