@@ -14,7 +14,8 @@ unit_tests = \
 	tests/unit/aggjson/test-aggjson \
 	tests/unit/units/test-units \
 	tests/unit/util/test-util \
-	tests/unit/flagnames/test-flagnames
+	tests/unit/flagnames/test-flagnames \
+	tests/unit/ownfd/test-ownfd
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -39,6 +40,12 @@ tests_unit_flagnames_test_flagnames_SOURCES = tests/unit/flagnames/test-flagname
 tests_unit_flagnames_test_flagnames_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_unit_flagnames_test_flagnames_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_flagnames_test_flagnames_LDADD = $(CHECK_LIBS)
+
+# libtrace/ownfd.c alone (its one dependency, lib_dbg, is the test's)
+tests_unit_ownfd_test_ownfd_SOURCES = tests/unit/ownfd/test-ownfd.c libtrace/ownfd.c libtrace/lib.h
+tests_unit_ownfd_test_ownfd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
+tests_unit_ownfd_test_ownfd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_ownfd_test_ownfd_LDADD = $(CHECK_LIBS)
 
 tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
 tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
