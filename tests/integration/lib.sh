@@ -52,7 +52,8 @@ start_daemons() {
 # is not a log line. A test that provokes some on purpose says which:
 #   expect_log ERE...    error lines it causes (disk full, bad messages...)
 #   kill_daemon SIG PID  a daemon it kills (its pid file stays; the session
-#                        daemon logs a consumer's death as an error)
+#                        daemon logs a consumer's death as an error, and a
+#                        request the consumer died in the middle of)
 EXPECT_LOG=()
 KILLED_PIDS=" "
 
@@ -62,7 +63,10 @@ expect_log() {
 
 kill_daemon() {
 	KILLED_PIDS="$KILLED_PIDS$2 "
-	EXPECT_LOG+=("consumer daemon $2 exited")
+	if shmtrace_daemon_is "$2" consumerd; then
+		EXPECT_LOG+=("error: consumer daemon $2 exited " "error: bad reply from the consumer$"
+			     "error: consumer request [0-9]+: (Broken pipe|Connection reset by peer)$")
+	fi
 	kill -"$1" "$2"
 }
 
