@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Install what is missing, build, and run the whole test suite: every test
 # with a consumer that drains on its main thread (--workers 1), then the
-# integration tests again with four worker threads.
+# integration tests again with four worker threads. Every integration test
+# checks that each consumer it ran was asked for that many workers
+# (tests/integration/lib.sh), and consumer-workers.sh that 4 do start.
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup.sh

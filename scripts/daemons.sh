@@ -86,24 +86,39 @@ shmtrace_daemons_start() {
 	shmtrace_daemons_wait "$home" || return 2
 }
 
+# shmtrace_daemon_is PID NAME: PID is a running trace-NAME (a pid file
+# left by a daemon that died may name another process by now)
+shmtrace_daemon_is() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "trace-$2" ]
+}
+
 # shmtrace_daemons_stop HOME: SIGTERM to HOME's session daemon, then wait
 # up to 10 s for it and as long for its consumer; one that still runs then
-# gets SIGKILL. Returns 1 when one had to be killed, its pid in
-# SHMTRACE_KILLED. Nothing to do without HOME or pid files.
+# gets SIGKILL, its pid in SHMTRACE_KILLED. A daemon that exits on its own
+# removes its pid file: a pid file left then names one that died another
+# way (a crash, SIGKILL), as NAME:PID in SHMTRACE_UNCLEAN. Returns 1 when
+# either is not empty. Nothing to do without HOME or pid files.
 shmtrace_daemons_stop() {
-	local s c p
+	local s c p n
 
-	SHMTRACE_KILLED=""
+	SHMTRACE_KILLED="" SHMTRACE_UNCLEAN=""
 	[ -n "${1:-}" ] || return 0
 	s=$(shmtrace_daemon_pid sessiond "$1")
 	c=$(shmtrace_daemon_pid consumerd "$1")
+	shmtrace_daemon_is "$s" sessiond || s=""
+	shmtrace_daemon_is "$c" consumerd || c=""
 	[ -z "$s" ] || kill -TERM "$s" 2>/dev/null || true
 	for p in $s $c; do
 		shmtrace_wait_gone "$p" && continue
 		kill -KILL "$p" 2>/dev/null || true
+		shmtrace_wait_gone "$p" 50 || true
 		SHMTRACE_KILLED="${SHMTRACE_KILLED:+$SHMTRACE_KILLED }$p"
 	done
-	[ -z "$SHMTRACE_KILLED" ]
+	for n in sessiond consumerd; do
+		p=$(shmtrace_daemon_pid "$n" "$1")
+		[ -z "$p" ] || SHMTRACE_UNCLEAN="${SHMTRACE_UNCLEAN:+$SHMTRACE_UNCLEAN }$n:$p"
+	done
+	[ -z "$SHMTRACE_KILLED" ] && [ -z "$SHMTRACE_UNCLEAN" ]
 }
 
 # shmtrace_daemons_cleanup HOME: shmtrace_daemons_stop HOME, then HOME

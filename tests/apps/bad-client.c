@@ -4,6 +4,14 @@
  * daemon of $SHMTRACE_HOME, each on its own connection, and checks that
  * every one is refused (an error reply or the connection closed) and that
  * the daemon still answers a well-formed command afterwards.
+ *
+ * bad-client segments: as a traced process (a registration of its own on
+ * each connection), describes buffer and aggregation segments, well-formed
+ * and not, each followed by MSG_APP_SYNC: the reply says the daemon took
+ * the segment, the connection closed that it refused it. Each malformed
+ * one differs from the well-formed one in one field (or its descriptor).
+ * Needs an active session with an aggregation (its slot and definition are
+ * read from the control page the daemon writes). Prints the count of each.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "agg.h"
 #include "home.h"
 #include "proto.h"
 #include "shm.h"
@@ -121,7 +130,184 @@ static int app_then_garbage(void)
 	return ret;
 }
 
-int main(void)
+/* ---- segments ---------------------------------------------------------------- */
+
+static uint64_t reg_instance;
+
+/* A new connection registered as a traced process; its control page in *@ctl. */
+static int reg_conn(const struct shm_ctl_page **ctl)
+{
+	struct msg_app_register r;
+	struct msg_sync s = { .seq = 1 };
+	int fds[3] = { memfd(SHM_CTL_SIZE), memfd(SHM_PROC_SIZE), -1 };
+	int fd = conn(), sv[2];
+	void *p;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
+		exit(1);
+	fds[2] = sv[1];
+	memset(&r, 0, sizeof(r));
+	r.pid = (uint32_t)getpid();
+	r.abi = SHMTRACE_ABI_VERSION;
+	r.max_events = SHM_MAX_EVENTS;
+	r.max_chan = SHM_MAX_CHAN;
+	r.instance = ++reg_instance;
+	strcpy(r.procname, "bad-client");
+	if (proto_send(fd, MSG_APP_REGISTER, 0, &r, sizeof(r), fds, 3) < 0 ||
+	    proto_send(fd, MSG_APP_SYNC, 0, &s, sizeof(s), NULL, 0) < 0 || outcome(fd) != 1) {
+		fprintf(stderr, "bad-client: registration refused\n");
+		exit(1);
+	}
+	p = mmap(NULL, SHM_CTL_SIZE, PROT_READ, MAP_SHARED, fds[0], 0);
+	if (p == MAP_FAILED)
+		exit(1);
+	*ctl = p;
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	close(sv[0]);
+	return fd;
+}
+
+/*
+ * Describe a segment (@type, @m of @len bytes, descriptor @sfd, or none
+ * when -1) on a new registration, then sync: 1 taken, 0 refused.
+ */
+static int describe(unsigned int type, const void *m, size_t len, int sfd)
+{
+	const struct shm_ctl_page *ctl;
+	struct msg_sync s = { .seq = 2 };
+	int fd = reg_conn(&ctl), ret;
+
+	if (proto_send(fd, type, 0, m, len, sfd >= 0 ? &sfd : NULL, sfd >= 0 ? 1 : 0) < 0 ||
+	    proto_send(fd, MSG_APP_SYNC, 0, &s, sizeof(s), NULL, 0) < 0)
+		ret = 0;	/* closed already */
+	else
+		ret = outcome(fd);
+	if (sfd >= 0)
+		close(sfd);
+	munmap((void *)ctl, SHM_CTL_SIZE);
+	close(fd);
+	return ret;
+}
+
+static int unsealed(size_t size)
+{
+	int fd = memfd_create("t", 0);
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+		exit(1);
+	return fd;
+}
+
+static int pipe_fd(void)
+{
+	int p[2];
+
+	if (pipe(p) < 0)
+		exit(1);
+	close(p[1]);
+	return p[0];
+}
+
+/* @want: 1 taken, 0 refused; counts the cases that went otherwise */
+static int expect(const char *what, int want, int got)
+{
+	if (got == want)
+		return 0;
+	fprintf(stderr, "bad-client: %s: %s\n", what, got ? "taken" : "refused");
+	return 1;
+}
+
+static int segments(void)
+{
+	const struct shm_ctl_page *ctl;
+	const struct shm_ctl_agg *ca = NULL;
+	struct msg_segment ok = { 0 }, m;
+	struct msg_agg_seg aok = { 0 }, am;
+	struct agg_geom g;
+	unsigned int slot;
+	int fd, bad = 0, nseg = 0, nagg = 0;
+
+	/* a buffer segment of a channel that does not exist: well-formed, taken
+	 * (and dropped: nothing to drain); the checks come first */
+	ok.chan_id = 12345;
+	ok.chan_slot = 0;
+	ok.first_slot = 0;
+	ok.nslots = 1;
+	ok.subbuf_size = 4096;
+	ok.num_subbuf = 2;
+	ok.size = SHM_PAGE + shm_slot_hdr_size(2) + 2 * 4096;
+	bad += expect("well-formed buffer segment", 1,
+		      describe(MSG_APP_SEGMENT, &ok, sizeof(ok), memfd(ok.size)));
+#define SEG(what, field, value, sfd) do {					\
+		m = ok;								\
+		m.field = value;						\
+		bad += expect("buffer segment: " what, 0,			\
+			      describe(MSG_APP_SEGMENT, &m, sizeof(m), sfd));	\
+		nseg++;								\
+	} while (0)
+	SEG("one sub-buffer", num_subbuf, 1, memfd(ok.size));
+	SEG("sub-buffers of 1000 bytes", subbuf_size, 1000, memfd(ok.size));
+	SEG("no slot", nslots, 0, memfd(ok.size));
+	SEG("slots past the last", first_slot, SHM_MAX_SLOTS, memfd(ok.size));
+	SEG("segment index out of range", seg_index, SHM_MAX_SEGMENTS, memfd(ok.size));
+	SEG("unknown context", context, 1u << 7, memfd(ok.size));
+	SEG("size of another geometry", size, ok.size + SHM_PAGE, memfd(ok.size + SHM_PAGE));
+	SEG("file smaller than said", size, ok.size, memfd(ok.size - SHM_PAGE));
+	SEG("file not sealed", size, ok.size, unsealed(ok.size));
+	SEG("a pipe", size, ok.size, pipe_fd());
+	/* no descriptor at all: refused as a malformed message */
+	bad += expect("buffer segment without its descriptor", 0,
+		      describe(MSG_APP_SEGMENT, &ok, sizeof(ok), -1));
+
+	/* the aggregation of the session, from the control page */
+	fd = reg_conn(&ctl);
+	for (slot = 0; slot < SHM_MAX_AGG && !ca; slot++)
+		if (ctl->agg[slot].agg_id)
+			ca = &ctl->agg[slot];
+	if (!ca || agg_geom(&ca->def, &g) < 0) {
+		fprintf(stderr, "bad-client: no aggregation in the control page\n");
+		return 1;
+	}
+	aok.agg_id = ca->agg_id;
+	aok.agg_slot = slot - 1;
+	aok.ntables = 1;
+	aok.capacity = ca->capacity;
+	aok.table_size = shm_agg_table_size(&g, ca->capacity);
+	aok.def_hash = agg_def_hash(&ca->def);
+	aok.size = SHM_AGG_SEG_HDR + aok.table_size;
+	munmap((void *)ctl, SHM_CTL_SIZE);
+	close(fd);
+	bad += expect("well-formed aggregation segment", 1,
+		      describe(MSG_APP_AGG_SEG, &aok, sizeof(aok), memfd(aok.size)));
+	am = aok;
+	am.agg_id++;
+	bad += expect("segment of an aggregation that is gone", 1,
+		      describe(MSG_APP_AGG_SEG, &am, sizeof(am), memfd(aok.size)));
+#define AGG(what, field, value, sfd) do {					\
+		am = aok;							\
+		am.field = value;						\
+		bad += expect("aggregation segment: " what, 0,			\
+			      describe(MSG_APP_AGG_SEG, &am, sizeof(am), sfd));	\
+		nagg++;								\
+	} while (0)
+	AGG("no table", ntables, 0, memfd(aok.size));
+	AGG("too many tables", ntables, SHM_AGG_MAX_TABLES + 1, memfd(aok.size));
+	AGG("segment index out of range", seg_index, SHM_AGG_MAX_SEGMENTS, memfd(aok.size));
+	AGG("another capacity", capacity, aok.capacity * 2, memfd(aok.size));
+	AGG("another table size", table_size, aok.table_size + 64, memfd(aok.size));
+	AGG("another definition", def_hash, aok.def_hash ^ 1, memfd(aok.size));
+	AGG("size of two tables", size, aok.size + aok.table_size, memfd(aok.size + aok.table_size));
+	AGG("file smaller than said", size, aok.size, memfd(aok.size - 64));
+	AGG("file not sealed", size, aok.size, unsealed(aok.size));
+	AGG("a pipe", size, aok.size, pipe_fd());
+	if (bad)
+		return 1;
+	printf("buffer segments refused %d\naggregation segments refused %d\n", nseg, nagg);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	char home[1024], buf[PROTO_MAX_MSG];
 	struct proto_hdr h = { PROTO_MAGIC, PROTO_VERSION, MSG_CMD, 0, 0 };
@@ -131,6 +317,8 @@ int main(void)
 	if (home_resolve(home, sizeof(home)) < 0 ||
 	    home_path(sa.sun_path, sizeof(sa.sun_path), home, HOME_SOCK) < 0)
 		return 1;
+	if (argc > 1)
+		return strcmp(argv[1], "segments") ? 2 : segments();
 
 	bad += send_raw("garbage", 7);				/* shorter than a header */
 	memset(buf, 0xff, 64);

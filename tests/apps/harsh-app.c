@@ -12,6 +12,9 @@
  *   ignoresig      sigaction(SIGRTMIN+3, SIG_IGN)
  *   ownsig         sigaction(SIGRTMIN+3, handler): counts what it receives
  *   rawreset       SIGRTMIN+3 to SIG_DFL with the raw system call
+ *   wrap:FN:HOW    SIGRTMIN+3 to SIG_DFL (HOW dfl) or to the handler of
+ *                  ownsig (HOW own) by FN: sigset, bsd_signal or
+ *                  sysv_signal, the symbol the program's calls resolve to
  *   toggle:MS      for MS milliseconds: SIGRTMIN+3 to SIG_DFL, then its
  *                  action back (saved by that call), an event between
  *   blockall       block every signal (sigprocmask), as daemons with a
@@ -38,7 +41,7 @@
  *   fdfork:PATH    close fds 3-63, open PATH (it must get 3), fork; the
  *                  child writes "child" to fd 3, the parent then "parent"
  *   fds            print the lowest and highest descriptor numbers open
- *   sleep:MS       sleep
+ *   sleep:MS       sleep MS milliseconds, signals or not
  *   done           print "done", wait for a line on standard input
  *   quit           _exit(0) at once (no atexit handler runs)
  *
@@ -49,6 +52,7 @@
  * to a program that takes it.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -217,6 +221,28 @@ struct ksigaction {
 	unsigned long mask;
 };
 
+/* wrap:FN:HOW (the old functions are looked up: sigset is deprecated) */
+static void set_by(const char *spec)
+{
+	typedef void (*handler_t)(int);
+	const char *how = strchr(spec, ':');
+	handler_t (*fn)(int, handler_t);
+	char name[32];
+	void *sym;
+
+	if (!how || (size_t)(how - spec) >= sizeof(name))
+		exit(11);
+	memcpy(name, spec, (size_t)(how - spec));
+	name[how - spec] = 0;
+	how++;
+	sym = dlsym(RTLD_DEFAULT, name);
+	if (!sym || (strcmp(how, "dfl") && strcmp(how, "own")))
+		exit(11);
+	memcpy(&fn, &sym, sizeof(fn));
+	if (fn(SIGRTMIN + 3, how[0] == 'o' ? own_handler : SIG_DFL) == SIG_ERR)
+		exit(12);
+}
+
 static void fds_range(void)
 {
 	int lo = -1, hi = -1;
@@ -371,6 +397,8 @@ int main(int argc, char **argv)
 			memset(&sa, 0, sizeof(sa));
 			sa.sa_handler = a[0] == 'i' ? SIG_IGN : own_handler;
 			sigaction(SIGRTMIN + 3, &sa, NULL);
+		} else if (!strncmp(a, "wrap:", 5)) {
+			set_by(a + 5);
 		} else if (!strcmp(a, "rawreset")) {
 			struct ksigaction k;
 
@@ -398,7 +426,9 @@ int main(int argc, char **argv)
 
 			ts.tv_sec = ms / 1000;
 			ts.tv_nsec = (ms % 1000) * 1000000;
-			nanosleep(&ts, NULL);
+			/* the whole time: the doorbell interrupts nanosleep */
+			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+				;
 		} else if (!strcmp(a, "done")) {
 			wait_line("done");
 		} else if (!strcmp(a, "quit")) {

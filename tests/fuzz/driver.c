@@ -6,8 +6,10 @@
  *
  * Every file named (or found in a directory named) is run through
  * LLVMFuzzerTestOneInput(), then ITERATIONS (default 50000) mutations of
- * them made with a seeded PRNG, so that every run is the same; the
- * mutations stop early after SECONDS (default 3). Without PATH, the seed
+ * them made with a seeded PRNG, so that every run is the same: all of
+ * them, however long they take (a test must not cover less on a slow or
+ * loaded machine). -t SECONDS stops the mutations early, for a quick run
+ * by hand; the count done is printed. Without PATH, the seed
  * corpus is $srcdir/FUZZ_DRIVER_CORPUS (srcdir is set by `make check`;
  * each target may define its own, default tests/fuzz/corpus).
  * Finding no seed at all is an error, so that a broken setup cannot pass.
@@ -329,7 +331,7 @@ static void usage(const char *argv0)
 int main(int argc, char **argv)
 {
 	unsigned long iterations = 50000, done = 0;
-	double seconds = 3, t0;
+	double seconds = 0, t0;	/* 0: no time limit */
 	uint8_t *buf;
 	size_t size = 0;
 	int opt;
@@ -393,10 +395,12 @@ int main(int argc, char **argv)
 		}
 		mutate(buf, &size);
 		run(buf, size);
-		if (done % 256 == 0 && now() - t0 > seconds)
+		if (seconds > 0 && done % 256 == 0 && now() - t0 > seconds) {
+			done++;
 			break;
+		}
 	}
-	printf("%lu mutations ok in %.2f s\n", done, now() - t0);
+	printf("%lu of %lu mutations ok in %.2f s\n", done, iterations, now() - t0);
 	free(buf);
 	for (size_t i = 0; i < nseeds; i++) {
 		free(seeds[i].data);

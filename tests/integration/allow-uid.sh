@@ -89,12 +89,14 @@ $AS_NOBODY "$NC" app-register 2>/dev/null || st=$?
 echo "control socket, home and other uids refused; application socket gone with the session"
 
 # 5. a session daemon that is not root refuses --allow-uid
-NH=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-nobody.XXXXXX")
+scratch_dir NH
+NH=$NH/home
+mkdir -m 700 "$NH"
 chown nobody "$NH"
-chmod 700 "$NH"
+OTHER_HOMES="${OTHER_HOMES:-} $NH"
 st=0
 SHMTRACE_HOME=$NH $AS_NOBODY "$TRACECTL" create x --allow-uid 0 >/dev/null 2>"$WORK/nr.err" || st=$?
-shmtrace_daemons_cleanup "$NH" || true
+stop_daemons "$NH"
 [ "$st" -eq 1 ] || fail "a daemon running as nobody: create --allow-uid gave $st"
 grep -q "needs a session daemon running as root" "$WORK/nr.err" || fail "$(cat "$WORK/nr.err")"
 echo "ok"

@@ -3,6 +3,8 @@
 # A session daemon at its descriptor limit (a handful per traced process)
 # refuses new processes and says so in its log, goes on tracing those it
 # has and serving tracectl; once they exit, new processes are traced again.
+# The trace holds every event of each process traced (those status lists
+# at the limit, and the one after), and none of those refused.
 . "$(dirname "$0")/lib.sh"
 LOG=$SHMTRACE_HOME/sessiond.log
 (ulimit -n 48 && start_daemons)
@@ -26,6 +28,8 @@ grep -q "processes not traced, refused at the descriptor limit (48): [1-9]" "$WO
 	fail "status does not say that processes were refused: $(cat "$WORK/status")"
 [ -n "$traced" ] && [ "$traced" -lt "$n" ] && [ "$traced" -ge 2 ] ||
 	fail "at the limit, status says '$traced' processes traced of $n"
+sed -n 's/^    gen-events\[\([0-9]*\)\].*/\1/p' "$WORK/status" >"$WORK/traced"
+[ "$(wc -l <"$WORK/traced")" -eq "$traced" ] || fail "status lists $(wc -l <"$WORK/traced") processes of $traced"
 
 for i in $(seq "$n"); do
 	release_idle "p$i"
@@ -39,9 +43,17 @@ grep -q "descriptors free again" "$LOG" || fail "the daemon did not take its res
 gen_bg again ready -w -m -n 10
 [ "$("$TRACECTL" status s | sed -n 's/^ *traced processes: //p')" = 1 ] ||
 	fail "a new process is not traced once the others exited"
+echo "$IDLE_PID" >>"$WORK/traced"
 release_idle again
 wait "$IDLE_PID" || fail "the last process failed"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
-got=$("$TRACE_READ" "$WORK/out" | grep -c "shmtrace_test:event" || true)
-[ "$got" -ge 10 ] || fail "$got events recorded"
-echo "ok: $traced of $n processes traced at the limit, tracectl served, then traced again"
+# pid seq of every event: seq 0..9 of each process traced, nothing else
+"$TRACE_READ" --format json -e shmtrace_test:event "$WORK/out" >"$WORK/ev.json" ||
+	fail "trace-read failed"
+sed 's/.*"pid":\([0-9]*\),.*"fields":{"seq":\([0-9]*\),.*/\1 \2/' "$WORK/ev.json" | sort -n -k1,1 -k2,2 >"$WORK/got"
+while read -r p; do
+	for s in $(seq 0 9); do echo "$p $s"; done
+done <"$WORK/traced" | sort -n -k1,1 -k2,2 >"$WORK/want"
+cmp -s "$WORK/got" "$WORK/want" ||
+	fail "events (pid seq) not those of the traced processes: $(diff "$WORK/want" "$WORK/got" | head -5)"
+echo "ok: $traced of $n processes traced at the limit, tracectl served, then traced again; $(wc -l <"$WORK/got") events"

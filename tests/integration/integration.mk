@@ -94,7 +94,8 @@ INTEGRATION_TESTS = \
 	tests/integration/notice-own.sh \
 	tests/integration/signals-blocked.sh \
 	tests/integration/signals-consumed.sh \
-	tests/integration/stalled-start.sh
+	tests/integration/stalled-start.sh \
+	tests/integration/consumer-workers.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh

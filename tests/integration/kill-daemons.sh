@@ -9,13 +9,13 @@ new_session "$WORK/out" 'shmtrace_test:*'
 timeout 120 "$GEN" -n 3000000 -t 2 &
 GEN_PID=$!
 sleep 0.2
-kill -KILL "$CONSUMERD_PID"
+kill_daemon KILL "$CONSUMERD_PID"
 wait "$GEN_PID" || fail "gen-events exited with $? after the consumer was killed"
 
 timeout 120 "$GEN" -n 3000000 -t 2 &
 GEN_PID=$!
 sleep 0.2
-kill -KILL "$SESSIOND_PID"
+kill_daemon KILL "$SESSIOND_PID"
 wait "$GEN_PID" || fail "gen-events exited with $? after the session daemon was killed"
 # the consumer started again follows its session daemon out
 c=$(shmtrace_daemon_pid consumerd)

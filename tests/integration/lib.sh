@@ -15,6 +15,19 @@ SHMTRACE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-test.XXXXXX")
 shmtrace_daemons_env "$B" "$SHMTRACE_HOME"
 WORK=$SHMTRACE_HOME/work
 mkdir -p "$WORK"
+# A program waits this long at start-up for the session daemon to enable
+# its events (200 ms by default): the exact counts of the tests must not
+# depend on how loaded the machine is. A test of the wait itself sets its own.
+export SHMTRACE_REGISTER_TIMEOUT=${SHMTRACE_REGISTER_TIMEOUT:-10000}
+# Sanitizer reports of every program of the test (daemons included, whose
+# standard error is /dev/null) go to files that teardown reads: a test that
+# makes one fails. Any uid may write there (tests run programs as nobody).
+SAN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-san.XXXXXX")
+chmod 1777 "$SAN_DIR"
+for v in ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS LSAN_OPTIONS; do
+	export "$v=${!v:+${!v}:}log_path=$SAN_DIR/report"
+done
+unset v
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -33,18 +46,119 @@ start_daemons() {
 	[ "$rc" -eq 0 ] || fail "trace-consumerd did not start"
 }
 
-# stop_daemons [HOME]: the daemons of HOME (default $SHMTRACE_HOME), by pid
+# Teardown is an assertion (cleanup, stop_daemons): the daemons must exit
+# within 10 s of SIGTERM, by their own clean exit (which removes their pid
+# files), and their logs must hold no error, sanitizer report or line that
+# is not a log line. A test that provokes some on purpose says which:
+#   expect_log ERE...    error lines it causes (disk full, bad messages...)
+#   kill_daemon SIG PID  a daemon it kills (its pid file stays; the session
+#                        daemon logs a consumer's death as an error, and a
+#                        request the consumer died in the middle of)
+EXPECT_LOG=()
+KILLED_PIDS=" "
+
+expect_log() {
+	EXPECT_LOG+=("$@")
+}
+
+kill_daemon() {
+	KILLED_PIDS="$KILLED_PIDS$2 "
+	if shmtrace_daemon_is "$2" consumerd; then
+		EXPECT_LOG+=("error: consumer daemon $2 exited " "error: bad reply from the consumer$"
+			     "error: consumer request [0-9]+: (Broken pipe|Connection reset by peer)$")
+	fi
+	kill -"$1" "$2"
+}
+
+# daemons_down HOME: stop HOME's daemons; says on standard error what went
+# wrong and returns 1 then
+daemons_down() {
+	local x p bad=0
+	shmtrace_daemons_stop "$1" && return 0
+	for p in $SHMTRACE_KILLED; do
+		echo "FAIL: daemon $p still ran 10 s after SIGTERM (killed)" >&2
+		bad=1
+	done
+	for x in $SHMTRACE_UNCLEAN; do
+		p=${x#*:}
+		case $KILLED_PIDS in
+		*" $p "*) continue ;;
+		esac
+		echo "FAIL: trace-${x%:*} $p died without its clean exit (its pid file is left)" >&2
+		bad=1
+	done
+	return $bad
+}
+
+# log_failures HOME: the lines of HOME's daemon logs that say something
+# went wrong and that the test did not expect; with SHMTRACE_CONSUMER_WORKERS
+# set (check.sh runs the suite with 1 and with 4), a consumer's start-up
+# line with another count of workers
+log_failures() {
+	local f e w pats=()
+	for e in "${EXPECT_LOG[@]}"; do
+		pats+=(-e "$e")
+	done
+	for f in "$1/sessiond.log" "$1/consumerd.log"; do
+		[ -f "$f" ] || continue
+		grep -Ev '^[0-9]+\.[0-9]{6} trace-(sessiond|consumerd)\[[0-9]+\] (info|warning|debug): ' "$f" |
+			{ if [ ${#pats[@]} -gt 0 ]; then grep -Ev "${pats[@]}"; else cat; fi; } |
+			sed "s|^|${f##*/}: |" || true
+	done
+	if [ -n "${SHMTRACE_CONSUMER_WORKERS:-}" ] && [ -f "$1/consumerd.log" ]; then
+		w=$SHMTRACE_CONSUMER_WORKERS
+		[ "$w" -gt 1 ] || w=0
+		grep ' info: started (' "$1/consumerd.log" | grep -v " info: started ($w workers at most)" |
+			sed "s|^|consumerd.log (SHMTRACE_CONSUMER_WORKERS=$SHMTRACE_CONSUMER_WORKERS): |" || true
+	fi
+}
+
+# scratch_dir VAR: VAR names a new directory (mode 755) outside the home,
+# which is 0700, for what another uid must reach; removed at the end
+SCRATCH=
+scratch_dir() {
+	local d
+	d=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-scratch.XXXXXX")
+	chmod 755 "$d"
+	SCRATCH="$SCRATCH $d"
+	printf -v "$1" %s "$d"
+}
+
+# stop_daemons [HOME]: the daemons of HOME (default $SHMTRACE_HOME), by
+# pid; fails when they do not go cleanly
 stop_daemons() {
-	shmtrace_daemons_stop "${1:-$SHMTRACE_HOME}" || true
+	daemons_down "${1:-$SHMTRACE_HOME}" || fail "the daemons did not exit cleanly"
+}
+
+# teardown: every daemon and relay stopped; 1 when a daemon did not go
+# cleanly, logged an unexpected failure, or a program made a sanitizer report
+teardown() {
+	local h bad=0 lines
+	for h in "$SHMTRACE_HOME" ${OTHER_HOMES:-}; do
+		daemons_down "$h" || bad=1
+		lines=$(log_failures "$h")
+		if [ -n "$lines" ]; then
+			echo "FAIL: unexpected lines in the daemons' logs of $h:" >&2
+			echo "$lines" | head -n 20 >&2
+			bad=1
+		fi
+	done
+	stop_relays
+	if [ -n "$(ls -A "$SAN_DIR")" ]; then
+		echo "FAIL: sanitizer reports:" >&2
+		cat "$SAN_DIR"/* | head -n 40 >&2
+		bad=1
+	fi
+	return $bad
 }
 
 cleanup() {
 	local rc=$?
-	stop_daemons
-	for h in ${OTHER_HOMES:-}; do
-		stop_daemons "$h"
-	done
-	stop_relays
+	trap - EXIT
+	if ! teardown && [ $rc -eq 0 ]; then
+		rc=1
+	fi
+	rm -rf "$SAN_DIR" $SCRATCH
 	if [ $rc -ne 0 ] && [ -n "${SHMTRACE_TEST_KEEP:-}" ]; then
 		echo "kept $SHMTRACE_HOME" >&2
 	else
@@ -66,6 +180,17 @@ bt_count() {
 	grep -c " $2: " "$WORK/bt.out" || true
 }
 
+# bt_read DIR: babeltrace2's text of DIR into $WORK/bt.out; its only
+# complaints may be the events the trace says were discarded, whose sum
+# is BT_DISC
+bt_read() {
+	"$BT" "$1" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -5 "$WORK/bt.err")"
+	! grep -qv "^WARNING: Tracer discarded [0-9]* events\? between " "$WORK/bt.err" ||
+		fail "babeltrace2 complained: $(grep -v "^WARNING: Tracer discarded" "$WORK/bt.err" | head -5)"
+	BT_DISC=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events\? between .*/\1/p' "$WORK/bt.err" |
+		awk '{ s += $1 } END { print s + 0 }')
+}
+
 # thread/seq pairs of shmtrace_test:event lines in a text file
 seq_pairs() {
 	sed -n 's/.*shmtrace_test:event: .*seq = \([0-9]*\), thread = \([0-9]*\),.*/\2 \1/p' "$1"
@@ -81,6 +206,24 @@ check_seqs() {
 	seq_pairs "$1" | awk -v T="$2" -v C="$3" '
 		$1 >= T || $2 >= C { bad = 1 }
 		END { exit bad }' || fail "$1: thread or seq out of range"
+}
+
+# check_seqs_lossy FILE THREADS COUNT DISC: THREADS threads emitted seq
+# 0..COUNT-1 each and DISC events were discarded: every (thread, seq) of
+# FILE is in range, at most once, each thread's in increasing order, and
+# the events and DISC make up what was emitted; with DISC 0, check_seqs
+check_seqs_lossy() {
+	local n
+	if [ "$4" -eq 0 ]; then
+		check_seqs "$1" "$2" "$3"
+		return
+	fi
+	seq_pairs "$1" | awk -v T="$2" -v C="$3" '
+		$1 >= T || $2 >= C { print "thread " $1 " seq " $2 " out of range"; exit 1 }
+		($1 in last) && $2 <= last[$1] { print "thread " $1 ": seq " $2 " after " last[$1]; exit 1 }
+		{ last[$1] = $2 }' >&2 || fail "$1: events repeated, out of order or out of range"
+	n=$(seq_pairs "$1" | wc -l)
+	[ $((n + $4)) -eq $(($2 * $3)) ] || fail "$1: $n events + $4 discarded, expected $(($2 * $3))"
 }
 
 # new_session DIR PATTERN...: session "s" writing to DIR, patterns enabled, started
@@ -123,7 +266,7 @@ release_idle() {
 # thread reported its last committed event; the trace holds seq 0..last
 # for every thread and babeltrace2 reads it without error.
 crash_test() {
-	local how=$1 D=$WORK/out t last n
+	local how=$1 D=$WORK/out t last n want
 	need_babeltrace
 	start_daemons
 	new_session "$D" 'shmtrace_test:*'
@@ -133,12 +276,17 @@ crash_test() {
 	"$TRACECTL" stop s >/dev/null
 	"$TRACECTL" destroy s >/dev/null
 	n=$(bt_count "$D" shmtrace_test:event)
+	# each thread: seq 0..last, each exactly once; no other thread
+	want=0
 	while read -r t last; do
-		[ "$(seq_pairs "$WORK/bt.out" | awk -v t="$t" '$1 == t' | sort -un -k2 | wc -l)" -eq $((last + 1)) ] ||
-			fail "thread $t: not every seq 0..$last in the trace"
-		seq_pairs "$WORK/bt.out" | awk -v t="$t" -v l="$last" '$1 == t && $2 > l { exit 1 }' ||
-			fail "thread $t: events after $last"
+		seq_pairs "$WORK/bt.out" | awk -v t="$t" -v l="$last" '
+			$1 == t { if ($2 > l) { print "seq " $2 " after " l; bad = 1; exit 1 }
+				  if (seen[$2]++) { print "seq " $2 " twice"; bad = 1; exit 1 } k++ }
+			END { if (!bad && k != l + 1) { print k " events of seq 0.." l; exit 1 } }' >&2 ||
+			fail "thread $t: not exactly seq 0..$last in the trace"
+		want=$((want + last + 1))
 	done <"$WORK/last"
+	[ "$n" -eq "$want" ] || fail "$n events in the trace, $want by the threads that reported"
 	echo "ok: $n events, every thread complete up to its last commit ($how)"
 }
 
@@ -164,7 +312,8 @@ harsh_expect() {
 }
 
 harsh_go() {
-	eval "echo go >&\$HIN_$1"
+	( trap '' PIPE; eval "echo go >&\$HIN_$1" ) 2>/dev/null ||
+		fail "harsh-app $1 is gone (it did not read its input)"
 }
 
 harsh_wait() {
@@ -172,9 +321,44 @@ harsh_wait() {
 	eval "wait \$HPID_$1" || HSTATUS=$?
 }
 
+# listens PID PORT...: process PID has a listening TCP socket on each PORT
+# (its own sockets, from /proc: a port that another test's process took
+# between our choice and its bind would answer a connect just as well)
+listens() {
+	python3 - "$@" <<'PY'
+import os, sys
+pid, want = sys.argv[1], {int(p) for p in sys.argv[2:]}
+own = set()
+try:
+    for fd in os.listdir("/proc/%s/fd" % pid):
+        try:
+            link = os.readlink("/proc/%s/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            own.add(link[8:-1])
+except OSError:
+    sys.exit(1)
+found = set()
+for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    try:
+        lines = open(table).read().splitlines()[1:]
+    except OSError:
+        continue
+    for line in lines:
+        f = line.split()
+        if f[3] == "0A" and f[9] in own:     # TCP_LISTEN
+            found.add(int(f[1].rsplit(":", 1)[1], 16))
+sys.exit(0 if want <= found else 1)
+PY
+}
+
 # start_relay TAG: an lttng-relayd of our own on free loopback ports,
 # writing under $WORK/relay.TAG; sets RELAY_PID, RELAY_CTRL, RELAY_DATA,
-# RELAY_LIVE and RELAY_OUT. Skips the test without lttng-relayd.
+# RELAY_LIVE and RELAY_OUT. Ports are chosen free, then taken by the relay:
+# it is ready once it listens on all three itself (else another process
+# took one in between, and it starts again on others). Skips the test
+# without lttng-relayd.
 start_relay() {
 	local tag=$1 ports i
 	command -v lttng-relayd >/dev/null 2>&1 || { echo "lttng-relayd not installed: skipped"; exit 77; }
@@ -192,10 +376,9 @@ print(" ".join(str(x.getsockname()[1]) for x in s))')
 			-L "tcp://127.0.0.1:$RELAY_LIVE" >"$WORK/relayd.$tag.log" 2>&1 &
 		RELAY_PID=$!
 		RELAY_PIDS="${RELAY_PIDS:-} $RELAY_PID"
-		for _ in $(seq 50); do
+		for _ in $(seq 100); do
 			kill -0 "$RELAY_PID" 2>/dev/null || break
-			python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1)" \
-				"$RELAY_CTRL" 2>/dev/null && return 0
+			listens "$RELAY_PID" "$RELAY_CTRL" "$RELAY_DATA" "$RELAY_LIVE" && return 0
 			sleep 0.1
 		done
 		kill "$RELAY_PID" 2>/dev/null || true

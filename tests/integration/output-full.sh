@@ -19,6 +19,7 @@ M=$WORK/mnt
 mkdir "$M"
 mount -t tmpfs -o size=5m tmpfs "$M" 2>/dev/null || { echo "cannot mount a tmpfs: skipped"; exit 77; }
 trap 'rc=$?; umount -l "$M" 2>/dev/null; (exit $rc); cleanup' EXIT
+expect_log "error: cannot write $M/[^ ]*: No space left on device \\(errno 28\\)"
 start_daemons
 
 # 1. full at create, and read-only: refused

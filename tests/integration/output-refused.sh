@@ -6,17 +6,25 @@
 # a path under a file, a read-only directory. record refuses it the same
 # way (exit 125) without running the command. A valid output is made only
 # by the first trace: create and destroy without tracing leave nothing.
+# Root may write in a read-only directory: as root, those cases run with
+# tracectl and the daemons it starts as nobody, in a home of nobody's.
 . "$(dirname "$0")/lib.sh"
+if [ "$(id -u)" -eq 0 ]; then
+	command -v setpriv >/dev/null || { echo "setpriv not installed: skipped"; exit 77; }
+	id -u nobody >/dev/null 2>&1 || { echo "no user nobody: skipped"; exit 77; }
+fi
 start_daemons
 
-# refused OUTPUT REASON: create refuses OUTPUT saying REASON, no session made
+# refused OUTPUT REASON: create refuses OUTPUT saying REASON, no session
+# made (tracectl run by "${AS[@]}", by default nothing)
+AS=()
 refused() {
 	local rc=0
-	"$TRACECTL" create s --output "$1" >"$WORK/o" 2>&1 || rc=$?
+	"${AS[@]}" "$TRACECTL" create s --output "$1" >"$WORK/o" 2>&1 || rc=$?
 	[ "$rc" -eq 1 ] || fail "create --output $1: exit status $rc: $(cat "$WORK/o")"
 	grep -qF "cannot write traces in $1" "$WORK/o" || fail "create --output $1 said: $(cat "$WORK/o")"
 	grep -qF "$2" "$WORK/o" || fail "create --output $1: not '$2': $(cat "$WORK/o")"
-	"$TRACECTL" list | grep -q "No session" || fail "create --output $1 made a session"
+	"${AS[@]}" "$TRACECTL" list | grep -q "No session" || fail "create --output $1 made a session"
 	echo "refused $1: $(sed 's/.*: //' "$WORK/o")"
 }
 
@@ -25,14 +33,26 @@ refused /dev/null "Not a directory"
 echo text >"$WORK/file"
 refused "$WORK/file" "Not a directory"
 refused "$WORK/file/sub" "Not a directory"
-mkdir "$WORK/ro"
-chmod 555 "$WORK/ro"
-if [ "$(id -u)" -ne 0 ]; then
-	refused "$WORK/ro" "Permission denied"
-	refused "$WORK/ro/a/b" "Permission denied"
+# a read-only directory, and a path to make below it
+if [ "$(id -u)" -eq 0 ]; then
+	scratch_dir R
+	RO=$R/ro NH=$R/home
+	mkdir -m 555 "$RO"
+	mkdir -m 700 "$NH"
+	chown nobody "$R" "$RO" "$NH"
+	chmod 700 "$R"
+	OTHER_HOMES="${OTHER_HOMES:-} $NH"
+	AS=(env SHMTRACE_HOME="$NH" setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+	"${AS[@]}" test -x "$TRACECTL" -a -x "$B/trace-sessiond" ||
+		fail "the build tree is not usable by nobody"
+else
+	RO=$WORK/ro
+	mkdir -m 555 "$RO"
 fi
-[ -z "$(ls -A "$WORK/ro")" ] || fail "the probe left something in $WORK/ro"
-chmod 755 "$WORK/ro"
+refused "$RO" "Permission denied"
+refused "$RO/a/b" "Permission denied"
+[ -z "$(ls -A "$RO")" ] || fail "the probe left something in $RO"
+AS=()
 
 # record: refused before the command runs, exit 125
 rc=0

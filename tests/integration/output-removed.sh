@@ -6,8 +6,9 @@
 # consumer logs the real errno, and stop and status fail, saying the file
 # and "No such file or directory".
 . "$(dirname "$0")/lib.sh"
-start_daemons
 D=$WORK/out
+expect_log "error: cannot write $D/gen-events-[0-9]+/[^ ]*: No such file or directory \\(errno 2\\)"
+start_daemons
 new_session "$D" 'shmtrace_test:*'
 # 2 threads, 300000 events each, a pause of 2 ms every 1000: about 0.6 s
 "$GEN" -n 300000 -t 2 -p 2000 &

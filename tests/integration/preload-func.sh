@@ -5,8 +5,8 @@
 # exit events balance and nest (each exit is that of the latest entry not
 # yet exited, and nothing is left open); every call of fib, walk, leaf and
 # the thread routine is there; babeltrace2 reads the trace without a
-# warning. When trace-read names functions (`0x... <fib>`), the names are
-# checked too.
+# warning; trace-read names every address of fib, walk and leaf
+# (`0x... <fib>`) from the state dump.
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 DEPTH=18
@@ -80,22 +80,18 @@ want="3 $((2 * ROUNDS * calls)) $((2 * ROUNDS * calls)) $((2 * ROUNDS * 17)) $((
 [ "$got" = "$want" ] ||
 	fail "threads, fib entries, fib exits, walk, leaf, thread_main: $got, expected $want"
 
-# names, once trace-read resolves them: every entry and exit of fib, walk
-# and leaf names its function; recursive calls come from inside fib
-if grep -q ' shmtrace_func:entry: .*addr = 0x[0-9A-Fa-f]* <' "$WORK/tr.out"; then
-	for f in fib walk leaf; do
-		a=$(eval echo "\$$f")
-		all=$(grep -ci " shmtrace_func:e[a-z]*: { addr = 0x$a[ ,]" "$WORK/tr.out" || true)
-		named=$(grep -ci " shmtrace_func:e[a-z]*: { addr = 0x$a <$f>, " "$WORK/tr.out" || true)
-		[ "$all" -gt 0 ] && [ "$named" -eq "$all" ] ||
-			fail "$f named in $named of its $all events: $(grep -i -m1 "addr = 0x$a[ ,]" "$WORK/tr.out")"
-	done
-	grep -qi " shmtrace_func:entry: { addr = 0x$fib <fib>, call_site = 0x[0-9A-F]* <fib+0x[0-9a-f]*> }" \
-		"$WORK/tr.out" || fail "no recursive call of fib named"
-	grep -qi " shmtrace_func:entry: { addr = 0x$walk <walk>, call_site = 0x[0-9A-F]* <thread_main+0x[0-9a-f]*> }" \
-		"$WORK/tr.out" || fail "walk called from thread_main not named"
-	names="names checked"
-else
-	names="names not resolved yet by trace-read: not checked"
-fi
-echo "ok: $n entries, balanced and nested in 3 threads; $names"
+# names, from the state dump and the program's symbols: every entry and
+# exit of fib, walk and leaf names its function (as many as the counts
+# above); recursive calls come from inside fib
+for f in fib walk leaf; do
+	a=$(eval echo "\$$f")
+	all=$(grep -ci " shmtrace_func:e[a-z]*: { addr = 0x$a[ ,]" "$WORK/tr.out" || true)
+	named=$(grep -ci " shmtrace_func:e[a-z]*: { addr = 0x$a <$f>, " "$WORK/tr.out" || true)
+	[ "$all" -gt 0 ] && [ "$named" -eq "$all" ] ||
+		fail "$f named in $named of its $all events: $(grep -i -m1 "addr = 0x$a[ ,]" "$WORK/tr.out")"
+done
+grep -qi " shmtrace_func:entry: { addr = 0x$fib <fib>, call_site = 0x[0-9A-F]* <fib+0x[0-9a-f]*> }" \
+	"$WORK/tr.out" || fail "no recursive call of fib named"
+grep -qi " shmtrace_func:entry: { addr = 0x$walk <walk>, call_site = 0x[0-9A-F]* <thread_main+0x[0-9a-f]*> }" \
+	"$WORK/tr.out" || fail "walk called from thread_main not named"
+echo "ok: $n entries, balanced and nested in 3 threads, named"

@@ -8,7 +8,8 @@ start_daemons
 gen_bg g ready -w -n 5000 -t 2
 GEN_PID=$IDLE_PID
 "$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "not registered"
-kill -KILL "$SESSIOND_PID" "$CONSUMERD_PID"
+kill_daemon KILL "$SESSIOND_PID"
+kill_daemon KILL "$CONSUMERD_PID"
 shmtrace_wait_gone "$SESSIOND_PID"
 shmtrace_wait_gone "$CONSUMERD_PID"
 rm -f "$SHMTRACE_HOME/sessiond.pid" "$SHMTRACE_HOME/consumerd.pid"

@@ -9,6 +9,8 @@
 need_babeltrace
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# the consumer says which of the scribbler's streams it stops reading
+expect_log "error: $WORK/out[0-9]/scribbler-[0-9]+: "
 for seed in 1 2 3; do
 	start_daemons
 	D=$WORK/out$seed

@@ -13,7 +13,7 @@ start_daemons
 # restart_consumer: SIGKILL the consumer, wait for the session daemon's new one
 restart_consumer() {
 	local old=$CONSUMERD_PID
-	kill -KILL "$old"
+	kill_daemon KILL "$old"
 	shmtrace_daemons_wait "$SHMTRACE_HOME" 100 "$old" || fail "no new consumer daemon"
 }
 
@@ -34,6 +34,9 @@ n=$(bt_count "$RELAY_OUT" shmtrace_test:event)
 	fail "not two relay sessions: $(find "$RELAY_OUT" -maxdepth 2)"
 
 # the relay gone when the consumer restarts: said, exit 1
+url="net://127\.0\.0\.1:$RELAY_CTRL:$RELAY_DATA"
+expect_log "error: session s: streaming stopped after the consumer restarted: $url: " \
+	"error: $url: streaming stopped: the relay closed "
 "$TRACECTL" start s >/dev/null
 stop_relays
 restart_consumer

@@ -15,7 +15,9 @@ unit_tests = \
 	tests/unit/units/test-units \
 	tests/unit/util/test-util \
 	tests/unit/consumerd/test-consumerd \
-	tests/unit/flagnames/test-flagnames
+	tests/unit/flagnames/test-flagnames \
+	tests/unit/ownfd/test-ownfd \
+	tests/unit/notice/test-notice
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -40,6 +42,20 @@ tests_unit_flagnames_test_flagnames_SOURCES = tests/unit/flagnames/test-flagname
 tests_unit_flagnames_test_flagnames_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_unit_flagnames_test_flagnames_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_flagnames_test_flagnames_LDADD = $(CHECK_LIBS)
+
+# libtrace/ownfd.c alone (its one dependency, lib_dbg, is the test's)
+tests_unit_ownfd_test_ownfd_SOURCES = tests/unit/ownfd/test-ownfd.c libtrace/ownfd.c libtrace/lib.h
+tests_unit_ownfd_test_ownfd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
+tests_unit_ownfd_test_ownfd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_ownfd_test_ownfd_LDADD = $(CHECK_LIBS)
+
+# sessiond/notice.c alone: the session daemon's state, allow_uid() and the
+# replies are the test's
+tests_unit_notice_test_notice_SOURCES = tests/unit/notice/test-notice.c sessiond/notice.c \
+	sessiond/sessiond.h
+tests_unit_notice_test_notice_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sessiond
+tests_unit_notice_test_notice_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(URCU_CFLAGS)
+tests_unit_notice_test_notice_LDADD = libcommon.la $(CHECK_LIBS)
 
 tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
 tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -2,7 +2,8 @@
 /*
  * test-agg.c - unit tests of common/agg.c: bucket functions, every
  * aggregation function exact on known values through per-thread tables
- * merged, string keys, a full table dropping and counting, torn and
+ * merged, sums and averages whose partial sums overflow near the int64
+ * limits, string keys, a full table dropping and counting, torn and
  * hostile tables; both printed forms, exactly.
  */
 #include <check.h>
@@ -554,6 +555,101 @@ START_TEST(test_print)
 }
 END_TEST
 
+START_TEST(test_sum_avg_limits)
+{
+	/*
+	 * Sums are kept modulo 2^64 (agg.h): a table's own sum may overflow
+	 * and so may the merge, and the result is still exact whenever the
+	 * true total fits in an int64, whatever the tables and their order.
+	 */
+	struct agg_def d = {
+		.nkeys = 0, .nfuncs = 5,
+		.f = { { .fn = AGG_COUNT }, { .fn = AGG_SUM }, { .fn = AGG_AVG },
+		       { .fn = AGG_MIN }, { .fn = AGG_MAX } },
+	};
+	static const int64_t vals[3][3] = {
+		{ INT64_MAX, INT64_MAX, 0 },	/* this table's sum wraps to -2 */
+		{ INT64_MIN, INT64_MIN, 5 },	/* this one's to 5 (via 0) */
+		{ INT64_MAX, -INT64_MAX, 0 },	/* 0, without overflow */
+	};
+	const struct agg_names n = { .name = "lim", .event = "a:b", .arg = { NULL, "x", "x", "x", "x" } };
+	struct agg_geom g;
+	struct agg_merged m, one;
+	void *t[3], *all;
+	size_t len;
+	char *text, *json;
+	const char *e;
+
+	all = table_new(&d, &g, 2, &len);
+	for (int i = 0; i < 3; i++) {
+		t[i] = table_new(&d, &g, 2, &len);
+		for (int k = 0; k < 3; k++) {
+			struct flt_value v = { .type = FLT_T_S64, .s = vals[i][k] };
+
+			ck_assert_int_eq(agg_update(t[i], &d, &g, &v, 1), 0);
+		}
+	}
+	/* the same values in another order, in one table */
+	for (int k = 2; k >= 0; k--)
+		for (int i = 2; i >= 0; i--) {
+			struct flt_value v = { .type = FLT_T_S64, .s = vals[i][k] };
+
+			ck_assert_int_eq(agg_update(all, &d, &g, &v, 1), 0);
+		}
+	ck_assert_int_eq(agg_merged_init(&m, &d), 0);
+	for (int i = 2; i >= 0; i--)
+		merge_table(&m, t[i], len, 1);
+	ck_assert_int_eq(agg_merged_init(&one, &d), 0);
+	merge_table(&one, all, len, 1);
+	ck_assert_uint_eq(m.n, 1);
+	e = agg_entry(&m, 0);
+	ck_assert_uint_eq(agg_u64(e, m.geom.val_off[0]), 9);
+	ck_assert_int_eq((int64_t)agg_u64(e, m.geom.val_off[1]), 3);	/* 2 MAX + 2 MIN + 5 */
+	ck_assert_int_eq((int64_t)agg_u64(e, m.geom.val_off[2]), 3);	/* avg: sum and count */
+	ck_assert_uint_eq(agg_u64(e, m.geom.val_off[2] + 8), 9);
+	ck_assert_int_eq((int64_t)agg_u64(e, m.geom.val_off[3]), INT64_MIN);
+	ck_assert_int_eq((int64_t)agg_u64(e, m.geom.val_off[4]), INT64_MAX);
+	ck_assert_mem_eq(e, agg_entry(&one, 0), m.geom.entry_size);
+	print_both(&m, &n, &text, &json);
+	expect_str(text,
+		"lim  a:b  (9 updates, 0 keys dropped, 0 lost, 0 tables torn)\n"
+		"  (all)\n"
+		"    count = 9, sum(x) = 3, avg(x) = 0.333333, min(x) = -9223372036854775808, "
+		"max(x) = 9223372036854775807\n");
+	expect_str(json,
+		"{\"name\":\"lim\",\"event\":\"a:b\",\"keys\":[],\"key_types\":[],"
+		"\"functions\":[{\"fn\":\"count\"},{\"fn\":\"sum\",\"field\":\"x\"},"
+		"{\"fn\":\"avg\",\"field\":\"x\"},{\"fn\":\"min\",\"field\":\"x\"},"
+		"{\"fn\":\"max\",\"field\":\"x\"}],"
+		"\"updates\":9,\"dropped\":0,\"lost\":0,\"torn\":0,\"entries\":["
+		"{\"key\":[],\"count\":9,\"sum(x)\":3,\"avg(x)\":0.3333333333333333,"
+		"\"min(x)\":-9223372036854775808,\"max(x)\":9223372036854775807}]}\n");
+	free(text);
+	free(json);
+	/* a true total beyond int64 wraps (documented): 2 MAX + 1 = -1 */
+	{
+		struct flt_value one_more = { .type = FLT_T_S64, .s = 1 };
+		struct agg_merged w;
+		void *tw = table_new(&d, &g, 2, &len);
+		struct flt_value big = { .type = FLT_T_S64, .s = INT64_MAX };
+
+		agg_update(tw, &d, &g, &big, 1);
+		agg_update(tw, &d, &g, &big, 1);
+		agg_update(tw, &d, &g, &one_more, 1);
+		ck_assert_int_eq(agg_merged_init(&w, &d), 0);
+		merge_table(&w, tw, len, 1);
+		ck_assert_int_eq((int64_t)agg_u64(agg_entry(&w, 0), w.geom.val_off[1]), -1);
+		agg_merged_free(&w);
+		free(tw);
+	}
+	agg_merged_free(&m);
+	agg_merged_free(&one);
+	for (int i = 0; i < 3; i++)
+		free(t[i]);
+	free(all);
+}
+END_TEST
+
 static Suite *agg_suite(void)
 {
 	Suite *s = suite_create("agg");
@@ -565,6 +661,7 @@ static Suite *agg_suite(void)
 	tcase_add_test(tc, test_geom_refused);
 	tcase_add_test(tc, test_functions_per_thread);
 	tcase_add_test(tc, test_same_key_many_tables);
+	tcase_add_test(tc, test_sum_avg_limits);
 	tcase_add_test(tc, test_string_keys);
 	tcase_add_test(tc, test_full_table);
 	tcase_add_test(tc, test_torn_and_hostile);
