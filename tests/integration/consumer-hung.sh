@@ -9,6 +9,10 @@
 need_babeltrace
 export SHMTRACE_CONSUMER_TIMEOUT=2000
 start_daemons
+# what the session daemon says of the consumers it gives up
+expect_log "error: consumer daemon [0-9]+ does not answer request [0-9]+ in 2000 ms$" \
+	"error: consumer daemon [0-9]+ killed: a new one continues its traces$" \
+	"error: session s: channel channel0: 5000 events in 2 buffers not written out \(no consumer\)$"
 
 # 1. the stopped consumer is replaced: everything on disk, once
 D=$WORK/out
@@ -16,7 +20,7 @@ new_session "$D" 'shmtrace_test:*'
 gen_idle g -n 10000 -t 2
 pid=$IDLE_PID
 old=$CONSUMERD_PID
-kill -STOP "$old"
+kill_daemon STOP "$old"
 rc=0
 "$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
 kill -CONT "$old" 2>/dev/null || true
@@ -45,7 +49,7 @@ new_session "$D" 'shmtrace_test:*'
 gen_idle h -n 2500 -t 2
 pid=$IDLE_PID
 touch "$WORK/hang-now"
-kill -STOP "$CONSUMERD_PID"
+kill_daemon STOP "$CONSUMERD_PID"
 rc=0
 "$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
 kill -CONT "$CONSUMERD_PID" 2>/dev/null || true

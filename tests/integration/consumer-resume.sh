@@ -14,7 +14,7 @@ start_daemons
 # kill_consumer: SIGKILL to the consumer, then wait for its successor
 kill_consumer() {
 	local old=$CONSUMERD_PID
-	kill -KILL "$old"
+	kill_daemon KILL "$old"
 	shmtrace_wait_gone "$old" || fail "consumer $old still runs"
 	shmtrace_daemons_wait "$SHMTRACE_HOME" 200 "$old" || fail "no new consumer after $old"
 }
