@@ -41,6 +41,7 @@
 #define CONSUMER_TIMEOUT_MS	10000
 
 static void consumer_reap(pid_t pid, int pidfd);
+static int consumer_dead(pid_t pid, int pidfd);
 static void consumer_lost(void);
 static void consumer_reconcile(const struct msg_c_adopt_end *end);
 
@@ -109,6 +110,20 @@ static int consumer_start(void)
 	sd.consumer_pid = pid;
 	log_info("consumer daemon started, pid %d", (int)pid);
 	return 0;
+}
+
+/* Has consumer @pid exited (our child, or one we took over, its @pidfd)? */
+static int consumer_dead(pid_t pid, int pidfd)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	char path[64], buf[512], *p;
+
+	if (pidfd >= 0)
+		return poll(&pfd, 1, 0) == 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return 1;
+	return p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
 
 /*
@@ -324,7 +339,8 @@ static void consumer_lost(void)
 	sd.consumer_fd = -1;
 	if (pid <= 0)
 		return;
-	if (kill(pid, SIGKILL) == 0)
+	/* (one that is already dead, a zombie, is only reaped) */
+	if (!consumer_dead(pid, sd.consumer_pidfd) && kill(pid, SIGKILL) == 0)
 		log_err("consumer daemon %d killed: a new one continues its traces", (int)pid);
 	consumer_reap(pid, sd.consumer_pidfd);
 	if (sd.consumer_pidfd >= 0) {

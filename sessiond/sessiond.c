@@ -283,6 +283,25 @@ static void fds_round(void)
 		fds_take();
 }
 
+/*
+ * We are stopping: the connections not served yet (waiting to be
+ * accepted, or whose first message was not read) are told so; their
+ * commands were not carried out, and tracectl asks the next daemon.
+ */
+static void clients_stopping(void)
+{
+	int fd;
+
+	while ((fd = accept4(sd.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		reply_end(fd, -ESHUTDOWN, "the session daemon is stopping");
+		close(fd);
+	}
+	while (npending) {
+		reply_end(pending[0].fd, -ESHUTDOWN, "the session daemon is stopping");
+		pending_drop(0, 1);
+	}
+}
+
 /* A new connection's first message (it came) says what it is. */
 static void client_first(int fd)
 {
@@ -623,6 +642,7 @@ int main(int argc, char **argv)
 	loop();
 	log_info("shutting down");
 	/* no new client: a daemon started now waits for us to finish */
+	clients_stopping();
 	close_listen();
 	/* what processes sent before we were told to stop (a segment their
 	 * threads already write into) is taken in before the final flush */
