@@ -720,6 +720,12 @@ static void __attribute__((constructor(101))) lib_ctor(void)
 	lib_init();
 }
 
+/* The fast path's clock for programs built in a strict ISO C mode (shmtrace.h). */
+SHMTRACE_API uint64_t shmtrace__clock_monotonic(void)
+{
+	return now_ns(CLOCK_MONOTONIC);
+}
+
 SHMTRACE_API const char *shmtrace_version(void)
 {
 	return PACKAGE_VERSION;

@@ -78,14 +78,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Strict ISO C modes hide POSIX clocks: declare what the fast path uses. */
-#if !defined(__cplusplus) && !defined(CLOCK_MONOTONIC)
-#define SHMTRACE__CLOCK_MONOTONIC 1	/* Linux's value */
-extern int clock_gettime(int clk, struct timespec *ts);
-#else
-#define SHMTRACE__CLOCK_MONOTONIC CLOCK_MONOTONIC
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -95,6 +87,16 @@ extern "C" {
 #else
 #define SHMTRACE_API
 #endif
+
+/*
+ * Strict ISO C modes (-std=c99, c11, c17) hide the POSIX clocks, and C99
+ * even struct timespec: there the library reads CLOCK_MONOTONIC for the
+ * fast path, out of line (only when the trace clock is not the TSC).
+ */
+#if !defined(__cplusplus) && !defined(CLOCK_MONOTONIC)
+#define SHMTRACE__CLOCK_OUT_OF_LINE 1
+#endif
+extern SHMTRACE_API uint64_t shmtrace__clock_monotonic(void);
 
 /* The tracer's inline code is never itself traced (-finstrument-functions). */
 #define SHMTRACE__NOINSTR __attribute__((no_instrument_function))
@@ -264,14 +266,20 @@ extern SHMTRACE_API int shmtrace__clock_tsc;
  */
 static inline SHMTRACE__NOINSTR uint64_t shmtrace__clock(void)
 {
-	struct timespec ts;
-
 #if defined(__x86_64__) || defined(__i386__)
 	if (__builtin_expect(shmtrace__clock_tsc, 1))
 		return __builtin_ia32_rdtsc();
 #endif
-	clock_gettime(SHMTRACE__CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#ifdef SHMTRACE__CLOCK_OUT_OF_LINE
+	return shmtrace__clock_monotonic();
+#else
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+#endif
 }
 
 /* Bytes a string field takes: its length, at most SHMTRACE_STRING_MAX, + 1. */
@@ -621,9 +629,20 @@ out: \
  * so that the emit function's return address, recorded as the ip context,
  * lies in the function that called shmtrace().
  */
-#define shmtrace(prov, ev, ...) do { \
+#define shmtrace(...) SHMTRACE__JOIN(SHMTRACE__DO, SHMTRACE__ARGS(__VA_ARGS__))(__VA_ARGS__)
+/* (strict C before C23 wants an argument for a macro's "...": an event with
+ * no field, shmtrace(prov, ev), is told apart by its count of arguments) */
+#define SHMTRACE__ARGS(...) SHMTRACE__20TH(__VA_ARGS__, N, N, N, N, N, N, N, N, N, N, N, N, N, \
+					   N, N, N, N, 0, _)
+#define SHMTRACE__20TH(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, \
+		       a16, a17, a18, a19, n, ...) n
+#define SHMTRACE__JOIN(a, b) SHMTRACE__JOIN_(a, b)
+#define SHMTRACE__JOIN_(a, b) a##b
+#define SHMTRACE__DO0(prov, ev) SHMTRACE__CALL(prov, ev, ())
+#define SHMTRACE__DON(prov, ev, ...) SHMTRACE__CALL(prov, ev, (__VA_ARGS__))
+#define SHMTRACE__CALL(prov, ev, args) do { \
 	if (__builtin_expect(SHMTRACE__EV(prov, ev).enabled != 0, 0)) { \
-		SHMTRACE__EMIT(prov, ev)(__VA_ARGS__); \
+		SHMTRACE__EMIT(prov, ev) args; \
 		__asm__ __volatile__(""); \
 	} \
 } while (0)

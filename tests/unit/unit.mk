@@ -93,8 +93,8 @@ endif
 include $(srcdir)/tests/fuzz/fuzz.mk
 
 # what a disabled event costs its call site, read off the compiled code
-TESTS += tests/unit/header/disabled-path.sh
-dist_check_SCRIPTS += tests/unit/header/disabled-path.sh
+TESTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh
+dist_check_SCRIPTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh
 EXTRA_DIST += tests/unit/header/sites.c
 
 # the consumer's checks of what a traced process writes in its own memory
