@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "sessiond.h"
 #include "netout.h"
+#include "client.h"
+#include "consumer.h"
+#include "session.h"
 #include "log.h"
 
 #define NETOUT_TIMEOUT_MS	3000
@@ -159,7 +161,7 @@ int netout_create(int fd, struct session *s, const struct cmd_create *cr, const 
  */
 void netout_replay(void)
 {
-	for (struct session *s = sd.sessions; s; s = s->next) {
+	for (struct session *s = ss.list; s; s = s->next) {
 		struct netout *n = s->net;
 
 		if (!n || n->err)

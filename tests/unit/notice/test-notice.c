@@ -8,7 +8,7 @@
  * session (the others counted), their control characters replaced, and
  * printed one line each, exactly.
  *
- * The rest of the session daemon is the test's: sd, allow_uid() (as
+ * The rest of the session daemon is the test's: the sessions (ss), allow_uid() (as
  * allow.c has it), and reply_text()/reply_end(), which collect the reply.
  */
 #include <check.h>
@@ -20,9 +20,13 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "sessiond.h"
+#include "allow.h"
+#include "app.h"
+#include "client.h"
+#include "notice.h"
+#include "session.h"
 
-struct sessiond sd;
+struct sessions ss;
 
 int allow_uid(const struct session *s, uid_t uid)
 {
@@ -94,7 +98,7 @@ static struct app app;
 
 static void setup(void)
 {
-	memset(&sd, 0, sizeof(sd));
+	memset(&ss, 0, sizeof(ss));
 	memset(&s1, 0, sizeof(s1));
 	memset(&s2, 0, sizeof(s2));
 	memset(&app, 0, sizeof(app));
@@ -102,7 +106,7 @@ static void setup(void)
 	strcpy(s2.name, "two");
 	s1.active = s2.active = 1;
 	s1.next = &s2;
-	sd.sessions = &s1;
+	ss.list = &s1;
 	strcpy(app.procname, "prog");
 	app.pid = 100;
 	app.uid = geteuid();
@@ -178,7 +182,9 @@ START_TEST(test_kinds_printed)
 	ck_assert_int_eq(send_notice(&app, NOTICE_IDS, 206, me, me, "/bin/ids"), 0);
 	ck_assert_int_eq(send_notice(&app, NOTICE_NO_PRELOAD, 207, me, me, "/bin/env"), 0);
 	ck_assert_int_eq(send_notice(&app, NOTICE_EXEC_UID, 208, 65534, me, "/bin/as"), 0);
+	app.pid = 209;	/* a uid change is about its sender itself */
 	ck_assert_int_eq(send_notice(&app, NOTICE_UID_CHANGE, 209, 65534, me, "/bin/drop"), 0);
+	app.pid = 100;
 	snprintf(want, sizeof(want),
 		 "  not traced:\n"
 		 "    pid 201 exec /bin/st: not traced: statically linked, it cannot load libshmtrace\n"
