@@ -15,6 +15,11 @@
  * then fails, and status and stop say why and what was lost. A consumer
  * that restarts has lost the sockets: each streamed session then gets a
  * new relay session (its path ends in -N), or says why it could not.
+ *
+ * State: the last relay id given (saved with the sessions, state.c); each
+ * streamed session's relay is in its struct netout. The sockets are the
+ * consumer's once handed over: a crash of the session daemon leaves the
+ * streaming to the consumer.
  */
 #include <errno.h>
 #include <inttypes.h>

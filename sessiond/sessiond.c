@@ -22,6 +22,11 @@
  *
  * On SIGTERM or SIGINT, active sessions are stopped and flushed and every
  * session is destroyed (closing its trace files) before the daemon exits.
+ *
+ * State, this file's: the home, the lock of its pid file (held from before
+ * the socket is bound to after it is removed), the main socket and the
+ * signalfd. A crash leaves the pid file and the socket, which the next
+ * daemon replaces once it holds the lock, and state.json (state.c).
  */
 #include <errno.h>
 #include <fcntl.h>
