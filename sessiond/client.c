@@ -101,6 +101,26 @@ void client_expire(void)
 		log_warn("%u clients sent nothing for %u ms: closed", n, PENDING_MS);
 }
 
+/*
+ * We are stopping: the connections not served yet (waiting to be
+ * accepted on @listen_fd, or whose first message was not read) are told
+ * so; their commands were not carried out, and tracectl asks the next
+ * daemon.
+ */
+void client_stopping(int listen_fd)
+{
+	int fd;
+
+	while ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		reply_end(fd, -ESHUTDOWN, "the session daemon is stopping");
+		close(fd);
+	}
+	while (npending) {
+		reply_end(pending[0].fd, -ESHUTDOWN, "the session daemon is stopping");
+		pending_drop(0, 1);
+	}
+}
+
 int client_wait_ms(int max)
 {
 	return npending && (max < 0 || max > (int)PENDING_MS / 4) ? (int)PENDING_MS / 4 : max;

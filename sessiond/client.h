@@ -17,6 +17,8 @@ typedef void (*client_first_fn)(int fd);
 void client_pend(int fd, client_first_fn first);
 /* Close the connections that sent nothing in time. */
 void client_expire(void);
+/* We are stopping: connections waiting on @listen_fd and those pending told so. */
+void client_stopping(int listen_fd);
 /* How long the loop may sleep with connections pending (ms), at most @max. */
 int client_wait_ms(int max);
 

@@ -46,6 +46,7 @@
 #define CONSUMER_TIMEOUT_MS	10000
 
 static int consumer_reap(pid_t pid, int pidfd);
+static int consumer_dead(pid_t pid, int pidfd);
 static void consumer_drop(int closed);
 
 static const char *c_home;
@@ -117,6 +118,20 @@ int consumer_start(void)
 	c_pid = pid;
 	log_info("consumer daemon started, pid %d", (int)pid);
 	return 0;
+}
+
+/* Has consumer @pid exited (our child, or one we took over, its @pidfd)? */
+static int consumer_dead(pid_t pid, int pidfd)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	char path[64], buf[512], *p;
+
+	if (pidfd >= 0)
+		return poll(&pfd, 1, 0) == 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return 1;
+	return p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
 
 /*
@@ -321,7 +336,8 @@ static void consumer_drop(int closed)
 	c_fd = -1;
 	if (pid <= 0)
 		return;
-	if (kill(pid, SIGKILL) == 0 && !closed)
+	/* (one that is already dead, a zombie, is only reaped) */
+	if (!consumer_dead(pid, c_pidfd) && kill(pid, SIGKILL) == 0 && !closed)
 		log_err("consumer daemon %d killed: a new one continues its traces", (int)pid);
 	status = consumer_reap(pid, c_pidfd);
 	if (closed && status >= 0)

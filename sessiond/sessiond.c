@@ -372,6 +372,7 @@ int main(int argc, char **argv)
 	loop();
 	log_info("shutting down");
 	/* no new client: a daemon started now waits for us to finish */
+	client_stopping(listen_fd);
 	close_listen();
 	/* what processes sent before we were told to stop (a segment their
 	 * threads already write into) is taken in before the final flush */

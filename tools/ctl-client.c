@@ -410,6 +410,19 @@ static int start_daemon(void)
 	return 0;
 }
 
+/* The daemon of @home that said it is stopping: gone, or waited for as long as @w allows. */
+static void daemon_gone(const char *home, const struct ctl_wait *w)
+{
+	pid_t pid = pidfile_pid(home);
+
+	while (pid > 0 && kill(pid, 0) == 0 && daemon_may_answer(pid) &&
+	       (!w->limit || now_ns(CLOCK_MONOTONIC) - w->since < w->limit)) {
+		struct timespec ts = { 0, 20000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Text the daemon passed in a memfd (MSG_REPLY_FD), from its start, to @out. */
 static void copy_fd(int fd, FILE *out)
 {
@@ -461,6 +474,8 @@ static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
 		} else if (h.type == MSG_REPLY) {
 			if (h.status == 0)
 				return EXIT_OK;
+			if (h.status == -ESHUTDOWN)
+				return -ESHUTDOWN;	/* not carried out: ask the next one */
 			fprintf(stderr, "tracectl: %s: %s\n", name,
 				n > 0 ? (char *)buf : strerror(-h.status));
 			return EXIT_RUNTIME;
@@ -473,8 +488,8 @@ int ctl_call(const char *home, const char *name, enum proto_verb verb, const cha
 {
 	static char msg[PROTO_MAX_MSG - sizeof(struct proto_hdr)];
 	struct ctl_wait w = { 0 };
+	int fd, ret, stopping = 0;
 	long len;
-	int fd, ret;
 
 	if (strlen(session) >= PROTO_NAME_MAX) {
 		fprintf(stderr, "tracectl: %s: a session name has at most %d bytes\n", name,
@@ -489,6 +504,7 @@ int ctl_call(const char *home, const char *name, enum proto_verb verb, const cha
 	w.limit = ctl_timeout_given ? ctl_timeout : ctl_verb_timeout(verb);
 	/* a timeout given is kept to the letter; a long default is not */
 	w.early = !ctl_timeout_given && w.limit > CTL_TIMEOUT_NS ? CTL_TIMEOUT_NS : 0;
+again:
 	fd = connect_daemon(home, &w, name);
 	if (fd == -ENOENT || fd == -ECONNREFUSED) {
 		if (start_daemon() < 0) {
@@ -528,5 +544,15 @@ int ctl_call(const char *home, const char *name, enum proto_verb verb, const cha
 		ret = replies(fd, name, out, &w);
 	}
 	close(fd);
+	if (ret == -ESHUTDOWN && !stopping++) {
+		/* the daemon was stopping and did not read the command: once it is
+		 * gone, the next one (started if need be) carries it out */
+		daemon_gone(home, &w);
+		goto again;
+	}
+	if (ret == -ESHUTDOWN) {
+		fprintf(stderr, "tracectl: %s: the session daemon is stopping\n", name);
+		ret = EXIT_RUNTIME;
+	}
 	return ret;
 }

@@ -16,6 +16,9 @@
 #   (before the relay was given up on) too, and stop returns within 30 s.
 . "$(dirname "$0")/lib.sh"
 start_daemons
+# what the relays of this test make the consumer say
+expect_log "error: net://127\.0\.0\.1:[0-9]+:[0-9]+: streaming stopped: " \
+	"error: cannot write net://127\.0\.0\.1:[0-9]+:[0-9]+/.*: Remote I/O error \(errno 121\)"
 
 # fake_relay TAG ARGS...: a fake relay on free ports; sets RELAY_CTRL, RELAY_DATA
 fake_relay() {
