@@ -13,12 +13,8 @@
  * buffer and aggregation segments); the control page's is closed once
  * mapped (its inode identifies it).
  *
- * Control page update (app_update): make the generation odd, write the
- * channel table and the enable masks, make it even (release), then ring the
- * doorbell if a mask changed (app_ring: see shm.h for the handshake with a
- * program that takes the signal; only while the process catches it, has
- * no instance pending and a thread that does not block it, by its pidfd,
- * so a pid reused by another program is never signalled).
+ * Its control page is written by ctlpage.c (ctl_update(), the doorbell),
+ * its segments kept by seg.c.
  *
  * A connection that closes while its process still runs and still maps
  * its control page was closed by the program (closefrom, a loop over every
@@ -30,13 +26,20 @@
  * pages and wake socket it had to recreate. Event descriptions and segments
  * it sends again are recognised and not forwarded twice.
  *
- * Registries (see sessiond.h for the RCU rules): from its registration to
- * app_remove() an app is on sd.apps and in sd.by_pid (hashed by pid:
- * app_same() finds its image there at registration, the marker sweep its
- * pid); in sd.by_sock exactly while its socket is open (sock >= 0); in
- * sd.by_pidfd while it has a pidfd. A lookup costs the same whatever the
- * number of processes; only commands and a new consumer's replay visit
- * every app.
+ * State, this file's: from its registration to app_remove() an app is on
+ * the list of apps and in the table by pid (htab.c: app_same() finds its
+ * image there at registration, the marker sweep its pid); its socket is
+ * registered in the loop with the app as its data exactly while it is
+ * open (sock >= 0), its pidfd while it is detached: a message or an exit
+ * finds its app in one index of the loop's table, whatever the number of
+ * processes, and an app removed is freed at once (loop.c guarantees that
+ * no event still queued for its descriptors reaches a handler). Only
+ * commands and a new consumer's replay visit every app. An app gone while
+ * no consumer ran waits on the list `gone` for the next consumer. The
+ * application socket (processes of other uids, allow.c) is this file's
+ * too, open exactly while a session allows another uid. A crash leaves
+ * the processes to the consumer, which a daemon after us takes over with
+ * them (app_adopt()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -45,15 +48,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
-#include "sessiond.h"
+#include "app.h"
+#include "allow.h"
+#include "client.h"
+#include "consumer.h"
+#include "ctlpage.h"
+#include "fdlimit.h"
 #include "home.h"
-#include "lfht.h"
+#include "loop.h"
+#include "notice.h"
+#include "seg.h"
 #include "log.h"
 #include "tsc.h"
 #include "util.h"
@@ -66,90 +76,42 @@ struct app_image {
 	uint64_t instance;
 };
 
-static int match_sock(struct cds_lfht_node *n, const void *key)
+static const char *a_home;
+static struct app *apps;		/* every app, newest first */
+static struct app *gone;		/* gone while no consumer ran (app_remove()) */
+static struct htab by_pid;		/* apps by pid (and image) */
+static uint64_t next_app_id;
+static int app_listen_fd = -1;		/* the application socket, -1 when closed */
+
+static void app_on_sock(int fd, void *data);
+static void app_on_pidfd(int fd, void *data);
+static void app_closed(struct app *a);
+static int app_message(struct app *a);
+
+struct app *apps_list(void)
 {
-	return caa_container_of(n, struct app, by_sock)->sock == *(const int *)key;
-}
-
-static int match_pidfd(struct cds_lfht_node *n, const void *key)
-{
-	return caa_container_of(n, struct app, by_pidfd)->pidfd == *(const int *)key;
-}
-
-static int match_pid(struct cds_lfht_node *n, const void *key)
-{
-	return caa_container_of(n, struct app, by_pid)->pid == *(const pid_t *)key;
-}
-
-static int match_image(struct cds_lfht_node *n, const void *key)
-{
-	const struct app *a = caa_container_of(n, struct app, by_pid);
-	const struct app_image *im = key;
-
-	return a->pid == im->pid && a->starttime == im->starttime &&
-	       a->instance == im->instance && a->uid == im->uid;
-}
-
-/* The first node of @ht that @match finds for @key, of hash @hash. */
-static struct cds_lfht_node *table_find(struct cds_lfht *ht, unsigned long hash,
-					cds_lfht_match_fct match, const void *key)
-{
-	struct cds_lfht_node *n;
-
-	urcu_memb_read_lock();
-	n = lfht_find(ht, hash, match, key);
-	urcu_memb_read_unlock();
-	return n;
-}
-
-static void table_add(struct cds_lfht *ht, unsigned long hash, struct cds_lfht_node *n)
-{
-	urcu_memb_read_lock();
-	cds_lfht_add(ht, hash, n);
-	urcu_memb_read_unlock();
-}
-
-static void table_del(struct cds_lfht *ht, struct cds_lfht_node *n)
-{
-	urcu_memb_read_lock();
-	cds_lfht_del(ht, n);
-	urcu_memb_read_unlock();
-}
-
-struct app *app_by_sock(int fd)
-{
-	struct cds_lfht_node *n = table_find(sd.by_sock, hash_id((uint64_t)fd), match_sock, &fd);
-
-	return n ? caa_container_of(n, struct app, by_sock) : NULL;
-}
-
-struct app *app_by_pidfd(int fd)
-{
-	struct cds_lfht_node *n = table_find(sd.by_pidfd, hash_id((uint64_t)fd), match_pidfd,
-					     &fd);
-	struct app *a = n ? caa_container_of(n, struct app, by_pidfd) : NULL;
-
-	return a && a->detached ? a : NULL;
+	return apps;
 }
 
 /* An app of process @pid (any of its images), if we know one. */
 static struct app *app_by_pid(pid_t pid)
 {
-	struct cds_lfht_node *n = table_find(sd.by_pid, hash_id((uint64_t)pid), match_pid, &pid);
+	uint64_t h = htab_hash((uint64_t)pid);
 
-	return n ? caa_container_of(n, struct app, by_pid) : NULL;
+	for (struct hnode *n = htab_first(&by_pid, h); n; n = htab_next(n)) {
+		struct app *a = htab_entry(n, struct app, by_pid);
+
+		if (a->pid == pid)
+			return a;
+	}
+	return NULL;
 }
 
-/* @fd is @a's socket from now on (its caller watches it); @a had none. */
+/* @fd is @a's socket from now on, watched; @a had none. */
 static void app_set_sock(struct app *a, int fd)
 {
-	if (a->sock_gp) {
-		/* by_sock left the table: reused only after a grace period */
-		urcu_memb_synchronize_rcu();
-		a->sock_gp = 0;
-	}
 	a->sock = fd;
-	table_add(sd.by_sock, hash_id((uint64_t)fd), &a->by_sock);
+	ev_add(fd, app_on_sock, a);
 }
 
 /* Stop watching @a's socket and close it. */
@@ -157,36 +119,15 @@ static void app_drop_sock(struct app *a)
 {
 	if (a->sock < 0)
 		return;
-	table_del(sd.by_sock, &a->by_sock);
-	a->sock_gp = 1;
-	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->sock, NULL);
+	ev_del(a->sock);
 	close(a->sock);
 	a->sock = -1;
 }
 
-int apps_init(void)
+int apps_init(const char *home)
 {
-	urcu_memb_register_thread();
-	sd.by_sock = lfht_new(64);
-	sd.by_pidfd = lfht_new(64);
-	sd.by_pid = lfht_new(64);
-	if (sd.by_sock && sd.by_pidfd && sd.by_pid)
-		return 0;
-	apps_fini();
-	return -ENOMEM;
-}
-
-/* After the last app_remove(): its memory freed, the tables destroyed. */
-void apps_fini(void)
-{
-	struct cds_lfht **t[] = { &sd.by_sock, &sd.by_pidfd, &sd.by_pid };
-
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
-		if (lfht_destroy(*t[i]) < 0)	/* after every call_rcu() */
-			log_warn("an app table is not empty at exit");
-		*t[i] = NULL;
-	}
-	urcu_memb_unregister_thread();
+	a_home = home;
+	return htab_init(&by_pid, 64);
 }
 
 static int same_file(int a, int b)
@@ -206,68 +147,6 @@ static int app_consumer_add(struct app *a)
 
 	memcpy(m.procname, a->procname, sizeof(m.procname));
 	return consumer_call(MSG_C_APP_ADD, &m, sizeof(m), fds, 3, NULL, 0);
-}
-
-/* May @pid be sent @signo? (proc_ring_check(), once more after fds_exhausted()) */
-static int app_may_ring(pid_t pid, int signo)
-{
-	int ret = proc_ring_check(pid, signo);
-
-	if (ret == -EMFILE || ret == -ENFILE) {
-		fds_exhausted();	/* its reserve lets us look */
-		ret = proc_ring_check(pid, signo);
-	}
-	return ret;
-}
-
-/*
- * Ring @a's doorbell. ringing brackets the check and the signal, so that a
- * program changing the signal's action, blocking it or waiting for it
- * (doorbell_off, its side of the handshake in shm.h) either stops us here
- * or waits for us. Sent only while /proc says that the process catches
- * it, has no instance of it pending already (the one pending applies the
- * page as it is when handled: never more than one) and has a thread that
- * does not block it (else it would stay pending for sigwait() or a
- * signalfd of a program that changed its mask behind the library's back).
- */
-static void app_ring(struct app *a)
-{
-	if (!a->signo)
-		return;
-	__atomic_store_n(&a->ctl->ringing, 1, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&a->proc->doorbell_off, __ATOMIC_SEQ_CST)) {
-		int may = app_may_ring(a->pid, a->signo);
-
-		if (may == PROC_RING_SEND) {
-			if (a->pidfd >= 0)
-				pidfd_send_signal(a->pidfd, a->signo, NULL, 0);
-			else
-				kill(a->pid, a->signo);
-		} else if (may == PROC_RING_UNCAUGHT && !(a->bell_lost & APP_BELL_LOST)) {
-			a->bell_lost |= APP_BELL_LOST;
-			log_warn("%s[%d] no longer catches signal %d (changed without the C "
-				 "library): it sees control changes only at its next enabled event",
-				 a->procname, (int)a->pid, a->signo);
-		} else if (may == PROC_RING_BLOCKED && !(a->bell_lost & APP_BELL_BLOCKED)) {
-			a->bell_lost |= APP_BELL_BLOCKED;
-			log_info("%s[%d] blocks signal %d in every thread (changed without the C "
-				 "library, or waiting with a temporary mask): not rung while it does",
-				 a->procname, (int)a->pid, a->signo);
-		}
-	}
-	__atomic_store_n(&a->ctl->ringing, 0, __ATOMIC_RELEASE);
-}
-
-/* A new generation of @a's control page, its contents unchanged: its threads read it again. */
-static void app_touch(struct app *a)
-{
-	uint64_t g = __atomic_load_n(&a->ctl->generation, __ATOMIC_RELAXED);
-
-	g = (g + 1) | 1;
-	__atomic_store_n(&a->ctl->generation, g, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&a->ctl->generation, g + 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -318,7 +197,7 @@ static int app_map(struct app *a, int ctl_fd, int proc_fd)
 static void app_unwatch(struct app *a)
 {
 	if (a->pidfd >= 0 && a->detached)
-		epoll_ctl(sd.epfd, EPOLL_CTL_DEL, a->pidfd, NULL);
+		ev_del(a->pidfd);
 	a->detached = 0;
 }
 
@@ -354,19 +233,23 @@ static int app_continue(struct app *a, int fd, const struct msg_app_register *m,
 	app_consumer_add(a);	/* the same app id: a new page and wake socket */
 	log_warn("%s[%d] registered again after losing its connection (%u): its trace goes on",
 		 a->procname, (int)a->pid, a->reattached);
-	app_update(a, 1);
+	ctl_update(a, 1);
 	return 0;
 }
 
 /* The app of the same process image, if we know it. */
 static struct app *app_same(const struct msg_app_register *m, uid_t uid)
 {
-	struct app_image im = { .pid = (pid_t)m->pid, .uid = uid, .starttime = m->starttime,
-				.instance = m->instance };
-	struct cds_lfht_node *n = table_find(sd.by_pid, hash_id((uint64_t)im.pid), match_image,
-					     &im);
+	uint64_t h = htab_hash(m->pid);
 
-	return n ? caa_container_of(n, struct app, by_pid) : NULL;
+	for (struct hnode *n = htab_first(&by_pid, h); n; n = htab_next(n)) {
+		struct app *a = htab_entry(n, struct app, by_pid);
+
+		if (a->pid == (pid_t)m->pid && a->starttime == m->starttime &&
+		    a->instance == m->instance && a->uid == uid)
+			return a;
+	}
+	return NULL;
 }
 
 /* Is @fd a datagram socket, as a process's wake socket must be? */
@@ -391,17 +274,15 @@ static void app_name(struct app *a, const char *procname)
 		strcpy(a->procname, "unknown");
 }
 
-/* A new @a on sd.apps, and in the tables by pid and pidfd. */
+/* A new @a on the list, and in the table by pid. */
 static void app_link(struct app *a)
 {
-	a->next = sd.apps;
-	if (sd.apps)
-		sd.apps->pprev = &a->next;
-	a->pprev = &sd.apps;
-	sd.apps = a;
-	if (a->pidfd >= 0)
-		table_add(sd.by_pidfd, hash_id((uint64_t)a->pidfd), &a->by_pidfd);
-	table_add(sd.by_pid, hash_id((uint64_t)a->pid), &a->by_pid);
+	a->next = apps;
+	if (apps)
+		apps->pprev = &a->next;
+	a->pprev = &apps;
+	apps = a;
+	htab_add(&by_pid, &a->by_pid, htab_hash((uint64_t)a->pid));
 }
 
 int app_accept(int fd, const void *body, size_t len, const int *fds)
@@ -433,7 +314,7 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 		free(a);
 		goto fail;
 	}
-	a->id = ++sd.next_app_id;
+	a->id = ++next_app_id;
 	a->pid = (pid_t)m->pid;
 	a->uid = cr.uid;
 	a->signo = (int)m->signo;
@@ -448,7 +329,7 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	app_set_sock(a, fd);
 	app_consumer_add(a);
 	log_info("registered %s[%d]", a->procname, (int)a->pid);
-	app_update(a, 1);
+	ctl_update(a, 1);
 	return 0;
 fail:
 	for (int i = 0; i < 3; i++)
@@ -467,7 +348,6 @@ fail:
  */
 int app_adopt(const struct msg_c_app *m, const int *fds)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct app *a = NULL;
 
 	if (!m->pid || m->pid > PROTO_PID_MAX || m->clock > CLOCK_KIND_TSC ||
@@ -492,10 +372,8 @@ int app_adopt(const struct msg_c_app *m, const int *fds)
 	a->detached = 1;
 	a->pidfd = pidfd_open(a->pid, 0);
 	app_link(a);
-	if (a->pidfd >= 0) {
-		ev.data.fd = a->pidfd;
-		epoll_ctl(sd.epfd, EPOLL_CTL_ADD, a->pidfd, &ev);
-	}
+	if (a->pidfd >= 0)
+		ev_add(a->pidfd, app_on_pidfd, a);
 	log_info("%s[%d] taken over with the consumer", a->procname, (int)a->pid);
 	return 0;
 fail:
@@ -510,7 +388,7 @@ void apps_adopted(void)
 {
 	struct app *a, *next;
 
-	for (a = sd.apps; a; a = next) {
+	for (a = apps; a; a = next) {
 		next = a->next;
 		if (a->pidfd < 0 || !proc_live(a->pid, a->starttime)) {
 			app_remove(a);	/* the consumer drains what it committed */
@@ -518,151 +396,21 @@ void apps_adopted(void)
 		}
 		/* a new generation, the same contents: its threads look, find our
 		 * connection gone and register again */
-		app_touch(a);
-		app_ring(a);
+		ctl_touch(a);
+		ctl_ring(a);
 	}
 }
 
-unsigned int ctl_filter_add(struct shm_ctl_filters *fl, const struct enabler *e)
+void apps_ids_after(uint64_t max)
 {
-	if (fl->nfilters == SHM_MAX_FILTERS || e->code_len > sizeof(fl->code) - fl->used)
-		return 0;
-	fl->f[fl->nfilters].off = fl->used;
-	fl->f[fl->nfilters].len = e->code_len;
-	memcpy(fl->code + fl->used, e->code, e->code_len);
-	fl->used += e->code_len;
-	return ++fl->nfilters;
-}
-
-/*
- * Enable masks of app @a into @out (a->nev entries), and for each channel
- * slot and event the number of its filter into @filt, the filters' code
- * into @fl (numbered from 1 in the order met; the same enabler, one
- * number). An event whose filter does not fit is recorded unfiltered.
- */
-static void app_masks(const struct app *a, uint8_t *out, uint8_t filt[][SHM_MAX_EVENTS],
-		      struct shm_ctl_filters *fl)
-{
-	const struct enabler *seen[SHM_MAX_FILTERS];
-
-	memset(fl, 0, sizeof(*fl));
-	for (uint32_t id = 0; id < a->nev; id++) {
-		const struct enabler *f[SHM_MAX_CHAN];
-
-		out[id] = a->ev[id].known ? (uint8_t)(session_mask(a->ev[id].desc.name,
-								   a->ev[id].desc.loglevel, f) &
-						      allow_chan_mask(a->uid)) : 0;
-		for (unsigned int c = 0; c < SHM_MAX_CHAN; c++) {
-			uint32_t n;
-
-			filt[c][id] = 0;
-			if (!(out[id] & (1u << c)) || !f[c])
-				continue;
-			for (n = 0; n < fl->nfilters && seen[n] != f[c]; n++)
-				;
-			if (n == fl->nfilters) {
-				if (!ctl_filter_add(fl, f[c]))
-					continue;
-				seen[n] = f[c];
-			}
-			filt[c][id] = (uint8_t)(n + 1);
-		}
-	}
-}
-
-/* The channel slots @a's control page should hold. */
-static void app_chans(const struct app *a, struct shm_ctl_chan *out)
-{
-	unsigned int allowed = allow_chan_mask(a->uid);
-
-	memset(out, 0, SHM_MAX_CHAN * sizeof(*out));
-	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
-		const struct channel *ch = sd.chan[i];
-
-		if (!ch || !(allowed & (1u << i)))
-			continue;
-		out[i].subbuf_size = ch->subbuf_size;
-		out[i].num_subbuf = ch->num_subbuf;
-		out[i].pool_size = ch->pool_size;
-		out[i].mode = ch->mode;
-		out[i].context = ch->context;
-		out[i].chan_id = ch->id;
-	}
-}
-
-/*
- * Write @a's control page. Nothing is written, and the generation stays,
- * when the page already says all of it (its threads then have nothing to
- * read again: a control change of another process or of a session that
- * does not concern it costs it nothing), unless @ring is 0: a new
- * generation regardless, the caller rings. With @ring, the doorbell rings
- * when an event becomes enabled or aggregated.
- */
-void app_update(struct app *a, int ring)
-{
-	static uint8_t masks[SHM_MAX_EVENTS], filt[SHM_MAX_CHAN][SHM_MAX_EVENTS];
-	static uint8_t aggen[SHM_MAX_EVENTS];
-	static struct shm_ctl_agg slots[SHM_MAX_AGG];
-	static struct shm_ctl_chan chans[SHM_MAX_CHAN];
-	static struct shm_ctl_filters fl;
-	struct shm_ctl_page *c = a->ctl;
-	uint64_t g = __atomic_load_n(&c->generation, __ATOMIC_RELAXED);
-	int changed = 0, same;
-
-	if (a->blind) {
-		/* taken over: what we would write without its events could
-		 * number its filters wrongly; the page stays as it was */
-		if (!ring)
-			app_touch(a);
-		return;
-	}
-	app_chans(a, chans);
-	app_masks(a, masks, filt, &fl);
-	aggs_masks(a, slots, aggen, &fl);
-	same = !(g & 1) && !memcmp(c->chan, chans, sizeof(chans)) &&
-	       !memcmp(c->agg, slots, sizeof(slots)) && !memcmp(&c->filters, &fl, sizeof(fl)) &&
-	       !memcmp(c->enabled, masks, a->nev) && !memcmp(c->aggen, aggen, a->nev);
-	for (unsigned int k = 0; same && k < SHM_MAX_CHAN; k++)
-		same = !memcmp(c->filt[k], filt[k], a->nev);
-	if (same && ring)
-		return;
-	g = (g + 1) | 1;			/* odd: being written */
-	__atomic_store_n(&c->generation, g, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
-		struct shm_ctl_chan *cc = &c->chan[i];
-
-		/* chan_id alone is read outside the generation (writer.c): a whole store */
-		memcpy(&cc->subbuf_size, &chans[i].subbuf_size,
-		       sizeof(*cc) - offsetof(struct shm_ctl_chan, subbuf_size));
-		__atomic_store_n(&cc->chan_id, chans[i].chan_id, __ATOMIC_RELAXED);
-	}
-	for (uint32_t id = 0; id < a->nev; id++) {
-		if (c->enabled[id] != masks[id]) {
-			changed |= masks[id] & ~c->enabled[id];
-			__atomic_store_n(&c->enabled[id], masks[id], __ATOMIC_RELAXED);
-		}
-		for (unsigned int k = 0; k < SHM_MAX_CHAN; k++)
-			c->filt[k][id] = filt[k][id];
-		/* an aggregation's events: a doorbell, so that they take it now */
-		changed |= aggen[id] & ~c->aggen[id];
-		c->aggen[id] = aggen[id];
-	}
-	for (unsigned int i = 0; i < SHM_MAX_AGG; i++) {
-		if (c->agg[i].agg_id != slots[i].agg_id && slots[i].agg_id)
-			changed = 1;
-		memcpy(&c->agg[i], &slots[i], sizeof(slots[i]));
-	}
-	memcpy(&c->filters, &fl, sizeof(fl));
-	__atomic_store_n(&c->generation, g + 1, __ATOMIC_RELEASE);
-	if (ring && changed)
-		app_ring(a);
+	if (max > next_app_id)
+		next_app_id = max;
 }
 
 void apps_update_all(void)
 {
-	for (struct app *a = sd.apps; a; a = a->next)
-		app_update(a, 1);
+	for (struct app *a = apps; a; a = a->next)
+		ctl_update(a, 1);
 }
 
 static int event_same(const struct proto_event *x, const struct proto_event *y)
@@ -719,7 +467,7 @@ static int app_events(struct app *a, const char *body, size_t len)
 		return -EPROTO;
 	if (a->blind && app_knows_page(a)) {
 		a->blind = 0;	/* its page is ours again */
-		app_update(a, 1);
+		ctl_update(a, 1);
 	}
 	if (known == n)
 		return 0;
@@ -729,58 +477,12 @@ static int app_events(struct app *a, const char *body, size_t len)
 	fwd.app_id = a->id;
 	consumer_callv(MSG_C_EVENTS, &fwd, sizeof(fwd), body + sizeof(*m), len - sizeof(*m),
 		       NULL, 0, NULL, 0);
-	app_update(a, 1);
+	ctl_update(a, 1);
 	return 0;
-}
-
-static int app_segment(struct app *a, const struct msg_segment *m, int fd)
-{
-	const struct channel *ch = m->chan_slot < SHM_MAX_CHAN ? sd.chan[m->chan_slot] : NULL;
-	struct msg_segment fwd = *m;
-	struct app_seg *ns;
-	uint64_t slot_size;
-
-	if (!shm_geometry_ok(m->subbuf_size, m->num_subbuf) || m->nslots == 0 ||
-	    m->nslots > SHM_MAX_SLOTS || m->first_slot > SHM_MAX_SLOTS - m->nslots ||
-	    m->seg_index >= SHM_MAX_SEGMENTS || (m->context & ~SHMTRACE__CTX_ALL))
-		goto bad;
-	slot_size = shm_slot_hdr_size(m->num_subbuf) + (uint64_t)m->subbuf_size * m->num_subbuf;
-	if (m->size != SHM_PAGE + slot_size * m->nslots || memfd_check(fd, m->size) < 0)
-		goto bad;
-	if (!ch || ch->id != m->chan_id || !(allow_chan_mask(a->uid) & (1u << m->chan_slot))) {
-		close(fd);	/* a channel that is gone (or not for its uid): nothing to drain */
-		return 0;
-	}
-	for (uint32_t i = 0; i < a->nsegs; i++) {
-		if (a->segs[i].msg.chan_id == m->chan_id &&
-		    a->segs[i].msg.seg_index == m->seg_index) {
-			/* described again after a new registration */
-			int same = same_file(fd, a->segs[i].fd);
-
-			close(fd);
-			return same ? 0 : -EPROTO;
-		}
-	}
-	ns = realloc(a->segs, (a->nsegs + 1) * sizeof(*ns));
-	if (!ns) {
-		close(fd);
-		return -ENOMEM;
-	}
-	a->segs = ns;
-	fwd.app_id = a->id;
-	a->segs[a->nsegs].msg = fwd;
-	a->segs[a->nsegs].fd = fd;
-	a->nsegs++;
-	consumer_call(MSG_C_SEGMENT, &fwd, sizeof(fwd), &fd, 1, NULL, 0);
-	return 0;
-bad:
-	log_warn("%s[%d]: malformed buffer segment refused", a->procname, (int)a->pid);
-	close(fd);
-	return -EPROTO;
 }
 
 /* A message from a traced process: 1 one handled, 0 none, < 0 drop the process. */
-int app_message(struct app *a)
+static int app_message(struct app *a)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
 	struct proto_hdr h;
@@ -812,11 +514,13 @@ int app_message(struct app *a)
 	case MSG_APP_NOTICE:
 		return app_notice(a, (const char *)buf, (size_t)n) < 0 ? -EPROTO : 1;
 	case MSG_APP_SEGMENT:
-		return app_segment(a, (const struct msg_segment *)(void *)buf, fds[0]) == -EPROTO ?
-		       -EPROTO : 1;
-	case MSG_APP_AGG_SEG:
-		return app_agg_seg(a, (const struct msg_agg_seg *)(void *)buf, fds[0]) == -EPROTO ?
-		       -EPROTO : 1;
+	case MSG_APP_AGG_SEG: {
+		struct seg_from from = { .app_id = a->id, .uid = a->uid, .pid = a->pid,
+					 .procname = a->procname };
+
+		return seg_take(&a->segs, &from, (enum seg_kind)seg_kind_of(h.type), buf,
+				fds[0]) == -EPROTO ? -EPROTO : 1;
+	}
 	default:
 		for (int i = 0; i < proto_nfds(h.type); i++)
 			close(fds[i]);
@@ -827,14 +531,16 @@ int app_message(struct app *a)
 }
 
 /*
- * The messages @a sent, a bounded batch of them (the loop comes back for
+ * The messages @a sent (its socket readable), a bounded batch of them (the loop comes back for
  * the rest: one chatty process does not starve the others); its closed
  * connection handled.
  */
-void app_messages(struct app *a)
+static void app_on_sock(int fd, void *data)
 {
+	struct app *a = data;
 	int ret = 1;
 
+	(void)fd;
 	for (int i = 0; i < 64 && ret > 0; i++)
 		ret = app_message(a);
 	if (ret < 0)
@@ -847,7 +553,7 @@ void app_messages(struct app *a)
  */
 void apps_poll_all(void)
 {
-	struct app *a = sd.apps, *next;
+	struct app *a = apps, *next;
 
 	for (; a; a = next) {
 		int ret;
@@ -879,7 +585,7 @@ void apps_markers(int ring)
 	struct dirent *de;
 	DIR *d;
 
-	if (home_path(dir, sizeof(dir), sd.home, HOME_APPS) < 0 || !(d = opendir(dir)))
+	if (home_path(dir, sizeof(dir), a_home, HOME_APPS) < 0 || !(d = opendir(dir)))
 		return;
 	while ((de = readdir(d)) != NULL) {
 		unsigned long long start = 0;
@@ -900,7 +606,7 @@ void apps_markers(int ring)
 			continue;
 		}
 		if (ring && signo >= SIGRTMIN && signo <= SIGRTMAX &&
-		    app_may_ring((pid_t)pid, signo) == PROC_RING_SEND)
+		    ctl_may_ring((pid_t)pid, signo) == PROC_RING_SEND)
 			kill((pid_t)pid, signo);
 	}
 	closedir(d);
@@ -913,7 +619,7 @@ static void app_forget_marker(const struct app *a)
 	unsigned long long start = 0;
 	int signo;
 
-	if (snprintf(path, sizeof(path), "%s/%s/%d", sd.home, HOME_APPS, (int)a->pid) >=
+	if (snprintf(path, sizeof(path), "%s/%s/%d", a_home, HOME_APPS, (int)a->pid) >=
 	    (int)sizeof(path) || read_small(path, text, sizeof(text)) < 0 ||
 	    sscanf(text, "%d %llu", &signo, &start) != 2 || start != a->starttime)
 		return;
@@ -954,13 +660,12 @@ static int app_maps_ctl(const struct app *a)
  * pages (the program closed the connection): detach it and watch its
  * pidfd; it registers again when we ring it or at its next event.
  */
-void app_closed(struct app *a)
+static void app_closed(struct app *a)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = a->pidfd };
 	uint64_t start = 0;
 
 	if (a->pidfd < 0 || proc_starttime(a->pid, &start) < 0 || start != a->starttime ||
-	    !app_maps_ctl(a) || epoll_ctl(sd.epfd, EPOLL_CTL_ADD, a->pidfd, &ev) < 0) {
+	    !app_maps_ctl(a) || ev_add(a->pidfd, app_on_pidfd, a) < 0) {
 		app_remove(a);
 		return;
 	}
@@ -968,30 +673,27 @@ void app_closed(struct app *a)
 	a->detached = 1;
 	log_warn("%s[%d] closed its connection while running (it closed our descriptors): "
 		 "its trace goes on; asking it to register again", a->procname, (int)a->pid);
-	app_update(a, 0);	/* a new generation: its next event looks */
-	app_ring(a);
+	ctl_update(a, 0);	/* a new generation: its next event looks */
+	ctl_ring(a);
 }
 
-static void app_free(struct rcu_head *head)
+/* A detached process exited (its pidfd readable). */
+static void app_on_pidfd(int fd, void *data)
 {
-	free(caa_container_of(head, struct app, rcu));
+	(void)fd;
+	app_remove(data);
 }
 
-/* What a gone process held: released, its memory freed after a grace period. */
+/* What a gone process held: released, its memory freed. */
 static void app_release(struct app *a)
 {
 	munmap((void *)a->proc, SHM_PROC_SIZE);
 	close(a->proc_fd);
 	close(a->ctl_fd);
 	close(a->efd);
-	for (uint32_t i = 0; i < a->nsegs; i++)
-		close(a->segs[i].fd);
-	free(a->segs);
-	for (uint32_t i = 0; i < a->naggsegs; i++)
-		close(a->aggsegs[i].fd);
-	free(a->aggsegs);
+	segs_release(&a->segs);
 	free(a->ev);
-	urcu_memb_call_rcu(&a->rcu, app_free);	/* the tables' nodes are in it */
+	free(a);
 }
 
 /* Tell the consumer that @a is gone: it drains and closes its traces. 0, -EPIPE. */
@@ -1006,9 +708,11 @@ static int app_consumer_del(const struct app *a)
 /*
  * @a's process is gone (or exec'd). The consumer drains what it committed
  * and closes its traces; with no consumer to hear it (one died and the
- * next is not started yet), @a waits in sd.gone, its buffers still held,
+ * next is not started yet), @a waits in `gone`, its buffers still held,
  * for the next consumer, which is given it like a live process and told
  * at once that it is gone (apps_replay()): nothing it committed is lost.
+ * Its descriptors leave the loop first: no event of them is dispatched
+ * any more, whatever its batch.
  */
 void app_remove(struct app *a)
 {
@@ -1016,10 +720,9 @@ void app_remove(struct app *a)
 	if (a->next)
 		a->next->pprev = a->pprev;
 	app_drop_sock(a);
-	table_del(sd.by_pid, &a->by_pid);
+	htab_del(&by_pid, &a->by_pid);
 	app_unwatch(a);
 	if (a->pidfd >= 0) {
-		table_del(sd.by_pidfd, &a->by_pidfd);
 		close(a->pidfd);
 		a->pidfd = -1;
 	}
@@ -1028,70 +731,55 @@ void app_remove(struct app *a)
 	munmap(a->ctl, SHM_CTL_SIZE);
 	a->ctl = NULL;
 	if (app_consumer_del(a) < 0) {
-		a->next = sd.gone;
-		sd.gone = a;
+		a->next = gone;
+		gone = a;
 		return;
 	}
 	app_release(a);
 }
 
-/* Forget @a's segments of a destroyed channel. */
-static void app_forget_channel(struct app *a, uint64_t chan_id)
+void apps_forget_segs(enum seg_kind kind, uint64_t owner)
 {
-	uint32_t j = 0;
-
-	for (uint32_t i = 0; i < a->nsegs; i++) {
-		if (a->segs[i].msg.chan_id == chan_id)
-			close(a->segs[i].fd);
-		else
-			a->segs[j++] = a->segs[i];
-	}
-	a->nsegs = j;
-}
-
-/* ... of every process, those gone too (they are replayed to a new consumer). */
-void apps_forget_channel(uint64_t chan_id)
-{
-	for (struct app *a = sd.apps; a; a = a->next)
-		app_forget_channel(a, chan_id);
-	for (struct app *a = sd.gone; a; a = a->next)
-		app_forget_channel(a, chan_id);
+	for (struct app *a = apps; a; a = a->next)
+		segs_forget(&a->segs, kind, owner);
+	for (struct app *a = gone; a; a = a->next)
+		segs_forget(&a->segs, kind, owner);
 }
 
 static void app_replay(struct app *a);
 
-/* A new consumer daemon: tell it everything it must drain. */
-void apps_replay(void)
+int apps_replay(void)
 {
-	netout_replay();
-	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
-		if (sd.chan[i] && netout_ok(sd.chan[i]->session))
-			channel_to_consumer(sd.chan[i]);
-	aggs_replay();
-	for (struct app *a = sd.apps; a; a = a->next)
+	for (struct app *a = apps; a; a = a->next)
 		app_replay(a);
-	while (sd.gone) {
-		struct app *a = sd.gone;
+	while (gone) {
+		struct app *a = gone;
 
 		app_replay(a);
 		if (app_consumer_del(a) < 0)
-			return;	/* that one died too: the next is told */
-		sd.gone = a->next;
+			return -EPIPE;	/* that one died too: the next is told */
+		gone = a->next;
 		app_release(a);
 	}
+	return 0;
 }
 
-/* Gone processes that no consumer was told of yet (apps_replay()). */
-void apps_gone_fini(void)
+void apps_fini(void)
 {
-	while (sd.gone) {
-		struct app *a = sd.gone;
+	while (apps)
+		app_remove(apps);
+	/* gone processes that no consumer was told of (apps_replay()) */
+	while (gone) {
+		struct app *a = gone;
 
-		sd.gone = a->next;
+		gone = a->next;
 		log_warn("%s[%d]: its last buffers were never drained (no consumer)",
 			 a->procname, (int)a->pid);
 		app_release(a);
 	}
+	if (htab_fini(&by_pid) < 0)
+		log_warn("the table of processes is not empty at exit");
+	app_socket_update();
 }
 
 /* Give a new consumer process @a: itself, its events, its segments. */
@@ -1135,54 +823,112 @@ static void app_replay(struct app *a)
 		if (e)
 			id--;	/* retry in an empty buffer */
 	}
-	for (uint32_t i = 0; i < a->nsegs; i++)
-		consumer_call(MSG_C_SEGMENT, &a->segs[i].msg, sizeof(a->segs[i].msg),
-			      &a->segs[i].fd, 1, NULL, 0);
-	app_aggs_replay(a);
+	segs_replay(&a->segs);
 }
 
-
-/* Events committed in the slots of segment @sg not consumed yet (at most). */
-static uint64_t seg_pending(const struct app_seg *sg, uint64_t *bufs)
-{
-	const struct msg_segment *m = &sg->msg;
-	uint64_t slot_size = shm_slot_hdr_size(m->num_subbuf) +
-			     (uint64_t)m->subbuf_size * m->num_subbuf, n = 0;
-	char *base = mmap(NULL, m->size, PROT_READ, MAP_SHARED, sg->fd, 0);
-
-	if (base == MAP_FAILED)
-		return 0;
-	for (uint32_t i = 0; i < m->nslots; i++) {
-		const struct shm_slot *h = (const void *)(base + SHM_PAGE + i * slot_size);
-		uint64_t consumed = __atomic_load_n(&h->consumed, __ATOMIC_ACQUIRE);
-		uint64_t closed = __atomic_load_n(&h->closed, __ATOMIC_ACQUIRE), ev = 0;
-
-		/* the process writes these: a ring's worth at most */
-		if (closed < consumed || closed - consumed > m->num_subbuf)
-			continue;
-		for (uint64_t p = consumed; p <= closed; p++) {
-			const struct shm_sbmeta *sb = &h->sb[p % m->num_subbuf];
-
-			if (__atomic_load_n(&sb->pseq, __ATOMIC_ACQUIRE) == p)
-				ev += __atomic_load_n(&sb->commit.word, __ATOMIC_ACQUIRE) >> 32;
-		}
-		n += ev;
-		*bufs += ev != 0;
-	}
-	munmap(base, m->size);
-	return n;
-}
 
 uint64_t apps_pending(uint64_t chan_id, uint64_t *bufs)
 {
-	const struct app *lists[2] = { sd.apps, sd.gone };
+	const struct app *lists[2] = { apps, gone };
 	uint64_t n = 0;
 
 	*bufs = 0;
 	for (int l = 0; l < 2; l++)
 		for (const struct app *a = lists[l]; a; a = a->next)
-			for (uint32_t i = 0; i < a->nsegs; i++)
-				if (a->segs[i].msg.chan_id == chan_id)
-					n += seg_pending(&a->segs[i], bufs);
+			n += segs_pending(&a->segs, chan_id, bufs);
 	return n;
+}
+
+/* ---- the application socket (allow.c) ------------------------------------- */
+
+/* The first message on the application socket: a registration, nothing else. */
+static void app_socket_first(int fd)
+{
+	static uint64_t buf[PROTO_MAX_MSG / 8];
+	struct proto_hdr h;
+	int fds[PROTO_MAX_FDS];
+	uid_t uid;
+	long n;
+
+	client_peer_ours(fd, &uid);
+	n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
+	if (n == -EMFILE)
+		fds_exhausted();
+	if (n < 0) {
+		log_warn("application socket: %s first message (%s)",
+			 n == -EMFILE ? "lost" : "malformed", strerror((int)-n));
+		close(fd);
+		return;
+	}
+	if (h.type != MSG_APP_REGISTER) {
+		log_warn("application socket: message type %u from uid %u refused: only traced "
+			 "processes register here", h.type, (unsigned int)uid);
+		reply_end(fd, -EPERM, "only traced processes register on this socket");
+		for (int i = 0; i < proto_nfds(h.type); i++)
+			close(fds[i]);
+		close(fd);
+		return;
+	}
+	if (app_accept(fd, buf, (size_t)n, fds) < 0)
+		close(fd);
+}
+
+/*
+ * A connection on the application socket: a traced process of an allowed
+ * uid, checked before anything is read; its first message is awaited in
+ * the loop (client.c).
+ */
+static void app_socket_conn(int lfd, void *data)
+{
+	int fd = fds_accept(lfd);
+	uid_t uid;
+
+	(void)data;
+	if (fd < 0)
+		return;
+	client_peer_ours(fd, &uid);
+	if (uid == (uid_t)-1 || !allow_any(uid)) {
+		log_warn("application socket: uid %u refused, no session allows it",
+			 (unsigned int)uid);
+		close(fd);
+		return;
+	}
+	client_pend(fd, app_socket_first);
+}
+
+int app_socket_open(void)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd, ret;
+
+	if (app_listen_fd >= 0)
+		return 0;
+	home_app_addr(a_home, &sa, &len);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, SOMAXCONN) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	ret = ev_add(fd, app_socket_conn, NULL);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	app_listen_fd = fd;
+	log_info("application socket open: processes of other uids may register");
+	return 0;
+}
+
+void app_socket_update(void)
+{
+	if (app_listen_fd < 0 || allow_others())
+		return;
+	ev_del(app_listen_fd);
+	close(app_listen_fd);
+	app_listen_fd = -1;
+	log_info("application socket closed");
 }

@@ -13,6 +13,9 @@
  * appears with the first trace, and a session that never traced leaves
  * nothing. Write errors the consumer meets later make stop, status (and a
  * destroy that stops) fail with the first error's path and errno.
+ *
+ * State: none of its own; the state is saved after every verb that may
+ * change it (state_save()), so that a daemon after us resumes from there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +27,25 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "sessiond.h"
+#include "cmd.h"
+#include "aggcmd.h"
+#include "aggdef.h"
+#include "allow.h"
+#include "app.h"
+#include "client.h"
+#include "consumer.h"
+#include "fdlimit.h"
+#include "life.h"
+#include "netout.h"
+#include "notice.h"
+#include "session.h"
+#include "state.h"
 #include "ctfmeta.h"
 #include "home.h"
 #include "log.h"
 #include "util.h"
+
+static const char *cmd_home;
 
 static const char *const ll_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
@@ -45,15 +62,15 @@ static struct session *session_get(int fd, const char *name)
 			reply_end(fd, -ENOENT, "no session named '%s'", name);
 		return s;
 	}
-	if (!sd.sessions) {
+	if (!ss.list) {
 		reply_end(fd, -ENOENT, "no session: create one first");
 		return NULL;
 	}
-	if (sd.sessions->next) {
+	if (ss.list->next) {
 		reply_end(fd, -EINVAL, "several sessions exist: name one with -s NAME");
 		return NULL;
 	}
-	return sd.sessions;
+	return ss.list;
 }
 
 /*
@@ -132,6 +149,15 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 	ret = allow_create(fd, s, c);
 	if (ret < 0)
 		goto fail;
+	if (s->allow_all || s->nallow) {
+		ret = app_socket_open();
+		if (ret < 0) {
+			reply_end(fd, ret, "cannot open the application socket for other uids: %s",
+				  ret == -EADDRINUSE ? "its address is taken by another process" :
+				  strerror(-ret));
+			goto fail;
+		}
+	}
 	net = c->set_url[0] || c->ctrl_url[0] || c->data_url[0] || c->live;
 	if (net) {
 		ret = c->output[0] ? reply_end(fd, -EINVAL, "--output and a relay address exclude "
@@ -146,9 +172,9 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 		}
 		snprintf(s->output, sizeof(s->output), "%s", c->output);
 	} else if (generated) {		/* its name has the date already */
-		snprintf(s->output, sizeof(s->output), "%s/%s/%s", sd.home, HOME_TRACES, name);
+		snprintf(s->output, sizeof(s->output), "%s/%s/%s", cmd_home, HOME_TRACES, name);
 	} else {
-		snprintf(s->output, sizeof(s->output), "%s/%s/%s-%s", sd.home, HOME_TRACES,
+		snprintf(s->output, sizeof(s->output), "%s/%s/%s-%s", cmd_home, HOME_TRACES,
 			 name, stamp);
 	}
 	ret = net ? 0 : output_probe(s->output);
@@ -160,14 +186,14 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 	}
 	s->def_pool = pool;
 	s->def_mode = c->mode;
-	s->next = sd.sessions;
-	sd.sessions = s;
+	s->next = ss.list;
+	ss.list = s;
 	log_info("session %s created, output %s", s->name, s->output);
 	reply_text(fd, "Session %s created.\nTraces will be written in %s\n", s->name, s->output);
 	return reply_end(fd, 0, NULL);
 fail:
 	free(s);
-	allow_update();
+	app_socket_update();
 	return ret;
 }
 
@@ -402,9 +428,9 @@ static int cmd_add_context(int fd, struct session *s, const struct cmd_context *
 
 static int cmd_list(int fd)
 {
-	if (!sd.sessions)
+	if (!ss.list)
 		reply_text(fd, "No session.\n");
-	for (const struct session *s = sd.sessions; s; s = s->next)
+	for (const struct session *s = ss.list; s; s = s->next)
 		reply_text(fd, "%s [%s] %s\n", s->name, s->active ? "active" : "inactive", s->output);
 	return reply_end(fd, 0, NULL);
 }
@@ -440,9 +466,9 @@ static const char *loglevel_name(int32_t level)
  */
 static int cmd_list_events(int fd)
 {
-	if (!sd.apps)
+	if (!apps_list())
 		reply_text(fd, "No traced process.\n");
-	for (const struct app *a = sd.apps; a; a = a->next) {
+	for (const struct app *a = apps_list(); a; a = a->next) {
 		reply_text(fd, "%s[%d]\n", a->procname, (int)a->pid);
 		for (uint32_t id = 0; id < a->nev; id++) {
 			const struct proto_event *e = &a->ev[id].desc;
@@ -575,6 +601,26 @@ static int status_channel(int fd, const struct channel *ch, char *msg, size_t le
 	return ret < 0 ? 0 : werror_report(fd, ch, &st, msg, len);
 }
 
+/* The processes refused at the descriptor limit, when any. */
+static void fds_status(int fd)
+{
+	long limit;
+	unsigned long n = fds_refused(&limit);
+
+	if (n)
+		reply_text(fd, "  processes not traced, refused at the descriptor limit (%ld): %lu\n",
+			   limit, n);
+}
+
+/* processes: "PID STARTTIME UID PROCNAME" per registered process. */
+static int cmd_processes(int fd)
+{
+	for (const struct app *a = apps_list(); a; a = a->next)
+		reply_text(fd, "%d %" PRIu64 " %u %s\n", (int)a->pid, a->starttime,
+			   (unsigned int)a->uid, a->procname);
+	return reply_end(fd, 0, NULL);
+}
+
 /* A traced process, and what it did to our means of reaching it. */
 static void status_app(int fd, const struct app *a)
 {
@@ -595,7 +641,7 @@ static int cmd_status(int fd, const char *name)
 	char msg[PROTO_PATH_MAX + 256] = "";
 	int shown = 0, werr = 0;
 
-	for (struct session *s = sd.sessions; s; s = s->next) {
+	for (struct session *s = ss.list; s; s = s->next) {
 		int nproc = 0, err;
 
 		if (name[0] && strcmp(name, s->name))
@@ -605,11 +651,11 @@ static int cmd_status(int fd, const char *name)
 			   s->active ? "active" : "inactive", s->output);
 		/* the processes this session may trace: ours, and those of
 		 * the uids it allows */
-		for (const struct app *a = sd.apps; a; a = a->next)
+		for (const struct app *a = apps_list(); a; a = a->next)
 			nproc += allow_uid(s, a->uid);
 		reply_text(fd, "  traced processes: %d\n", nproc);
 		fds_status(fd);
-		for (const struct app *a = sd.apps; a; a = a->next)
+		for (const struct app *a = apps_list(); a; a = a->next)
 			if (allow_uid(s, a->uid))
 				status_app(fd, a);
 		allow_status(fd, s);
@@ -633,7 +679,7 @@ static int cmd_status(int fd, const char *name)
 	if (werr)
 		return reply_end(fd, werr, "%s", msg);
 	if (!shown)
-		reply_text(fd, "No session. Session daemon pid %d, home %s\n", (int)getpid(), sd.home);
+		reply_text(fd, "No session. Session daemon pid %d, home %s\n", (int)getpid(), cmd_home);
 	return reply_end(fd, 0, NULL);
 }
 
@@ -846,6 +892,11 @@ static int verb_reads(unsigned int verb)
 	return verb == VERB_PING || verb == VERB_LIST || verb == VERB_LIST_EVENTS ||
 	       verb == VERB_STATUS || verb == VERB_PROCESSES || verb == VERB_NOTICES ||
 	       verb == VERB_SHOW_AGG;
+}
+
+void cmd_init(const char *home)
+{
+	cmd_home = home;
 }
 
 int session_command(int fd, const char *body, size_t len)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * consumer.c - the session daemon's consumer daemon: started, called,
- * replaced.
+ * consumer.c - the session daemon's link to the consumer daemon: started,
+ * called, given up (killed and reaped), taken over from a daemon before us.
  *
  * The consumer is a child started with one end of a socket pair. Every
  * request is answered in order (consumer_callv() waits for the reply,
@@ -12,12 +12,16 @@
  *
  * A consumer that dies, or does not answer in time (stopped, hung), or
  * answers nonsense is killed (SIGKILL by pid, then reaped: never two
- * consumers writing one trace) and replaced; the new one is given every
- * channel, process, event and segment again (apps_replay()) and continues
+ * consumers writing one trace); replay.c starts the next one and gives
+ * it every channel, process, event and segment again, and it continues
  * each trace where its progress records say (consumerd/progress.c), so a
- * replacement loses and repeats nothing. A consumer that keeps dying is
- * started again at most once a second by the loop (consumer_check());
- * a command that needs one now (a stop's flush) asks consumer_revive().
+ * replacement loses and repeats nothing. consumer_wait_ms() says when the
+ * next start may be tried: once a second at most.
+ *
+ * State, this file's alone: the consumer's socket, pid and (for one taken
+ * over, not our child) pidfd, watched in the loop. A crash of the session
+ * daemon leaves the consumer running: the next daemon takes it over
+ * (consumer_adopt(), consumerd/adopt.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,25 +30,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/pidfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "sessiond.h"
+#include "consumer.h"
+#include "fdlimit.h"
 #include "home.h"
+#include "loop.h"
 #include "log.h"
 #include "util.h"
 
 #define CONSUMER_TIMEOUT_MS	10000
 
-static void consumer_reap(pid_t pid, int pidfd);
+static int consumer_reap(pid_t pid, int pidfd);
 static int consumer_dead(pid_t pid, int pidfd);
-static void consumer_lost(void);
-static void consumer_reconcile(const struct msg_c_adopt_end *end);
+static void consumer_drop(int closed);
 
+static const char *c_home;
+static int c_fd = -1;			/* -1 when the consumer is down */
+static pid_t c_pid;			/* 0 when none runs */
+static int c_pidfd = -1;		/* one we took over (not our child), else -1 */
 static char sd_consumerd[PATH_MAX];
 static uint64_t sd_consumer_started;
 static int sd_consumer_timeout_ms = CONSUMER_TIMEOUT_MS;
@@ -80,7 +88,7 @@ static void find_consumerd(void)
 		snprintf(sd_consumerd, sizeof(sd_consumerd), "%s/trace-consumerd", BINDIR);
 }
 
-static int consumer_start(void)
+int consumer_start(void)
 {
 	int sv[2];
 	pid_t pid;
@@ -102,12 +110,12 @@ static int consumer_start(void)
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		dup2(sv[1], 3);
 		snprintf(fdarg, sizeof(fdarg), "%d", 3);
-		execl(sd_consumerd, "trace-consumerd", "--fd", fdarg, "--home", sd.home, (char *)NULL);
+		execl(sd_consumerd, "trace-consumerd", "--fd", fdarg, "--home", c_home, (char *)NULL);
 		_exit(127);
 	}
 	close(sv[1]);
-	sd.consumer_fd = sv[0];
-	sd.consumer_pid = pid;
+	c_fd = sv[0];
+	c_pid = pid;
 	log_info("consumer daemon started, pid %d", (int)pid);
 	return 0;
 }
@@ -127,26 +135,43 @@ static int consumer_dead(pid_t pid, int pidfd)
 }
 
 /*
- * Wait until consumer @pid is gone: reaped if it is our child, else (one
- * we took over) seen exit through @pidfd, 10 s at most.
+ * Wait until consumer @pid is gone: reaped if it is our child (its wait
+ * status returned), else (one we took over) seen exit through @pidfd, 10 s
+ * at most (-1 returned).
  */
-static void consumer_reap(pid_t pid, int pidfd)
+static int consumer_reap(pid_t pid, int pidfd)
 {
 	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	int status = -1;
+	pid_t r;
 
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
+	if (r != pid)
+		status = -1;
 	if (pidfd >= 0)
 		poll(&pfd, 1, 10000);
+	return status;
+}
+
+/* The consumer we took over exited (its pidfd in the loop). */
+static void consumer_exited(int fd, void *data)
+{
+	(void)fd;
+	(void)data;
+	log_err("consumer daemon %d exited", (int)c_pid);
+	consumer_lost();
 }
 
 /*
  * A consumer that a session daemon before us started and that outlived
- * it (consumerd/adopt.c): taken over, with the processes it drains, which
- * are ours again (detached until they register with us). 0, or -errno
- * (there is none, or it did not answer: then it was killed).
+ * it (consumerd/adopt.c): taken over. Each process it drains is handed to
+ * @each (its fds are @each's, whatever it returns), and what it holds is
+ * in *@out. 0, or -errno (there is none, or it did not answer: then it
+ * was killed).
  */
-static int consumer_adopt(void)
+int consumer_adopt(int (*each)(const struct msg_c_app *m, const int *fds),
+		   struct msg_c_adopt_end *out, unsigned int *napps)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
 	const struct msg_c_adopt_end *end = (const void *)buf;
@@ -155,10 +180,10 @@ static int consumer_adopt(void)
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
 	uint64_t deadline;
-	unsigned int napps = 0;
 	int fd, pidfd = -1;
 
-	if (home_path(sa.sun_path, sizeof(sa.sun_path), sd.home, HOME_CSOCK) < 0)
+	*napps = 0;
+	if (home_path(sa.sun_path, sizeof(sa.sun_path), c_home, HOME_CSOCK) < 0)
 		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -197,22 +222,15 @@ static int consumer_adopt(void)
 				close(fds[i]);
 			goto fail;
 		}
-		if (app_adopt((const struct msg_c_app *)(const void *)buf, fds) == 0)
-			napps++;
+		if (each((const struct msg_c_app *)(const void *)buf, fds) == 0)
+			(*napps)++;
 	}
-	sd.consumer_fd = fd;
-	sd.consumer_pid = cr.pid;
-	sd.consumer_pidfd = pidfd;
-	if (pidfd >= 0) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.fd = pidfd };
-
-		epoll_ctl(sd.epfd, EPOLL_CTL_ADD, pidfd, &ev);
-	}
-	if (end->max_app_id > sd.next_app_id)
-		sd.next_app_id = end->max_app_id;
-	log_info("took over the consumer daemon %d, with %u processes", (int)cr.pid, napps);
-	consumer_reconcile(end);
-	apps_adopted();
+	c_fd = fd;
+	c_pid = cr.pid;
+	c_pidfd = pidfd;
+	if (pidfd >= 0)
+		ev_add(pidfd, consumer_exited, NULL);
+	memcpy(out, end, sizeof(*out));
 	return 0;
 fail:
 	log_err("the consumer daemon %d left running could not be taken over: killed",
@@ -226,48 +244,16 @@ fail:
 }
 
 /*
- * The consumer taken over, told what the sessions we took over (state.c)
- * hold: channels and aggregations it lacks (ours are saved after the
- * consumer heard of them, but for a daemon killed in between), and those
- * it has that are no longer ours, drained out and forgotten.
- */
-static void consumer_reconcile(const struct msg_c_adopt_end *end)
-{
-	uint32_t nch = end->nchans < SHM_MAX_CHAN ? end->nchans : SHM_MAX_CHAN;
-
-	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
-		uint32_t k = 0;
-
-		if (!sd.chan[i])
-			continue;
-		while (k < nch && end->chan_id[k] != sd.chan[i]->id)
-			k++;
-		if (k == nch)
-			channel_to_consumer(sd.chan[i]);
-	}
-	for (uint32_t k = 0; k < nch; k++) {
-		struct msg_c_id m = { .id = end->chan_id[k] };
-		unsigned int i = 0;
-
-		while (i < SHM_MAX_CHAN && !(sd.chan[i] && sd.chan[i]->id == m.id))
-			i++;
-		if (i == SHM_MAX_CHAN)
-			consumer_call(MSG_C_CHANNEL_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
-	}
-	aggs_reconcile(end->agg_id, end->naggs < SHM_MAX_AGG ? end->naggs : SHM_MAX_AGG);
-}
-
-/*
  * A consumer of this home that is not ours and could not be taken over
  * (its socket gone, say) must not write beside the one we start: killed.
  */
-static void consumer_stale(void)
+void consumer_stale(void)
 {
 	char path[1100], text[64], comm[64];
 	long pid;
 	int pidfd;
 
-	if (home_path(path, sizeof(path), sd.home, HOME_CPID) < 0 ||
+	if (home_path(path, sizeof(path), c_home, HOME_CPID) < 0 ||
 	    read_small(path, text, sizeof(text)) < 0 || (pid = atol(text)) <= 0 ||
 	    pid == getpid())
 		return;
@@ -285,44 +271,45 @@ static void consumer_stale(void)
 	close(pidfd);
 }
 
-void consumer_init(void)
+void consumer_setup(const char *home)
 {
 	const char *e = getenv("SHMTRACE_CONSUMER_TIMEOUT");
 
+	c_home = home;
 	if (e && atoi(e) > 0)
 		sd_consumer_timeout_ms = atoi(e);
 	find_consumerd();
-	if (consumer_adopt() == 0)
-		return;
-	consumer_stale();
-	if (consumer_start() < 0)
-		log_err("cannot start the consumer daemon %s", sd_consumerd);
-	else if (sd.sessions)
-		apps_replay();	/* the sessions taken over (state.c) */
 }
 
-/* Its descriptor in the loop said that the consumer we took over exited. */
-int consumer_event(int fd)
+const char *consumer_program(void)
 {
-	if (fd != sd.consumer_pidfd || fd < 0)
-		return 0;
-	log_err("consumer daemon %d exited", (int)sd.consumer_pid);
-	consumer_lost();
-	return 1;
+	return sd_consumerd;
+}
+
+int consumer_running(void)
+{
+	return c_fd >= 0;
+}
+
+pid_t consumer_pid(void)
+{
+	return c_pid;
 }
 
 /* At exit: the consumer told (its socket closed) and waited for. */
 void consumer_fini(void)
 {
-	if (sd.consumer_fd < 0)
+	if (c_fd < 0)
 		return;
-	close(sd.consumer_fd);
-	sd.consumer_fd = -1;
-	if (sd.consumer_pid > 0)
-		consumer_reap(sd.consumer_pid, sd.consumer_pidfd);
-	if (sd.consumer_pidfd >= 0)
-		close(sd.consumer_pidfd);
-	sd.consumer_pidfd = -1;
+	close(c_fd);
+	c_fd = -1;
+	if (c_pid > 0)
+		consumer_reap(c_pid, c_pidfd);
+	if (c_pidfd >= 0) {
+		ev_del(c_pidfd);
+		close(c_pidfd);
+	}
+	c_pidfd = -1;
 }
 
 /*
@@ -330,25 +317,39 @@ void consumer_fini(void)
  * protocol): our end closed, the process killed and reaped, so that it
  * never writes again beside its successor.
  */
-static void consumer_lost(void)
+void consumer_lost(void)
 {
-	pid_t pid = sd.consumer_pid;
+	consumer_drop(0);
+}
 
-	if (sd.consumer_fd >= 0)
-		close(sd.consumer_fd);
-	sd.consumer_fd = -1;
+/*
+ * ... @closed: it closed its end first (it died, perhaps before the kernel
+ * told us by SIGCHLD): said as an exit, not as our kill.
+ */
+static void consumer_drop(int closed)
+{
+	pid_t pid = c_pid;
+	int status;
+
+	if (c_fd >= 0)
+		close(c_fd);
+	c_fd = -1;
 	if (pid <= 0)
 		return;
 	/* (one that is already dead, a zombie, is only reaped) */
-	if (!consumer_dead(pid, sd.consumer_pidfd) && kill(pid, SIGKILL) == 0)
+	if (!consumer_dead(pid, c_pidfd) && kill(pid, SIGKILL) == 0 && !closed)
 		log_err("consumer daemon %d killed: a new one continues its traces", (int)pid);
-	consumer_reap(pid, sd.consumer_pidfd);
-	if (sd.consumer_pidfd >= 0) {
-		epoll_ctl(sd.epfd, EPOLL_CTL_DEL, sd.consumer_pidfd, NULL);
-		close(sd.consumer_pidfd);
+	status = consumer_reap(pid, c_pidfd);
+	if (closed && status >= 0)
+		log_err("consumer daemon %d exited (status 0x%x)", (int)pid, status);
+	else if (closed)
+		log_err("consumer daemon %d exited (its connection closed)", (int)pid);
+	if (c_pidfd >= 0) {
+		ev_del(c_pidfd);
+		close(c_pidfd);
 	}
-	sd.consumer_pidfd = -1;
-	sd.consumer_pid = 0;
+	c_pidfd = -1;
+	c_pid = 0;
 }
 
 /*
@@ -367,15 +368,15 @@ int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2,
 	long n;
 	int ret;
 
-	if (sd.consumer_fd < 0)
+	if (c_fd < 0)
 		return -EPIPE;
-	ret = proto_sendv(sd.consumer_fd, type, 0, b1, l1, b2, l2, fds, nfds);
+	ret = proto_sendv(c_fd, type, 0, b1, l1, b2, l2, fds, nfds);
 	if (ret < 0) {
 		log_err("consumer request %u: %s", type, strerror(-ret));
-		consumer_lost();
+		consumer_drop(ret == -EPIPE || ret == -ECONNRESET);
 		return -EPIPE;
 	}
-	pfd.fd = sd.consumer_fd;
+	pfd.fd = c_fd;
 	pfd.events = POLLIN;
 	deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)sd_consumer_timeout_ms * 1000000u;
 	for (;;) {
@@ -386,11 +387,11 @@ int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2,
 			continue;
 		if (ret <= 0) {
 			log_err("consumer daemon %d does not answer request %u in %d ms",
-				(int)sd.consumer_pid, type, sd_consumer_timeout_ms);
+				(int)c_pid, type, sd_consumer_timeout_ms);
 			consumer_lost();
 			return -EPIPE;
 		}
-		n = proto_recv(sd.consumer_fd, buf, &h, rfds, 0);
+		n = proto_recv(c_fd, buf, &h, rfds, 0);
 		if (n == -EMFILE) {
 			/* its reply came, without the descriptor it carried */
 			log_err("consumer reply to request %u lost: the descriptor limit is "
@@ -401,7 +402,7 @@ int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2,
 		if (n < 0 || (h.type != MSG_REPLY && h.type != MSG_C_STATS_REPLY)) {
 			if (n != -ECONNRESET)
 				log_err("bad reply from the consumer");
-			consumer_lost();
+			consumer_drop(n == -ECONNRESET);
 			return -EPIPE;
 		}
 		if (reply && h.type == MSG_C_STATS_REPLY && (size_t)n >= reply_len)
@@ -416,42 +417,28 @@ int consumer_call(unsigned int type, const void *body, size_t len, const int *fd
 	return consumer_callv(type, body, len, NULL, 0, fds, nfds, reply, reply_len);
 }
 
-/* A consumer again, now, given everything to drain; 0 or -EPIPE. */
-int consumer_revive(void)
+/* SIGCHLD: reap our children; 1 when the consumer was one of them (it is gone). */
+int consumer_reap_exited(void)
 {
-	if (sd.consumer_fd >= 0)
-		return 0;
-	consumer_lost();
-	if (sd.quit || consumer_start() < 0)
-		return -EPIPE;
-	apps_replay();
-	return sd.consumer_fd >= 0 ? 0 : -EPIPE;
-}
-
-/* SIGCHLD, or no consumer: reap it, and start another (once a second at most). */
-void consumer_check(void)
-{
-	int status;
+	int status, gone = 0;
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (pid != sd.consumer_pid)
+		if (pid != c_pid)
 			continue;
 		log_err("consumer daemon %d exited (status 0x%x)", (int)pid, status);
-		sd.consumer_pid = 0;
+		c_pid = 0;
 		consumer_lost();
+		gone = 1;
 	}
-	if (sd.consumer_pid == 0 && !sd.quit && consumer_wait_ms(1) == 0) {
-		if (consumer_start() == 0)
-			apps_replay();
-	}
+	return gone;
 }
 
 int consumer_wait_ms(int max)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC), at = sd_consumer_started + 1000000000ull;
 
-	if (sd.consumer_pid || sd.quit)
+	if (c_pid || ev_quitting())
 		return max;
 	if (now >= at)
 		return 0;

@@ -15,6 +15,11 @@
  * then fails, and status and stop say why and what was lost. A consumer
  * that restarts has lost the sockets: each streamed session then gets a
  * new relay session (its path ends in -N), or says why it could not.
+ *
+ * State: the last relay id given (saved with the sessions, state.c); each
+ * streamed session's relay is in its struct netout. The sockets are the
+ * consumer's once handed over: a crash of the session daemon leaves the
+ * streaming to the consumer.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "sessiond.h"
 #include "netout.h"
+#include "client.h"
+#include "consumer.h"
+#include "session.h"
 #include "log.h"
 
 #define NETOUT_TIMEOUT_MS	3000
@@ -159,7 +166,7 @@ int netout_create(int fd, struct session *s, const struct cmd_create *cr, const 
  */
 void netout_replay(void)
 {
-	for (struct session *s = sd.sessions; s; s = s->next) {
+	for (struct session *s = ss.list; s; s = s->next) {
 		struct netout *n = s->net;
 
 		if (!n || n->err)

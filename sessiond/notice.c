@@ -32,6 +32,10 @@
  * (its own, or one the session allows). A session keeps at most
  * SESSION_MAX_NOTICES distinct notices (kind, uid, path), counting
  * repeats, and counts the ones beyond.
+ *
+ * State: the notices are their sessions'; this file keeps only how many
+ * it refused (for its log). They are not saved: a resumed session has
+ * lost them (the processes send each once).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +45,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "sessiond.h"
+#include "notice.h"
+#include "allow.h"
+#include "app.h"
+#include "client.h"
+#include "session.h"
 #include "log.h"
 
 static uint64_t notices_refused;	/* by this daemon: how often to log */
@@ -185,7 +193,7 @@ int app_notice(struct app *a, const char *body, size_t len)
 	for (uint32_t i = 0; i < m.path_len; i++)
 		path[i] = (unsigned char)raw[i] < 32 && raw[i] ? '?' : raw[i] == 127 ? '?' : raw[i];
 	if (!notice_own(a, &m)) {
-		for (struct session *s = sd.sessions; s; s = s->next)
+		for (struct session *s = ss.list; s; s = s->next)
 			if (s->active && allow_uid(s, a->uid))
 				s->notices_refused++;
 		notices_refused++;
@@ -195,7 +203,7 @@ int app_notice(struct app *a, const char *body, size_t len)
 				 m.pid, path, notices_refused);
 		return 0;
 	}
-	for (struct session *s = sd.sessions; s; s = s->next) {
+	for (struct session *s = ss.list; s; s = s->next) {
 		if (!s->active || !allow_uid(s, a->uid))
 			continue;	/* it does not trace the sender */
 		if ((m.kind == NOTICE_UID_CHANGE || m.kind == NOTICE_EXEC_UID) &&
@@ -258,14 +266,5 @@ void notices_status(int fd, const struct session *s)
 int cmd_notices(int fd, const struct session *s)
 {
 	notices_reply(fd, s, "");
-	return reply_end(fd, 0, NULL);
-}
-
-/* processes: "PID STARTTIME UID PROCNAME" per registered process. */
-int cmd_processes(int fd)
-{
-	for (const struct app *a = sd.apps; a; a = a->next)
-		reply_text(fd, "%d %" PRIu64 " %u %s\n", (int)a->pid, a->starttime,
-			   (unsigned int)a->uid, a->procname);
 	return reply_end(fd, 0, NULL);
 }

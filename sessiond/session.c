@@ -12,6 +12,9 @@
  * the channel "channel0", created at the first use with the settings of
  * create (--overwrite, --pool-size).
  *
+ * State: the sessions and the slots (`ss`), owned here; what ends them
+ * (stop, destroy) is life.c's. A crash leaves them in state.json, written
+ * after each command (state.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,13 +26,22 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "sessiond.h"
+#include "session.h"
+#include "client.h"
+#include "consumer.h"
 #include "ctfmeta.h"
 #include "filter.h"
 #include "glob.h"
 #include "home.h"
 #include "log.h"
 #include "util.h"
+
+struct sessions ss;
+
+void sessions_init(void)
+{
+	ss.next_id = now_ns(CLOCK_REALTIME);
+}
 
 static int enabler_matches(const struct enabler *e, const char *name, int loglevel)
 {
@@ -40,7 +52,6 @@ static int enabler_matches(const struct enabler *e, const char *name, int loglev
 	return glob_match(e->pattern, name);
 }
 
-/* Compile @expr into @e's filter; on error, @err says what and where. */
 int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen)
 {
 	unsigned char code[SHM_FILTER_MAX_CODE];
@@ -144,7 +155,7 @@ unsigned int session_mask(const char *event_name, int loglevel,
 	unsigned int m = 0;
 
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++) {
-		struct channel *ch = sd.chan[i];
+		struct channel *ch = ss.chan[i];
 
 		filter[i] = NULL;
 		if (ch && ch->session->active &&
@@ -156,7 +167,7 @@ unsigned int session_mask(const char *event_name, int loglevel,
 
 struct session *session_by_name(const char *name)
 {
-	for (struct session *s = sd.sessions; s; s = s->next)
+	for (struct session *s = ss.list; s; s = s->next)
 		if (!strcmp(s->name, name))
 			return s;
 	return NULL;
@@ -194,7 +205,7 @@ struct channel *channel_new(int fd, struct session *s, const struct channel *wan
 	struct channel *ch;
 	unsigned int slot;
 
-	for (slot = 0; slot < SHM_MAX_CHAN && sd.chan[slot]; slot++)
+	for (slot = 0; slot < SHM_MAX_CHAN && ss.chan[slot]; slot++)
 		;
 	if (slot == SHM_MAX_CHAN) {
 		reply_end(fd, -EBUSY, "too many channels in all sessions (at most %d)",
@@ -207,7 +218,7 @@ struct channel *channel_new(int fd, struct session *s, const struct channel *wan
 		return NULL;
 	}
 	*ch = *want;
-	ch->id = ++sd.next_chan_id;
+	ch->id = ++ss.next_id;
 	ch->slot = slot;
 	ch->session = s;
 	ch->enablers = NULL;
@@ -219,7 +230,7 @@ struct channel *channel_new(int fd, struct session *s, const struct channel *wan
 			break;
 		}
 	}
-	sd.chan[slot] = ch;
+	ss.chan[slot] = ch;
 	channel_to_consumer(ch);
 	return ch;
 }
@@ -235,40 +246,6 @@ void channel_defaults(const struct session *s, struct channel *ch, const char *n
 	ch->flush_ms = DEFAULT_FLUSH_MS;
 	if (s->live_us)		/* live: open packets go out every period */
 		ch->flush_ms = s->live_us >= 2000 ? s->live_us / 1000 : 1;
-}
-
-/*
- * Everything committed in @s's channels written out, confirmed by the
- * consumer's reply. A consumer that died or does not answer is replaced
- * (consumer_revive(): the new one continues its traces) and asked again;
- * when that fails too, s->flush_err says which channels and how many
- * events their buffers still hold.
- */
-static void session_flush(struct session *s)
-{
-	size_t len = 0;
-
-	s->flush_err = 0;
-	s->flush_msg[0] = 0;
-	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
-		struct msg_c_id m = { .id = ch->id };
-		uint64_t events, bufs;
-		int ret;
-
-		ret = consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
-		if (ret == -EPIPE && consumer_revive() == 0)
-			ret = consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
-		if (ret != -EPIPE)
-			continue;
-		events = apps_pending(ch->id, &bufs);
-		s->flush_err = -EIO;
-		if (len < sizeof(s->flush_msg))
-			len += (size_t)snprintf(s->flush_msg + len, sizeof(s->flush_msg) - len,
-						"%schannel %s: %" PRIu64 " events in %" PRIu64
-						" buffers not written out (no consumer)",
-						len ? "; " : "", ch->name, events, bufs);
-		log_err("session %s: %s", s->name, s->flush_msg);
-	}
 }
 
 /*
@@ -328,7 +305,7 @@ void marker_make(struct session *s)
 	close(fd);
 }
 
-static void marker_remove(struct session *s)
+void marker_remove(struct session *s)
 {
 	int dfd;
 
@@ -341,20 +318,6 @@ static void marker_remove(struct session *s)
 	}
 	rmdir_made(s->output, s->made_output);	/* only what is empty */
 	s->made_output = 0;
-}
-
-void session_stop(struct session *s)
-{
-	struct timespec ts = { 0, 2000000 };
-
-	s->active = 0;
-	apps_update_all();
-	nanosleep(&ts, NULL);	/* let events already being written commit */
-	session_flush(s);
-	s->agg_werr = aggs_write(s, s->agg_msg, sizeof(s->agg_msg));
-	if (s->agg_werr)
-		log_warn("session %s: %s", s->name, s->agg_msg);
-	marker_remove(s);
 }
 
 /* What @e holds besides itself: its filter's text and code. */
@@ -380,107 +343,3 @@ void enablers_free(struct enabler *e)
 	}
 }
 
-void session_destroy(struct session *s)
-{
-	if (s->active)
-		session_stop(s);
-	if (s->nrotations)
-		session_rotate(s);	/* the last chunk too: each chunk on its own */
-	for (struct session **pp = &sd.sessions; *pp; pp = &(*pp)->next) {
-		if (*pp == s) {
-			*pp = s->next;
-			break;
-		}
-	}
-	while (s->chans) {
-		struct channel *ch = s->chans;
-		struct msg_c_id m = { .id = ch->id };
-
-		s->chans = ch->next;
-		consumer_call(MSG_C_CHANNEL_DEL, &m, sizeof(m), NULL, 0, NULL, 0);
-		sd.chan[ch->slot] = NULL;
-		apps_update_all();
-		apps_forget_channel(ch->id);
-		enablers_free(ch->enablers);
-		enablers_free(ch->combos);
-		free(ch);
-	}
-	aggs_free(s);
-	netout_close(s);
-	if (s->base_fd >= 0)
-		close(s->base_fd);
-	log_info("session %s destroyed", s->name);
-	notices_free(s);
-	free(s);
-	allow_update();
-}
-
-/* Close the current chunk of @s into OUTPUT/chunk-N; the next one begins. */
-int session_rotate(struct session *s)
-{
-	struct msg_c_snapshot m;
-	int ret;
-
-	if (!s->chans)
-		return -ENOENT;
-	memset(&m, 0, sizeof(m));
-	if (snprintf(m.output, sizeof(m.output), "%.4000s/chunk-%u", s->output, s->nrotations) >=
-	    (int)sizeof(m.output))
-		return -ENAMETOOLONG;
-	m.chan_id = s->chans->id;	/* the consumer rotates the session's output */
-	ret = consumer_call(MSG_C_ROTATE, &m, sizeof(m), NULL, 0, NULL, 0);
-	if (ret < 0)
-		return ret;
-	s->nrotations++;
-	s->rot_last_ns = now_ns(CLOCK_MONOTONIC);
-	log_info("session %s: chunk %u closed", s->name, s->nrotations - 1);
-	return 0;
-}
-
-static uint64_t session_bytes(const struct session *s)
-{
-	uint64_t b = 0;
-
-	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
-		struct msg_c_id m = { .id = ch->id };
-		struct msg_c_stats st;
-
-		memset(&st, 0, sizeof(st));
-		if (consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &st, sizeof(st)) == 0)
-			b += st.bytes;
-	}
-	return b;
-}
-
-/* Automatic rotations due (called from the main loop). */
-void sessions_tick(void)
-{
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
-
-	for (struct session *s = sd.sessions; s; s = s->next) {
-		if (!s->active || (!s->rot_ms && !s->rot_bytes))
-			continue;
-		if ((s->rot_ms && now - s->rot_last_ns >= s->rot_ms * 1000000u) ||
-		    (s->rot_bytes && session_bytes(s) >= s->rot_bytes * (s->nrotations + 1))) {
-			session_rotate(s);
-			state_save();	/* its chunk count */
-		}
-	}
-}
-
-/* How often the main loop must call sessions_tick(), in ms. */
-int sessions_tick_ms(void)
-{
-	for (const struct session *s = sd.sessions; s; s = s->next)
-		if (s->rot_ms || s->rot_bytes)
-			return 100;
-	return 1000;
-}
-
-/* Every session stopped and destroyed: a daemon after us starts with none. */
-void sessions_shutdown(void)
-{
-	while (sd.sessions)
-		session_destroy(sd.sessions);
-	state_save();
-}

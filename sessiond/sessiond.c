@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace-sessiond - the session daemon.
+ * trace-sessiond - the session daemon: its start, its loop, its end.
  *
- * Owns sessions, channels and enabled-event patterns; keeps the registry of
- * traced processes and writes their control pages; starts the consumer
- * daemon and restarts it if it dies, replaying channels, processes, events
- * and buffer segments to the new one.
+ * It owns sessions, channels and enabled-event patterns (session.c, the
+ * verbs of cmd.c), keeps the registry of traced processes (app.c) and
+ * writes their control pages (ctlpage.c), starts the consumer daemon and
+ * restarts it if it dies, giving the new one everything (replay.c). This
+ * file holds the home (its lock, the main socket, whose connections are
+ * ours: client.c), the signals, and the loop: every descriptor is
+ * registered with its handler (loop.c), and between two batches of events
+ * the loop expires pending connections, takes the descriptor reserve back
+ * (fdlimit.c), restarts a consumer, rotates sessions and sweeps the
+ * processes' markers.
  *
  * Trust: the listening socket lives in SHMTRACE_HOME (0700) and every
  * connection's peer credentials must carry our uid. Everything a client
@@ -16,291 +22,45 @@
  *
  * On SIGTERM or SIGINT, active sessions are stopped and flushed and every
  * session is destroyed (closing its trace files) before the daemon exits.
+ *
+ * State, this file's: the home, the lock of its pid file (held from before
+ * the socket is bound to after it is removed), the main socket and the
+ * signalfd. A crash leaves the pid file and the socket, which the next
+ * daemon replaces once it holds the lock, and state.json (state.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "sessiond.h"
+#include "app.h"
+#include "client.h"
+#include "cmd.h"
+#include "consumer.h"
+#include "fdlimit.h"
+#include "life.h"
+#include "loop.h"
+#include "replay.h"
+#include "session.h"
+#include "state.h"
 #include "home.h"
 #include "log.h"
+#include "proto.h"
 #include "util.h"
 
-struct sessiond sd = { .listen_fd = -1, .app_listen_fd = -1, .sig_fd = -1, .consumer_fd = -1,
-			.consumer_pidfd = -1, .epfd = -1 };
-
-/* The client that stopped reading its replies: no more time spent on it. */
-static int reply_stuck_fd = -1;
-
-static void vreply(int fd, unsigned int type, int status, const char *fmt, va_list ap)
-{
-	char text[8192];
-	int n = 0;
-
-	if (fd == reply_stuck_fd)
-		return;
-	text[0] = 0;
-	if (fmt)
-		n = vsnprintf(text, sizeof(text), fmt, ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof(text))
-		n = sizeof(text) - 1;
-	for (int tries = 0; tries < 100; tries++) {
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-
-		if (proto_send(fd, type, status, text, (size_t)n + 1, NULL, 0) != -EAGAIN)
-			return;
-		poll(&pfd, 1, 10);
-	}
-	log_warn("a client does not read its replies: the rest is dropped");
-	reply_stuck_fd = fd;
-}
-
-int reply_text(int fd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreply(fd, MSG_REPLY_TEXT, 0, fmt, ap);
-	va_end(ap);
-	return 0;
-}
-
-int reply_end(int fd, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreply(fd, MSG_REPLY, status, fmt, ap);
-	va_end(ap);
-	return status;
-}
-
-static int peer_ok(int fd)
-{
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
-		return 0;
-	return cr.uid == geteuid();
-}
-
-static void ep_add(int fd)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-
-	epoll_ctl(sd.epfd, EPOLL_CTL_ADD, fd, &ev);
-}
-
-/*
- * Connections whose first message has not come yet: watched in the loop,
- * never waited for, so that a client that connects and sends nothing (or
- * a thousand of them) delays nobody. Each gets PENDING_MS; beyond
- * PENDING_MAX the oldest is closed.
- */
-#define PENDING_MAX	256
-#define PENDING_MS	2000u
-
-static struct pending {
-	int fd;
-	int app_socket;		/* came on the application socket (allow.c) */
-	uint64_t since;
-} pending[PENDING_MAX];
-static unsigned int npending;
-
-static void pending_drop(unsigned int i, int close_it)
-{
-	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, pending[i].fd, NULL);
-	if (close_it)
-		close(pending[i].fd);
-	memmove(&pending[i], &pending[i + 1], (npending - i - 1) * sizeof(pending[0]));
-	npending--;
-}
-
-static void pending_add(int fd, int app_socket)
-{
-	if (npending == PENDING_MAX) {
-		log_warn("%u connections sent nothing yet: closing the oldest", npending);
-		pending_drop(0, 1);
-	}
-	pending[npending].fd = fd;
-	pending[npending].app_socket = app_socket;
-	pending[npending].since = now_ns(CLOCK_MONOTONIC);
-	npending++;
-	ep_add(fd);
-}
-
-static int pending_find(int fd)
-{
-	for (unsigned int i = 0; i < npending; i++)
-		if (pending[i].fd == fd)
-			return (int)i;
-	return -1;
-}
-
-/* Close the connections that sent nothing for PENDING_MS. */
-static void pending_expire(void)
-{
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
-	unsigned int n = 0;
-
-	while (npending && now - pending[0].since >= PENDING_MS * 1000000ull) {
-		pending_drop(0, 1);
-		n++;
-	}
-	if (n)
-		log_warn("%u clients sent nothing for %u ms: closed", n, PENDING_MS);
-}
-
-/*
- * The descriptor limit (a handful per traced process). FD_RESERVE
- * descriptors are held from the start; when accept() or a message meets
- * the limit they are let go, and until twice as many are free again new
- * processes are refused (they are not traced; the log says how many), so
- * that tracectl is still served and /proc still read. A listening socket
- * whose connection cannot be accepted even then stays out of the loop for
- * the rest of the round: no busy loop on it.
- */
-#define FD_RESERVE	16
-
-static int fd_reserve[FD_RESERVE];
-static unsigned int fd_held;		/* of fd_reserve, open */
-static int fd_short;			/* the reserve was let go */
-static unsigned long fd_refused;	/* processes refused since */
-static unsigned long fd_refused_all;	/* ... since the start */
-static uint64_t fd_tried;		/* when we last tried to take it back */
-static long fd_limit;
-static int listen_paused;		/* 1: the main socket, 2: the application socket */
-
-static void close_all(const int *fds, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		close(fds[i]);
-}
-
-/* Take the reserve (back): all of it, and only with as many free again. */
-static void fds_take(void)
-{
-	int fds[2 * FD_RESERVE];
-	unsigned int n = 0, want = fd_short ? 2 * FD_RESERVE : FD_RESERVE;
-
-	fd_tried = now_ns(CLOCK_MONOTONIC);
-	while (n < want && (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
-		n++;
-	if (n < want) {
-		close_all(fds, n);
-		return;
-	}
-	close_all(fds + FD_RESERVE, n - FD_RESERVE);
-	memcpy(fd_reserve, fds, sizeof(fd_reserve));
-	fd_held = FD_RESERVE;
-	if (fd_short)
-		log_info("descriptors free again: new processes are traced again (%lu were "
-			 "refused)", fd_refused);
-	fd_short = 0;
-}
-
-void fds_exhausted(void)
-{
-	if (fd_short)
-		return;
-	close_all(fd_reserve, fd_held);
-	fd_held = 0;
-	fd_short = 1;
-	fd_refused = 0;
-	log_warn("descriptor limit (%ld) reached: new processes are not traced until some "
-		 "exit (start the daemon with a higher hard limit, ulimit -Hn, to trace more)",
-		 fd_limit);
-}
-
-int fds_refuse(pid_t pid)
-{
-	if (!fd_short)
-		return 0;
-	fd_refused_all++;
-	if (!fd_refused++)
-		log_warn("pid %d not traced: the descriptor limit is reached", (int)pid);
-	return 1;
-}
-
-void fds_status(int fd)
-{
-	if (fd_refused_all)
-		reply_text(fd, "  processes not traced, refused at the descriptor limit (%ld): %lu\n",
-			   fd_limit, fd_refused_all);
-}
-
-/* accept() on @lfd (bit @which of listen_paused), or -1. */
-int accept_conn(int lfd, int which)
-{
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-		fds_exhausted();
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-			struct epoll_event ev = { .events = 0, .data.fd = lfd };
-
-			epoll_ctl(sd.epfd, EPOLL_CTL_MOD, lfd, &ev);
-			listen_paused |= which;
-		}
-	}
-	return fd;
-}
-
-/* Once per round of the loop: listen again, take the reserve back. */
-static void fds_round(void)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	if (listen_paused & 1) {
-		ev.data.fd = sd.listen_fd;
-		epoll_ctl(sd.epfd, EPOLL_CTL_MOD, sd.listen_fd, &ev);
-	}
-	if ((listen_paused & 2) && sd.app_listen_fd >= 0) {
-		ev.data.fd = sd.app_listen_fd;
-		epoll_ctl(sd.epfd, EPOLL_CTL_MOD, sd.app_listen_fd, &ev);
-	}
-	listen_paused = 0;
-	if (fd_short && now_ns(CLOCK_MONOTONIC) - fd_tried >= 1000000000ull)
-		fds_take();
-}
-
-/*
- * We are stopping: the connections not served yet (waiting to be
- * accepted, or whose first message was not read) are told so; their
- * commands were not carried out, and tracectl asks the next daemon.
- */
-static void clients_stopping(void)
-{
-	int fd;
-
-	while ((fd = accept4(sd.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		reply_end(fd, -ESHUTDOWN, "the session daemon is stopping");
-		close(fd);
-	}
-	while (npending) {
-		reply_end(pending[0].fd, -ESHUTDOWN, "the session daemon is stopping");
-		pending_drop(0, 1);
-	}
-}
+static char home[1024];
+static int listen_fd = -1;
+static int sig_fd = -1;
 
 /* A new connection's first message (it came) says what it is. */
 static void client_first(int fd)
@@ -310,7 +70,6 @@ static void client_first(int fd)
 	int fds[PROTO_MAX_FDS];
 	long n;
 
-	reply_stuck_fd = -1;
 	n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
 	if (n == -EMFILE)
 		fds_exhausted();
@@ -324,10 +83,8 @@ static void client_first(int fd)
 	}
 	switch (h.type) {
 	case MSG_APP_REGISTER:
-		if (app_accept(fd, buf, (size_t)n, fds) == 0) {
-			ep_add(fd);
-			return;
-		}
+		if (app_accept(fd, buf, (size_t)n, fds) == 0)
+			return;	/* the app's, watched */
 		break;
 	case MSG_CMD:
 		apps_poll_all();
@@ -343,29 +100,32 @@ static void client_first(int fd)
 	close(fd);
 }
 
-static void on_listen(void)
+/* A connection on the main socket: of our uid, else refused. */
+static void on_listen(int lfd, void *data)
 {
-	int fd = accept_conn(sd.listen_fd, 1);
+	int fd = fds_accept(lfd);
 
+	(void)data;
 	if (fd < 0)
 		return;
-	if (!peer_ok(fd)) {
+	if (!client_peer_ours(fd, NULL)) {
 		log_warn("connection from another user refused");
 		close(fd);
 		return;
 	}
-	pending_add(fd, 0);
+	client_pend(fd, client_first);
 }
 
-static void on_signal(void)
+static void on_signal(int fd, void *data)
 {
 	struct signalfd_siginfo si;
 
-	while (read(sd.sig_fd, &si, sizeof(si)) == sizeof(si)) {
+	(void)data;
+	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
-			consumer_check();
+			replay_check();
 		else
-			sd.quit = 1;
+			ev_quit();
 	}
 }
 
@@ -385,7 +145,7 @@ static int home_lock(void)
 	struct stat a, b;
 	int fd, n;
 
-	if (home_path(path, sizeof(path), sd.home, HOME_PID) < 0)
+	if (home_path(path, sizeof(path), home, HOME_PID) < 0)
 		return -ENAMETOOLONG;
 	for (int tries = 0; tries < 100; tries++) {
 		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -420,12 +180,12 @@ static void close_listen(void)
 {
 	char path[1100];
 
-	if (sd.listen_fd < 0)
+	if (listen_fd < 0)
 		return;
-	epoll_ctl(sd.epfd, EPOLL_CTL_DEL, sd.listen_fd, NULL);
-	close(sd.listen_fd);
-	sd.listen_fd = -1;
-	if (home_path(path, sizeof(path), sd.home, HOME_SOCK) == 0)
+	ev_del(listen_fd);
+	close(listen_fd);
+	listen_fd = -1;
+	if (home_path(path, sizeof(path), home, HOME_SOCK) == 0)
 		unlink(path);
 }
 
@@ -434,7 +194,7 @@ static void remove_runtime_files(void)
 	char path[1100];
 
 	close_listen();
-	if (sd_lock_fd >= 0 && home_path(path, sizeof(path), sd.home, HOME_PID) == 0)
+	if (sd_lock_fd >= 0 && home_path(path, sizeof(path), home, HOME_PID) == 0)
 		unlink(path);
 	if (sd_lock_fd >= 0)
 		close(sd_lock_fd);	/* the home is free */
@@ -446,7 +206,7 @@ static int listen_socket(void)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, probe;
 
-	if (home_path(sa.sun_path, sizeof(sa.sun_path), sd.home, HOME_SOCK) < 0)
+	if (home_path(sa.sun_path, sizeof(sa.sun_path), home, HOME_SOCK) < 0)
 		return -ENAMETOOLONG;
 	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
@@ -470,7 +230,7 @@ static int listen_socket(void)
 		remove_runtime_files();
 		return ret;
 	}
-	sd.listen_fd = fd;
+	listen_fd = fd;
 	return 0;
 }
 
@@ -490,50 +250,20 @@ static void usage(FILE *out)
 
 static void loop(void)
 {
-	struct epoll_event evs[64];
 	uint64_t last_sweep = now_ns(CLOCK_MONOTONIC);
 
-	while (!sd.quit) {
-		int timeout = sessions_tick_ms(), n, k;
+	while (!ev_quitting()) {
+		int timeout = client_wait_ms(sessions_tick_ms());
 
-		if (npending && timeout > (int)PENDING_MS / 4)
-			timeout = (int)PENDING_MS / 4;
 		timeout = consumer_wait_ms(timeout < 0 ? INT_MAX : timeout);
-		n = epoll_wait(sd.epfd, evs, 64, timeout);
-		if (n < 0 && errno != EINTR)
+		if (ev_run_once(timeout) < 0)
 			break;
-		for (int i = 0; i < n && !sd.quit; i++) {
-			int fd = evs[i].data.fd;
-			struct app *a;
-
-			if (fd == sd.listen_fd) {
-				on_listen();
-			} else if (fd == sd.app_listen_fd) {
-				if ((fd = allow_accept()) >= 0)
-					pending_add(fd, 1);
-			} else if ((k = pending_find(fd)) >= 0) {
-				int app_socket = pending[k].app_socket;
-
-				pending_drop((unsigned int)k, 0);
-				if (app_socket)
-					allow_first(fd);
-				else
-					client_first(fd);
-			} else if (fd == sd.sig_fd)
-				on_signal();
-			else if (consumer_event(fd))
-				;
-			else if ((a = app_by_sock(fd)) != NULL)
-				app_messages(a);
-			else if ((a = app_by_pidfd(fd)) != NULL)
-				app_remove(a);	/* a detached process exited */
-		}
-		if (sd.consumer_pid == 0 && !sd.quit)
-			consumer_check();
-		pending_expire();
+		if (consumer_pid() == 0 && !ev_quitting())
+			replay_check();
+		client_expire();
 		fds_round();
-		if (!sd.quit)
-			sessions_tick();
+		if (!ev_quitting() && sessions_tick())
+			state_save();	/* the chunk counts */
 		if (now_ns(CLOCK_MONOTONIC) - last_sweep >= MARKER_SWEEP_MS * 1000000ull) {
 			apps_markers(0);
 			last_sweep = now_ns(CLOCK_MONOTONIC);
@@ -550,6 +280,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int daemonize = 0, c, ready[2] = { -1, -1 }, ret = -ENOENT;
+	long fd_limit;
 	char logpath[1100];
 	sigset_t mask;
 
@@ -566,10 +297,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_init("trace-sessiond", NULL);
-	fd_limit = nofile_raise();	/* a few descriptors per traced process */
-	if (home_resolve(sd.home, sizeof(sd.home)) < 0 || (ret = home_prepare(sd.home)) < 0) {
-		log_err("cannot use SHMTRACE_HOME %s: %s", sd.home,
-			strerror(sd.home[0] ? -ret : ENOENT));
+	fd_limit = fds_init();	/* a few descriptors per traced process */
+	if (home_resolve(home, sizeof(home)) < 0 || (ret = home_prepare(home)) < 0) {
+		log_err("cannot use SHMTRACE_HOME %s: %s", home,
+			strerror(home[0] ? -ret : ENOENT));
 		return 1;
 	}
 	if (daemonize) {
@@ -598,11 +329,11 @@ int main(int argc, char **argv)
 			close(null);
 		}
 	}
-	if (home_path(logpath, sizeof(logpath), sd.home, HOME_LOG) == 0)
+	if (home_path(logpath, sizeof(logpath), home, HOME_LOG) == 0)
 		log_init("trace-sessiond", daemonize ? logpath : NULL);
 	ret = listen_socket();
 	if (ret < 0) {
-		log_err("cannot listen in %s: %s", sd.home,
+		log_err("cannot listen in %s: %s", home,
 			ret == -EADDRINUSE ? "a session daemon already runs there" : strerror(-ret));
 		if (ready[1] >= 0)
 			(void)!write(ready[1], "e", 1);
@@ -615,10 +346,8 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	sd.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	sd.epfd = epoll_create1(EPOLL_CLOEXEC);
-	/* after the signals are blocked: liburcu's threads inherit that */
-	if (apps_init() < 0) {
+	sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ev_init() < 0 || apps_init(home) < 0) {
 		log_err("out of memory");
 		remove_runtime_files();
 		if (ready[1] >= 0)
@@ -626,14 +355,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fds_take();
-	ep_add(sd.listen_fd);
-	ep_add(sd.sig_fd);
-	sd.next_chan_id = now_ns(CLOCK_REALTIME);
+	ev_add(listen_fd, on_listen, NULL);
+	ev_add(sig_fd, on_signal, NULL);
+	sessions_init();
+	cmd_init(home);
 	/* the sessions of a daemon before us that did not stop them (killed) */
-	if (state_load() > 0)
-		allow_update();
-	consumer_init();
-	log_info("listening in %s (%ld descriptors at most)", sd.home, fd_limit);
+	if (state_load(home) > 0)
+		app_socket_update();
+	replay_init(home);
+	log_info("listening in %s (%ld descriptors at most)", home, fd_limit);
 	if (ready[1] >= 0) {
 		(void)!write(ready[1], "k", 1);
 		close(ready[1]);
@@ -642,17 +372,18 @@ int main(int argc, char **argv)
 	loop();
 	log_info("shutting down");
 	/* no new client: a daemon started now waits for us to finish */
-	clients_stopping();
+	client_stopping(listen_fd);
 	close_listen();
 	/* what processes sent before we were told to stop (a segment their
 	 * threads already write into) is taken in before the final flush */
 	apps_poll_all();
 	sessions_shutdown();
-	while (sd.apps)
-		app_remove(sd.apps);
-	apps_gone_fini();
+	state_save();	/* a daemon after us starts with no session */
 	apps_fini();
 	consumer_fini();
+	ev_del(sig_fd);
+	close(sig_fd);
+	ev_fini();
 	remove_runtime_files();
 	return 0;
 }

@@ -26,6 +26,8 @@
  * compiled again, aggregation definitions checked by agg_geom()); a file
  * that fails is set aside (state.json.bad) and the daemon starts with no
  * session, saying so in its log.
+ *
+ * State: only the home it was given; the sessions are session.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,8 +38,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "sessiond.h"
+#include "state.h"
+#include "aggdef.h"
 #include "netout.h"
+#include "session.h"
 #include "home.h"
 #include "json.h"
 #include "log.h"
@@ -46,6 +50,8 @@
 #define STATE_FILE	HOME_STATE
 #define STATE_VERSION	1
 #define STATE_MAX	(16u << 20)
+
+static const char *st_home;
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -227,17 +233,17 @@ void state_save(void)
 	FILE *f;
 	int fd, ret;
 
-	if (home_path(path, sizeof(path), sd.home, STATE_FILE) < 0 ||
+	if (home_path(path, sizeof(path), st_home, STATE_FILE) < 0 ||
 	    snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
 		return;
 	f = open_memstream(&text, &len);
 	if (!f)
 		goto fail;
 	fprintf(f, "{\"version\":%d,", STATE_VERSION);
-	jw_u64(f, "next_id", sd.next_chan_id);
+	jw_u64(f, "next_id", ss.next_id);
 	jw_u64(f, "next_relay_id", netout_last_id());
 	fputs("\"sessions\":[", f);
-	for (const struct session *s = sd.sessions; s; s = s->next) {
+	for (const struct session *s = ss.list; s; s = s->next) {
 		jw_session(f, s);
 		if (s->next)
 			fputc(',', f);
@@ -407,7 +413,7 @@ static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct 
 	ch->flush_ms = (uint32_t)rd_u64(r, o, "flush_ms", UINT32_MAX);
 	ch->compress = (uint32_t)rd_u64(r, o, "compress", PROTO_COMPRESS_LZ4);
 	ch->context = (uint32_t)rd_u64(r, o, "context", SHMTRACE__CTX_ALL);
-	if (!r->why && (!proto_name_ok(ch->name) || !ch->id || sd.chan[ch->slot] ||
+	if (!r->why && (!proto_name_ok(ch->name) || !ch->id || ss.chan[ch->slot] ||
 			!shm_geometry_ok(ch->subbuf_size, ch->num_subbuf) || !ch->pool_size))
 		r->why = "channel";
 	ens = rd_get(r, o, "enablers", JS_ARR);
@@ -429,7 +435,7 @@ static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct 
 		free(ch);
 		return NULL;
 	}
-	sd.chan[ch->slot] = ch;
+	ss.chan[ch->slot] = ch;
 	return ch;
 }
 
@@ -460,7 +466,7 @@ static struct aggregation *rd_agg(struct rd *r, const struct js_node *o, struct 
 	}
 	if (!r->why)
 		rd_enabler(r, o, &ag->ev);
-	if (!r->why && (!proto_name_ok(ag->name) || !ag->id || sd.agg[ag->slot] ||
+	if (!r->why && (!proto_name_ok(ag->name) || !ag->id || ss.agg[ag->slot] ||
 			agg_geom(&ag->def, &g) < 0 || !shm_agg_table_size(&g, ag->capacity)))
 		r->why = "aggregation";
 	if (r->why) {
@@ -468,7 +474,7 @@ static struct aggregation *rd_agg(struct rd *r, const struct js_node *o, struct 
 		free(ag);
 		return NULL;
 	}
-	sd.agg[ag->slot] = ag;
+	ss.agg[ag->slot] = ag;
 	return ag;
 }
 
@@ -573,8 +579,8 @@ static void state_drop(struct session *s)
 		struct channel *ch = s->chans;
 
 		s->chans = ch->next;
-		if (sd.chan[ch->slot] == ch)
-			sd.chan[ch->slot] = NULL;
+		if (ss.chan[ch->slot] == ch)
+			ss.chan[ch->slot] = NULL;
 		enablers_free(ch->enablers);
 		free(ch);
 	}
@@ -582,8 +588,8 @@ static void state_drop(struct session *s)
 		struct aggregation *ag = s->aggs;
 
 		s->aggs = ag->next;
-		if (sd.agg[ag->slot] == ag)
-			sd.agg[ag->slot] = NULL;
+		if (ss.agg[ag->slot] == ag)
+			ss.agg[ag->slot] = NULL;
 		enabler_free_parts(&ag->ev);
 		free(ag);
 	}
@@ -593,11 +599,11 @@ static void state_drop(struct session *s)
 	free(s);
 }
 
-int state_load(void)
+int state_load(const char *home)
 {
 	char path[1200], bad[1300], err[160];
 	struct rd r = { 0 };
-	struct session **tail = &sd.sessions;
+	struct session **tail = &ss.list;
 	const struct js_node *root, *arr, *el;
 	struct js_doc *doc = NULL;
 	struct stat sb;
@@ -605,7 +611,8 @@ int state_load(void)
 	uint64_t next;
 	int fd, ret, n = 0;
 
-	if (home_path(path, sizeof(path), sd.home, STATE_FILE) < 0)
+	st_home = home;
+	if (home_path(path, sizeof(path), st_home, STATE_FILE) < 0)
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -628,8 +635,8 @@ int state_load(void)
 		goto bad;
 	}
 	next = rd_u64(&r, root, "next_id", UINT64_MAX);
-	if (next > sd.next_chan_id)
-		sd.next_chan_id = next;	/* ids stay unique across daemons */
+	if (next > ss.next_id)
+		ss.next_id = next;	/* ids stay unique across daemons */
 	netout_seen_id(rd_u64(&r, root, "next_relay_id", UINT64_MAX));
 	arr = rd_get(&r, root, "sessions", JS_ARR);
 	for (el = arr ? js_child(doc, arr) : NULL; el && !r.why; el = js_next(doc, arr, el)) {
@@ -658,10 +665,10 @@ int state_load(void)
 	log_info("%d sessions taken over from %s", n, path);
 	return n;
 bad:
-	while (sd.sessions) {
-		struct session *s = sd.sessions;
+	while (ss.list) {
+		struct session *s = ss.list;
 
-		sd.sessions = s->next;
+		ss.list = s->next;
 		state_drop(s);
 	}
 	js_free(doc);

@@ -17,7 +17,8 @@ unit_tests = \
 	tests/unit/consumerd/test-consumerd \
 	tests/unit/flagnames/test-flagnames \
 	tests/unit/ownfd/test-ownfd \
-	tests/unit/notice/test-notice
+	tests/unit/notice/test-notice \
+	tests/unit/sessiond/test-loop
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -52,10 +53,17 @@ tests_unit_ownfd_test_ownfd_LDADD = $(CHECK_LIBS)
 # sessiond/notice.c alone: the session daemon's state, allow_uid() and the
 # replies are the test's
 tests_unit_notice_test_notice_SOURCES = tests/unit/notice/test-notice.c sessiond/notice.c \
-	sessiond/sessiond.h
+	sessiond/notice.h
 tests_unit_notice_test_notice_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sessiond
-tests_unit_notice_test_notice_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(URCU_CFLAGS)
+tests_unit_notice_test_notice_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_notice_test_notice_LDADD = libcommon.la $(CHECK_LIBS)
+
+# sessiond/loop.c and sessiond/htab.c alone: the descriptor registry, the table
+tests_unit_sessiond_test_loop_SOURCES = tests/unit/sessiond/test-loop.c sessiond/loop.c \
+	sessiond/loop.h sessiond/htab.c sessiond/htab.h
+tests_unit_sessiond_test_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sessiond
+tests_unit_sessiond_test_loop_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_sessiond_test_loop_LDADD = $(CHECK_LIBS)
 
 tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
 tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -91,6 +99,11 @@ tests_unit_aggjson_test_aggjson_LDADD = libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk
+
+# the session daemon's files call each other in no loop of more than 3
+TESTS += tests/unit/calls/sessiond-calls.sh
+dist_check_SCRIPTS += tests/unit/calls/sessiond-calls.sh
+EXTRA_DIST += tests/unit/calls/calls.py
 
 # what a disabled event costs its call site, read off the compiled code
 TESTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh

@@ -8,7 +8,7 @@
  * session (the others counted), their control characters replaced, and
  * printed one line each, exactly.
  *
- * The rest of the session daemon is the test's: sd, allow_uid() (as
+ * The rest of the session daemon is the test's: the sessions (ss), allow_uid() (as
  * allow.c has it), and reply_text()/reply_end(), which collect the reply.
  */
 #include <check.h>
@@ -20,9 +20,13 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "sessiond.h"
+#include "allow.h"
+#include "app.h"
+#include "client.h"
+#include "notice.h"
+#include "session.h"
 
-struct sessiond sd;
+struct sessions ss;
 
 int allow_uid(const struct session *s, uid_t uid)
 {
@@ -89,12 +93,19 @@ static int send_notice(struct app *a, uint32_t kind, uint32_t pid, uint32_t uid,
 	return app_notice(a, buf, body(buf, kind, pid, uid, old_uid, path, strlen(path) + 1));
 }
 
+/*
+ * The processes the notices are about do not exist (a notice about a
+ * process that is neither its sender nor its child is refused): their
+ * pids are above the pid_max of the machines this runs on (32768, or the
+ * 4194304 of the largest, which only a machine that made four million
+ * processes since it started reaches).
+ */
 static struct session s1, s2;
 static struct app app;
 
 static void setup(void)
 {
-	memset(&sd, 0, sizeof(sd));
+	memset(&ss, 0, sizeof(ss));
 	memset(&s1, 0, sizeof(s1));
 	memset(&s2, 0, sizeof(s2));
 	memset(&app, 0, sizeof(app));
@@ -102,7 +113,7 @@ static void setup(void)
 	strcpy(s2.name, "two");
 	s1.active = s2.active = 1;
 	s1.next = &s2;
-	sd.sessions = &s1;
+	ss.list = &s1;
 	strcpy(app.procname, "prog");
 	app.pid = 100;
 	app.uid = geteuid();
@@ -170,25 +181,25 @@ START_TEST(test_kinds_printed)
 	char want[4096];
 
 	set_hint(65534);
-	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 201, me, me, "/bin/st"), 0);
-	ck_assert_int_eq(send_notice(&app, NOTICE_FOREIGN, 202, me, me, "/bin/arm"), 0);
-	ck_assert_int_eq(send_notice(&app, NOTICE_SETUID, 203, 0, me, "/bin/su"), 0);
-	ck_assert_int_eq(send_notice(&app, NOTICE_SETGID, 204, me, me, "/bin/sg"), 0);
-	ck_assert_int_eq(send_notice(&app, NOTICE_CAPS, 205, me, me, "/bin/cap"), 0);
-	ck_assert_int_eq(send_notice(&app, NOTICE_IDS, 206, me, me, "/bin/ids"), 0);
-	ck_assert_int_eq(send_notice(&app, NOTICE_NO_PRELOAD, 207, me, me, "/bin/env"), 0);
-	ck_assert_int_eq(send_notice(&app, NOTICE_EXEC_UID, 208, 65534, me, "/bin/as"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 4000201, me, me, "/bin/st"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_FOREIGN, 4000202, me, me, "/bin/arm"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_SETUID, 4000203, 0, me, "/bin/su"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_SETGID, 4000204, me, me, "/bin/sg"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_CAPS, 4000205, me, me, "/bin/cap"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_IDS, 4000206, me, me, "/bin/ids"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_NO_PRELOAD, 4000207, me, me, "/bin/env"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_EXEC_UID, 4000208, 65534, me, "/bin/as"), 0);
 	ck_assert_int_eq(send_notice(&app, NOTICE_UID_CHANGE, 100, 65534, me, "/bin/drop"), 0);
 	snprintf(want, sizeof(want),
 		 "  not traced:\n"
-		 "    pid 201 exec /bin/st: not traced: statically linked, it cannot load libshmtrace\n"
-		 "    pid 202 exec /bin/arm: not traced: not an x86-64 program, libshmtrace cannot load in it\n"
-		 "    pid 203 exec /bin/su: not traced: set-user-ID program (runs as uid 0), the loader drops LD_PRELOAD\n"
-		 "    pid 204 exec /bin/sg: not traced: set-group-ID program, the loader drops LD_PRELOAD\n"
-		 "    pid 205 exec /bin/cap: not traced: program with file capabilities, the loader drops LD_PRELOAD\n"
-		 "    pid 206 exec /bin/ids: not traced: the process's effective uid or gid is not its real one, the loader drops LD_PRELOAD\n"
-		 "    pid 207 exec /bin/env: not traced: its environment has no libshmtrace in LD_PRELOAD\n"
-		 "    pid 208 exec /bin/as: not traced: it runs as uid 65534, which cannot reach this session daemon (uid %u)%s\n"
+		 "    pid 4000201 exec /bin/st: not traced: statically linked, it cannot load libshmtrace\n"
+		 "    pid 4000202 exec /bin/arm: not traced: not an x86-64 program, libshmtrace cannot load in it\n"
+		 "    pid 4000203 exec /bin/su: not traced: set-user-ID program (runs as uid 0), the loader drops LD_PRELOAD\n"
+		 "    pid 4000204 exec /bin/sg: not traced: set-group-ID program, the loader drops LD_PRELOAD\n"
+		 "    pid 4000205 exec /bin/cap: not traced: program with file capabilities, the loader drops LD_PRELOAD\n"
+		 "    pid 4000206 exec /bin/ids: not traced: the process's effective uid or gid is not its real one, the loader drops LD_PRELOAD\n"
+		 "    pid 4000207 exec /bin/env: not traced: its environment has no libshmtrace in LD_PRELOAD\n"
+		 "    pid 4000208 exec /bin/as: not traced: it runs as uid 65534, which cannot reach this session daemon (uid %u)%s\n"
 		 "    pid 100 (/bin/drop) changed its uid from %u to 65534: the processes it starts and the programs it runs cannot reach this session daemon (uid %u) and are not traced%s\n",
 		 me, hint, me, me, hint);
 	ck_assert_str_eq(status_of(&s1), want);
@@ -201,21 +212,21 @@ START_TEST(test_which_sessions_keep_it)
 	app.uid = 4242;			/* a process of another uid */
 	s1.nallow = 1;
 	s1.allow[0] = 4242;		/* s1 traces it, s2 does not */
-	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 300, 4242, 4242, "/bin/a"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 4000300, 4242, 4242, "/bin/a"), 0);
 	ck_assert_uint_eq(s1.nnotices, 1);
 	ck_assert_uint_eq(s2.nnotices, 0);
 	/* a change to a uid that s1 allows reaches the daemon: nothing to say */
-	ck_assert_int_eq(send_notice(&app, NOTICE_UID_CHANGE, 300, 4242, 4242, "/bin/a"), 0);
-	ck_assert_int_eq(send_notice(&app, NOTICE_EXEC_UID, 300, 4242, 4242, "/bin/a"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_UID_CHANGE, 4000300, 4242, 4242, "/bin/a"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_EXEC_UID, 4000300, 4242, 4242, "/bin/a"), 0);
 	ck_assert_uint_eq(s1.nnotices, 1);
 	/* an inactive session keeps nothing */
 	s1.active = 0;
-	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 301, 4242, 4242, "/bin/b"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 4000301, 4242, 4242, "/bin/b"), 0);
 	ck_assert_uint_eq(s1.nnotices, 1);
 	ck_assert_uint_eq(s2.nnotices, 0);
 	/* a session that allows every uid */
 	s2.allow_all = 1;
-	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 302, 4242, 4242, "/bin/c"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 4000302, 4242, 4242, "/bin/c"), 0);
 	ck_assert_uint_eq(s2.nnotices, 1);
 	ck_assert_str_eq(s2.notices->path, "/bin/c");
 }
@@ -227,27 +238,27 @@ START_TEST(test_repeats_and_limit)
 	const char *st;
 
 	for (int i = 0; i < 3; i++)	/* the same kind, uid and path: counted */
-		ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 400 + (uint32_t)i, 0, 0, "/bin/r"), 0);
+		ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 4000400 + (uint32_t)i, 0, 0, "/bin/r"), 0);
 	ck_assert_uint_eq(s1.nnotices, 1);
 	ck_assert_uint_eq(s1.notices->count, 3);
-	ck_assert_uint_eq(s1.notices->pid, 400);	/* the first one it was about */
+	ck_assert_uint_eq(s1.notices->pid, 4000400);	/* the first one it was about */
 	/* another kind or path is another notice */
-	ck_assert_int_eq(send_notice(&app, NOTICE_CAPS, 403, 0, 0, "/bin/r"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_CAPS, 4000403, 0, 0, "/bin/r"), 0);
 	ck_assert_uint_eq(s1.nnotices, 2);
 	for (int i = 2; i < SESSION_MAX_NOTICES + 5; i++) {
 		snprintf(path, sizeof(path), "/bin/p%d", i);
-		ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 500, 0, 0, path), 0);
+		ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 4000500, 0, 0, path), 0);
 	}
 	ck_assert_uint_eq(s1.nnotices, SESSION_MAX_NOTICES);
 	ck_assert_uint_eq(s1.notices_lost, 5);
 	/* a repeat of one kept is still counted at the limit */
-	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 401, 0, 0, "/bin/r"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 4000401, 0, 0, "/bin/r"), 0);
 	ck_assert_uint_eq(s1.notices->count, 4);
 	ck_assert_uint_eq(s1.notices_lost, 5);
 	st = status_of(&s1);
-	ck_assert_ptr_nonnull(strstr(st, "    pid 400 exec /bin/r: not traced: statically linked, "
+	ck_assert_ptr_nonnull(strstr(st, "    pid 4000400 exec /bin/r: not traced: statically linked, "
 				     "it cannot load libshmtrace (4 times)\n"));
-	snprintf(want, sizeof(want), "    pid 500 exec /bin/p%d: not traced", SESSION_MAX_NOTICES - 1);
+	snprintf(want, sizeof(want), "    pid 4000500 exec /bin/p%d: not traced", SESSION_MAX_NOTICES - 1);
 	ck_assert_ptr_nonnull(strstr(st, want));
 	snprintf(want, sizeof(want), "/bin/p%d:", SESSION_MAX_NOTICES);
 	ck_assert_ptr_null(strstr(st, want));
@@ -260,10 +271,10 @@ END_TEST
 
 START_TEST(test_control_characters)
 {
-	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 600, 0, 0, "/bin/a\nb\tc\x1b[31m\x7f"), 0);
+	ck_assert_int_eq(send_notice(&app, NOTICE_STATIC, 4000600, 0, 0, "/bin/a\nb\tc\x1b[31m\x7f"), 0);
 	ck_assert_str_eq(s1.notices->path, "/bin/a?b?c?[31m?");
 	ck_assert_str_eq(status_of(&s1), "  not traced:\n"
-			 "    pid 600 exec /bin/a?b?c?[31m?: not traced: statically linked, "
+			 "    pid 4000600 exec /bin/a?b?c?[31m?: not traced: statically linked, "
 			 "it cannot load libshmtrace\n");
 }
 END_TEST
