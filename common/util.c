@@ -377,6 +377,19 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int dir_used(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int used = 0;
+
+	while (d && !used && (e = readdir(d)) != NULL)
+		used = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return used;
+}
+
 int pwrite_all(int fd, const void *buf, size_t len, off_t off)
 {
 	const char *p = buf;

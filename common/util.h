@@ -65,6 +65,8 @@ int proc_catches(pid_t pid, int signo);
 int proc_ring_check(pid_t pid, int signo);
 /* Check that a memfd is sealed against resizing and has @size bytes. */
 int memfd_check(int fd, uint64_t size);
+/* Does directory @path hold anything? 1, 0 (empty, or not there). */
+int dir_used(const char *path);
 /* Write everything, retrying on EINTR and short writes; 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 int writev_all(int fd, struct iovec *iov, int n);

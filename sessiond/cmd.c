@@ -42,6 +42,7 @@
 #include "state.h"
 #include "ctfmeta.h"
 #include "home.h"
+#include "glob.h"
 #include "log.h"
 #include "util.h"
 
@@ -184,6 +185,12 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 		reply_end(fd, ret, "cannot write traces in %s: %s", s->output, strerror(-ret));
 		goto fail;
 	}
+	if (!net && dir_used(s->output)) {
+		/* as record: runs are never merged */
+		ret = reply_end(fd, -EEXIST, "%s is not empty (an earlier run?): runs are never "
+				"merged; remove it or choose another --output", s->output);
+		goto fail;
+	}
 	s->def_pool = pool;
 	s->def_mode = c->mode;
 	s->next = ss.list;
@@ -312,6 +319,32 @@ static struct channel *enable_channel(int fd, struct session *s, const char *nam
 }
 
 /* enable-event: [filter] then patterns (proto.h) */
+/*
+ * @want (its parts taken) in @ch's patterns: enabling a pattern again
+ * replaces its conditions. The enabler, or NULL (no memory: @want freed).
+ */
+static struct enabler *channel_enable(struct channel *ch, struct enabler *want)
+{
+	struct enabler *e;
+
+	for (e = ch->enablers; e; e = e->next)
+		if (!strcmp(e->pattern, want->pattern))
+			break;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e) {
+			enabler_free_parts(want);
+			return NULL;
+		}
+		e->next = ch->enablers;
+		ch->enablers = e;
+	}
+	enabler_free_parts(e);
+	want->next = e->next;
+	*e = *want;
+	return e;
+}
+
 static int cmd_enable(int fd, struct session *s, const struct proto_cmd *c)
 {
 	const struct cmd_events *ev = &c->b.events;
@@ -331,22 +364,9 @@ static int cmd_enable(int fd, struct session *s, const struct proto_cmd *c)
 			apps_update_all();
 			return reply_end(fd, ret, "%s", err);
 		}
-		for (e = ch->enablers; e; e = e->next)
-			if (!strcmp(e->pattern, want.pattern))
-				break;
-		if (!e) {
-			e = calloc(1, sizeof(*e));
-			if (!e) {
-				enabler_free_parts(&want);
-				return reply_end(fd, -ENOMEM, "out of memory");
-			}
-			e->next = ch->enablers;
-			ch->enablers = e;
-		}
-		/* enabling a pattern again replaces its conditions */
-		enabler_free_parts(e);
-		want.next = e->next;
-		*e = want;
+		e = channel_enable(ch, &want);
+		if (!e)
+			return reply_end(fd, -ENOMEM, "out of memory");
 		enabler_describe(e, what, sizeof(what));
 		reply_text(fd, "Event pattern '%s' enabled in channel %s of session %s.\n", what,
 			   ch->name, s->name);
@@ -380,6 +400,19 @@ static int cmd_disable(int fd, struct session *s, const struct proto_cmd *c)
 	}
 	apps_update_all();
 	return reply_end(fd, 0, NULL);
+}
+
+/* The state dump that names the addresses of the ip context (libtrace/procev.c). */
+#define STATEDUMP_PATTERN	"shmtrace_statedump:*"
+#define STATEDUMP_EVENT		"shmtrace_statedump:bin_info"
+
+/* Does a pattern of @ch, whatever its conditions, take event @name? */
+static int channel_records(const struct channel *ch, const char *name)
+{
+	for (const struct enabler *e = ch->enablers; e; e = e->next)
+		if (glob_match(e->pattern, name) && e->ll_kind == LL_ANY && !e->filter)
+			return 1;
+	return 0;
 }
 
 /* Names of the context fields in @ctx, comma-separated, or "none". */
@@ -419,8 +452,21 @@ static int cmd_add_context(int fd, struct session *s, const struct cmd_context *
 	for (ch = all ? s->chans : ch; ch; ch = all ? ch->next : NULL) {
 		ch->context |= c->context;
 		context_names(ch->context, names, sizeof(names));
-		reply_text(fd, "Context of channel %s in session %s: %s.\\n", ch->name, s->name,
+		reply_text(fd, "Context of channel %s in session %s: %s.\n", ch->name, s->name,
 			   names);
+		/* the addresses are named from the processes' state dumps */
+		if ((ch->context & SHMTRACE__CTX_IP) && !channel_records(ch, STATEDUMP_EVENT)) {
+			struct enabler want = { .ll_kind = LL_ANY };
+
+			snprintf(want.pattern, sizeof(want.pattern), "%s", STATEDUMP_PATTERN);
+			if (!channel_enable(ch, &want))
+				return reply_end(fd, -ENOMEM, "out of memory");
+			enablers_free(ch->combos);
+			ch->combos = NULL;
+			reply_text(fd, "Event pattern '%s' enabled in channel %s of session %s: "
+				   "the addresses of ip are named from it.\n", STATEDUMP_PATTERN,
+				   ch->name, s->name);
+		}
 	}
 	apps_update_all();
 	return reply_end(fd, 0, NULL);

@@ -279,15 +279,17 @@ int session_open_base(struct session *s)
 void marker_make(struct session *s)
 {
 	char text[64];
-	uint32_t ms = DEFAULT_FLUSH_MS;
+	uint32_t ms = s->chans ? 0 : DEFAULT_FLUSH_MS;
 	size_t made = 0;
 	int dfd, fd;
 
 	if (s->relay_id)
 		return;
+	/* how late an event may reach the disk: the longest flush interval
+	 * (a channel never flushed, the default's) */
 	for (const struct channel *ch = s->chans; ch; ch = ch->next)
-		if (ch->flush_ms > ms)
-			ms = ch->flush_ms;
+		if ((ch->flush_ms ? ch->flush_ms : DEFAULT_FLUSH_MS) > ms)
+			ms = ch->flush_ms ? ch->flush_ms : DEFAULT_FLUSH_MS;
 	s->made_output = 0;
 	dfd = dir_walk(s->base_fd, s->output + s->base_len, 0750, &made);
 	if (made)
