@@ -1,24 +1,24 @@
 # SPDX-License-Identifier: MIT
-# tools/trace-read.mk - the trace-read command, its symbol tables
-# (libsymbols.la: tools/symbols.c, used by trace-read only), the symbol
+# tools/trace-read/trace-read.mk - the trace-read command, its symbol tables
+# (libsymbols.la: tools/trace-read/symbols.c, used by trace-read only), the symbol
 # unit test, the symbol integration test with its program, and the ELF
 # fuzz target. Included from the top-level Makefile.am.
 
 noinst_LTLIBRARIES += libsymbols.la
-libsymbols_la_SOURCES = tools/symbols.c tools/symbols.h
+libsymbols_la_SOURCES = tools/trace-read/symbols.c tools/trace-read/symbols.h
 
 bin_PROGRAMS += trace-read
-trace_read_SOURCES = tools/trace-read.c tools/exit-status.h \
-	tools/output.c tools/output.h \
-	tools/printers.c tools/printers.h \
-	tools/flagnames.c tools/flagnames.h \
-	tools/sinks.c tools/sinks.h \
-	tools/procsyms.c tools/procsyms.h \
-	tools/aggprint.c tools/aggprint.h \
-	tools/follow.c tools/follow.h \
-	tools/analysis.c tools/analysis.h tools/chrome.c \
-	tools/select.c tools/select.h
-trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+trace_read_SOURCES = tools/trace-read/trace-read.c tools/exit-status.h \
+	tools/trace-read/output.c tools/trace-read/output.h \
+	tools/trace-read/printers.c tools/trace-read/printers.h \
+	tools/trace-read/flagnames.c tools/trace-read/flagnames.h \
+	tools/trace-read/sinks.c tools/trace-read/sinks.h \
+	tools/trace-read/procsyms.c tools/trace-read/procsyms.h \
+	tools/trace-read/aggprint.c tools/trace-read/aggprint.h \
+	tools/trace-read/follow.c tools/trace-read/follow.h \
+	tools/trace-read/analysis.c tools/trace-read/analysis.h tools/trace-read/chrome.c \
+	tools/trace-read/select.c tools/trace-read/select.h
+trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tools/trace-read
 trace_read_LDADD = libreadercore.la libsymbols.la libcommon.la
 
 # ---- symbols ----------------------------------------------------------------
@@ -27,7 +27,7 @@ check_PROGRAMS += tests/unit/symbols/test-symbols
 TESTS += tests/unit/symbols/test-symbols
 tests_unit_symbols_test_symbols_SOURCES = tests/unit/symbols/test-symbols.c \
 	tests/unit/symbols/elfgen.c tests/unit/symbols/elfgen.h
-tests_unit_symbols_test_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_symbols_test_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tools/trace-read
 tests_unit_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_symbols_test_symbols_LDADD = libsymbols.la $(CHECK_LIBS)
 endif
@@ -50,13 +50,13 @@ check_PROGRAMS += tests/fuzz/fuzz-elf
 TESTS += tests/fuzz/fuzz-elf
 tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz-elf.c tests/fuzz/driver.c \
 	tests/fuzz/fuzz.h tests/unit/symbols/elfgen.c tests/unit/symbols/elfgen.h
-tests_fuzz_fuzz_elf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_fuzz_fuzz_elf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tools/trace-read
 tests_fuzz_fuzz_elf_LDADD = libsymbols.la
 
 fuzz_elf_libfuzzer_sources = \
 	$(srcdir)/tests/fuzz/fuzz-elf.c \
 	$(srcdir)/tests/unit/symbols/elfgen.c \
-	$(srcdir)/tools/symbols.c
+	$(srcdir)/tools/trace-read/symbols.c
 
 .PHONY: fuzz-elf
 fuzz: fuzz-elf
@@ -66,7 +66,7 @@ fuzz-elf: $(fuzz_elf_libfuzzer_sources) $(srcdir)/tests/fuzz/fuzz.h
 	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o tests/fuzz/.fuzz-elf-probe >/dev/null 2>&1; then \
 		rm -f tests/fuzz/.fuzz-elf-probe; \
 		echo "  FUZZCC   tests/fuzz/fuzz-elf-libfuzzer"; \
-		$(FUZZ_CC) $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(CPPFLAGS) -std=gnu11 $(WARN_CFLAGS) $(FUZZ_CFLAGS) \
+		$(FUZZ_CC) $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tools/trace-read $(CPPFLAGS) -std=gnu11 $(WARN_CFLAGS) $(FUZZ_CFLAGS) \
 			-o tests/fuzz/fuzz-elf-libfuzzer $(fuzz_elf_libfuzzer_sources) || exit 1; \
 		echo "run it with: mkdir -p fuzz-elf-corpus && tests/fuzz/fuzz-elf-libfuzzer" \
 			"-max_total_time=60 fuzz-elf-corpus"; \
