@@ -17,7 +17,7 @@
 #include "analysis.h"
 #include "exit-status.h"
 #include "json.h"
-#include "procsyms.h"
+#include "output.h"
 
 #define AGG_FILE "aggregations.json"
 
@@ -89,42 +89,45 @@ static bool agg_is_profile(const struct agg_view *v)
 
 /*
  * Symbol tables of the processes of the traces in @dir (their state
- * dumps), for the profiles' addresses; nothing when there is no trace.
+ * dumps), for the profiles' addresses, in *@syms with their reader *@r;
+ * nothing (both NULL) when there is no trace.
  */
-static void agg_syms(const char *dir, struct shmtrace_rd_reader **r)
+static void agg_syms(const char *dir, struct shmtrace_rd_reader **r,
+		     struct shmtrace_rd_symbols **syms)
 {
 	const struct shmtrace_rd_event *ev;
 	char err[SHMTRACE_RD_ERRLEN];
 
 	*r = NULL;
+	*syms = NULL;
 	if (shmtrace_rd_open(r, &dir, 1, err, sizeof(err)) < 0) {
 		*r = NULL;
 		return;
 	}
-	if (procsyms_init(*r) < 0) {
+	if (shmtrace_rd_sym_open(syms, *r, NULL, out_warn, NULL) < 0) {
 		shmtrace_rd_close(*r);
 		*r = NULL;
 		return;
 	}
 	while (shmtrace_rd_next(*r, &ev) > 0)
-		procsyms_track(ev);
+		shmtrace_rd_sym_track(*syms, ev);
 }
 
 /* The name of @addr in process @pid: from the last trace of that pid. */
-static const char *agg_sym(const struct shmtrace_rd_reader *r, int64_t pid, uint64_t addr,
-			   char *buf, size_t len)
+static const char *agg_sym(const struct shmtrace_rd_reader *r, struct shmtrace_rd_symbols *syms,
+			   int64_t pid, uint64_t addr, char *buf, size_t len)
 {
-	struct sym_result res;
+	struct shmtrace_rd_symbol sym;
 
 	if (!addr)
 		return "(outside the functions followed)";
 	for (size_t i = r ? shmtrace_rd_trace_count(r) : 0; i-- > 0;) {
-		struct proc_syms *p = procsyms_at(i);
+		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, i);
 
-		if (shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, i)) != pid)
+		if (shmtrace_rd_trace_vpid(t) != pid)
 			continue;
-		if (p && procsyms_lookup(p, addr, &res)) {
-			snprintf(buf, len, "%s", res.name);
+		if (shmtrace_rd_sym_lookup(syms, t, addr, &sym)) {
+			snprintf(buf, len, "%s", sym.name);
 			return buf;
 		}
 		break;
@@ -138,13 +141,14 @@ static int print_profile(struct agg_view *v, const char *dir)
 {
 	struct an_prof_row *rows = calloc(v->n + 1, sizeof(*rows));
 	struct shmtrace_rd_reader *r = NULL;
+	struct shmtrace_rd_symbols *syms = NULL;
 	bool alloc = false;
 	uint32_t n = 0;
 	int rc = 0;
 
 	if (!rows)
 		return -ENOMEM;
-	agg_syms(dir, &r);
+	agg_syms(dir, &r, &syms);
 	for (uint32_t i = 0; i < v->n && !rc; i++) {
 		struct agg_ventry e;
 		char buf[512];
@@ -152,7 +156,7 @@ static int print_profile(struct agg_view *v, const char *dir)
 		rc = agg_view_entry(v, i, &e);
 		if (rc || !e.val[0].v)
 			continue;	/* allocations outside every function: no call */
-		rows[n].name = strdup(agg_sym(r, e.key[0].i, (uint64_t)e.key[1].i, buf, sizeof(buf)));
+		rows[n].name = strdup(agg_sym(r, syms, e.key[0].i, (uint64_t)e.key[1].i, buf, sizeof(buf)));
 		if (!rows[n].name) {
 			rc = -ENOMEM;
 			break;
@@ -174,10 +178,8 @@ static int print_profile(struct agg_view *v, const char *dir)
 	for (uint32_t i = 0; i < n; i++)
 		free((char *)rows[i].name);
 	free(rows);
-	if (r) {
-		procsyms_fini();
-		shmtrace_rd_close(r);
-	}
+	shmtrace_rd_sym_close(syms);
+	shmtrace_rd_close(r);
 	return rc;
 }
 

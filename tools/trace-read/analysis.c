@@ -923,8 +923,7 @@ struct prof_thread {
 };
 
 struct an_profile {
-	an_resolve_fn resolve;
-	void *arg;
+	struct shmtrace_rd_symbols *syms;	/* names the functions, or NULL */
 	uint8_t **kind;			/* [trace][class] PK_* */
 	int8_t **size_field, **nmemb_field;
 	size_t ntr;
@@ -936,14 +935,25 @@ struct an_profile {
 	uint64_t unmatched;
 };
 
-struct an_profile *an_profile_new(an_resolve_fn resolve, void *arg)
+const char *an_function_name(struct shmtrace_rd_symbols *syms, const struct shmtrace_rd_event *ev,
+			     uint64_t addr, char *buf, size_t len)
+{
+	struct shmtrace_rd_symbol sym;
+
+	if (syms && shmtrace_rd_sym_lookup(syms, shmtrace_rd_event_trace(ev), addr, &sym))
+		snprintf(buf, len, "%s", sym.name);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+struct an_profile *an_profile_new(struct shmtrace_rd_symbols *syms)
 {
 	struct an_profile *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
-	p->resolve = resolve;
-	p->arg = arg;
+	p->syms = syms;
 	p->fcap = 256;
 	p->tcap = 64;
 	p->funcs = calloc(p->fcap, sizeof(*p->funcs));
@@ -1093,11 +1103,7 @@ static struct prof_func *prof_func(struct an_profile *p, const struct shmtrace_r
 		i = (i + 1) & (p->fcap - 1);
 	if (p->funcs[i].key)
 		return &p->funcs[i];
-	name = p->resolve ? p->resolve(p->arg, ev, addr, buf, sizeof(buf)) : NULL;
-	if (!name) {
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
-		name = buf;
-	}
+	name = an_function_name(p->syms, ev, addr, buf, sizeof(buf));
 	p->funcs[i].name = strdup(name);
 	if (!p->funcs[i].name)
 		return NULL;

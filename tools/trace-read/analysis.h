@@ -59,11 +59,13 @@ void an_latency_print(struct an_latency *l, FILE *out);
 void an_latency_free(struct an_latency *l);
 
 /*
- * A function's name for an address seen in an event of process (trace)
- * @ev, written to @buf; returns @buf, or NULL when unknown.
+ * The name of the function at @addr in the process (trace) of @ev, as the
+ * profile and the chrome export name it, written to @buf (@len bytes at
+ * most): the function's name from @syms (NULL: none), else "0x" and the
+ * address in hexadecimal. Returns @buf.
  */
-typedef const char *(*an_resolve_fn)(void *arg, const struct shmtrace_rd_event *ev, uint64_t addr,
-				     char *buf, size_t len);
+const char *an_function_name(struct shmtrace_rd_symbols *syms, const struct shmtrace_rd_event *ev,
+			     uint64_t addr, char *buf, size_t len);
 
 /*
  * profile: calls, total and self time per function from shmtrace_func
@@ -73,7 +75,7 @@ typedef const char *(*an_resolve_fn)(void *arg, const struct shmtrace_rd_event *
  * twice.
  */
 struct an_profile;
-struct an_profile *an_profile_new(an_resolve_fn resolve, void *arg);
+struct an_profile *an_profile_new(struct shmtrace_rd_symbols *syms);
 int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev);
 void an_profile_print(struct an_profile *p, FILE *out);
 
@@ -101,7 +103,7 @@ void an_profile_free(struct an_profile *p);
  * returns 0, -ENOMEM or -EIO.
  */
 struct an_chrome;
-struct an_chrome *an_chrome_new(FILE *out, an_resolve_fn resolve, void *arg);
+struct an_chrome *an_chrome_new(FILE *out, struct shmtrace_rd_symbols *syms);
 int an_chrome_event(struct an_chrome *c, const struct shmtrace_rd_event *ev);
 int an_chrome_finish(struct an_chrome *c);	/* closes the JSON; 0 or -EIO */
 

@@ -122,8 +122,7 @@ struct ch_proc {
 
 struct an_chrome {
 	FILE *out;
-	an_resolve_fn resolve;
-	void *arg;
+	struct shmtrace_rd_symbols *syms;	/* names the functions, or NULL */
 	struct ch_class **cls;
 	size_t *ncls, ntr;
 	struct ch_thread *th;
@@ -245,7 +244,7 @@ static void json_us(struct ch_buf *b, const char *key, int64_t ns)
 
 /* ---- event classes ----------------------------------------------------- */
 
-struct an_chrome *an_chrome_new(FILE *out, an_resolve_fn resolve, void *arg)
+struct an_chrome *an_chrome_new(FILE *out, struct shmtrace_rd_symbols *syms)
 {
 	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
 	struct an_chrome *c = calloc(1, sizeof(*c));
@@ -253,8 +252,7 @@ struct an_chrome *an_chrome_new(FILE *out, an_resolve_fn resolve, void *arg)
 	if (!c)
 		return NULL;
 	c->out = out;
-	c->resolve = resolve;
-	c->arg = arg;
+	c->syms = syms;
 	fputs(head, out);
 	c->bytes = sizeof(head) - 1;
 	return c;
@@ -733,11 +731,7 @@ int an_chrome_event(struct an_chrome *c, const struct shmtrace_rd_event *ev)
 		if (fi < 0 || shmtrace_rd_event_field(ev, (unsigned)fi, &v) < 0 ||
 		    v.kind != SHMTRACE_RD_INT)
 			break;
-		name = c->resolve ? c->resolve(c->arg, ev, v.u, buf, sizeof(buf)) : NULL;
-		if (!name) {
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, v.u);
-			name = buf;
-		}
+		name = an_function_name(c->syms, ev, v.u, buf, sizeof(buf));
 		if (k->kind == CK_FUNC_ENTRY)
 			return ch_begin(c, th, k, name, v.u, ev, rel);
 		rc = ch_end(c, th, k, name, v.u, ev, rel);

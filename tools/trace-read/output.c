@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * output.c - trace-read's output (see output.h): the standard output
- * buffer, its write error, and the files a mode opens.
+ * buffer, its write error, the files a mode opens, and warnings.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +47,12 @@ int out_check(void)
 		return 2;
 	}
 	return 0;
+}
+
+void out_warn(void *arg, const char *msg)
+{
+	out_flush();
+	fprintf(stderr, "WARNING: %s\n", msg);
 }
 
 FILE *out_file_open(const char *path)

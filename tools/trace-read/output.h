@@ -2,7 +2,8 @@
 /*
  * output.h - where trace-read writes: standard output through one large
  * buffer written with write(2), numbers formatted by hand, the check of
- * write errors at the end, and the files a mode writes (--export).
+ * write errors at the end, the files a mode writes (--export), and the
+ * warnings said on standard error in between.
  *
  * out_room() makes sure OUT_SLACK bytes are free; the small appends that
  * follow it (out_c(), out_lit() of a short literal, the numbers) write
@@ -136,6 +137,13 @@ static inline void out_hex_lower(uint64_t v)
  * buffer's or stdio's): 0, or 2 after a message on standard error.
  */
 int out_check(void);
+
+/*
+ * "WARNING: @msg" on standard error, after what the buffer holds (flushed
+ * first, so that a warning follows the events printed before it). Of the
+ * type of shmtrace_rd_sym_warn_fn; @arg is not used.
+ */
+void out_warn(void *arg, const char *msg);
 
 /* Open @path for writing (--export): the FILE, or NULL after a message. */
 FILE *out_file_open(const char *path);

@@ -21,7 +21,6 @@
 #include "json.h"
 #include "output.h"
 #include "printers.h"
-#include "procsyms.h"
 #include "select.h"
 
 static bool show_host;			/* the traces come from several hosts */
@@ -211,19 +210,15 @@ static void out_time(int64_t ns)
 
 /* ---- text ------------------------------------------------------------------ */
 
-/* " <name+0xoff>" after an address that resolves, else nothing. */
-static void out_symbol(struct proc_syms *p, uint64_t addr)
+/* " <name+0xoff>" after an address that names a function. */
+static void out_symbol(const struct shmtrace_rd_symbol *sym)
 {
-	struct sym_result res;
-
-	if (!procsyms_lookup(p, addr, &res))
-		return;
 	out_lit(" <");
-	out_cstr(res.name);
+	out_cstr(sym->name);
 	out_room();
-	if (res.offset) {
+	if (sym->offset) {
 		out_lit("+0x");
-		out_hex_lower(res.offset);
+		out_hex_lower(sym->offset);
 	}
 	out_c('>');
 }
@@ -273,18 +268,21 @@ static void out_named(const struct fn_field *f, const struct shmtrace_rd_value *
 	out_mem(buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
 }
 
-/* Is @v a code address that the symbol tables may name? */
-static bool is_address(const struct shmtrace_rd_value *v)
+/* The function that context field (@ctx) or payload field @i of @ev names: 1, or 0. */
+static int pr_sym(struct shmtrace_rd_symbols *syms, const struct shmtrace_rd_event *ev, bool ctx,
+		  unsigned i, struct shmtrace_rd_symbol *sym)
 {
-	return v->kind == SHMTRACE_RD_INT && v->base == 16 && v->bytes == 8;
+	return ctx ? shmtrace_rd_sym_context(syms, ev, i, sym) :
+		shmtrace_rd_sym_field(syms, ev, i, sym);
 }
 
 /*
  * "{ name = value, ... }": the context fields (@ctx) or the payload; with
- * @p, 64-bit hexadecimal values are followed by their symbol; payload
- * fields that flagnames.h knows are printed as names.
+ * @syms, code addresses are followed by their function; payload fields
+ * that flagnames.h knows are printed as names.
  */
-static void print_group(const struct shmtrace_rd_event *ev, bool ctx, struct proc_syms *p)
+static void print_group(const struct shmtrace_rd_event *ev, bool ctx,
+			struct shmtrace_rd_symbols *syms)
 {
 	unsigned i, n = sel_event_count(ev, ctx);
 	const struct fn_field *named = ctx ? NULL : fn_event(shmtrace_rd_event_name(ev));
@@ -292,6 +290,7 @@ static void print_group(const struct shmtrace_rd_event *ev, bool ctx, struct pro
 	out_c('{');
 	for (i = 0; i < n; i++) {
 		struct shmtrace_rd_value v;
+		struct shmtrace_rd_symbol sym;
 		const char *name = sel_event_value(ev, ctx, i, &v);
 		const struct fn_field *f = named && v.kind == SHMTRACE_RD_INT ?
 			fn_field(named, name) : NULL;
@@ -305,8 +304,8 @@ static void print_group(const struct shmtrace_rd_event *ev, bool ctx, struct pro
 		else
 			print_value(&v);
 		out_room();
-		if (p && is_address(&v))
-			out_symbol(p, v.u);
+		if (syms && shmtrace_rd_value_is_address(&v) && pr_sym(syms, ev, ctx, i, &sym))
+			out_symbol(&sym);
 	}
 	out_lit(" }");
 	out_room();
@@ -315,8 +314,6 @@ static void print_group(const struct shmtrace_rd_event *ev, bool ctx, struct pro
 void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev)
 {
 	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
-	struct proc_syms *p = procsyms_of(ev);
-	bool bin_info = p && procsyms_is_bin_info(p, ev);
 	int64_t vpid;
 
 	out_room();
@@ -385,11 +382,10 @@ void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev)
 	out_room();
 	out_lit(": ");
 	if (sel_event_count(ev, true)) {
-		print_group(ev, true, p);
+		print_group(ev, true, ps->syms);
 		out_lit(", ");
 	}
-	/* a state dump's addresses are objects' bounds, not code */
-	print_group(ev, false, bin_info ? NULL : p);
+	print_group(ev, false, ps->syms);
 	out_c('\n');
 }
 
@@ -505,26 +501,26 @@ static bool json_sibling(const struct shmtrace_rd_event *ev, bool ctx, const cha
 }
 
 /*
- * The keys trace-read adds after field @name of value @v (printers.h):
- * NAME_sym, NAME_names, NAME_octal.
+ * The keys trace-read adds after field @i, named @name, of value @v
+ * (printers.h): NAME_sym, NAME_names, NAME_octal.
  */
-static void json_annotate(const struct shmtrace_rd_event *ev, bool ctx, const char *name,
-			  const struct shmtrace_rd_value *v, const struct fn_field *named,
-			  struct proc_syms *p)
+static void json_annotate(const struct shmtrace_rd_event *ev, bool ctx, unsigned i,
+			  const char *name, const struct shmtrace_rd_value *v,
+			  const struct fn_field *named, struct shmtrace_rd_symbols *syms)
 {
 	const struct fn_field *f;
-	struct sym_result res;
+	struct shmtrace_rd_symbol sym;
 
 	if (v->kind != SHMTRACE_RD_INT)
 		return;
 	out_room();
-	if (p && is_address(v) && procsyms_lookup(p, v->u, &res) &&
+	if (syms && shmtrace_rd_value_is_address(v) && pr_sym(syms, ev, ctx, i, &sym) &&
 	    json_sibling(ev, ctx, name, "_sym")) {
 		out_c('"');
-		out_json_chars(res.name, strlen(res.name));
-		if (res.offset) {
+		out_json_chars(sym.name, strlen(sym.name));
+		if (sym.offset) {
 			out_lit("+0x");
-			out_hex_lower(res.offset);
+			out_hex_lower(sym.offset);
 		}
 		out_c('"');
 	}
@@ -542,9 +538,10 @@ static void json_annotate(const struct shmtrace_rd_event *ev, bool ctx, const ch
 
 /*
  * {"name":value,...}: the context fields (@ctx) or the payload, each
- * followed by what json_annotate() adds (@p: the symbol tables, or NULL).
+ * followed by what json_annotate() adds (@syms: the symbol tables, or NULL).
  */
-static void json_group(const struct shmtrace_rd_event *ev, bool ctx, struct proc_syms *p)
+static void json_group(const struct shmtrace_rd_event *ev, bool ctx,
+		       struct shmtrace_rd_symbols *syms)
 {
 	unsigned i, n = sel_event_count(ev, ctx);
 	const struct fn_field *named = ctx ? NULL : fn_event(shmtrace_rd_event_name(ev));
@@ -595,20 +592,18 @@ static void json_group(const struct shmtrace_rd_event *ev, bool ctx, struct proc
 			out_c(']');
 			break;
 		}
-		if (p || named)
-			json_annotate(ev, ctx, fname, &v, named, p);
+		if (syms || named)
+			json_annotate(ev, ctx, i, fname, &v, named, syms);
 	}
 	out_room();
 	out_c('}');
 }
 
-void pr_json(const struct shmtrace_rd_event *ev)
+void pr_json(const struct pr_state *ps, const struct shmtrace_rd_event *ev)
 {
 	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
 	const char *pn = shmtrace_rd_trace_procname(t), *en = shmtrace_rd_event_name(ev);
 	int64_t ns = shmtrace_rd_event_time_ns(ev);
-	struct proc_syms *p = procsyms_of(ev);
-	bool bin_info = p && procsyms_is_bin_info(p, ev);
 
 	out_room();
 	out_lit("{\"time_ns\":");
@@ -633,10 +628,9 @@ void pr_json(const struct shmtrace_rd_event *ev)
 	out_json_str(en, strlen(en));
 	if (sel_event_count(ev, true)) {
 		out_lit(",\"context\":");
-		json_group(ev, true, p);
+		json_group(ev, true, ps->syms);
 	}
 	out_lit(",\"fields\":");
-	/* a state dump's addresses are objects' bounds, not code */
-	json_group(ev, false, bin_info ? NULL : p);
+	json_group(ev, false, ps->syms);
 	out_lit("}\n");
 }

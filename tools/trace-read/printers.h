@@ -6,7 +6,8 @@
  *    { context }, { payload }" (the context group only when the event has
  *    context fields; with the host first when the traces come from several
  *    hosts), every 64-bit hexadecimal field followed by " <function+0xoff>"
- *    when the symbol tables (procsyms.h) resolve it, the fields that
+ *    when the symbol tables (shmtrace_rd_sym_*() of the reader library) name
+ *    it, the fields that
  *    flagnames.h knows as names ("flags = O_WRONLY|O_CREAT", "mode = 0640");
  *  - JSON, one object per line: time_ns, time, host (several hosts only),
  *    proc, pid, tid, event, context (when there is one) and fields. Values
@@ -35,16 +36,17 @@ int pr_set_time_format(const char *name);
 /* Print the host of each event when the traces of @r (NULL: none) name several. */
 void pr_set_hosts(const struct shmtrace_rd_reader *r);
 
-/* What the text format keeps from one event to the next. */
+/* What the formats keep from one event to the next, and their settings. */
 struct pr_state {
-	bool raw;		/* raw clock values instead of times (-r) */
+	struct shmtrace_rd_symbols *syms;	/* the symbol tables, or NULL: no names */
+	bool raw;		/* raw clock values instead of times (-r, text) */
 	bool have_last;
 	int64_t last_ns;
 	uint64_t last_clock;
 };
 
 void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev);
-void pr_json(const struct shmtrace_rd_event *ev);
+void pr_json(const struct pr_state *ps, const struct shmtrace_rd_event *ev);
 
 /*
  * Strings in every JSON that trace-read prints (events here, --export

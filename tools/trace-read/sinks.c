@@ -12,18 +12,18 @@
 #include "exit-status.h"
 #include "output.h"
 #include "printers.h"
-#include "procsyms.h"
 #include "sinks.h"
 
 /* ---- text and JSON ------------------------------------------------------- */
 
-static int text_init(void **state, const struct shmtrace_rd_reader *r, struct sink_args *a)
+static int print_init(void **state, const struct shmtrace_rd_reader *r, struct sink_args *a)
 {
 	struct pr_state *ps = calloc(1, sizeof(*ps));
 
 	if (!ps)
 		return -ENOMEM;
 	ps->raw = a->raw;
+	ps->syms = a->syms;
 	pr_set_hosts(r);
 	*state = ps;
 	return 0;
@@ -35,16 +35,9 @@ static int text_event(void *state, const struct shmtrace_rd_event *ev)
 	return 0;
 }
 
-static int json_init(void **state, const struct shmtrace_rd_reader *r, struct sink_args *a)
-{
-	pr_set_hosts(r);
-	*state = NULL;
-	return 0;
-}
-
 static int json_event(void *state, const struct shmtrace_rd_event *ev)
 {
-	pr_json(ev);
+	pr_json(state, ev);
 	return 0;
 }
 
@@ -127,7 +120,7 @@ static int latency_finish(void *state, const struct shmtrace_rd_reader *r, int s
 
 static int profile_init(void **state, const struct shmtrace_rd_reader *r, struct sink_args *a)
 {
-	*state = an_profile_new(procsyms_name, NULL);
+	*state = an_profile_new(a->syms);
 	return *state ? 0 : -ENOMEM;
 }
 
@@ -165,7 +158,7 @@ static int chrome_init(void **state, const struct shmtrace_rd_reader *r, struct 
 		free(ch);
 		return EXIT_RUNTIME;
 	}
-	ch->c = an_chrome_new(ch->f, procsyms_name, NULL);
+	ch->c = an_chrome_new(ch->f, a->syms);
 	if (!ch->c) {
 		if (ch->f != stdout)
 			fclose(ch->f);
@@ -204,8 +197,8 @@ static int chrome_finish(void *state, const struct shmtrace_rd_reader *r, int st
 /* ---- the table ------------------------------------------------------------- */
 
 static const struct sink sinks[] = {
-	{ "text", SINK_PRINT | SINK_SYMBOLS, text_init, text_event, print_finish },
-	{ "json", SINK_PRINT | SINK_SYMBOLS, json_init, json_event, print_finish },
+	{ "text", SINK_PRINT | SINK_SYMBOLS, print_init, text_event, print_finish },
+	{ "json", SINK_PRINT | SINK_SYMBOLS, print_init, json_event, print_finish },
 	{ "stats", SINK_DISCARDED, stats_init, stats_event, stats_finish },
 	{ "stats=count", 0, stats_init, stats_count_event, stats_count_finish },
 	{ "latency", 0, latency_init, latency_event, latency_finish },

@@ -30,11 +30,12 @@ struct sink_args {
 	const char *by;			/* --by FIELD (latency) */
 	int64_t slower;			/* --slower-than, ns; 0: none (latency) */
 	const char *export_file;	/* --export chrome FILE; "-": stdout */
+	struct shmtrace_rd_symbols *syms;	/* SINK_SYMBOLS: the symbol tables, or NULL */
 };
 
 enum sink_flags {
 	SINK_PRINT = 1 << 0,		/* prints events: --follow, --aggregations */
-	SINK_SYMBOLS = 1 << 1,		/* keeps the symbol tables (procsyms.h) */
+	SINK_SYMBOLS = 1 << 1,		/* names addresses: gets the symbol tables */
 	SINK_DISCARDED = 1 << 2,	/* reports discarded events itself */
 };
 

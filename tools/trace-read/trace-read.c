@@ -9,9 +9,10 @@
  * library (libreader/, <shmtrace/reader.h>) decodes and merges the
  * events, select.h keeps the selected ones, and the mode the options name
  * gets them through the table of sinks.h (text and JSON: printers.h, on
- * output.h's buffer; the analyses: analysis.h). The symbol tables
- * (procsyms.h) see every event, selected or not, so that function names
- * follow the state dumps; --no-symbols turns them off. --follow
+ * output.h's buffer; the analyses: analysis.h). The symbol tables of the
+ * reader library (shmtrace_rd_sym_*()), for the modes that name functions,
+ * see every event, selected or not, so that function names follow the
+ * state dumps; --no-symbols turns them off. --follow
  * (follow.h) and --aggregations (aggprint.h) have their own loops.
  *
  * A damaged stream file ends there (the reader library keeps damage per
@@ -42,7 +43,6 @@
 #include "follow.h"
 #include "output.h"
 #include "printers.h"
-#include "procsyms.h"
 #include "select.h"
 #include "sinks.h"
 #include "units.h"
@@ -469,7 +469,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace-read: %s\n", err);
 		return sel_done(sel, exit_of_read_error(rc));
 	}
-	if ((sink->flags & SINK_SYMBOLS) && symbols && procsyms_init(r) < 0)
+	if ((sink->flags & SINK_SYMBOLS) && symbols &&
+	    shmtrace_rd_sym_open(&args.syms, r, NULL, out_warn, NULL) < 0)
 		goto nomem;
 	rc = sink->init(&state, r, &args);
 	if (rc < 0)
@@ -489,7 +490,8 @@ int main(int argc, char **argv)
 	while ((rc = shmtrace_rd_next(r, &ev)) > 0) {
 		if (tty && !(++nread & 0xfffff))
 			progress(nread, t0, &shown);
-		procsyms_track(ev);
+		if (args.syms)
+			shmtrace_rd_sym_track(args.syms, ev);
 		if (sel_active(sel)) {
 			int m = sel_match(sel, ev);
 
@@ -523,7 +525,7 @@ out:
 	if (sink_open)
 		sink->finish(state, r, -ENOMEM);
 	sel_free(sel);
-	procsyms_fini();
+	shmtrace_rd_sym_close(args.syms);
 	shmtrace_rd_close(r);
 	return status;
 nomem:

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * symbols.h - resolve code addresses of a traced process to function names.
+ * symbols.h - resolve code addresses of a traced process to function names:
+ * the ELF part of the reader library's symbol tables (symbolize.c builds
+ * the public shmtrace_rd_sym_*() on it); internal to the library, and
+ * used alone by its unit test and fuzz target.
  *
  * Three layers:
  *

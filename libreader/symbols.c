@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * symbols.c - function names of traced processes' code addresses, read
- * from ELF files (see symbols.h for the three layers).
+ * from ELF files (see symbols.h for the three layers). The reader
+ * library's symbol tables (symbolize.c, shmtrace_rd_sym_*()) are built on
+ * it. It keeps no global state: the objects of one cache are used by one
+ * thread at a time, and separate caches never share anything.
  *
  * Reading an ELF file: every byte comes through src_read(), which checks
  * offset + length against the file size (or the image size) before any
@@ -547,14 +550,11 @@ static int img_open(struct elf_img *im, const char *path)
 
 /* ---- CRC-32 of a whole file (.gnu_debuglink's) ------------------------ */
 
-static uint32_t crc_table[256];
-
-static void crc_init(void)
+/* The table of the reflected polynomial 0xEDB88320 (on the stack: no global state). */
+static void crc_init(uint32_t crc_table[256])
 {
 	uint32_t i, j, c;
 
-	if (crc_table[1])
-		return;
 	for (i = 0; i < 256; i++) {
 		c = i;
 		for (j = 0; j < 8; j++)
@@ -567,13 +567,13 @@ static int img_crc32(const struct elf_img *im, uint32_t *out)
 {
 	size_t chunk = 1U << 16;
 	unsigned char *buf = malloc(chunk);
-	uint32_t crc = 0xFFFFFFFFU;
+	uint32_t crc = 0xFFFFFFFFU, crc_table[256];
 	uint64_t off = 0;
 	int rc = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	crc_init();
+	crc_init(crc_table);
 	while (off < im->src.size) {
 		size_t n = im->src.size - off < chunk ?
 			(size_t)(im->src.size - off) : chunk;
