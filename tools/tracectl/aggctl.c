@@ -14,37 +14,10 @@
 #include <string.h>
 #include <time.h>
 #include "agg.h"
+#include "aggctl.h"
 #include "ctl-client.h"
-#include "tracectl.h"
 #include "units.h"
-
-#define AGG_HELP \
-	"Keep an aggregation of the events whose \"provider:event\" name matches\n" \
-	"EVENT_PATTERN, in every traced process, without writing the events: each\n" \
-	"thread updates its own table in shared memory (no lock, nothing in the\n" \
-	"ring buffers), merged when shown. Several functions at once; --count when\n" \
-	"none is given. F names a field of the event (or $ctx.vtid, $ctx.vpid,\n" \
-	"$ctx.cpu_id).\n" \
-	"--by FIELD[,FIELD]...: up to 4 keys, integers or strings (told by the\n" \
-	"events known now, or by FIELD:str / FIELD:int); strings keep 31 bytes.\n" \
-	"--count; --sum F; --min F; --max F; --avg F; --quantize F (power-of-two\n" \
-	"buckets, as DTrace); --lquantize F,LOW,HIGH,STEP (linear buckets from LOW\n" \
-	"to HIGH, and one below and one above).\n" \
-	"--filter EXPR: only events whose fields satisfy EXPR (as enable-event).\n" \
-	"--keys N: keys a thread's table holds (default 1024, fewer for large\n" \
-	"entries); a key that finds no room is counted as dropped and reported.\n" \
-	"--profile: per process and function, calls, total and self time and\n" \
-	"bytes allocated, from the func and libc preload helpers' events (what\n" \
-	"record --aggregate uses); no pattern, keys nor functions.\n" \
-	"Updates happen while the session is active; the events may be recorded\n" \
-	"too (enable-event). At stop, OUTPUT/aggregations.json holds them all."
-
-#define SHOW_AGG_HELP \
-	"Print the session's aggregations (or the one named), merged over every\n" \
-	"thread and process, exited and crashed ones included: as text (DTrace's\n" \
-	"style, histograms as rows of value, bar and count) or as JSON (an array,\n" \
-	"one object per aggregation; see trace-read --aggregations). With\n" \
-	"--interval TIME (e.g. 2s, 500ms), again every TIME until the session is gone."
+#include "verbs.h"
 
 /* One function of @a, from its option: "F", or "F,LOW,HIGH,STEP" for lquantize. */
 static int agg_func(struct cmd_aggregate *a, uint32_t fn, const char *arg)
@@ -95,32 +68,43 @@ static int agg_keys(struct cmd_aggregate *a, char *list)
 	return 0;
 }
 
-static int aggregate(int argc, char **argv)
+const struct option agg_opts[] = {
+	{ "session", required_argument, NULL, 's' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "by", required_argument, NULL, 'b' },
+	{ "count", no_argument, NULL, 'c' },
+	{ "sum", required_argument, NULL, 'S' },
+	{ "min", required_argument, NULL, 'm' },
+	{ "max", required_argument, NULL, 'M' },
+	{ "avg", required_argument, NULL, 'a' },
+	{ "quantize", required_argument, NULL, 'q' },
+	{ "lquantize", required_argument, NULL, 'l' },
+	{ "keys", required_argument, NULL, 'k' },
+	{ "profile", no_argument, NULL, 'p' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct option show_agg_opts[] = {
+	{ "session", required_argument, NULL, 's' },
+	{ "format", required_argument, NULL, 'F' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int agg_main(const struct verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "count", no_argument, NULL, 'c' },
-		{ "sum", required_argument, NULL, 'S' },
-		{ "min", required_argument, NULL, 'm' },
-		{ "max", required_argument, NULL, 'M' },
-		{ "avg", required_argument, NULL, 'a' },
-		{ "quantize", required_argument, NULL, 'q' },
-		{ "lquantize", required_argument, NULL, 'l' },
-		{ "keys", required_argument, NULL, 'k' },
-		{ "profile", no_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct cmd_aggregate a;
 	const char *session = "", *filter = NULL;
 	char home[1024];
 	uint64_t keys;
 	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "s:f:h", opts, NULL)) != -1) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': session = optarg; break;
 		case 'f': filter = optarg; break;
@@ -143,7 +127,7 @@ static int aggregate(int argc, char **argv)
 			a.keys = (uint32_t)keys;
 			break;
 		case 'h':
-			printf("usage: tracectl %s\n\n%s\n", AGG_USAGE, AGG_HELP);
+			verb_help(v, stdout);
 			return EXIT_OK;
 		default:
 			ret = -EINVAL;
@@ -168,27 +152,20 @@ static int aggregate(int argc, char **argv)
 		return EXIT_RUNTIME;
 	return ctl_call(home, "aggregate", VERB_AGGREGATE, session, &a, a.filter, &filter, stdout);
 bad:
-	fprintf(stderr, "usage: tracectl %s\n", AGG_USAGE);
+	fprintf(stderr, "usage: tracectl %s\n", v->usage);
 	return EXIT_USAGE;
 }
 
-static int show(int argc, char **argv)
+int show_agg_main(const struct verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cmd_show_agg m = { .format = PROTO_AGG_TEXT };
 	const char *session = "";
 	char home[1024];
 	uint64_t interval = 0;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			session = optarg;
@@ -214,7 +191,7 @@ static int show(int argc, char **argv)
 				goto bad;
 			break;
 		case 'h':
-			printf("usage: tracectl %s\n\n%s\n", SHOW_AGG_USAGE, SHOW_AGG_HELP);
+			verb_help(v, stdout);
 			return EXIT_OK;
 		default:
 			goto bad;
@@ -243,12 +220,6 @@ static int show(int argc, char **argv)
 			printf("\n");
 	}
 bad:
-	fprintf(stderr, "usage: tracectl %s\n", SHOW_AGG_USAGE);
+	fprintf(stderr, "usage: tracectl %s\n", v->usage);
 	return EXIT_USAGE;
-}
-
-int agg_main(int argc, char **argv)
-{
-	optind = 1;
-	return !strcmp(argv[0], "aggregate") ? aggregate(argc, argv) : show(argc, argv);
 }

@@ -40,7 +40,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -58,9 +57,10 @@
 #include "home.h"
 #include "shm.h"
 #include "ctl-client.h"
-#include "tracectl.h"
+#include "record.h"
 #include "units.h"
 #include "util.h"
+#include "verbs.h"
 #include <shmtrace/reader.h>
 
 #define RECORD_MAX_PATTERNS	64
@@ -86,54 +86,6 @@ static void record_forward(int sig)
 {
 	if (record_child > 0)
 		kill(record_child, sig);
-}
-
-static void record_usage(FILE *f)
-{
-	fprintf(f, "usage: tracectl " RECORD_USAGE "\n\n"
-		"Trace CMD and every process it starts, then print where the trace is\n"
-		"and a summary on standard error. CMD's input, output and exit status\n"
-		"pass through.\n"
-		"--output DIR: the session's directory (default\n"
-		"  $SHMTRACE_HOME/traces/record-CMD-PID-DATE).\n"
-		"--preload LIST: helpers to preload, comma-separated: libc (malloc\n"
-		"  family), pthread (mutexes, condition variables, threads), func\n"
-		"  (-finstrument-functions), io (file descriptors), or all.\n"
-		"--event PATTERN: record events matching PATTERN (repeatable); without\n"
-		"  --event nor --preload every event is recorded.\n"
-		"--context LIST: context fields of every event, comma-separated: ip\n"
-		"  (address of the code that emitted it), cpu_id (the CPU).\n"
-		"--overwrite, --pool-size N: as for create.\n"
-		"--allow-uid UID,...|all: trace also the processes CMD starts that run\n"
-		"  as these users (uids or names), as for create (session daemon running\n"
-		"  as root only).\n"
-		"--set-url net://HOST[:CTRL_PORT[:DATA_PORT]], --ctrl-url, --data-url,\n"
-		"  --live[=PERIOD]: stream the trace to lttng-relayd, as for create\n"
-		"  (not with --output); the summary then counts what was sent.\n"
-		"--aggregate: with --preload func (and libc): a profile kept in the\n"
-		"  processes instead of their call and allocation events: per function,\n"
-		"  calls, total and self time, bytes allocated; printed when CMD exits\n"
-		"  (also in DIR/aggregations.json, for trace-read --aggregations).\n"
-		"--no-wait: when CMD exits, stop at once even if traced processes it\n"
-		"  started still run (they are named on standard error). By default\n"
-		"  tracing goes on until they exit (a program that daemonizes), or\n"
-		"  until record is interrupted (SIGINT, SIGTERM, SIGHUP): the session\n"
-		"  then stops and everything recorded is written out.\n"
-		"--timeout DURATION: each request to the session daemon gives up when\n"
-		"  it says nothing for that long (as for every command); CMD and the\n"
-		"  processes it leaves are waited for as long as they run.\n"
-		"The programs CMD runs wait up to 3 s at start-up for the session daemon\n"
-		"to enable their events (SHMTRACE_REGISTER_TIMEOUT, when not set), so that\n"
-		"their first events are recorded however busy the machine.\n"
-		"The programs that were not traced are listed with the reason: CMD or\n"
-		"what it runs being statically linked or set-user-ID, an environment\n"
-		"without libshmtrace in LD_PRELOAD, a process running as another user.\n"
-		"Exit status: CMD's (128 + N when killed by signal N); 125 when tracing\n"
-		"failed: the output refused (it must be a directory we can write, and\n"
-		"not an existing non-empty one: runs are never merged), or the trace is\n"
-		"incomplete (write errors; the events lost are in the summary); CMD's own\n"
-		"status is then on standard error (\"CMD exited with status N\"). 126 or\n"
-		"127 when CMD cannot be run, 2 on bad usage.\n");
 }
 
 /* Where a helper library is: next to us in a build tree, else installed. */
@@ -793,23 +745,24 @@ static void record_profile(const char *dir)
 		waitpid(pid, NULL, 0);
 }
 
-int record_main(int argc, char **argv)
+const struct option record_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "preload", required_argument, NULL, 'p' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "overwrite", no_argument, NULL, 'O' },
+	{ "pool-size", required_argument, NULL, 'P' },
+	{ "context", required_argument, NULL, 'C' },
+	{ "no-wait", no_argument, NULL, 'W' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "allow-uid", required_argument, NULL, 'U' },
+	{ "aggregate", no_argument, NULL, 'G' },
+	CTL_NET_LONGOPTS,
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int record_main(const struct verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "preload", required_argument, NULL, 'p' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "overwrite", no_argument, NULL, 'O' },
-		{ "pool-size", required_argument, NULL, 'P' },
-		{ "context", required_argument, NULL, 'C' },
-		{ "no-wait", no_argument, NULL, 'W' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "allow-uid", required_argument, NULL, 'U' },
-		{ "aggregate", no_argument, NULL, 'G' },
-		CTL_NET_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char home[1024], dir[PATH_MAX], session[64], preload[8192], stamp[32], cwd[PATH_MAX];
 	const char *patterns[RECORD_MAX_PATTERNS + RECORD_NHELPERS + 2];
 	static struct cmd_create create;
@@ -829,7 +782,7 @@ int record_main(int argc, char **argv)
 	size_t stop_len = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:e:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -888,15 +841,15 @@ int record_main(int argc, char **argv)
 				return 2;
 			break;
 		case 'h':
-			record_usage(stdout);
+			verb_help(v, stdout);
 			return 0;
 		default:
-			record_usage(stderr);
+			verb_help(v, stderr);
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		record_usage(stderr);
+		verb_help(v, stderr);
 		return 2;
 	}
 	streamed = create.set_url[0] || create.ctrl_url[0] || create.data_url[0] || create.live;
