@@ -14,10 +14,10 @@
 
 #include "aggjson.h"
 #include "aggprint.h"
-#include "analysis.h"
 #include "exit-status.h"
 #include "json.h"
 #include "output.h"
+#include "profile.h"
 
 #define AGG_FILE "aggregations.json"
 

@@ -73,8 +73,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analysis.h"
+#include "chrome.h"
 #include "printers.h"
+#include "profile.h"
 #include "select.h"
 #include "util.h"
 

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
  * sinks.c - trace-read's table of modes (see sinks.h): printing and the
- * analyses of analysis.h behind one set of callbacks.
+ * analyses (stats.h, latency.h, profile.h, chrome.h) behind one set of
+ * callbacks.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "chrome.h"
 #include "exit-status.h"
+#include "latency.h"
 #include "output.h"
 #include "printers.h"
+#include "profile.h"
 #include "sinks.h"
+#include "stats.h"
 
 /* ---- text and JSON ------------------------------------------------------- */
 

@@ -13,8 +13,8 @@
  *	profile	     time per function (--profile)
  *	chrome	     Chrome trace event JSON into a file or stdout (--export chrome)
  *
- * The analyses themselves are in analysis.h; a sink adapts one to the
- * table and owns what it opens.
+ * The analyses themselves are in stats.h, latency.h, profile.h and
+ * chrome.h; a sink adapts one to the table and owns what it opens.
  */
 #ifndef SHMTRACE_TOOLS_SINKS_H
 #define SHMTRACE_TOOLS_SINKS_H

@@ -9,11 +9,12 @@
  * library (libreader/, <shmtrace/reader.h>) decodes and merges the
  * events, select.h keeps the selected ones, and the mode the options name
  * gets them through the table of sinks.h (text and JSON: printers.h, on
- * output.h's buffer; the analyses: analysis.h). The symbol tables of the
- * reader library (shmtrace_rd_sym_*()), for the modes that name functions,
- * see every event, selected or not, so that function names follow the
- * state dumps; --no-symbols turns them off. --follow
- * (follow.h) and --aggregations (aggprint.h) have their own loops.
+ * output.h's buffer; the analyses: stats.h, latency.h, profile.h,
+ * chrome.h). The reader library's symbol tables (shmtrace_rd_sym_*()),
+ * for the modes that name functions, see every event, selected or not,
+ * so that function names follow the state dumps; --no-symbols turns them
+ * off. --follow (follow.h) and --aggregations (aggprint.h) have their own
+ * loops.
  *
  * A damaged stream file ends there (the reader library keeps damage per
  * stream): every other stream is read and handed to the mode to its end,
@@ -38,7 +39,6 @@
 
 #include <shmtrace/reader.h>
 #include "aggprint.h"
-#include "analysis.h"
 #include "exit-status.h"
 #include "follow.h"
 #include "output.h"
