@@ -12,6 +12,10 @@ noinst_LTLIBRARIES += libreadercore.la
 libreadercore_la_SOURCES = \
 	libreader/reader.c \
 	libreader/tsdl.c libreader/tsdl.h \
+	libreader/tsdl-arena.c libreader/tsdl-arena.h \
+	libreader/tsdl-lex.c libreader/tsdl-lex.h \
+	libreader/tsdl-parse.c libreader/tsdl-parse.h \
+	libreader/tsdl-lower.c libreader/tsdl-lower.h \
 	libreader/lz4file.c libreader/lz4file.h \
 	libreader/symbols.c libreader/symbols.h \
 	libreader/symbolize.c

@@ -92,6 +92,10 @@ dist_check_SCRIPTS += tests/integration/read-corrupt.sh
 fuzz_ctf_reader_sources = \
 	$(srcdir)/libreader/reader.c \
 	$(srcdir)/libreader/tsdl.c \
+	$(srcdir)/libreader/tsdl-arena.c \
+	$(srcdir)/libreader/tsdl-lex.c \
+	$(srcdir)/libreader/tsdl-parse.c \
+	$(srcdir)/libreader/tsdl-lower.c \
 	$(srcdir)/libreader/lz4file.c
 fuzz_ctf_build = \
 	$(MKDIR_P) tests/fuzz; \
