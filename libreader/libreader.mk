@@ -10,7 +10,12 @@
 
 noinst_LTLIBRARIES += libreadercore.la
 libreadercore_la_SOURCES = \
-	libreader/reader.c \
+	libreader/reader-objects.h \
+	libreader/reader-discover.c \
+	libreader/reader-decode.c libreader/reader-decode.h \
+	libreader/reader-merge.c \
+	libreader/reader-damage.c libreader/reader-damage.h \
+	libreader/reader-access.c \
 	libreader/tsdl.c libreader/tsdl.h \
 	libreader/tsdl-arena.c libreader/tsdl-arena.h \
 	libreader/tsdl-lex.c libreader/tsdl-lex.h \
