@@ -19,6 +19,7 @@
  *  - this file reads the reader through its public accessors only.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,33 +223,19 @@ int shmtrace_rd_sym_lookup(struct shmtrace_rd_symbols *s, const struct shmtrace_
 	return p && proc_lookup(p, addr, sym);
 }
 
-/* The function value @v of @ev names (@p: @ev's table, or NULL): 1, or 0. */
-static int value_lookup(struct proc_syms *p, const struct shmtrace_rd_value *v,
-			struct shmtrace_rd_symbol *sym)
+int shmtrace_rd_sym_value(struct shmtrace_rd_symbols *s, const struct shmtrace_rd_event *ev,
+			  bool context, const struct shmtrace_rd_value *v,
+			  struct shmtrace_rd_symbol *sym)
 {
-	return p && shmtrace_rd_value_is_address(v) && proc_lookup(p, v->u, sym);
-}
+	struct proc_syms *p;
 
-int shmtrace_rd_sym_field(struct shmtrace_rd_symbols *s, const struct shmtrace_rd_event *ev,
-			  unsigned i, struct shmtrace_rd_symbol *sym)
-{
-	struct proc_syms *p = proc_of(s, shmtrace_rd_event_trace(ev));
-	struct shmtrace_rd_value v;
-
-	if (shmtrace_rd_event_field(ev, i, &v))
+	if (!shmtrace_rd_value_is_address(v))
+		return 0;
+	p = proc_of(s, shmtrace_rd_event_trace(ev));
+	if (!p || !p->tab)
 		return 0;
 	/* a state dump's addresses are objects' bounds, not code */
-	if (p && event_kind(p, ev) == EK_BIN_INFO)
+	if (!context && event_kind(p, ev) == EK_BIN_INFO)
 		return 0;
-	return value_lookup(p, &v, sym);
-}
-
-int shmtrace_rd_sym_context(struct shmtrace_rd_symbols *s, const struct shmtrace_rd_event *ev,
-			    unsigned i, struct shmtrace_rd_symbol *sym)
-{
-	struct shmtrace_rd_value v;
-
-	if (shmtrace_rd_event_context(ev, i, &v))
-		return 0;
-	return value_lookup(proc_of(s, shmtrace_rd_event_trace(ev)), &v, sym);
+	return proc_lookup(p, v->u, sym);
 }

@@ -37,7 +37,8 @@
  *	shmtrace_rd_sym_open(&syms, r, NULL, NULL, NULL);
  *	while ((rc = shmtrace_rd_next(r, &ev)) > 0) {
  *		shmtrace_rd_sym_track(syms, ev);
- *		if (shmtrace_rd_sym_context(syms, ev, 0, &sym))	(e.g. "ip")
+ *		if (shmtrace_rd_event_context(ev, 0, &v) == 0 &&	(e.g. "ip")
+ *		    shmtrace_rd_sym_value(syms, ev, true, &v, &sym))
  *			use(sym.name, sym.offset);
  *	}
  *	shmtrace_rd_sym_close(syms);
@@ -558,22 +559,20 @@ static inline bool shmtrace_rd_value_is_address(const struct shmtrace_rd_value *
 }
 
 /*
- * shmtrace_rd_sym_field, shmtrace_rd_sym_context - the function that
- * payload field @i, or context field @i, of @ev (tracked) names, as
- * trace-read names it: the field must be an address
+ * shmtrace_rd_sym_value - the function that @v names, the value of a
+ * context field (@context true) or of a payload field of @ev (tracked),
+ * as trace-read names it: @v must be an address
  * (shmtrace_rd_value_is_address()) that shmtrace_rd_sym_lookup() finds in
  * @ev's process. The payload of a state dump's description of an object
- * (shmtrace_statedump:bin_info) names none: its addresses are the object's
- * bounds, not code.
+ * (shmtrace_statedump:bin_info) names none: its addresses are the
+ * object's bounds, not code.
  *
- * Returns 1 with *@sym filled, or 0 (also when @ev has no field @i).
+ * Returns 1 with *@sym filled, or 0.
  */
-SHMTRACE_RD_API int shmtrace_rd_sym_field(struct shmtrace_rd_symbols *s,
-					  const struct shmtrace_rd_event *ev, unsigned i,
+SHMTRACE_RD_API int shmtrace_rd_sym_value(struct shmtrace_rd_symbols *s,
+					  const struct shmtrace_rd_event *ev, bool context,
+					  const struct shmtrace_rd_value *v,
 					  struct shmtrace_rd_symbol *sym);
-SHMTRACE_RD_API int shmtrace_rd_sym_context(struct shmtrace_rd_symbols *s,
-					    const struct shmtrace_rd_event *ev, unsigned i,
-					    struct shmtrace_rd_symbol *sym);
 
 #ifdef __cplusplus
 }

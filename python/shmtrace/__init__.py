@@ -127,9 +127,8 @@ def _declare(lib):
         "shmtrace_rd_sym_open": (ctypes.c_int, [ctypes.POINTER(P), P, ctypes.c_char_p, P, P]),
         "shmtrace_rd_sym_close": (None, [P]),
         "shmtrace_rd_sym_track": (None, [P, P]),
-        "shmtrace_rd_sym_field": (ctypes.c_int, [P, P, ctypes.c_uint, ctypes.POINTER(_Symbol)]),
-        "shmtrace_rd_sym_context": (ctypes.c_int, [P, P, ctypes.c_uint,
-                                                   ctypes.POINTER(_Symbol)]),
+        "shmtrace_rd_sym_value": (ctypes.c_int, [P, P, ctypes.c_bool, ctypes.POINTER(_Value),
+                                                 ctypes.POINTER(_Symbol)]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -162,7 +161,7 @@ def _value(v):
 _KEY_MAX = 255
 
 
-def _group(ev, count, name, get, syms, sym_of):
+def _group(ev, count, name, get, syms, context):
     """The fields of a group, in order; with ``syms``, NAME_sym right after
     each address that names a function, as trace-read's JSON has it: not
     when the group has a field of that name, or the key would be longer
@@ -176,7 +175,8 @@ def _group(ev, count, name, get, syms, sym_of):
         raw = name(ev, i)
         text = None
         if (syms and val.kind == _INT and
-                sym_of(syms, ev, i, ctypes.byref(sym))):
+                _lib.shmtrace_rd_sym_value(syms, ev, context, ctypes.byref(val),
+                                           ctypes.byref(sym))):
             text = _text(sym.name)
             if sym.offset:
                 text += "+0x%x" % sym.offset
@@ -260,11 +260,10 @@ class Reader:
         if _lib.shmtrace_rd_event_context_count(ev):
             d["context"] = _group(ev, _lib.shmtrace_rd_event_context_count,
                                   _lib.shmtrace_rd_event_context_name,
-                                  _lib.shmtrace_rd_event_context, syms,
-                                  _lib.shmtrace_rd_sym_context)
+                                  _lib.shmtrace_rd_event_context, syms, True)
         d["fields"] = _group(ev, _lib.shmtrace_rd_event_field_count,
                              _lib.shmtrace_rd_event_field_name, _lib.shmtrace_rd_event_field,
-                             syms, _lib.shmtrace_rd_sym_field)
+                             syms, False)
         return d
 
 

@@ -268,14 +268,6 @@ static void out_named(const struct fn_field *f, const struct shmtrace_rd_value *
 	out_mem(buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
 }
 
-/* The function that context field (@ctx) or payload field @i of @ev names: 1, or 0. */
-static int pr_sym(struct shmtrace_rd_symbols *syms, const struct shmtrace_rd_event *ev, bool ctx,
-		  unsigned i, struct shmtrace_rd_symbol *sym)
-{
-	return ctx ? shmtrace_rd_sym_context(syms, ev, i, sym) :
-		shmtrace_rd_sym_field(syms, ev, i, sym);
-}
-
 /*
  * "{ name = value, ... }": the context fields (@ctx) or the payload; with
  * @syms, code addresses are followed by their function; payload fields
@@ -304,7 +296,8 @@ static void print_group(const struct shmtrace_rd_event *ev, bool ctx,
 		else
 			print_value(&v);
 		out_room();
-		if (syms && shmtrace_rd_value_is_address(&v) && pr_sym(syms, ev, ctx, i, &sym))
+		if (syms && shmtrace_rd_value_is_address(&v) &&
+		    shmtrace_rd_sym_value(syms, ev, ctx, &v, &sym))
 			out_symbol(&sym);
 	}
 	out_lit(" }");
@@ -501,12 +494,12 @@ static bool json_sibling(const struct shmtrace_rd_event *ev, bool ctx, const cha
 }
 
 /*
- * The keys trace-read adds after field @i, named @name, of value @v
- * (printers.h): NAME_sym, NAME_names, NAME_octal.
+ * The keys trace-read adds after field @name of value @v (printers.h):
+ * NAME_sym, NAME_names, NAME_octal.
  */
-static void json_annotate(const struct shmtrace_rd_event *ev, bool ctx, unsigned i,
-			  const char *name, const struct shmtrace_rd_value *v,
-			  const struct fn_field *named, struct shmtrace_rd_symbols *syms)
+static void json_annotate(const struct shmtrace_rd_event *ev, bool ctx, const char *name,
+			  const struct shmtrace_rd_value *v, const struct fn_field *named,
+			  struct shmtrace_rd_symbols *syms)
 {
 	const struct fn_field *f;
 	struct shmtrace_rd_symbol sym;
@@ -514,7 +507,7 @@ static void json_annotate(const struct shmtrace_rd_event *ev, bool ctx, unsigned
 	if (v->kind != SHMTRACE_RD_INT)
 		return;
 	out_room();
-	if (syms && shmtrace_rd_value_is_address(v) && pr_sym(syms, ev, ctx, i, &sym) &&
+	if (syms && shmtrace_rd_value_is_address(v) && shmtrace_rd_sym_value(syms, ev, ctx, v, &sym) &&
 	    json_sibling(ev, ctx, name, "_sym")) {
 		out_c('"');
 		out_json_chars(sym.name, strlen(sym.name));
@@ -593,7 +586,7 @@ static void json_group(const struct shmtrace_rd_event *ev, bool ctx,
 			break;
 		}
 		if (syms || named)
-			json_annotate(ev, ctx, i, fname, &v, named, syms);
+			json_annotate(ev, ctx, fname, &v, named, syms);
 	}
 	out_room();
 	out_c('}');
