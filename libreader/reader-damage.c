@@ -50,7 +50,7 @@ int rd_fatal(struct shmtrace_rd_reader *r, int rc, const char *msg)
  * -ENOMEM (fatal) when it cannot be kept.
  */
 int rd_add_damage(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s,
-		      const char *path, int64_t off, int rc, const char *msg)
+		  const char *path, int64_t off, int rc, const char *msg)
 {
 	struct rd_damage *d;
 
@@ -87,7 +87,7 @@ int rd_add_damage(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s,
  */
 __attribute__((format(printf, 5, 6)))
 int rd_fail_at(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s,
-		   uint64_t off, int rc, const char *fmt, ...)
+	       uint64_t off, int rc, const char *fmt, ...)
 {
 	char msg[SHMTRACE_RD_ERRLEN];
 	va_list ap;

@@ -57,29 +57,29 @@ static int load_packet(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *
 
 	if (left < TSDL_PACKET_HEADER_SIZE)
 		return rd_fail_at(r, s, off, -EBADMSG,
-			       "truncated packet header (%" PRIu64 " bytes left)",
-			       left);
+				  "truncated packet header (%" PRIu64 " bytes left)",
+				  left);
 	rc = rd_pread_full(s->fd, h, sizeof(h), off);
 	if (rc)
 		return rd_fail_at(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
-			       "read error: %s", strerror(-rc));
+				  "read error: %s", strerror(-rc));
 	magic = le32(h);
 	if (magic != TSDL_PACKET_MAGIC)
 		return rd_fail_at(r, s, off, -EBADMSG,
-			       "bad packet magic 0x%08" PRIx32, magic);
+				  "bad packet magic 0x%08" PRIx32, magic);
 	if (m->has_uuid && memcmp(h + 4, m->uuid, 16))
 		return rd_fail_at(r, s, off + 4, -EBADMSG,
-			       "packet uuid does not match the metadata uuid");
+				  "packet uuid does not match the metadata uuid");
 	sid = le32(h + 20);
 	if (!sc || sc->id != sid) {
 		sc = tsdl_find_stream(m, sid);
 		if (!sc)
 			return rd_fail_at(r, s, off + 20, -EBADMSG,
-				       "unknown stream id %" PRIu32, sid);
+					  "unknown stream id %" PRIu32, sid);
 		if (s->sc)
 			return rd_fail_at(r, s, off + 20, -EBADMSG,
-				       "stream id %" PRIu32 " after packets of stream id %" PRIu32,
-				       sid, s->sc->id);
+					  "stream id %" PRIu32 " after packets of stream id %" PRIu32,
+					  sid, s->sc->id);
 	}
 	tsb = le64(h + 32);
 	tse = le64(h + 40);
@@ -90,38 +90,38 @@ static int load_packet(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *
 	if (content % 8 || psize % 8 || content < 8 * TSDL_PACKET_HEADER_SIZE ||
 	    content > psize)
 		return rd_fail_at(r, s, off + 48, -EBADMSG,
-			       "invalid content_size %" PRIu64 " / packet_size %" PRIu64 " (bits)",
-			       content, psize);
+				  "invalid content_size %" PRIu64 " / packet_size %" PRIu64 " (bits)",
+				  content, psize);
 	if (psize / 8 > left)
 		return rd_fail_at(r, s, off + 56, -EBADMSG,
-			       "packet_size %" PRIu64 " bytes runs past the end of the file (%" PRIu64 " bytes left)",
-			       psize / 8, left);
+				  "packet_size %" PRIu64 " bytes runs past the end of the file (%" PRIu64 " bytes left)",
+				  psize / 8, left);
 	if (psize / 8 > MAX_PACKET)
 		return rd_fail_at(r, s, off + 56, -EFBIG,
-			       "packet too large (%" PRIu64 " bytes)", psize / 8);
+				  "packet too large (%" PRIu64 " bytes)", psize / 8);
 	if (tsb > tse)
 		return rd_fail_at(r, s, off + 32, -EBADMSG,
-			       "timestamp_begin %" PRIu64 " > timestamp_end %" PRIu64,
-			       tsb, tse);
+				  "timestamp_begin %" PRIu64 " > timestamp_end %" PRIu64,
+				  tsb, tse);
 	if (!ns_ok(s->trace, tse))
 		return rd_fail_at(r, s, off + 40, -EBADMSG,
-			       "timestamp_end %" PRIu64 " is out of the clock's range",
-			       tse);
+				  "timestamp_end %" PRIu64 " is out of the clock's range",
+				  tse);
 	if (s->have_packet) {
 		/* (the previous packet's events are in its time range) */
 		if (tsb < s->ts_end)
 			return rd_fail_at(r, s, off + 32, -EBADMSG,
-				       "timestamp_begin %" PRIu64 " goes back before the previous packet's timestamp_end (%" PRIu64 ")",
-				       tsb, s->ts_end);
+					  "timestamp_begin %" PRIu64 " goes back before the previous packet's timestamp_end (%" PRIu64 ")",
+					  tsb, s->ts_end);
 		if (seq <= s->seq)
 			return rd_fail_at(r, s, off + 64, -EBADMSG,
-				       "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
-				       seq, s->seq);
+					  "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
+					  seq, s->seq);
 		s->lost += seq - s->seq - 1;
 		if (disc < s->discarded)
 			return rd_fail_at(r, s, off + 72, -EBADMSG,
-				       "events_discarded decreases (%" PRIu64 " < %" PRIu64 ")",
-				       disc, s->discarded);
+					  "events_discarded decreases (%" PRIu64 " < %" PRIu64 ")",
+					  disc, s->discarded);
 	}
 	content /= 8;
 	if (content > s->cap) {
@@ -140,7 +140,7 @@ static int load_packet(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *
 	rc = rd_pread_full(s->fd, s->buf, content, off);
 	if (rc)
 		return rd_fail_at(r, s, off, rc == -ENODATA ? -EBADMSG : rc,
-			       "read error: %s", strerror(-rc));
+				  "read error: %s", strerror(-rc));
 	if (!s->foff) {
 		/* field offsets for the largest event of the stream class */
 		s->foff = calloc(sc->max_fields + 1, sizeof(*s->foff));
@@ -177,7 +177,7 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 
 		if (end - pos < 4)
 			return rd_fail_at(r, s, s->pkt_off + pos, -EBADMSG,
-				       "truncated event header");
+					  "truncated event header");
 		w = le32(buf + pos);
 		id = w & 0xff;
 		low = w >> 8;
@@ -189,7 +189,7 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 	} else {
 		if (end - pos < 13)
 			return rd_fail_at(r, s, s->pkt_off + pos, -EBADMSG,
-				       "truncated extended event header");
+					  "truncated extended event header");
 		id = le32(buf + pos + 1);
 		ts = le64(buf + pos + 5);
 		pos += 13;
@@ -197,20 +197,20 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 	/* extended: any value; compact: its wrap may pass 2^64 and start over */
 	if (ts < s->last_ts)
 		return rd_fail_at(r, s, s->pkt_off + start, -EBADMSG,
-			       "event timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
-			       ts, s->last_ts);
+				  "event timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
+				  ts, s->last_ts);
 	if (ts > s->ts_end)
 		return rd_fail_at(r, s, s->pkt_off + start, -EBADMSG,
-			       "event timestamp %" PRIu64 " is after the packet's timestamp_end %" PRIu64,
-			       ts, s->ts_end);
+				  "event timestamp %" PRIu64 " is after the packet's timestamp_end %" PRIu64,
+				  ts, s->ts_end);
 	cls = tsdl_stream_find_event(sc, id);
 	if (!cls)
 		return rd_fail_at(r, s, s->pkt_off + start, -EBADMSG,
-			       "unknown event id %" PRIu32, id);
+				  "unknown event id %" PRIu32, id);
 	if (end - pos < sc->ctx_bytes)
 		return rd_fail_at(r, s, s->pkt_off + pos, -EBADMSG,
-			       "event %s: context runs past the end of the packet content",
-			       cls->name);
+				  "event %s: context runs past the end of the packet content",
+				  cls->name);
 	pos += sc->ctx_bytes;
 
 	for (i = 0; i < cls->nfields; i++) {
@@ -230,8 +230,8 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 			z = memchr(buf + pos, 0, end - pos);
 			if (!z)
 				return rd_fail_at(r, s, s->pkt_off + pos, -EBADMSG,
-					       "event %s: unterminated string in field %s",
-					       cls->name, f->name);
+						  "event %s: unterminated string in field %s",
+						  cls->name, f->name);
 			pos = z - buf + 1;
 			break;
 		case TSDL_F_SEQUENCE:
@@ -246,9 +246,9 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 					      lf->bytes);
 				if (lf->is_signed && sext(n, lf->bytes) < 0)
 					return rd_fail_at(r, s, s->pkt_off + foff[f->len_field],
-						       -EBADMSG,
-						       "event %s: negative length for field %s",
-						       cls->name, f->name);
+							  -EBADMSG,
+							  "event %s: negative length for field %s",
+							  cls->name, f->name);
 				if (n > UINT32_MAX)
 					goto past_end;
 			}
@@ -269,8 +269,8 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 	return 1;
 past_end:
 	return rd_fail_at(r, s, s->pkt_off + start, -EBADMSG,
-		       "event %s: field %s runs past the end of the packet content",
-		       cls->name, cls->fields[i].name);
+			  "event %s: field %s runs past the end of the packet content",
+			  cls->name, cls->fields[i].name);
 }
 
 /*
@@ -285,7 +285,7 @@ int rd_advance(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 		if (s->next_off >= s->file_size) {
 			if (s->tail_error)	/* what follows could not be inflated */
 				return rd_add_damage(r, s, s->path, (int64_t)s->tail_off,
-						  s->tail_error, s->tail_msg);
+						     s->tail_error, s->tail_msg);
 			return 0;
 		}
 		rc = load_packet(r, s);

@@ -115,8 +115,8 @@ static int check_instances(struct shmtrace_rd_reader *r)
 		if (a->trace == b->trace && a->sc->id == b->sc->id &&
 		    a->instance_id == b->instance_id) {
 			rd_fail_at(r, b, b->pkt_off + 24, -EBADMSG,
-				"stream instance id %" PRIu64 " of stream id %" PRIu32 " also in %s",
-				b->instance_id, b->sc->id, a->path);
+				   "stream instance id %" PRIu64 " of stream id %" PRIu32 " also in %s",
+				   b->instance_id, b->sc->id, a->path);
 			if (r->fatal)
 				break;
 			continue;	/* @a stays the one read */
