@@ -87,7 +87,7 @@ void *tsdl_map_get(const struct tsdl_map *m, const char *key)
 }
 
 int tsdl_map_put(struct tsdl_chunk **arena, struct tsdl_map *m,
-			const char *key, void *val, void **old)
+		 const char *key, void *val, void **old)
 {
 	struct tsdl_slot *sl;
 

@@ -182,7 +182,7 @@ static void tsdl_name_field(struct tsdl_field *f, const char *decl_name)
 }
 
 int tsdl_lower_context(struct tsdl_parser *P, struct tsdl_sc *sc,
-			      const struct tsdl_type *t)
+		       const struct tsdl_type *t)
 {
 	const struct tsdl_member *m;
 	struct tsdl_field *ctx, *f;
@@ -249,7 +249,7 @@ int tsdl_add_stream(struct tsdl_parser *P, struct tsdl_sc *sc)
 }
 
 int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
-			    struct tsdl_type *t)
+		     struct tsdl_type *t)
 {
 	struct tsdl_map names = { NULL, 0, 0 };
 	const struct tsdl_member *m;
