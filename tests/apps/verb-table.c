@@ -10,6 +10,7 @@
  *	option NAME --LONG[=] [-X]	(each option it takes; '=': it needs a
  *					value; -X: its short form)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "verbs.h"
@@ -30,8 +31,8 @@ int main(void)
 		}
 		putchar('\n');
 		for (const struct option *o = v->longopts; o->name; o++) {
-			const char *s = o->val > 0 && o->val < 128 && o->val != ':' && o->val != '+' ?
-				strchr(v->shortopts, o->val) : NULL;
+			bool letter = o->val > 0 && o->val < 128 && o->val != ':' && o->val != '+';
+			const char *s = letter ? strchr(v->shortopts, o->val) : NULL;
 
 			if (!verb_takes(v, o->val))
 				continue;

@@ -507,8 +507,8 @@ static void json_annotate(const struct shmtrace_rd_event *ev, bool ctx, const ch
 	if (v->kind != SHMTRACE_RD_INT)
 		return;
 	out_room();
-	if (syms && shmtrace_rd_value_is_address(v) && shmtrace_rd_sym_value(syms, ev, ctx, v, &sym) &&
-	    json_sibling(ev, ctx, name, "_sym")) {
+	if (syms && shmtrace_rd_value_is_address(v) &&
+	    shmtrace_rd_sym_value(syms, ev, ctx, v, &sym) && json_sibling(ev, ctx, name, "_sym")) {
 		out_c('"');
 		out_json_chars(sym.name, strlen(sym.name));
 		if (sym.offset) {
