@@ -9,7 +9,7 @@
  * The consumer writes one packet per frame, so the copy is cut back to the
  * end of the last whole frame when a later one is damaged (or cut short,
  * as a file being written is): the packets before the damage stay
- * readable, and the damage is said once they are read (reader.c).
+ * readable, and the damage is said once they are read (reader-decode.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -27,6 +27,22 @@
  *		fail(shmtrace_rd_errmsg(r));
  *	shmtrace_rd_close(r);
  *
+ * The function an address of a traced process falls in (the "ip" context
+ * field, the addresses the preload helpers record), from the state dumps
+ * in the traces and the ELF files of the traced programs:
+ *
+ *	struct shmtrace_rd_symbols *syms;
+ *	struct shmtrace_rd_symbol sym;
+ *
+ *	shmtrace_rd_sym_open(&syms, r, NULL, NULL, NULL);
+ *	while ((rc = shmtrace_rd_next(r, &ev)) > 0) {
+ *		shmtrace_rd_sym_track(syms, ev);
+ *		if (shmtrace_rd_event_context(ev, 0, &v) == 0 &&	(e.g. "ip")
+ *		    shmtrace_rd_sym_value(syms, ev, true, &v, &sym))
+ *			use(sym.name, sym.offset);
+ *	}
+ *	shmtrace_rd_sym_close(syms);
+ *
  * The rest of this header is the manual: the rules common to every
  * function, then each function in the order a program uses them.
  *
@@ -438,6 +454,125 @@ static inline int64_t shmtrace_rd_value_elem_s(const struct shmtrace_rd_value *v
 		return (int64_t)x;
 	return (int64_t)(x << sh) >> sh;
 }
+
+/*
+ * Function names
+ * ==============
+ *
+ * The function a code address of a traced process falls in, named as
+ * trace-read names it ("ip_sym": "main+0x1c"). The objects each process
+ * had mapped are described by its own events: its state dump
+ * (shmtrace_statedump:bin_info: path, load bias, bounds and build id of
+ * each object) and shmtrace_proc:dlopen and dlclose. A symbol table
+ * (struct shmtrace_rd_symbols) follows them for every trace of one reader,
+ * as the events come: give it each event shmtrace_rd_next() returns, in
+ * order, with shmtrace_rd_sym_track(), then ask for the names of that
+ * event's addresses. An address is named by the objects described by the
+ * events tracked before it (a state dump is written before the events
+ * that need it).
+ *
+ * Names come from each object's separate debug file when one is found (by
+ * the recorded build id under DEBUG_DIR/.build-id/, else by
+ * .gnu_debuglink in the object's directory, its .debug/ subdirectory and
+ * DEBUG_DIR/ followed by the object's directory), else from its .symtab,
+ * else its .dynsym. An object file whose build id is not the one recorded
+ * (rebuilt since) gives no names of its own. ELF files are untrusted
+ * input: a damaged, truncated or foreign file gives no names, never a
+ * crash; files are read with pread(), never mapped.
+ *
+ * Memory: each object file is read once for all traces of the reader and
+ * kept until shmtrace_rd_sym_close(): memory follows the number of
+ * distinct object files named in the traces (at most 16384), never the
+ * number of events. Recent answers are cached.
+ *
+ * Thread safety: a symbol table is not thread-safe: one thread at a time
+ * uses it (looking up names updates its cache), the thread that reads its
+ * reader. None of these functions is async-signal-safe (they read files
+ * and allocate memory).
+ */
+struct shmtrace_rd_symbols;
+
+/* A function found for an address. The strings live as long as the table. */
+struct shmtrace_rd_symbol {
+	const char *name;	/* the function */
+	uint64_t offset;	/* bytes from the function's start to the address */
+	const char *path;	/* the object's file, as the trace named it */
+};
+
+/* Told once about each object file that gives no names: @msg says why. */
+typedef void (*shmtrace_rd_sym_warn_fn)(void *arg, const char *msg);
+
+/*
+ * shmtrace_rd_sym_open - a symbol table for every trace of @r, empty.
+ * @out:       set to the new table on success, to NULL on failure.
+ * @r:         the reader whose events will be tracked; it must outlive
+ *             the table.
+ * @debug_dir: the root of separate debug files; NULL for /usr/lib/debug,
+ *             "" for none (the objects' own directories are still searched
+ *             for .gnu_debuglink files).
+ * @warn:      called with @arg and a message ("FILE: no function names:
+ *             why", "FILE: not the file that was traced (build id ...)")
+ *             once per object file that gives no names; NULL: nothing said.
+ *
+ * Returns 0, or -EINVAL (@out or @r NULL), -ENOMEM.
+ */
+SHMTRACE_RD_API int shmtrace_rd_sym_open(struct shmtrace_rd_symbols **out,
+					 const struct shmtrace_rd_reader *r, const char *debug_dir,
+					 shmtrace_rd_sym_warn_fn warn, void *arg);
+
+/* Free @s with everything it returned. @s may be NULL. */
+SHMTRACE_RD_API void shmtrace_rd_sym_close(struct shmtrace_rd_symbols *s);
+
+/*
+ * shmtrace_rd_sym_track - apply @ev, an event of @s's reader, to its
+ * process's table when it describes objects (a state dump's bin_info, a
+ * dlopen, a dlclose that succeeded); any other event costs one table
+ * look-up. Call it for every event, in the order shmtrace_rd_next()
+ * returns them, before naming the addresses of that event. The object
+ * files are read here, at their first description (@warn may be called).
+ * An object that cannot be added (no memory, limits) is left out: its
+ * addresses have no name.
+ */
+SHMTRACE_RD_API void shmtrace_rd_sym_track(struct shmtrace_rd_symbols *s,
+					   const struct shmtrace_rd_event *ev);
+
+/*
+ * shmtrace_rd_sym_lookup - the function holding the run-time address
+ * @addr in the process of trace @t (a trace of @s's reader), as the events
+ * tracked so far describe its objects.
+ *
+ * Returns 1 with *@sym filled, or 0 (*@sym untouched) when @addr is in no
+ * executable segment of a known object or no function covers it.
+ */
+SHMTRACE_RD_API int shmtrace_rd_sym_lookup(struct shmtrace_rd_symbols *s,
+					   const struct shmtrace_rd_trace *t, uint64_t addr,
+					   struct shmtrace_rd_symbol *sym);
+
+/*
+ * Is @v a value that may be a code address: a 64-bit integer printed in
+ * hexadecimal (the "ip" context field, the addresses the preload helpers
+ * record)? Pure computation: thread-safe and async-signal-safe.
+ */
+static inline bool shmtrace_rd_value_is_address(const struct shmtrace_rd_value *v)
+{
+	return v->kind == SHMTRACE_RD_INT && v->base == 16 && v->bytes == 8;
+}
+
+/*
+ * shmtrace_rd_sym_value - the function that @v names, the value of a
+ * context field (@context true) or of a payload field of @ev (tracked),
+ * as trace-read names it: @v must be an address
+ * (shmtrace_rd_value_is_address()) that shmtrace_rd_sym_lookup() finds in
+ * @ev's process. The payload of a state dump's description of an object
+ * (shmtrace_statedump:bin_info) names none: its addresses are the
+ * object's bounds, not code.
+ *
+ * Returns 1 with *@sym filled, or 0.
+ */
+SHMTRACE_RD_API int shmtrace_rd_sym_value(struct shmtrace_rd_symbols *s,
+					  const struct shmtrace_rd_event *ev, bool context,
+					  const struct shmtrace_rd_value *v,
+					  struct shmtrace_rd_symbol *sym);
 
 #ifdef __cplusplus
 }

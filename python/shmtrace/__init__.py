@@ -27,14 +27,17 @@ Each event is a dict, with the keys of ``trace-read --format json``:
     arrays)
 
 Unlike the JSON, hexadecimal fields (``ip``, addresses) are ints, and a
-NaN stays a float. The keys that trace-read adds beside a field, to name
-its value, are not given: ``NAME_sym`` (the function an address falls in),
-``NAME_names`` (flags as ``"O_WRONLY|O_CREAT"``) and ``NAME_octal`` (a file
-mode). Function names come from the ELF files of the traced programs and
-the state dumps in the traces, which trace-read reads with code of its own
-that libshmtrace-reader does not have; the numbers they name are all here.
-Events come in time order over every trace found under the paths given
-(session outputs, chunks, snapshots, single traces).
+NaN stays a float. Beside a field ``NAME`` that holds a code address (the
+``ip`` context field, the addresses the preload helpers record), the key
+``NAME_sym`` names the function it falls in, as trace-read names it
+(``"main+0x1c"``; absent when no function is known, or when the event has
+a field of that name): from the state dumps in the traces and the ELF
+files of the traced programs, through libshmtrace-reader's symbol tables
+(``symbols=False`` leaves them out, and reads no ELF file). The other keys
+that trace-read adds beside a field are not given: ``NAME_names`` (flags
+as ``"O_WRONLY|O_CREAT"``) and ``NAME_octal`` (a file mode); the numbers
+they name are all here. Events come in time order over every trace found
+under the paths given (session outputs, chunks, snapshots, single traces).
 
 The library is found, in this order, through ``SHMTRACE_READER_LIB`` (a
 path), where ``make install`` put it, then the system's search path.
@@ -59,6 +62,11 @@ _INT, _FLOAT, _STRING, _SEQUENCE, _ARRAY = range(5)
 
 class _Num(ctypes.Union):
     _fields_ = [("u", ctypes.c_uint64), ("s", ctypes.c_int64), ("d", ctypes.c_double)]
+
+
+class _Symbol(ctypes.Structure):
+    """struct shmtrace_rd_symbol"""
+    _fields_ = [("name", ctypes.c_char_p), ("offset", ctypes.c_uint64), ("path", ctypes.c_char_p)]
 
 
 class _Value(ctypes.Structure):
@@ -116,6 +124,11 @@ def _declare(lib):
         "shmtrace_rd_event_context_count": (ctypes.c_uint, [P]),
         "shmtrace_rd_event_context_name": (ctypes.c_char_p, [P, ctypes.c_uint]),
         "shmtrace_rd_event_context": (ctypes.c_int, [P, ctypes.c_uint, ctypes.POINTER(_Value)]),
+        "shmtrace_rd_sym_open": (ctypes.c_int, [ctypes.POINTER(P), P, ctypes.c_char_p, P, P]),
+        "shmtrace_rd_sym_close": (None, [P]),
+        "shmtrace_rd_sym_track": (None, [P, P]),
+        "shmtrace_rd_sym_value": (ctypes.c_int, [P, P, ctypes.c_bool, ctypes.POINTER(_Value),
+                                                 ctypes.POINTER(_Symbol)]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -144,12 +157,36 @@ def _value(v):
             for i in range(0, len(raw), v.bytes)]
 
 
-def _group(ev, count, name, get):
-    out = {}
+# the longest key trace-read writes beside a field, in bytes
+_KEY_MAX = 255
+
+
+def _group(ev, count, name, get, syms, context):
+    """The fields of a group, in order; with ``syms``, NAME_sym right after
+    each address that names a function, as trace-read's JSON has it: not
+    when the group has a field of that name, or the key would be longer
+    than trace-read writes."""
+    fields = []
     val = _Value()
+    sym = _Symbol()
     for i in range(count(ev)):
-        if get(ev, i, ctypes.byref(val)) == 0:
-            out[_text(name(ev, i))] = _value(val)
+        if get(ev, i, ctypes.byref(val)) != 0:
+            continue
+        raw = name(ev, i)
+        text = None
+        if (syms and val.kind == _INT and
+                _lib.shmtrace_rd_sym_value(syms, ev, context, ctypes.byref(val),
+                                           ctypes.byref(sym))):
+            text = _text(sym.name)
+            if sym.offset:
+                text += "+0x%x" % sym.offset
+        fields.append((raw, _value(val), text))
+    raws = {raw for raw, _, _ in fields}
+    out = {}
+    for raw, value, text in fields:
+        out[_text(raw)] = value
+        if text is not None and len(raw) + 4 <= _KEY_MAX and raw + b"_sym" not in raws:
+            out[_text(raw + b"_sym")] = text
     return out
 
 
@@ -158,9 +195,10 @@ class Reader:
 
     Iterating gives each event as a dict, in time order. Use it as a context
     manager, or call close(); the library's files stay open until then.
+    With ``symbols`` (the default), addresses are named (``NAME_sym``).
     """
 
-    def __init__(self, paths):
+    def __init__(self, paths, symbols=True):
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         enc = [os.fsencode(p) for p in paths]
@@ -171,8 +209,19 @@ class Reader:
         if ret < 0:
             self._r = None
             raise ReadError(_text(err.value) or os.strerror(-ret))
+        self._syms = None
+        if symbols:
+            syms = ctypes.c_void_p()
+            ret = _lib.shmtrace_rd_sym_open(ctypes.byref(syms), self._r, None, None, None)
+            if ret < 0:
+                self.close()
+                raise MemoryError("no memory for the symbol tables")
+            self._syms = syms
 
     def close(self):
+        if getattr(self, "_syms", None):
+            _lib.shmtrace_rd_sym_close(self._syms)
+            self._syms = None
         if self._r:
             _lib.shmtrace_rd_close(self._r)
             self._r = None
@@ -194,10 +243,12 @@ class Reader:
                 return
             if ret < 0:
                 raise ReadError(_text(_lib.shmtrace_rd_errmsg(self._r)))
-            yield self._event(ev)
+            if self._syms:
+                _lib.shmtrace_rd_sym_track(self._syms, ev)
+            yield self._event(ev, self._syms)
 
     @staticmethod
-    def _event(ev):
+    def _event(ev, syms):
         t = _lib.shmtrace_rd_event_trace(ev)
         d = {
             "time_ns": _lib.shmtrace_rd_event_time_ns(ev),
@@ -209,19 +260,20 @@ class Reader:
         if _lib.shmtrace_rd_event_context_count(ev):
             d["context"] = _group(ev, _lib.shmtrace_rd_event_context_count,
                                   _lib.shmtrace_rd_event_context_name,
-                                  _lib.shmtrace_rd_event_context)
+                                  _lib.shmtrace_rd_event_context, syms, True)
         d["fields"] = _group(ev, _lib.shmtrace_rd_event_field_count,
-                             _lib.shmtrace_rd_event_field_name, _lib.shmtrace_rd_event_field)
+                             _lib.shmtrace_rd_event_field_name, _lib.shmtrace_rd_event_field,
+                             syms, False)
         return d
 
 
-def events(paths):
+def events(paths, symbols=True):
     """Each event under ``paths`` as a dict, in time order (a generator)."""
-    with Reader(paths) as r:
+    with Reader(paths, symbols) as r:
         yield from r
 
 
-def dataframe(paths):
+def dataframe(paths, symbols=True):
     """The events under ``paths`` as a pandas DataFrame.
 
     One row per event: the columns time_ns, proc, pid, tid and event, then
@@ -234,7 +286,7 @@ def dataframe(paths):
     except ImportError as e:
         raise ImportError("shmtrace.dataframe() needs pandas (Debian: python3-pandas)") from e
     rows = []
-    for ev in events(paths):
+    for ev in events(paths, symbols):
         row = {k: ev[k] for k in ("time_ns", "proc", "pid", "tid", "event")}
         for group, prefix in ((ev.get("context", {}), "ctx."), (ev["fields"], "field.")):
             for k, v in group.items():

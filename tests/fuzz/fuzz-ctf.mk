@@ -90,8 +90,16 @@ dist_check_SCRIPTS += tests/integration/read-corrupt.sh
 
 # make fuzz: $$t is the target's name, $$c its corpus directory
 fuzz_ctf_reader_sources = \
-	$(srcdir)/libreader/reader.c \
+	$(srcdir)/libreader/reader-discover.c \
+	$(srcdir)/libreader/reader-decode.c \
+	$(srcdir)/libreader/reader-merge.c \
+	$(srcdir)/libreader/reader-damage.c \
+	$(srcdir)/libreader/reader-access.c \
 	$(srcdir)/libreader/tsdl.c \
+	$(srcdir)/libreader/tsdl-arena.c \
+	$(srcdir)/libreader/tsdl-lex.c \
+	$(srcdir)/libreader/tsdl-parse.c \
+	$(srcdir)/libreader/tsdl-lower.c \
 	$(srcdir)/libreader/lz4file.c
 fuzz_ctf_build = \
 	$(MKDIR_P) tests/fuzz; \

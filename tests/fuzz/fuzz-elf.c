@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-elf.c - fuzz target for the ELF reader of tools/symbols.c.
+ * fuzz-elf.c - fuzz target for the ELF reader of libreader/symbols.c.
  *
  * An input that starts with the ELF magic is parsed as it is. Any other
  * input edits a valid template image, so that the mutations of any corpus

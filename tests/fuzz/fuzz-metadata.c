@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-metadata.c - fuzz target for the TSDL (CTF 1.8 metadata) parser of
- * libreader/tsdl.c and for the reader's use of what it returns.
+ * fuzz-metadata.c - fuzz target for the TSDL (CTF 1.8 metadata) parser
+ * (libreader/tsdl*.c) and for the reader's use of what it returns.
  *
  * Each input is metadata text:
  *  1. tsdl_parse() reads an exact-size copy (no NUL terminator, so that

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-stream.c - fuzz target for the reader's decoding of data stream
- * files (libreader/reader.c), plain or LZ4 frames (lz4file.c).
+ * files (libreader/reader-*.c), plain or LZ4 frames (lz4file.c).
  *
  * Each input is a stream file. It is written into a temporary directory
  * (made once per process) next to a fixed valid metadata file, that of a

@@ -3,7 +3,9 @@
 # The bash completion of tracectl, sourced as bash-completion would: the
 # commands, a command's options and their values, record's command; with
 # no session daemon running, completing starts none; with one, session,
-# channel and aggregation names.
+# channel and aggregation names. Its word lists are those of tracectl's
+# table of verbs (tests/apps/verb-table): every command, and each
+# command's options, exactly (view: its own and trace-read's).
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=../../completion/tracectl
 . "$top_srcdir/completion/tracectl"
@@ -37,6 +39,36 @@ only() {
 }
 
 complete -p tracectl | grep -q -- "-F _tracectl" || fail "no completion registered for tracectl"
+
+# the word lists against the table of verbs: "--long=" / "-x=" for an
+# option that takes a value, as the completion writes them
+"$B/tests/apps/verb-table" >"$WORK/table" || fail "verb-table failed"
+awk '$1 == "verb" { print $2 } END { print "help" }' "$WORK/table" | sort >"$WORK/want"
+printf '%s\n' $_tracectl_verbs | sort >"$WORK/got"
+cmp -s "$WORK/want" "$WORK/got" ||
+	fail "the commands completed are not tracectl's: $(diff "$WORK/want" "$WORK/got" | grep '^[<>]' | tr '\n' ' ')"
+"$TRACE_READ" --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$WORK/trace-read-opts"
+"$TRACE_READ" --help | grep -o -- '^  -[a-zA-Z]\>' | tr -d ' ' | sort -u >>"$WORK/trace-read-opts"
+for v in $(awk '$1 == "verb" { print $2 }' "$WORK/table"); do
+	awk -v v="$v" '$1 == "option" && $2 == v && $3 != "--help" {
+		print $3; if ($4 != "") print $4 (substr($3, length($3)) == "=" ? "=" : "") }' \
+		"$WORK/table" | sort >"$WORK/want"
+	printf '%s\n' $(_tracectl_opts "$v") | sort >"$WORK/got"
+	case $v in
+	record)	# "--": the end of the options, before the command
+		grep -qx -- -- "$WORK/got" || fail "record: no '--' completed"
+		sed -i '/^--$/d' "$WORK/got" ;;
+	view)	# trace-read's options, passed on: only those trace-read has
+		for w in $(comm -13 "$WORK/want" "$WORK/got"); do
+			grep -qx -- "${w%=}" "$WORK/trace-read-opts" ||
+				fail "view: '$w' is neither view's nor trace-read's option"
+		done
+		comm -12 "$WORK/want" "$WORK/got" >"$WORK/got.own"
+		mv "$WORK/got.own" "$WORK/got" ;;
+	esac
+	cmp -s "$WORK/want" "$WORK/got" ||
+		fail "$v: the options completed are not those of the table: $(diff "$WORK/want" "$WORK/got" | grep '^[<>]' | tr '\n' ' ')"
+done
 
 comp ""
 has create destroy enable-channel enable-event disable-event add-context aggregate \
@@ -83,7 +115,8 @@ has bash
 # no session daemon: nothing to ask, and none started
 comp start ""
 [ ! -s "$WORK/comp" ] || [ "$(grep -c . "$WORK/comp")" -eq 0 ] || fail "sessions without a daemon: $(cat "$WORK/comp")"
-[ -z "$(pid_of sessiond)" ] || fail "completing started a session daemon"
+[ -z "$(shmtrace_daemon_pid sessiond)" ] && [ ! -S "$SHMTRACE_HOME/sessiond.sock" ] ||
+	fail "completing started a session daemon"
 
 start_daemons
 "$TRACECTL" create web --output "$WORK/web" >/dev/null

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 # The Python package reads the same events as trace-read --format json:
 # every field type (gen-events -T), context fields (ip and cpu_id), two
-# threads, a state dump; a missing trace raises ReadError; with pandas, a
-# DataFrame with one row per event. The names trace-read adds beside
-# values (ip_sym, ...) are left out of the comparison, as the package says.
+# threads, a state dump, the function names of addresses (ip_sym) from the
+# reader library's symbol tables, as trace-read names them, and none with
+# symbols=False; a missing trace raises ReadError; with pandas, a DataFrame
+# with one row per event. The names of flags and modes that trace-read adds
+# beside values (NAME_names, NAME_octal) are left out of the comparison, as
+# the package says.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 not installed: skipped"; exit 77; }
 export PYTHONPATH=$top_srcdir/python
@@ -28,23 +31,26 @@ def norm(v):
         return int(v, 16)
     return v
 
-# trace-read's names for values (NAME_sym, NAME_names, NAME_octal beside
+# trace-read's names of flags and modes (NAME_names, NAME_octal beside
 # field NAME) are not the library's to give: the package documents that
-ADDED = ("_sym", "_names", "_octal")
+ADDED = ("_names", "_octal")
 
 def added(k, group):
     return any(k.endswith(s) and k[:-len(s)] in group for s in ADDED)
 
+def sym_keys(evs):
+    return sum(k.endswith("_sym") for e in evs for g in ("context", "fields")
+               for k in e.get(g, {}))
+
 want = []
-named = 0
 for line in open(sys.argv[2]):
     ev = json.loads(line)
     ev.pop("time")
     for g in ("context", "fields"):
         if g in ev:
-            named += sum(added(k, ev[g]) for k in ev[g])
             ev[g] = {k: norm(v) for k, v in ev[g].items() if not added(k, ev[g])}
     want.append(ev)
+named = sym_keys(want)
 got = list(shmtrace.events(sys.argv[1]))
 for ev in got:
     for k, v in ev["fields"].items():
@@ -57,6 +63,14 @@ if len(got) != len(want):
 for i, (g, w) in enumerate(zip(got, want)):
     if g != w:
         sys.exit(f"event {i}: {g} != {w}")
+    for grp in ("context", "fields"):
+        if list(g.get(grp, {})) != list(w.get(grp, {})):
+            sys.exit(f"event {i}: keys in another order: {g} != {w}")
+if sym_keys(got) != named:
+    sys.exit(f"{sym_keys(got)} function names, trace-read {named}")
+plain = list(shmtrace.events(sys.argv[1], symbols=False))
+if sym_keys(plain) or len(plain) != len(got):
+    sys.exit("symbols=False: names given, or other events")
 types = [e for e in got if e["event"] == "shmtrace_test:types"]
 if not types or not any(isinstance(v, list) for v in types[0]["fields"].values()):
     sys.exit("no event with every field type")
@@ -67,7 +81,7 @@ try:
     sys.exit("a missing trace did not raise")
 except shmtrace.ReadError as e:
     pass
-print(f"python: {len(got)} events, as trace-read (less {named} names it adds)")
+print(f"python: {len(got)} events, as trace-read, {named} function names")
 try:
     import pandas
 except ImportError:

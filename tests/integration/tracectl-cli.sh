@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tracectl: --help on every verb; clear messages and non-zero exit status
-# on bad usage and refused commands; it starts the session daemon itself.
+# tracectl: --help on every verb; the usage lines are those of the table
+# of verbs (tests/apps/verb-table), in its order, and each names every
+# option of its verb; clear messages and non-zero exit status on bad usage
+# and refused commands; it starts the session daemon itself.
 . "$(dirname "$0")/lib.sh"
 expect() {	# expect STATUS PATTERN CMD...: exit status and a message
 	local want=$1 pat=$2 rc=0
@@ -11,9 +13,33 @@ expect() {	# expect STATUS PATTERN CMD...: exit status and a message
 	grep -q -- "$pat" "$WORK/o" || fail "'$*' said: $(cat "$WORK/o")"
 }
 expect 0 "usage: tracectl" "$TRACECTL" --help
-for v in create destroy enable-channel enable-event disable-event start stop list list-events status; do
+"$B/tests/apps/verb-table" >"$WORK/table" || fail "verb-table failed"
+verbs=$(awk '$1 == "verb" { print $2 }' "$WORK/table")
+[ "$(echo $verbs | wc -w)" -ge 18 ] || fail "verb-table: $(echo $verbs)"
+for v in $verbs; do
 	expect 0 "usage: tracectl $v" "$TRACECTL" "$v" --help
+	expect 0 "usage: tracectl $v" "$TRACECTL" help "$v"
 done
+# tracectl --help lists the table's usage lines, in its order (a line
+# that goes on is indented by 9 spaces)
+"$TRACECTL" --help | sed -n '/^Commands:$/,/^$/p' | sed '1d; $d' |
+	awk '/^         / { sub(/^ +/, ""); line = line " " $0; next }
+	     { if (line != "") print line; sub(/^  /, ""); line = $0 } END { print line }' >"$WORK/listed"
+sed -n 's/^usage [^ ]* //p' "$WORK/table" >"$WORK/usages"
+cmp -s "$WORK/listed" "$WORK/usages" ||
+	fail "tracectl --help does not list the table of verbs: $(diff "$WORK/usages" "$WORK/listed" | head -6)"
+# each usage line names every option of its verb (its long or its short
+# form), --help and --timeout aside (every command takes them), and the
+# session when it may be the first argument ([NAME ...])
+while read -r kind v opt short; do
+	[ "$kind" = option ] || continue
+	opt=${opt%=}
+	case $opt in --help | --timeout) continue ;; esac
+	u=" $(sed -n "s/^usage $v //p" "$WORK/table") "
+	[ "$opt" = --session ] && [[ $u == *" [NAME"* ]] && continue
+	grep -qE -- "[[ |]$opt[] =[]" <<<"$u" || { [ -n "$short" ] && grep -qE -- "[[ ]$short[] ]" <<<"$u"; } ||
+		fail "the usage of $v does not name $opt: $u"
+done <"$WORK/table"
 expect 2 "usage: tracectl" "$TRACECTL"
 expect 0 "usage: tracectl view \[NAME | -s NAME\]" "$TRACECTL" help view
 expect 0 "usage: tracectl record" "$TRACECTL" help record

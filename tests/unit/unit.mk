@@ -39,8 +39,8 @@ tests_unit_util_test_util_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_util_test_util_LDADD = libcommon.la $(CHECK_LIBS)
 
 tests_unit_flagnames_test_flagnames_SOURCES = tests/unit/flagnames/test-flagnames.c \
-	tools/flagnames.c tools/flagnames.h
-tests_unit_flagnames_test_flagnames_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+	tools/trace-read/flagnames.c tools/trace-read/flagnames.h
+tests_unit_flagnames_test_flagnames_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/trace-read
 tests_unit_flagnames_test_flagnames_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_flagnames_test_flagnames_LDADD = $(CHECK_LIBS)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-flagnames.c - unit tests of tools/flagnames.c: which fields have
+ * test-flagnames.c - unit tests of tools/trace-read/flagnames.c: which fields have
  * names, open(2) flags (access mode first, groups such as O_SYNC and
  * O_TMPFILE whole, unknown bits as hexadecimal), modes in octal, dlopen(3)
  * flags, and a buffer too small.

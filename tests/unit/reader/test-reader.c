@@ -6,8 +6,10 @@
  * doc/trace-format.md: the metadata text the writer emits, then packets
  * (84-byte header, compact and extended event headers, packed payloads).
  * The tests check decoding, the 24-bit timestamp wrap, the merge order of
- * several streams and traces, discarded events, and that corrupt input
- * (truncated or damaged packets, bad metadata) yields errors, never a crash.
+ * several streams and traces, discarded events, the function names of
+ * addresses (shmtrace_rd_sym_*(), with a state dump that describes the
+ * test program itself), and that corrupt input (truncated or damaged
+ * packets, bad metadata) yields errors, never a crash.
  *
  * "test-reader --write-samples DIR [N]" writes the sample traces (and a
  * random trace of N events) without running the tests, to compare the
@@ -19,6 +21,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -130,7 +133,14 @@ static const char *events_tsdl =
 	"event {\n\tname = \"other:big_id\";\n\tid = 300;\n\tstream_id = 0;\n"
 	"\tloglevel = 6;\n\tfields := struct {\n\t\tuint64_t _x;\n\t};\n};\n\n";
 
-enum { EV_A = 0, EV_SEQ = 1, EV_EMPTY = 2, EV_INTS = 3, EV_BIG = 300 };
+enum { EV_A = 0, EV_SEQ = 1, EV_EMPTY = 2, EV_INTS = 3, EV_BIN_INFO = 4, EV_BIG = 300 };
+
+/* the event of a state dump that describes an object, as libshmtrace writes it */
+static const char *bin_info_tsdl =
+	"event {\n\tname = \"shmtrace_statedump:bin_info\";\n\tid = 4;\n\tstream_id = 0;\n"
+	"\tloglevel = 6;\n\tfields := struct {\n\t\txint64_t _base;\n\t\txint64_t _low;\n"
+	"\t\txint64_t _high;\n\t\tstring _path;\n\t\tuint32_t _build_id_length;\n"
+	"\t\tuint8_t _build_id[_build_id_length];\n\t};\n};\n\n";
 
 static char *metadata_text(const char *uuid, const char *procname, int vpid,
 			   int64_t offset_s, int64_t offset, uint64_t freq,
@@ -334,6 +344,18 @@ static void sb_write(struct sbuild *s, const char *dir, const char *name)
 	write_file(dir, name, s->file.p, s->file.len);
 	tb_free(&s->file);
 	tb_free(&s->ev);
+}
+
+/* A state dump's description of an object (event id EV_BIN_INFO of bin_info_tsdl). */
+static void sb_ev_bin_info(struct sbuild *s, uint64_t ts, uint64_t base, uint64_t low,
+			   uint64_t high, const char *path)
+{
+	sb_hdr(s, EV_BIN_INFO, ts, false);
+	tb_u64(&s->ev, base);
+	tb_u64(&s->ev, low);
+	tb_u64(&s->ev, high);
+	tb_str(&s->ev, path);
+	tb_u32(&s->ev, 0);	/* no build id */
 }
 
 /* ---- temporary directories ------------------------------------------------ */
@@ -1203,6 +1225,128 @@ START_TEST(test_damage_isolated)
 }
 END_TEST
 
+/* ---- function names ---------------------------------------------------- */
+
+/* A function of this program whose addresses the trace records (some bytes long). */
+static __attribute__((noinline, used)) int reader_test_target(int n)
+{
+	volatile int x = 0;
+
+	for (int k = 0; k < n; k++)
+		x += k;
+	return x;
+}
+
+struct self_map {
+	uint64_t base, low, high;
+};
+
+/* The load bias and the span of the PT_LOAD segments of the program itself. */
+static int self_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct self_map *m = arg;
+
+	m->base = info->dlpi_addr;
+	m->low = UINT64_MAX;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < m->low)
+			m->low = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > m->high)
+			m->high = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	return 1;	/* the first object is the program */
+}
+
+static int warnings;
+
+static void count_warning(void *arg, const char *msg)
+{
+	ck_assert_ptr_eq(arg, &warnings);
+	ck_assert_ptr_nonnull(strstr(msg, "/nonexistent/libgone.so"));
+	warnings++;
+}
+
+START_TEST(test_symbols)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)&reader_test_target;
+	struct shmtrace_rd_symbols *syms = (void *)1;
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_symbol sym;
+	struct shmtrace_rd_reader *r;
+	struct shmtrace_rd_value v;
+	struct self_map self = { 0 };
+	char exe[4096], *events, *meta;
+	ssize_t n;
+	int named[6] = { 0 }, i = 0;
+	struct sbuild s;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = 0;
+	dl_iterate_phdr(self_cb, &self);
+	ck_assert(self.low < fn && fn < self.high);
+	ck_assert_int_ge(asprintf(&events, "%s%s", events_tsdl, bin_info_tsdl), 0);
+	meta = metadata_text(UUID_A, "myproc", 1234, 1700000000, 0, 1000000000, events);
+	write_file(tmpdir, "metadata", meta, strlen(meta));
+	free(meta);
+	free(events);
+	sb_init(&s, UUID_A, 0);
+	sb_begin(&s, 1000, 42);
+	sb_ev_a(&s, 1000, 1, fn, "before the state dump", 0);
+	sb_ev_bin_info(&s, 1001, self.base, self.low, self.high, exe);
+	sb_ev_bin_info(&s, 1002, 0x1000, 0x1000, 0x2000, "/nonexistent/libgone.so");
+	sb_ev_bin_info(&s, 1003, 0x1000, 0x1000, 0x2000, "/nonexistent/libgone.so");
+	sb_ev_a(&s, 1004, 2, fn, "the function", 0);
+	sb_ev_a(&s, 1005, 3, fn + 4, "inside it", 0);
+	sb_end(&s, 1005);
+	sb_write(&s, tmpdir, "chan_0");
+
+	r = open_one(tmpdir);
+	ck_assert_int_eq(shmtrace_rd_sym_open(NULL, r, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(shmtrace_rd_sym_open(&syms, NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_ptr_null(syms);
+	shmtrace_rd_sym_close(NULL);
+	ck_assert_int_eq(shmtrace_rd_sym_open(&syms, r, "", count_warning, &warnings), 0);
+	while (shmtrace_rd_next(r, &ev) > 0) {
+		struct shmtrace_rd_value code;
+		bool bin_info = shmtrace_rd_event_id(ev) == EV_BIN_INFO;
+
+		shmtrace_rd_sym_track(syms, ev);
+		/* the first field: an int32_t, or a bin_info's base (its bounds) */
+		ck_assert_int_eq(shmtrace_rd_event_field(ev, 0, &v), 0);
+		ck_assert_int_eq(shmtrace_rd_value_is_address(&v), bin_info);
+		ck_assert_int_eq(shmtrace_rd_sym_value(syms, ev, false, &v, &sym), 0);
+		/* an address in the function: ev_a's _ptr, or the bin_info's base made one */
+		if (!bin_info)
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 1, &v), 0);
+		code = v;
+		code.u = bin_info ? fn : v.u;
+		ck_assert(shmtrace_rd_value_is_address(&code));
+		named[i++] = shmtrace_rd_sym_value(syms, ev, false, &code, &sym);
+		if (named[i - 1]) {
+			ck_assert_str_eq(sym.name, "reader_test_target");
+			ck_assert_uint_eq(sym.offset, code.u - fn);
+			ck_assert_str_eq(sym.path, exe);
+		}
+		/* as a context field, named in every event once the program is described */
+		ck_assert_int_eq(shmtrace_rd_sym_value(syms, ev, true, &code, &sym), i > 1);
+	}
+	ck_assert_int_eq(i, 6);
+	/* not before the state dump, nor in the payload of the dumps; the function twice */
+	ck_assert(!named[0] && !named[1] && !named[2] && !named[3] && named[4] && named[5]);
+	ck_assert_int_eq(warnings, 1);
+	ck_assert_int_eq(shmtrace_rd_sym_lookup(syms, shmtrace_rd_trace_at(r, 0), fn, &sym), 1);
+	ck_assert_str_eq(sym.name, "reader_test_target");
+	ck_assert_int_eq(shmtrace_rd_sym_lookup(syms, shmtrace_rd_trace_at(r, 0), 0x1800, &sym), 0);
+	shmtrace_rd_sym_close(syms);
+	shmtrace_rd_close(r);
+}
+END_TEST
+
 START_TEST(test_no_trace)
 {
 	char msg[SHMTRACE_RD_ERRLEN];
@@ -1324,6 +1468,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(tc, test_discarded);
 	tcase_add_test(tc, test_tsdl);
 	tcase_add_test(tc, test_freq);
+	tcase_add_test(tc, test_symbols);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(tcc, setup, teardown);

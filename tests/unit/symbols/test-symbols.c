@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-symbols.c - unit tests of the symbol module (tools/symbols.c).
+ * test-symbols.c - unit tests of the symbol module (libreader/symbols.c).
  *
  * Synthetic ELF images (elfgen.c) check the rules exactly: which symbols
  * count, aliases, sizes and size-0 symbols, segments, ELF classes, byte

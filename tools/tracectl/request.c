@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * request.c - the tracectl verbs that are one request to the session
+ * daemon (see request.h): their shared options, parsed into every typed
+ * body (common/proto.h) they belong to, each verb's body and strings built
+ * from them, and the request sent (ctl-client.h). The verb's entry of the
+ * table (verbs.h) says which options it takes, its positional arguments
+ * and how its body is built.
+ *
+ * A bad command line is said on standard error, naming the verb and the
+ * option as the user wrote it, and nothing reaches the daemon (exit
+ * status 2).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "ctfmeta.h"
+#include "ctl-client.h"
+#include "proto.h"
+#include "request.h"
+#include "shm.h"
+#include "units.h"
+#include "verbs.h"
+
+/* A command line, parsed: each option into every body it belongs to. */
+struct ctl_req {
+	const struct verb *v;
+	const char *session;
+	int info;			/* 'h' (--help) or 'l' (--list): print, send nothing */
+	int mode_opt;			/* 'O' or 'D' given */
+	struct cmd_create create;
+	struct cmd_channel channel;
+	struct cmd_events events;
+	struct cmd_context context;
+	struct cmd_rotate rotate;
+	struct cmd_snapshot snapshot;
+	const char *filter;
+	int nargs;			/* positional arguments (and add-context's -t) */
+	const char *args[PROTO_CMD_MAX_STR];
+	const void *body;		/* what the verb sends */
+	unsigned int nstr;
+	const char *str[PROTO_CMD_MAX_STR];
+};
+
+const struct option request_opts[] = {
+	{ "session", required_argument, NULL, 's' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "overwrite", no_argument, NULL, 'O' },
+	{ "pool-size", required_argument, NULL, 'P' },
+	{ "loglevel", required_argument, NULL, 'L' },
+	{ "channel", required_argument, NULL, 'c' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "subbuf-size", required_argument, NULL, 'B' },
+	{ "num-subbuf", required_argument, NULL, 'N' },
+	{ "discard", no_argument, NULL, 'D' },
+	{ "flush-interval", required_argument, NULL, 'F' },
+	{ "compress", required_argument, NULL, 'Z' },
+	{ "size", required_argument, NULL, 'R' },
+	{ "every", required_argument, NULL, 'E' },
+	{ "loglevel-only", required_argument, NULL, 'Y' },
+	{ "type", required_argument, NULL, 't' },
+	{ "list", no_argument, NULL, 'l' },
+	{ "allow-uid", required_argument, NULL, 'U' },
+	CTL_NET_LONGOPTS,
+	{ "timeout", required_argument, NULL, 'T' },	/* every verb */
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* "info", "INFO" or "6": 0..7; -1 when unknown. */
+static int parse_loglevel(const char *s)
+{
+	static const char *const names[] = {
+		"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+	};
+
+	if (s[0] >= '0' && s[0] <= '7' && !s[1])
+		return s[0] - '0';
+	for (int i = 0; i < 8; i++)
+		if (!strcasecmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+/* A whole number from @min to @max, nothing else; 0 or -EINVAL. */
+static int parse_count(const char *s, uint64_t min, uint64_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] < '0' || s[0] > '9' || v < min || v > max)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* The long name of option @c ("--subbuf-size"), for messages. */
+static const char *opt_name(int c)
+{
+	for (const struct option *o = request_opts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+/* A message about the command line; -EINVAL (the verb then exits EXIT_USAGE). */
+static int __attribute__((format(printf, 2, 3))) bad(const struct ctl_req *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tracectl: %s: ", r->v->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see tracectl %s --help)\n", r->v->name);
+	return -EINVAL;
+}
+
+/* A value of option @c with a unit that units.c refused. */
+static int bad_unit(const struct ctl_req *r, int c, const char *arg, int err, int size)
+{
+	return bad(r, "--%s '%s': %s", opt_name(c), arg, units_why(err, size));
+}
+
+/* A channel's name in @dst (PROTO_NAME_MAX bytes), checked. */
+static int set_name(const struct ctl_req *r, char *dst, const char *name, const char *what)
+{
+	if (!proto_name_ok(name))
+		return bad(r, "bad %s name '%s': %s", what, name, PROTO_NAME_RULES);
+	snprintf(dst, PROTO_NAME_MAX, "%s", name);
+	return 0;
+}
+
+/* Option @c of the command line, into every body it belongs to. */
+static int ctl_option(struct ctl_req *r, int c, const char *arg)
+{
+	uint64_t v;
+	int ret, ll;
+
+	switch (c) {
+	case 's':
+		r->session = arg;
+		return 0;
+	case 'o':
+		if (ctl_abspath(arg, r->create.output, sizeof(r->create.output)) < 0 ||
+		    strlen(r->create.output) >= PROTO_PATH_MAX - 64)
+			return bad(r, "--output: path too long");
+		memcpy(r->snapshot.output, r->create.output, sizeof(r->snapshot.output));
+		return 0;
+	case 'O':
+	case 'D':
+		if (r->mode_opt && r->mode_opt != c)
+			return bad(r, "--overwrite and --discard exclude each other");
+		r->mode_opt = c;
+		r->create.mode = r->channel.mode = c == 'O' ? SHM_MODE_OVERWRITE : SHM_MODE_DISCARD;
+		r->channel.set |= CMD_CHAN_MODE;
+		return 0;
+	case 'P':
+		if (parse_count(arg, 1, SHM_MAX_SLOTS, &r->create.pool_size) < 0)
+			return bad(r, "--pool-size '%s': 1 to %u buffers", arg, SHM_MAX_SLOTS);
+		r->channel.pool_size = r->create.pool_size;
+		r->channel.set |= CMD_CHAN_POOL;
+		return 0;
+	case 'B':
+		ret = units_size(arg, &v);
+		if (ret < 0)
+			return bad_unit(r, c, arg, ret, 1);
+		if (v < SHM_MIN_SUBBUF || v > SHM_MAX_SUBBUF || v % SHM_PAGE)
+			return bad(r, "--subbuf-size '%s': %u to %u bytes, a whole number of %u-byte "
+				   "pages", arg, SHM_MIN_SUBBUF, SHM_MAX_SUBBUF, SHM_PAGE);
+		r->channel.subbuf_size = (uint32_t)v;
+		r->channel.set |= CMD_CHAN_SUBBUF;
+		return 0;
+	case 'N':
+		if (parse_count(arg, 2, SHM_MAX_NUM_SUBBUF, &r->channel.num_subbuf) < 0)
+			return bad(r, "--num-subbuf '%s': 2 to %u sub-buffers", arg,
+				   SHM_MAX_NUM_SUBBUF);
+		r->channel.set |= CMD_CHAN_NUM;
+		return 0;
+	case 'F':
+		ret = units_duration(arg, &v);
+		if (ret < 0)
+			return bad_unit(r, c, arg, ret, 0);
+		if (v > 3600000000000ull)
+			return bad(r, "--flush-interval '%s': at most 1h (0: never)", arg);
+		r->channel.flush_ms = (uint32_t)((v + 999999) / 1000000);
+		r->channel.set |= CMD_CHAN_FLUSH;
+		return 0;
+	case 'Z':
+		if (strcmp(arg, "lz4") && strcmp(arg, "none"))
+			return bad(r, "--compress '%s': lz4 or none", arg);
+		r->channel.compress = !strcmp(arg, "lz4") ? PROTO_COMPRESS_LZ4 : PROTO_COMPRESS_NONE;
+		r->channel.set |= CMD_CHAN_COMPRESS;
+		return 0;
+	case 'R':
+		ret = units_size(arg, &r->rotate.size);
+		if (ret < 0)
+			return bad_unit(r, c, arg, ret, 1);
+		r->rotate.set |= CMD_ROT_SIZE;
+		return 0;
+	case 'E':
+		ret = units_duration(arg, &v);
+		if (ret < 0)
+			return bad_unit(r, c, arg, ret, 0);
+		r->rotate.every_ms = (v + 999999) / 1000000;
+		r->rotate.set |= CMD_ROT_EVERY;
+		return 0;
+	case 'c':
+		ret = set_name(r, r->events.channel, arg, "channel");
+		memcpy(r->context.channel, r->events.channel, sizeof(r->context.channel));
+		return ret;
+	case 'f':
+		r->filter = arg;
+		r->events.filter = 1;
+		return 0;
+	case 'L':
+	case 'Y':
+		ll = parse_loglevel(arg);
+		if (ll < 0)
+			return bad(r, "--%s '%s': emerg alert crit err warning notice info debug, or "
+				   "0 to 7", opt_name(c), arg);
+		if (r->events.ll_kind != CMD_LL_ANY &&
+		    r->events.ll_kind != (c == 'L' ? CMD_LL_RANGE : CMD_LL_ONLY))
+			return bad(r, "--loglevel and --loglevel-only exclude each other");
+		r->events.ll_kind = c == 'L' ? CMD_LL_RANGE : CMD_LL_ONLY;
+		r->events.loglevel = (uint32_t)ll;
+		return 0;
+	case 't':
+		if (r->nargs == PROTO_CMD_MAX_STR)
+			return bad(r, "too many arguments");
+		r->args[r->nargs++] = arg;
+		return 0;
+	case 'U':
+		return ctl_parse_uids(arg, &r->create);
+	case 'T':
+		return ctl_timeout_set(arg, "--timeout");
+	case 'S':
+	case 'K':
+	case 'A':
+	case 'I':
+		return ctl_net_option(c, arg, &r->create);
+	}
+	return -EINVAL;
+}
+
+/* ---- each verb's body and strings, from the parsed command line -------- */
+
+int build_create(struct ctl_req *r)
+{
+	r->body = &r->create;
+	return 0;
+}
+
+int build_channel(struct ctl_req *r)
+{
+	if (strlen(r->args[0]) > 32)
+		return bad(r, "bad channel name '%s': at most 32 bytes", r->args[0]);
+	r->body = &r->channel;
+	return set_name(r, r->channel.name, r->args[0], "channel");
+}
+
+/* enable-event, disable-event: [filter] then the patterns */
+int build_events(struct ctl_req *r)
+{
+	r->body = &r->events;
+	if (r->filter)
+		r->str[r->nstr++] = r->filter;
+	for (int i = 0; i < r->nargs; i++) {
+		if (strlen(r->args[i]) >= PROTO_EVNAME_MAX)
+			return bad(r, "pattern too long: at most %d bytes", PROTO_EVNAME_MAX - 1);
+		r->str[r->nstr++] = r->args[i];
+	}
+	return 0;
+}
+
+int build_context(struct ctl_req *r)
+{
+	if (!r->nargs)
+		return bad(r, "name a field with -t (see --list)");
+	for (int i = 0; i < r->nargs; i++) {
+		uint32_t bit = ctf_context_bit(r->args[i]);
+
+		if (!bit) {
+			char known[128] = "";
+
+			for (unsigned int k = 0; k < CTF_NCONTEXTS; k++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known),
+					 "%s%s", k ? ", " : "", ctf_contexts[k].name);
+			return bad(r, "no context field '%s' (known: %s)", r->args[i], known);
+		}
+		r->context.context |= bit;
+	}
+	r->body = &r->context;
+	return 0;
+}
+
+int build_rotate(struct ctl_req *r)
+{
+	r->body = &r->rotate;
+	return 0;
+}
+
+int build_snapshot(struct ctl_req *r)
+{
+	r->body = &r->snapshot;
+	return 0;
+}
+
+int build_names(struct ctl_req *r)
+{
+	for (int i = 0; i < r->nargs; i++)
+		r->str[r->nstr++] = r->args[i];
+	return 0;
+}
+
+/* ---- the command line --------------------------------------------------- */
+
+/* The options of @v and its positional arguments into @r; 0 or -EINVAL said. */
+static int parse(struct ctl_req *r, int argc, char **argv)
+{
+	const struct verb *v = r->v;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
+		if (c == '?')
+			return bad(r, "unknown option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return bad(r, "'%s' needs a value", argv[optind - 1]);
+		if (!verb_takes(v, c))
+			return bad(r, "--%s is not an option of %s", opt_name(c), v->name);
+		if (c == 'h' || c == 'l') {
+			r->info = c;
+			continue;
+		}
+		if (ctl_option(r, c, optarg) < 0)
+			return -EINVAL;
+	}
+	if (r->info == 'h')
+		return 0;
+	for (int i = optind; i < argc; i++) {
+		if (v->session_arg && i == optind) {
+			if (r->session[0])
+				return bad(r, "the session is named twice");
+			r->session = argv[i];
+			continue;
+		}
+		if (r->nargs == PROTO_CMD_MAX_STR - 1)
+			return bad(r, "too many arguments");
+		r->args[r->nargs++] = argv[i];
+	}
+	if (r->nargs < v->min_args || r->nargs > v->max_args)
+		return bad(r, "wrong number of arguments");
+	if (r->session[0] && !proto_name_ok(r->session))
+		return bad(r, "bad session name '%s': %s", r->session, PROTO_NAME_RULES);
+	return 0;
+}
+
+int request_main(const struct verb *v, int argc, char **argv)
+{
+	static struct ctl_req r;
+	char home[1024];
+
+	r.v = v;
+	r.session = "";
+	if (parse(&r, argc, argv) < 0)
+		return EXIT_USAGE;
+	if (r.info == 'h') {
+		verb_help(v, stdout);
+		return EXIT_OK;
+	}
+	if (r.info == 'l') {
+		for (unsigned int i = 0; i < CTF_NCONTEXTS; i++)
+			printf("%-8s %s\n", ctf_contexts[i].name, ctf_contexts[i].help);
+		return EXIT_OK;
+	}
+	if (v->build && v->build(&r) < 0)
+		return EXIT_USAGE;
+	if (ctl_home(home, sizeof(home)))
+		return EXIT_RUNTIME;
+	return ctl_call(home, v->name, v->verb, r.session, r.body, r.nstr, r.str, stdout);
+}
