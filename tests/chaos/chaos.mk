@@ -4,6 +4,8 @@
 # is on disk once or counted (tests/chaos/chaos.sh, whose longer runs are
 # bench/chaos.sh). Included from the top-level Makefile.am.
 
-check_PROGRAMS += tests/apps/chaos-app
+check_PROGRAMS += tests/apps/chaos-app tests/chaos/chaos-check
 tests_apps_chaos_app_SOURCES = tests/apps/chaos-app.c tests/apps/test-events.h
 tests_apps_chaos_app_LDADD = libshmtrace.la
+tests_chaos_chaos_check_SOURCES = tests/chaos/chaos-check.c
+tests_chaos_chaos_check_LDADD = libshmtrace-reader.la
