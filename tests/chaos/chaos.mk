@@ -9,3 +9,6 @@ tests_apps_chaos_app_SOURCES = tests/apps/chaos-app.c tests/apps/test-events.h
 tests_apps_chaos_app_LDADD = libshmtrace.la
 tests_chaos_chaos_check_SOURCES = tests/chaos/chaos-check.c
 tests_chaos_chaos_check_LDADD = libshmtrace-reader.la
+
+TESTS += tests/chaos/chaos.sh
+dist_check_SCRIPTS += tests/chaos/chaos.sh
