@@ -22,14 +22,14 @@
 #   chaos: F faults, emitted E, on disk D, counted lost L, duplicates 0, unaccounted 0
 #
 # usage: chaos.sh [-d SECONDS] [-f MIN_FAULTS] [-s SEED] [-b BURST] [-p PAUSE_US]
-#   -d  how long the faults go on (default 30: the run takes about a minute)
+#   -d  how long the faults go on (default 45: the run takes about a minute)
 #   -f  at least this many faults, whatever -d says (default 20)
 #   -s  the seed (default: CHAOS_SEED, else random)
 #   -b, -p  the programs' bursts: BURST events back to back, then PAUSE_US
 #       microseconds of pause (default 1000 and 10000)
 # make check runs it without options; bench/chaos.sh runs it for longer.
 # With SHMTRACE_TEST_KEEP=1 a failed run keeps its home and trace.
-secs=${CHAOS_SECONDS:-30} min_faults=${CHAOS_FAULTS:-20} seed=${CHAOS_SEED:-}
+secs=${CHAOS_SECONDS:-45} min_faults=${CHAOS_FAULTS:-20} seed=${CHAOS_SEED:-}
 burst=1000 pause_us=10000
 while getopts d:f:s:b:p: o; do
 	case $o in
@@ -368,6 +368,11 @@ done < <(find "$D" -mindepth 1 -maxdepth 1 -type d -exec du -sk {} +)
 [ "$bt_events" = "$disk" ] || chaos_fail "babeltrace2 reads $bt_events events, $disk are on disk"
 "$TRACECTL" destroy s >/dev/null || chaos_fail "destroy failed"
 now_ms
+echo "chaos: $(grep -c ': SIGKILL consumer' "$WORK/faults" || true) consumers killed," \
+	"$(grep -c ': SIGKILL session daemon [0-9]*$' "$WORK/faults" || true) session daemons killed," \
+	"$(grep -c ': SIGKILL session daemon [0-9]* and' "$WORK/faults" || true) both killed," \
+	"$(grep -c ': SIGSTOP consumer' "$WORK/faults" || true) consumers stopped," \
+	"$(grep -c ': SIGSTOP session daemon' "$WORK/faults" || true) session daemons stopped"
 echo "chaos: faults for $(((t1 - t0) / 1000)) s, programs ended and session stopped in" \
 	"$(((t2 - t1) / 1000)) s, trace checked and read in $(((NOW - t2) / 1000)) s" \
 	"($(du -sm "$D" | cut -f1) MiB)"
