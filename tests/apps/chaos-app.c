@@ -12,16 +12,20 @@
  * microseconds between bursts (0: none, full speed), until SIGTERM or
  * SIGINT. At its end it prints one line per thread:
  *
- *	PID THREAD EMITTED DISABLED
+ *	PID THREAD EMITTED DISABLED START
  *
  * EMITTED events were emitted with seq 0..EMITTED-1; DISABLED of them
  * while shmtrace_enabled() said the event was not enabled (it was, when
  * the thread started: such events are lost without being counted, which
- * the session active all along should never allow).
+ * the session active all along should never allow). START is the
+ * process's start time (/proc/PID/stat), which tells apart two processes
+ * that had the same pid.
  *
  * With -f EACH the main thread also forks: one child every INTERVAL_US
- * microseconds (-i), at most CONCURRENT alive at once (-k). A child emits
- * EACH events (thread = 0) in bursts of BURST with PAUSE_US between them,
+ * microseconds (-i), at most CONCURRENT alive at once (-k). Child number N
+ * (from 0) emits EACH events (thread = 2000000 + N, so that a thread is
+ * known by pid and thread even when a child has the pid of an earlier one)
+ * in bursts of BURST with PAUSE_US between them,
  * prints its own line (one write(2): standard output should be opened in
  * append mode), and exits with status 0. Between forks the main thread
  * emits a burst of its own (thread = 1000000). At SIGTERM the parent stops
@@ -44,10 +48,12 @@
 #include "test-events.h"
 
 #define MAIN_THREAD 1000000u
+#define CHILD_THREAD 2000000u
 
 static unsigned long burst = 1000, pause_us, wait_ms = 30000, each, interval_us = 100000;
 static unsigned int concurrent = 2, strlen_opt = 8;
 static volatile sig_atomic_t stop;
+static unsigned long long start_time;	/* of this process, in clock ticks since boot */
 
 struct worker {
 	pthread_t tid;
@@ -55,6 +61,31 @@ struct worker {
 	uint64_t emitted;
 	uint64_t disabled;
 };
+
+/* This process's start time, field 22 of /proc/self/stat. */
+static unsigned long long read_start_time(void)
+{
+	char buf[1024], *p;
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n;
+
+	if (!f) {
+		perror("chaos-app: /proc/self/stat");
+		exit(2);
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold anything */
+	/* after ") ": state (field 3), then fields 4 to 21, then 22 */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			 "%*d %*d %llu", &v) != 1) {
+		fprintf(stderr, "chaos-app: cannot read the start time\n");
+		exit(2);
+	}
+	return v;
+}
 
 static void on_signal(int sig)
 {
@@ -110,8 +141,8 @@ static void emit_burst(struct worker *w, const char *payload, uint64_t n, uint64
 static void report(const struct worker *w)
 {
 	char line[128];
-	int n = snprintf(line, sizeof(line), "%d %u %llu %llu\n", (int)getpid(), w->thread,
-			 (unsigned long long)w->emitted, (unsigned long long)w->disabled);
+	int n = snprintf(line, sizeof(line), "%d %u %llu %llu %llu\n", (int)getpid(), w->thread,
+			 (unsigned long long)w->emitted, (unsigned long long)w->disabled, start_time);
 
 	if (n <= 0 || write(1, line, (size_t)n) != n) {
 		perror("chaos-app: write");
@@ -133,16 +164,17 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void child_main(void)
+static void child_main(uint32_t n)
 {
-	struct worker w = { .thread = 0 };
+	struct worker w = { .thread = CHILD_THREAD + n };
 	char *payload;
 
+	start_time = read_start_time();
 	if (wait_enabled() < 0) {
 		fprintf(stderr, "chaos-app: child %d: the event is not enabled\n", (int)getpid());
 		exit(3);
 	}
-	payload = make_payload(0);
+	payload = make_payload(w.thread);
 	while (w.emitted < each) {
 		emit_burst(&w, payload, burst, each);
 		if (pause_us && w.emitted < each)
@@ -180,6 +212,7 @@ static unsigned int fork_loop(struct worker *m)
 {
 	char *payload = make_payload(MAIN_THREAD);
 	unsigned int alive = 0, bad = 0;
+	uint32_t n = 0;
 
 	while (!stop) {
 		bad += reap(&alive, 0);
@@ -192,9 +225,10 @@ static unsigned int fork_loop(struct worker *m)
 				perror("chaos-app: fork");
 				bad++;
 			} else if (pid == 0) {
-				child_main();
+				child_main(n);
 			} else {
 				alive++;
+				n++;
 			}
 		}
 		emit_burst(m, payload, burst, UINT64_MAX);
@@ -241,6 +275,7 @@ int main(int argc, char **argv)
 		perror("chaos-app: sigaction");
 		return 2;
 	}
+	start_time = read_start_time();
 	if (wait_enabled() < 0) {
 		fprintf(stderr, "chaos-app: shmtrace_test:event not enabled after %lu ms\n", wait_ms);
 		return 2;
