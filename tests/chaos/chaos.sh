@@ -328,7 +328,8 @@ t2=$NOW
 	# what the daemons said of the processes that miss events
 	for p in $(awk '/<--$/ { print $1 }' "$WORK/check.out" | head -n 20); do
 		echo "--- pid $p in the daemons' logs:"
-		grep -h "\[$p\]\|-$p: " "$SHMTRACE_HOME"/sessiond.log "$SHMTRACE_HOME"/consumerd.log | head -n 10
+		grep -h "\[$p\]\|-$p: " "$SHMTRACE_HOME"/sessiond.log "$SHMTRACE_HOME"/consumerd.log |
+			head -n 10 || echo "(nothing)"
 	done
 	chaos_fail "the trace does not hold every event once or counted"
 }
