@@ -7,9 +7,10 @@
 # tracectl command starts the next one, which takes the consumer over),
 # SIGKILL to both, SIGSTOP then SIGCONT of either for a random time. The
 # faults come from a generator seeded with SEED, printed first: the same
-# seed makes the same faults, durations and pauses again (only their
-# instants depend on scheduling). Between faults the daemons are given
-# time to come back (their pid files polled, then a status).
+# seed makes the same faults, durations and pauses again, in the same
+# order (their instants, and so how many fit in SECONDS, depend on
+# scheduling). Between faults the daemons are given time to come back
+# (their pid files polled, then a status).
 #
 # The session stays active from before the programs start until after
 # they end. Then tests/chaos/chaos-check reads the trace: per thread
