@@ -17,8 +17,10 @@
 # (pid, thread), every seq emitted is on disk at most once, and the events
 # missing are exactly those that status counts as discarded, lost without
 # a buffer or lost to write errors; status's counts are what is on disk;
-# trace-read reads the whole output and babeltrace2 every trace of it
-# without error, and both find as many events. The last line says
+# each process has one trace directory, and every directory of the
+# output is a trace; trace-read reads the whole output and babeltrace2
+# every trace of it without error, and both find as many events. The
+# last line says
 #
 #   chaos: F faults, emitted E, on disk D, counted lost L, duplicates 0, unaccounted 0
 #
@@ -323,9 +325,15 @@ settle
 now_ms
 t2=$NOW
 
+# directories of the output that are no trace (no metadata), and what they hold
+bare=$(find "$D" -mindepth 1 -maxdepth 1 -type d ! -exec test -e '{}/metadata' ';' -print)
+bare_said="directories without metadata in the output: $(for d in $bare; do
+	echo "$d: $(ls -A "$d" | tr '\n' ' ')"; done)"
+
 # every event on disk once or counted; status's totals are on disk
 "$CHECK" "$WORK/status" "$D" "$WORK"/app-*.out >"$WORK/check.out" 2>&1 || {
 	cat "$WORK/check.out"
+	[ -z "$bare" ] || echo "$bare_said"
 	# what the daemons said of the processes that miss events
 	for p in $(awk '/<--$/ { print $1 }' "$WORK/check.out" | head -n 20); do
 		echo "--- pid $p in the daemons' logs:"
@@ -339,6 +347,9 @@ read -r emitted disk lost < <(echo "$last" |
 	sed -n 's/^chaos-check: emitted \([0-9]*\), on disk \([0-9]*\), counted lost \([0-9]*\),.*/\1 \2 \3/p')
 [ -n "$lost" ] || chaos_fail "chaos-check said: $last"
 sed '$d' "$WORK/check.out"
+
+# nothing else in the output: a directory there is a trace
+[ -z "$bare" ] || chaos_fail "$bare_said"
 
 # trace-read and babeltrace2 read it all, without error
 n=$("$TRACE_READ" "$D" 2>"$WORK/tr.err" | wc -l) || chaos_fail "trace-read failed: $(grep -v WARNING "$WORK/tr.err" | head -5)"
