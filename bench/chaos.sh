@@ -32,7 +32,7 @@ while getopts d:r:f:s:b:p:h o; do
 	s) seed=$OPTARG ;;
 	b) burst=$OPTARG ;;
 	p) pause_us=$OPTARG ;;
-	h) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "usage: $0 [-d SECONDS] [-r RUNS] [-f MIN_FAULTS] [-s SEED] [-b BURST] [-p PAUSE_US]" >&2
 	   exit 2 ;;
 	esac
