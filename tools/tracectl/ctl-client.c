@@ -442,7 +442,7 @@ static void copy_fd(int fd, FILE *out)
 static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
-	int fds[PROTO_MAX_FDS];
+	int fds[PROTO_MAX_FDS], heard = 0;
 	struct proto_hdr h;
 	long n;
 
@@ -459,10 +459,13 @@ static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
 		if (n == -EAGAIN)
 			continue;
 		w->since = now_ns(CLOCK_MONOTONIC);	/* it speaks: a new silence */
+		if (n < 0 && !heard && w->pid > 0 && !daemon_may_answer(w->pid))
+			return -EPIPE;	/* it died before it said anything */
 		if (n < 0) {
 			fprintf(stderr, "tracectl: no reply from the session daemon\n");
 			return EXIT_RUNTIME;
 		}
+		heard = 1;
 		if (n > 0)
 			((char *)buf)[n - 1] = 0;
 		if (h.type == MSG_REPLY_TEXT && n > 0) {
@@ -544,14 +547,16 @@ again:
 		ret = replies(fd, name, out, &w);
 	}
 	close(fd);
-	if (ret == -ESHUTDOWN && !stopping++) {
-		/* the daemon was stopping and did not read the command: once it is
-		 * gone, the next one (started if need be) carries it out */
+	if ((ret == -ESHUTDOWN || ret == -EPIPE) && !stopping++) {
+		/* the daemon was stopping and did not read the command, or it died
+		 * (killed) before it answered anything: once it is gone, the next
+		 * one (started if need be) is asked */
 		daemon_gone(home, &w);
 		goto again;
 	}
-	if (ret == -ESHUTDOWN) {
-		fprintf(stderr, "tracectl: %s: the session daemon is stopping\n", name);
+	if (ret == -ESHUTDOWN || ret == -EPIPE) {
+		fprintf(stderr, "tracectl: %s: %s\n", name, ret == -EPIPE ?
+			"no reply from the session daemon" : "the session daemon is stopping");
 		ret = EXIT_RUNTIME;
 	}
 	return ret;
