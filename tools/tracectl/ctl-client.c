@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -212,15 +213,30 @@ int ctl_exe_dir(char *out, size_t cap)
 
 int ctl_home(char *home, size_t cap)
 {
+	struct stat st;
+	int ret;
+
 	if (home_resolve(home, cap) < 0) {
 		fprintf(stderr, "tracectl: set SHMTRACE_HOME (no XDG_RUNTIME_DIR nor HOME)\n");
 		return EXIT_RUNTIME;
 	}
-	if (home_prepare(home) < 0) {
-		fprintf(stderr, "tracectl: %s must be a directory of ours, closed to others\n", home);
-		return EXIT_RUNTIME;
-	}
-	return 0;
+	ret = home_prepare(home, &st);
+	if (!ret)
+		return 0;
+	if (!st.st_mode)	/* nothing there, and it could not be made */
+		fprintf(stderr, "tracectl: SHMTRACE_HOME %s cannot be made: %s\n", home,
+			strerror(-ret));
+	else if (ret == -ENOTDIR)
+		fprintf(stderr, "tracectl: SHMTRACE_HOME %s is not a directory (%s): choose "
+			"another\n", home, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
+	else if (ret == -EPERM && st.st_uid != geteuid())
+		fprintf(stderr, "tracectl: SHMTRACE_HOME %s belongs to uid %u, not to uid %u: "
+			"choose a directory of your own\n", home, (unsigned)st.st_uid,
+			(unsigned)geteuid());
+	else
+		fprintf(stderr, "tracectl: SHMTRACE_HOME %s has mode %04o, open to others: "
+			"chmod 700 %s\n", home, (unsigned)(st.st_mode & 07777), home);
+	return EXIT_RUNTIME;
 }
 
 int ctl_abspath(const char *arg, char *out, size_t cap)
