@@ -29,12 +29,12 @@ sed -n 's/^usage [^ ]* //p' "$WORK/table" >"$WORK/usages"
 cmp -s "$WORK/listed" "$WORK/usages" ||
 	fail "tracectl --help does not list the table of verbs: $(diff "$WORK/usages" "$WORK/listed" | head -6)"
 # each usage line names every option of its verb (its long or its short
-# form), --help and --timeout aside (every command takes them), and the
+# form), --help, --timeout and --format aside (every command takes them), and the
 # session when it may be the first argument ([NAME ...])
 while read -r kind v opt short; do
 	[ "$kind" = option ] || continue
 	opt=${opt%=}
-	case $opt in --help | --timeout) continue ;; esac
+	case $opt in --help | --timeout | --format) continue ;; esac
 	u=" $(sed -n "s/^usage $v //p" "$WORK/table") "
 	[ "$opt" = --session ] && [[ $u == *" [NAME"* ]] && continue
 	grep -qE -- "[[ |]$opt[] =[]" <<<"$u" || { [ -n "$short" ] && grep -qE -- "[[ ]$short[] ]" <<<"$u"; } ||

@@ -3,8 +3,12 @@
  * ctl-client.c - one command to the session daemon (ctl-client.h).
  *
  * A command is one MSG_CMD on a new connection to the daemon's control
- * socket; the daemon answers with any number of MSG_REPLY_TEXT and
- * MSG_REPLY_FD, then one MSG_REPLY whose status is the result. When no
+ * socket; the daemon answers with any number of MSG_REPLY_ITEM (typed
+ * records) and MSG_REPLY_FD, then one MSG_REPLY whose status is the
+ * result. The records are collected, each checked by proto_item_decode()
+ * (its size, its version, every string terminated: the daemon is not
+ * trusted), in a struct ctl_reply that the caller renders (render.h):
+ * nothing here prints a reply, and nothing reads one as text. When no
  * daemon listens, `trace-sessiond --daemonize` is run (it returns once its
  * socket is ready) and the connection tried again.
  *
@@ -423,23 +427,73 @@ static void daemon_gone(const char *home, const struct ctl_wait *w)
 	}
 }
 
-/* Text the daemon passed in a memfd (MSG_REPLY_FD), from its start, to @out. */
-static void copy_fd(int fd, FILE *out)
+void ctl_reply_free(struct ctl_reply *rep)
 {
+	for (size_t i = 0; i < rep->n; i++)
+		free((void *)rep->rec[i].body);
+	free(rep->rec);
+	free(rep->file);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* What the daemon passed in a memfd (MSG_REPLY_FD), from its start, into @rep. */
+static int keep_fd(int fd, struct ctl_reply *rep)
+{
+	FILE *f;
 	char chunk[65536];
 	off_t off = 0;
 	ssize_t n;
 
-	while (out && (n = pread(fd, chunk, sizeof(chunk), off)) > 0) {
-		fwrite(chunk, 1, (size_t)n, out);
+	free(rep->file);
+	rep->file = NULL;
+	rep->file_len = 0;
+	f = open_memstream(&rep->file, &rep->file_len);
+	if (!f)
+		return -ENOMEM;
+	while ((n = pread(fd, chunk, sizeof(chunk), off)) > 0) {
+		fwrite(chunk, 1, (size_t)n, f);
 		off += n;
 	}
-	if (out)
-		fflush(out);
+	if (fclose(f) != 0 || n < 0)
+		return -EIO;
+	rep->has_file = 1;
+	return 0;
 }
 
-/* Print the replies to @out until the final one; its exit status. */
-static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
+/* One record (MSG_REPLY_ITEM) into @rep: 0, or -EPROTO (malformed), -ENOMEM. */
+static int keep_item(const void *body, size_t len, struct ctl_reply *rep)
+{
+	static union proto_rec_body rec;
+	uint32_t kind;
+	size_t size;
+	void *copy;
+	int ret = proto_item_decode(body, len, &kind, &rec);
+
+	if (ret <= 0)
+		return ret;	/* 0: a kind of a later daemon, skipped */
+	size = proto_rec_size(kind);
+	if (rep->n == rep->cap) {
+		size_t cap = rep->cap ? 2 * rep->cap : 64;
+		struct ctl_rec *v = realloc(rep->rec, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rep->rec = v;
+		rep->cap = cap;
+	}
+	copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, &rec, size);
+	rep->rec[rep->n].kind = kind;
+	rep->rec[rep->n++].body = copy;
+	if (kind == REC_ERROR)
+		rep->error = copy;
+	return 0;
+}
+
+/* Collect the replies into @rep until the final one; its exit status. */
+static int replies(int fd, const char *name, struct ctl_reply *rep, struct ctl_wait *w)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
 	int fds[PROTO_MAX_FDS];
@@ -447,7 +501,7 @@ static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
 	long n;
 
 	for (;;) {
-		int r = ctl_wait(w, fd, POLLIN);
+		int r = ctl_wait(w, fd, POLLIN), ret = 0;
 
 		if (r == 0)
 			return gave_up(w, name, "answer");
@@ -463,34 +517,38 @@ static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
 			fprintf(stderr, "tracectl: no reply from the session daemon\n");
 			return EXIT_RUNTIME;
 		}
-		if (n > 0)
-			((char *)buf)[n - 1] = 0;
-		if (h.type == MSG_REPLY_TEXT && n > 0) {
-			if (out)
-				fputs((char *)buf, out);
+		if (h.type == MSG_REPLY_ITEM) {
+			ret = keep_item(buf, (size_t)n, rep);
 		} else if (h.type == MSG_REPLY_FD) {
-			copy_fd(fds[0], out);
+			ret = keep_fd(fds[0], rep);
 			close(fds[0]);
 		} else if (h.type == MSG_REPLY) {
-			if (h.status == 0)
-				return EXIT_OK;
 			if (h.status == -ESHUTDOWN)
 				return -ESHUTDOWN;	/* not carried out: ask the next one */
-			fprintf(stderr, "tracectl: %s: %s\n", name,
-				n > 0 ? (char *)buf : strerror(-h.status));
+			rep->answered = 1;
+			rep->status = h.status > 0 ? -EPROTO : h.status;
+			return rep->status == 0 ? EXIT_OK : EXIT_RUNTIME;
+		} else {
+			ret = -EPROTO;	/* (a descriptor it carried was closed) */
+		}
+		if (ret < 0) {
+			fprintf(stderr, "tracectl: %s: %s\n", name, ret == -EPROTO ?
+				"a malformed reply from the session daemon (of another version?)" :
+				strerror(-ret));
 			return EXIT_RUNTIME;
 		}
 	}
 }
 
-int ctl_call(const char *home, const char *name, enum proto_verb verb, const char *session,
-	     const void *body, unsigned int nstr, const char *const *str, FILE *out)
+int ctl_request(const char *home, const char *name, enum proto_verb verb, const char *session,
+		const void *body, unsigned int nstr, const char *const *str, struct ctl_reply *rep)
 {
 	static char msg[PROTO_MAX_MSG - sizeof(struct proto_hdr)];
 	struct ctl_wait w = { 0 };
 	int fd, ret, stopping = 0;
 	long len;
 
+	memset(rep, 0, sizeof(*rep));
 	if (strlen(session) >= PROTO_NAME_MAX) {
 		fprintf(stderr, "tracectl: %s: a session name has at most %d bytes\n", name,
 			PROTO_NAME_MAX - 1);
@@ -541,7 +599,8 @@ again:
 		fprintf(stderr, "tracectl: cannot send the command: %s\n", strerror(-ret));
 		ret = EXIT_RUNTIME;
 	} else {
-		ret = replies(fd, name, out, &w);
+		ctl_reply_free(rep);
+		ret = replies(fd, name, rep, &w);
 	}
 	close(fd);
 	if (ret == -ESHUTDOWN && !stopping++) {
