@@ -57,9 +57,9 @@ gives_up 40 "stop, default timeout" "$TRACECTL" stop t
 resume
 
 # continued: it answers; the stop given up was carried out, s is as it was
-"$TRACECTL" --timeout 10s status >"$WORK/status" || fail "status after SIGCONT failed"
-grep -q "^Session s: active" "$WORK/status" || fail "s is not active: $(cat "$WORK/status")"
-grep -q "^Session t: inactive" "$WORK/status" || fail "t was not stopped: $(cat "$WORK/status")"
+"$TRACECTL" --timeout 10s status --format json >"$WORK/status.json" || fail "status after SIGCONT failed"
+[ "$(jget "$WORK/status.json" sessions s active)" = true ] || fail "s is not active: $(cat "$WORK/status.json")"
+[ "$(jget "$WORK/status.json" sessions t active)" = false ] || fail "t was not stopped: $(cat "$WORK/status.json")"
 "$GEN" -n 100 -t 2 || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null || fail "stop after SIGCONT failed"
 "$TRACECTL" destroy s >/dev/null || fail "destroy after SIGCONT failed"

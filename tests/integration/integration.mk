@@ -99,7 +99,7 @@ INTEGRATION_TESTS = \
 	tests/integration/consumer-workers.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += tests/integration/lib.sh
+EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py
 
 # trace-read on a generated trace of several stream classes (context fields)
 TESTS += tests/integration/read-context.sh

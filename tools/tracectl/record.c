@@ -160,6 +160,10 @@ static int record_parse_preload(const char *list, unsigned int *mask)
 	return 0;
 }
 
+/* CMD itself will not be traced: why (enum proto_notice, 0: it will), and its path */
+static uint32_t record_cmd_kind;
+static char record_cmd_path[PATH_MAX];
+
 /* Say when CMD itself will not be traced. */
 static void record_check_cmd(const char *cmd)
 {
@@ -170,7 +174,9 @@ static void record_check_cmd(const char *cmd)
 
 	if (exec_resolve(cmd, getenv("PATH"), path, sizeof(path)) < 0)
 		return;
-	switch (exec_check(AT_FDCWD, path, 0, &uid)) {
+	record_cmd_kind = (uint32_t)exec_check(AT_FDCWD, path, 0, &uid);
+	snprintf(record_cmd_path, sizeof(record_cmd_path), "%s", path);
+	switch (record_cmd_kind) {
 	case NOTICE_STATIC:
 		why = "it is statically linked and cannot load libshmtrace";
 		then = "the dynamically linked programs it runs are";
@@ -192,6 +198,7 @@ static void record_check_cmd(const char *cmd)
 		why = "our effective uid or gid is not the real one, the loader drops LD_PRELOAD";
 		break;
 	default:
+		record_cmd_kind = 0;
 		return;
 	}
 	fprintf(stderr, "tracectl: record: %s will not be traced: %s (%s)\n", path, why, then);
@@ -289,6 +296,16 @@ struct record_pending {
 
 static struct record_pending record_pend[256];
 static unsigned int record_npend;
+
+/* The traced processes of CMD that still run: at the last look, and when named. */
+#define RECORD_MAX_LEFT	64
+struct record_left {
+	pid_t pid;
+	char name[PROTO_PROCNAME];
+};
+static struct record_left record_seen[RECORD_MAX_LEFT], record_left[RECORD_MAX_LEFT];
+static unsigned int record_nseen, record_nleft;
+static int record_waited;		/* record went on tracing them */
 
 static int record_cmp_pid(const void *a, const void *b)
 {
@@ -433,6 +450,7 @@ static int record_alive(const char *home, const char *session, char *names, size
 		return -1;	/* @names keeps what the last look found */
 	}
 	names[0] = 0;
+	record_nseen = 0;
 	for (size_t i = 0; i < rep.n; i++) {
 		const struct rec_process *p = rep.rec[i].body;
 		uint64_t now;
@@ -443,6 +461,10 @@ static int record_alive(const char *home, const char *session, char *names, size
 		    !record_descends((pid_t)p->pid))
 			continue;
 		n++;
+		if (record_nseen < RECORD_MAX_LEFT) {
+			record_seen[record_nseen].pid = (pid_t)p->pid;
+			snprintf(record_seen[record_nseen++].name, PROTO_PROCNAME, "%s", p->name);
+		}
 		k = snprintf(names + used, cap - used, "%s%s[%u]", used ? ", " : "", p->name, p->pid);
 		if (k > 0 && (size_t)k < cap - used)
 			used += (size_t)k;
@@ -495,6 +517,9 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 				"no longer traced (--no-wait)" :
 				"tracing goes on until they exit (interrupt to stop now)");
 			warned = 1;
+			memcpy(record_left, record_seen, sizeof(record_left));
+			record_nleft = record_nseen;
+			record_waited = !no_wait;
 			if (no_wait)
 				break;
 		}
@@ -509,6 +534,11 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 	if (record_stop && warned)
 		fprintf(stderr, "tracectl: record: interrupted (%s): no longer traced: %s\n",
 			strsignal(record_stop), names);
+	if (record_stop && !warned) {	/* interrupted before they were named */
+		memcpy(record_left, record_seen, sizeof(record_left));
+		record_nleft = record_nseen;
+		record_waited = 1;
+	}
 	sigaction(SIGINT, &o_int, NULL);
 	sigaction(SIGTERM, &o_term, NULL);
 	sigaction(SIGHUP, &o_hup, NULL);
@@ -759,8 +789,30 @@ static void record_summary_json(const struct record_end *e)
 		if (e->notices->rec[i].kind == REC_NOTICE)
 			json_notice(&w, e->notices->rec[i].body);
 	jw_end_arr(&w);
+	/* the processes CMD left running when it exited */
+	jw_karr(&w, "left_running");
+	for (unsigned int i = 0; i < record_nleft; i++) {
+		jw_obj(&w);
+		jw_ku64(&w, "pid", (uint64_t)record_left[i].pid);
+		jw_kstr(&w, "name", record_left[i].name);
+		jw_end(&w);
+	}
+	jw_end_arr(&w);
+	jw_kbool(&w, "waited_for_them", record_waited != 0);
+	if (record_stop)
+		jw_ku64(&w, "interrupted_by", (uint64_t)record_stop);
+	else
+		jw_knull(&w, "interrupted_by");
 	jw_kobj(&w, "run");
 	jw_kstr(&w, "program", e->cmd);
+	if (record_cmd_kind) {	/* CMD itself cannot be traced, seen before it ran */
+		jw_kobj(&w, "not_traced");
+		jw_kstr(&w, "kind", notice_kind_name(record_cmd_kind));
+		jw_kstr(&w, "path", record_cmd_path);
+		jw_end(&w);
+	} else {
+		jw_knull(&w, "not_traced");
+	}
 	jw_ku64(&w, "duration_ns", e->wall_ns);
 	if (e->status >= 0 && WIFEXITED(e->status)) {
 		jw_ku64(&w, "exit_status", (uint64_t)WEXITSTATUS(e->status));
@@ -772,6 +824,10 @@ static void record_summary_json(const struct record_end *e)
 		jw_knull(&w, "exit_status");
 		jw_knull(&w, "signal");
 	}
+	if (e->status < 0)	/* it could not be run: why */
+		jw_ku64(&w, "exec_errno", (uint64_t)-e->status);
+	else
+		jw_knull(&w, "exec_errno");
 	jw_end(&w);
 	jw_kbool(&w, "incomplete", e->exit == RECORD_FAILED);
 	jw_ku64(&w, "exit_status", (uint64_t)e->exit);
@@ -815,15 +871,43 @@ static void record_profile(const char *dir)
 		waitpid(pid, NULL, 0);
 }
 
-/* One request of ours; its refusal said. 0, or the exit status. */
+/* record stops before its command ran: its document says why (@e), exit RECORD_FAILED. */
+static void record_fail_json(const char *session, const struct rec_error *e)
+{
+	struct jw w;
+
+	jw_init(&w, stderr);
+	jw_obj(&w);
+	jw_ku64(&w, "version", CTL_JSON_VERSION);
+	jw_kstr(&w, "command", "record");
+	jw_kstr(&w, "session", session);
+	jw_kbool(&w, "incomplete", true);
+	jw_ku64(&w, "exit_status", RECORD_FAILED);
+	jw_key(&w, "error");
+	why_json(&w, e);
+	jw_end(&w);
+	fputc('\n', stderr);
+}
+
+/*
+ * One request of ours; its refusal said: in words, and with @fmt CTL_JSON
+ * also as record's document when record stops there. 0, or the exit
+ * status.
+ */
 static int record_ask(const char *home, const char *session, enum proto_verb verb,
-		      const void *body, unsigned int nstr, const char *const *str)
+		      const void *body, unsigned int nstr, const char *const *str,
+		      enum ctl_format fmt)
 {
 	struct ctl_reply rep;
 	int ret = ctl_request(home, "record", verb, session, body, nstr, str, &rep);
 
 	if (ret && rep.answered)
 		render_refusal("record", &rep);
+	if (ret && rep.answered && fmt == CTL_JSON) {
+		struct rec_error e = { .code = RE_ERRNO, .err = -rep.status };
+
+		record_fail_json(session, rep.error ? rep.error : &e);
+	}
 	ctl_reply_free(&rep);
 	return ret;
 }
@@ -993,19 +1077,26 @@ int record_main(const struct verb *v, int argc, char **argv)
 		return 2;
 	}
 	if (!streamed && record_used(dir)) {
-		fprintf(stderr, "tracectl: record: %s is not empty (an earlier run?): runs are "
-			"never merged; remove it or choose another --output\n", dir);
+		struct rec_error e = { .code = RE_OUTPUT_USED, .err = EEXIST };
+		char text[PROTO_PATH_MAX + 256];
+
+		snprintf(e.path, sizeof(e.path), "%s", dir);
+		why_text(&e, text, sizeof(text));
+		fprintf(stderr, "tracectl: record: %s\n", text);
+		if (fmt == CTL_JSON)
+			record_fail_json(session, &e);
 		return RECORD_FAILED;
 	}
 	if (!streamed)
 		snprintf(create.output, sizeof(create.output), "%s", dir);
-	if (record_ask(home, session, VERB_CREATE, &create, 0, NULL))
+	if (record_ask(home, session, VERB_CREATE, &create, 0, NULL, fmt))
 		return RECORD_FAILED;
-	if ((ctx.context && record_ask(home, session, VERB_ADD_CONTEXT, &ctx, 0, NULL)) ||
-	    (aggregate && record_ask(home, session, VERB_AGGREGATE, &profile, 0, NULL)) ||
-	    record_ask(home, session, VERB_ENABLE_EVENT, &events, (unsigned int)npat, patterns) ||
-	    record_ask(home, session, VERB_START, NULL, 0, NULL)) {
-		record_ask(home, session, VERB_DESTROY, NULL, 0, NULL);
+	if ((ctx.context && record_ask(home, session, VERB_ADD_CONTEXT, &ctx, 0, NULL, fmt)) ||
+	    (aggregate && record_ask(home, session, VERB_AGGREGATE, &profile, 0, NULL, fmt)) ||
+	    record_ask(home, session, VERB_ENABLE_EVENT, &events, (unsigned int)npat, patterns,
+		       fmt) ||
+	    record_ask(home, session, VERB_START, NULL, 0, NULL, fmt)) {
+		record_ask(home, session, VERB_DESTROY, NULL, 0, NULL, CTL_TEXT);
 		return RECORD_FAILED;
 	}
 	record_check_cmd(argv[optind]);
@@ -1031,7 +1122,7 @@ int record_main(const struct verb *v, int argc, char **argv)
 	if (streamed && end.stopped && fmt == CTL_TEXT)
 		record_net_text(end.stopped);
 	record_notices(home, session, &notices);
-	ret |= record_ask(home, session, VERB_DESTROY, NULL, 0, NULL);
+	ret |= record_ask(home, session, VERB_DESTROY, NULL, 0, NULL, CTL_TEXT);
 	code = status < 0 ? (status == -ENOENT ? 127 : 126) :
 	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (status >= 0 && !streamed)
