@@ -28,8 +28,8 @@ D=$WORK/ip
 "$TRACECTL" add-context -s s -t ip >/dev/null || fail "add-context failed"
 "$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
 status_json "$WORK/st.json" s || fail "status failed"
-[ "$(jget "$WORK/st.json" sessions s channels channel0 enablers pattern=shmtrace_statedump:\* \
-	for_ip_context)" = true ] || fail "the state dump is not enabled: $(cat "$WORK/st.json")"
+[ "$(jget_or none "$WORK/st.json" sessions s channels channel0 enablers 'pattern=shmtrace_statedump:*' \
+	pattern)" = 'shmtrace_statedump:*' ] || fail "the state dump is not enabled: $(cat "$WORK/st.json")"
 "$TRACECTL" start s >/dev/null
 "$GEN" -n 10 -t 1 || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null

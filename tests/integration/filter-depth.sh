@@ -24,7 +24,7 @@ refused() {
 	[ "$st" -eq 1 ] || fail "$what: status $st, expected 1: $(head -c 300 "$WORK/err")"
 	[ "$(error_code "$WORK/err.json")" = bad-filter ] &&
 		[ "$(jget "$WORK/err.json" error column)" = "$col" ] &&
-		[ "$(jget "$WORK/err.json" error why)" = "nested too deep" ] ||
+		[[ $(jget "$WORK/err.json" error why) == "nested too deep"* ]] ||
 		fail "$what: not refused at column $col: $(head -c 300 "$WORK/err.json")"
 	kill -0 "$SESSIOND_PID" 2>/dev/null || fail "$what: the session daemon died"
 	"$TRACECTL" list >/dev/null || fail "$what: the session daemon does not answer"
@@ -45,7 +45,7 @@ st=0
 	>"$WORK/err.json" 2>"$WORK/err" || st=$?
 [ "$st" -eq 1 ] && [ "$(error_code "$WORK/err.json")" = bad-filter ] &&
 	[ "$(jget "$WORK/err.json" error column)" = 1 ] &&
-	[ "$(jget "$WORK/err.json" error why)" = "bad number" ] ||
+	[[ $(jget "$WORK/err.json" error why) == "bad number"* ]] ||
 	fail "60000 '-': status $st: $(head -c 300 "$WORK/err.json")"
 kill -0 "$SESSIOND_PID" || fail "60000 '-': the session daemon died"
 
