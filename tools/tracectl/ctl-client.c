@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -44,6 +45,22 @@
 #include "util.h"
 
 #define NS_PER_MS	UINT64_C(1000000)
+
+/* Why the request in progress got no reply, for its ctl_reply (ctl_request()). */
+static struct ctl_fail fail_now;
+
+/* No reply: @code for scripts, the sentence (also said on standard error). */
+static void __attribute__((format(printf, 3, 4))) no_reply(const char *name, const char *code,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(fail_now.code, sizeof(fail_now.code), "%s", code);
+	va_start(ap, fmt);
+	vsnprintf(fail_now.message, sizeof(fail_now.message), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "tracectl: %s: %s\n", name, fail_now.message);
+}
 
 /* --timeout or SHMTRACE_CTL_TIMEOUT, once given: that of every request */
 static uint64_t ctl_timeout;
@@ -160,14 +177,17 @@ static int gave_up(const struct ctl_wait *w, const char *name, const char *doing
 	uint64_t waited = now_ns(CLOCK_MONOTONIC) - w->since;
 	char d[32];
 
-	duration_text(w->limit && waited >= w->limit ? w->limit :
-		      waited - waited % (1000 * NS_PER_MS), d, sizeof(d));
+	waited = w->limit && waited >= w->limit ? w->limit : waited - waited % (1000 * NS_PER_MS);
+	duration_text(waited, d, sizeof(d));
+	fail_now.daemon_pid = w->pid > 0 ? w->pid : 0;
+	snprintf(fail_now.daemon_state, sizeof(fail_now.daemon_state), "%s", proc_state(w->pid));
+	snprintf(fail_now.doing, sizeof(fail_now.doing), "%s", doing);
+	fail_now.waited_ms = waited / NS_PER_MS;
 	if (w->pid > 0)
-		fprintf(stderr, "tracectl: %s: the session daemon (pid %d, %s) did not %s within %s\n",
-			name, (int)w->pid, proc_state(w->pid), doing, d);
+		no_reply(name, "no-answer", "the session daemon (pid %d, %s) did not %s within %s",
+			 (int)w->pid, fail_now.daemon_state, doing, d);
 	else
-		fprintf(stderr, "tracectl: %s: the session daemon did not %s within %s\n", name,
-			doing, d);
+		no_reply(name, "no-answer", "the session daemon did not %s within %s", doing, d);
 	return EXIT_RUNTIME;
 }
 
@@ -506,7 +526,8 @@ static int replies(int fd, const char *name, struct ctl_reply *rep, struct ctl_w
 		if (r == 0)
 			return gave_up(w, name, "answer");
 		if (r < 0) {
-			fprintf(stderr, "tracectl: %s: %s\n", name, strerror(-r));
+			fail_now.err = -r;
+			no_reply(name, "unreachable", "%s", strerror(-r));
 			return EXIT_RUNTIME;
 		}
 		n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
@@ -514,7 +535,9 @@ static int replies(int fd, const char *name, struct ctl_reply *rep, struct ctl_w
 			continue;
 		w->since = now_ns(CLOCK_MONOTONIC);	/* it speaks: a new silence */
 		if (n < 0) {
-			fprintf(stderr, "tracectl: no reply from the session daemon\n");
+			fail_now.err = n == -EPROTO ? EPROTO : (int)-n;
+			no_reply(name, n == -EPROTO ? "malformed-reply" : "no-reply",
+				 "no reply from the session daemon");
 			return EXIT_RUNTIME;
 		}
 		if (h.type == MSG_REPLY_ITEM) {
@@ -532,9 +555,12 @@ static int replies(int fd, const char *name, struct ctl_reply *rep, struct ctl_w
 			ret = -EPROTO;	/* (a descriptor it carried was closed) */
 		}
 		if (ret < 0) {
-			fprintf(stderr, "tracectl: %s: %s\n", name, ret == -EPROTO ?
-				"a malformed reply from the session daemon (of another version?)" :
-				strerror(-ret));
+			fail_now.err = -ret;
+			if (ret == -EPROTO)
+				no_reply(name, "malformed-reply", "a malformed reply from the session "
+					 "daemon (of another version?)");
+			else
+				no_reply(name, "no-reply", "%s", strerror(-ret));
 			return EXIT_RUNTIME;
 		}
 	}
@@ -549,6 +575,7 @@ int ctl_request(const char *home, const char *name, enum proto_verb verb, const 
 	long len;
 
 	memset(rep, 0, sizeof(*rep));
+	memset(&fail_now, 0, sizeof(fail_now));
 	if (strlen(session) >= PROTO_NAME_MAX) {
 		fprintf(stderr, "tracectl: %s: a session name has at most %d bytes\n", name,
 			PROTO_NAME_MAX - 1);
@@ -566,17 +593,22 @@ again:
 	fd = connect_daemon(home, &w, name);
 	if (fd == -ENOENT || fd == -ECONNREFUSED) {
 		if (start_daemon() < 0) {
-			fprintf(stderr, "tracectl: cannot start the session daemon (see %s/%s)\n",
-				home, HOME_LOG);
+			no_reply(name, "no-daemon", "cannot start the session daemon (see %s/%s)", home,
+				 HOME_LOG);
+			rep->fail = fail_now;
 			return EXIT_RUNTIME;
 		}
 		fd = connect_daemon(home, &w, name);
 	}
-	if (fd == -ETIMEDOUT)
+	if (fd == -ETIMEDOUT) {
+		rep->fail = fail_now;
 		return EXIT_RUNTIME;	/* said */
+	}
 	if (fd < 0) {
-		fprintf(stderr, "tracectl: cannot reach the session daemon in %s: %s\n", home,
-			strerror(-fd));
+		fail_now.err = -fd;
+		no_reply(name, "unreachable", "cannot reach the session daemon in %s: %s", home,
+			 strerror(-fd));
+		rep->fail = fail_now;
 		return EXIT_RUNTIME;
 	}
 	w.since = now_ns(CLOCK_MONOTONIC);
@@ -596,7 +628,8 @@ again:
 	if (ret == -ETIMEDOUT) {
 		ret = gave_up(&w, name, "take the command");
 	} else if (ret < 0) {
-		fprintf(stderr, "tracectl: cannot send the command: %s\n", strerror(-ret));
+		fail_now.err = -ret;
+		no_reply(name, "unreachable", "cannot send the command: %s", strerror(-ret));
 		ret = EXIT_RUNTIME;
 	} else {
 		ctl_reply_free(rep);
@@ -610,8 +643,11 @@ again:
 		goto again;
 	}
 	if (ret == -ESHUTDOWN) {
-		fprintf(stderr, "tracectl: %s: the session daemon is stopping\n", name);
+		fail_now.err = ESHUTDOWN;
+		no_reply(name, "shutdown", "the session daemon is stopping");
 		ret = EXIT_RUNTIME;
 	}
+	if (ret != EXIT_OK && !rep->answered)
+		rep->fail = fail_now;
 	return ret;
 }

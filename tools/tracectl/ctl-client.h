@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "exit-status.h"
 #include "proto.h"
 
@@ -18,6 +19,17 @@
 struct ctl_rec {
 	uint32_t kind;			/* enum proto_rec */
 	const void *body;		/* struct rec_* of that kind */
+};
+
+/* Why a request got no reply (the daemon unreachable, silent...), said already. */
+struct ctl_fail {
+	char code[32];			/* for scripts: "no-answer", "unreachable"... ("": none) */
+	char message[512];		/* what was said */
+	int err;			/* errno, 0: none */
+	pid_t daemon_pid;		/* no-answer: the daemon, 0 when unknown */
+	char daemon_state[48];		/* ... its state (/proc) */
+	char doing[32];			/* ... what it did not do */
+	uint64_t waited_ms;		/* ... for so long */
 };
 
 /* What the daemon answered to a request. */
@@ -30,6 +42,7 @@ struct ctl_reply {
 	int has_file;			/* MSG_REPLY_FD came: */
 	char *file;			/* ... what it held (NUL-terminated) */
 	size_t file_len;
+	struct ctl_fail fail;		/* no reply (answered 0): why */
 };
 
 /*

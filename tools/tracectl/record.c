@@ -871,8 +871,12 @@ static void record_profile(const char *dir)
 		waitpid(pid, NULL, 0);
 }
 
-/* record stops before its command ran: its document says why (@e), exit RECORD_FAILED. */
-static void record_fail_json(const char *session, const struct rec_error *e)
+/*
+ * record stops before its command ran: its document says why (@e, the
+ * daemon's, or @f: no reply), exit RECORD_FAILED.
+ */
+static void record_fail_json(const char *session, const struct rec_error *e,
+			     const struct ctl_fail *f)
 {
 	struct jw w;
 
@@ -884,7 +888,10 @@ static void record_fail_json(const char *session, const struct rec_error *e)
 	jw_kbool(&w, "incomplete", true);
 	jw_ku64(&w, "exit_status", RECORD_FAILED);
 	jw_key(&w, "error");
-	why_json(&w, e);
+	if (e)
+		why_json(&w, e);
+	else
+		json_fail(&w, f);
 	jw_end(&w);
 	fputc('\n', stderr);
 }
@@ -906,7 +913,9 @@ static int record_ask(const char *home, const char *session, enum proto_verb ver
 	if (ret && rep.answered && fmt == CTL_JSON) {
 		struct rec_error e = { .code = RE_ERRNO, .err = -rep.status };
 
-		record_fail_json(session, rep.error ? rep.error : &e);
+		record_fail_json(session, rep.error ? rep.error : &e, NULL);
+	} else if (ret && fmt == CTL_JSON && rep.fail.code[0]) {
+		record_fail_json(session, NULL, &rep.fail);	/* no reply */
 	}
 	ctl_reply_free(&rep);
 	return ret;
@@ -1084,7 +1093,7 @@ int record_main(const struct verb *v, int argc, char **argv)
 		why_text(&e, text, sizeof(text));
 		fprintf(stderr, "tracectl: record: %s\n", text);
 		if (fmt == CTL_JSON)
-			record_fail_json(session, &e);
+			record_fail_json(session, &e, NULL);
 		return RECORD_FAILED;
 	}
 	if (!streamed)

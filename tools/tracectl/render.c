@@ -1091,6 +1091,39 @@ static int json_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 
 /* ---- replies ---------------------------------------------------------------- */
 
+void json_fail(struct jw *w, const struct ctl_fail *f)
+{
+	jw_obj(w);
+	jw_kstr(w, "code", f->code);
+	jw_ku64(w, "errno", f->err > 0 ? (uint64_t)f->err : 0);
+	jw_kstr(w, "message", f->message);
+	if (!strcmp(f->code, "no-answer")) {
+		if (f->daemon_pid > 0)
+			jw_ku64(w, "daemon_pid", (uint64_t)f->daemon_pid);
+		else
+			jw_knull(w, "daemon_pid");
+		jw_kstr(w, "daemon_state", f->daemon_state);
+		jw_kstr(w, "waiting_for", f->doing);
+		jw_ku64(w, "waited_ms", f->waited_ms);
+	}
+	jw_end(w);
+}
+
+void json_no_reply(FILE *out, const char *cmd, const struct ctl_fail *f)
+{
+	struct jw w;
+
+	jw_init(&w, out);
+	jw_obj(&w);
+	jw_ku64(&w, "version", CTL_JSON_VERSION);
+	jw_kstr(&w, "command", cmd);
+	jw_key(&w, "error");
+	json_fail(&w, f);
+	jw_end(&w);
+	fputc('\n', out);
+	fflush(out);
+}
+
 void render_refusal(const char *name, const struct ctl_reply *rep)
 {
 	char text[PROTO_PATH_MAX + 1024];
@@ -1108,6 +1141,11 @@ int render_reply(const char *name, const struct ctl_reply *rep, int ret, enum ct
 {
 	struct rtree t;
 
+	if (!rep->answered && fmt == CTL_JSON && rep->fail.code[0]) {
+		/* said already; the document says it too */
+		json_no_reply(out, name, &rep->fail);
+		return ret;
+	}
 	if (!rep->answered)
 		return ret;	/* said already */
 	if (rtree_build(rep, &t) < 0) {

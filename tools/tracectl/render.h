@@ -93,6 +93,11 @@ void json_summary(struct jw *w, const struct rt_session *s);
 int render_reply(const char *name, const struct ctl_reply *rep, int ret, enum ctl_format fmt,
 		 FILE *out);
 
+/* Why no reply came (@f), as the object of a document's "error". */
+void json_fail(struct jw *w, const struct ctl_fail *f);
+/* No reply came to command @name (@f, said already): its document, with "error". */
+void json_no_reply(FILE *out, const char *cmd, const struct ctl_fail *f);
+
 /* The refusal in @rep said on standard error, for command @name. */
 void render_refusal(const char *name, const struct ctl_reply *rep);
 
