@@ -49,8 +49,8 @@ make -C "$build" -s tests/apps/chaos-app tests/chaos/chaos-check >/dev/null ||
 
 out=$(mktemp "${TMPDIR:-/tmp}/chaos-bench.XXXXXX")
 trap 'rm -f "$out"' EXIT
-# faults by kind: consumer killed / session daemon killed / both killed /
-# consumer stopped / session daemon stopped
+# faults by kind: consumer killed / session daemon killed / consumer
+# stopped / session daemon stopped
 printf '%-11s %7s %-16s %6s %12s %12s %10s %7s %8s %6s\n' seed faults "kinds" secs emitted \
 	"on disk" "lost" "lost %" "check s" "MiB"
 for ((r = 0; r < runs; r++)); do

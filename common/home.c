@@ -56,16 +56,21 @@ int home_path(char *out, size_t cap, const char *home, const char *name)
 	return 0;
 }
 
-int home_prepare(const char *dir)
+int home_prepare(const char *dir, struct stat *found)
 {
 	struct stat st;
 	int ret = mkdir_p(dir, 0700);
 
+	memset(&st, 0, sizeof(st));
+	if (ret >= 0 && lstat(dir, &st) < 0)
+		ret = -errno;
+	if (found)
+		*found = st;
 	if (ret < 0)
 		return ret;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid() || (st.st_mode & 077))
 		return -EPERM;
 	return 0;
 }

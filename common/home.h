@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #define HOME_SOCK	"sessiond.sock"
@@ -29,10 +30,13 @@ int home_resolve(char *out, size_t cap);
 
 /*
  * home_prepare - create the directory (mode 0700) and check that it is
- * ours and closed to others. Returns 0 or -errno (-EPERM when it belongs to
- * another user or is open to group or others).
+ * ours and closed to others. Returns 0 or -errno: -ENOTDIR when it is not a
+ * directory (a symbolic link included), -EPERM when it belongs to another
+ * user or is open to group or others, else mkdir's error. When @found is
+ * not NULL it receives what lstat(2) found (zeroed when nothing was), for
+ * saying which mode or owner is wrong.
  */
-int home_prepare(const char *dir);
+int home_prepare(const char *dir, struct stat *found);
 
 /* home_path - "<home>/<name>" into @out; 0 or -ENAMETOOLONG. */
 int home_path(char *out, size_t cap, const char *home, const char *name);

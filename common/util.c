@@ -174,7 +174,9 @@ int proc_starttime(pid_t pid, uint64_t *out)
 int dir_walk(int base, const char *rest, mode_t mode, size_t *made)
 {
 	const char *p = rest;
-	int fd = fcntl(base, F_DUPFD_CLOEXEC, 0);
+	/* a description of its own, not a dup: the caller may read it as a
+	 * directory, and @base's offset is shared with whoever passed it */
+	int fd = openat(base, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (made)
 		*made = 0;

@@ -27,7 +27,9 @@ void rmdir_made(const char *path, size_t made);
  * descriptor @base, walked one component at a time without following a
  * link ("..", and a link where a directory should be, are refused), each
  * missing component made with @mode when @mode is not 0. Its descriptor
- * (O_RDONLY | O_DIRECTORY, close-on-exec), or -errno. *@made, if given:
+ * (O_RDONLY | O_DIRECTORY, close-on-exec, a new open file description
+ * even for "": never @base's, whose offset others share), or -errno.
+ * *@made, if given:
  * the length of the prefix of @rest naming the first directory it made,
  * 0 when none.
  */

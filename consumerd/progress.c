@@ -132,7 +132,7 @@ int prog_adopt(struct c_trace *t, int dirfd)
 
 	fd = openat(dirfd, PROG_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return -errno;
 	if (fstat(fd, &sb) < 0) {
 		ret = -errno;
 		goto fail;

@@ -98,8 +98,8 @@ int prog_start(struct c_trace *t, int dirfd);
 /*
  * Trace directory @dirfd, left by an earlier consumer: is it @t's process
  * image? Then its header and stream records are @t's (uuid, clock,
- * classes); 0. -ESRCH: another image's, or no progress file; -EBADMSG: a
- * damaged one (it is left alone); other -errno.
+ * classes); 0. -ESRCH: another image's; -ENOENT: no progress file;
+ * -EBADMSG: a damaged one (it is left alone); other -errno.
  */
 int prog_adopt(struct c_trace *t, int dirfd);
 /* The header again (after a stream class was added); 0 or -errno. */

@@ -28,6 +28,7 @@
  * being appended when it crashed; the next consumer cuts the first back
  * and makes the metadata again (progress.c), and goes on.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -156,10 +157,43 @@ static int trace_meta_again(struct c_trace *t)
 }
 
 /*
+ * Trace directory @dirfd, whose progress file is missing or unreadable:
+ * did a consumer die while making it, before any packet? Then it holds
+ * at most its metadata and a progress file cut short, which are removed:
+ * 1, the directory is free for a new trace. 0: it holds more, not ours.
+ */
+static int trace_leftover(int dirfd)
+{
+	static const char *const made[] = { "metadata", PROG_FILE, ".metadata.new" };
+	struct dirent *de;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ours = 1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (ours && (de = readdir(d)) != NULL) {
+		int known = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+
+		for (size_t i = 0; i < ARRAY_SIZE(made) && !known; i++)
+			known = !strcmp(de->d_name, made[i]);
+		ours = known;
+	}
+	closedir(d);
+	for (size_t i = 0; ours && i < ARRAY_SIZE(made); i++)
+		unlinkat(dirfd, made[i], 0);
+	return ours;
+}
+
+/*
  * Directory @name of the output, which exists: is it @t's process image,
  * left by a consumer that stopped (crashed, killed)? Then @t continues it
- * (progress.c): 1. 0: not ours. Only at a trace's first start: after a
- * rotation the output holds no directory of this trace.
+ * (progress.c): 1. Left by a consumer that died while making it, before
+ * any packet: emptied, 2 (a new trace is made in it). 0: not ours. Only at
+ * a trace's first start: after a rotation the output holds no directory
+ * of this trace.
  */
 static int trace_adopt(struct c_trace *t, int out_fd, const char *name)
 {
@@ -173,6 +207,12 @@ static int trace_adopt(struct c_trace *t, int out_fd, const char *name)
 	ret = prog_adopt(t, t->dir_fd);
 	if (ret == 0)
 		ret = trace_meta_again(t);
+	if ((ret == -ENOENT || ret == -EBADMSG) && trace_leftover(t->dir_fd)) {
+		trace_close_dir(t);
+		log_info("%s: made by a consumer that stopped before its first packet: "
+			 "made again", t->dir);
+		return 2;
+	}
 	if (ret < 0) {
 		if (ret != -ESRCH)
 			log_err("%s: its progress cannot be taken over (%s): a new trace beside it",
@@ -197,7 +237,7 @@ static int trace_adopt(struct c_trace *t, int out_fd, const char *name)
 static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 {
 	char name[PROTO_PROCNAME + 32];
-	int out_fd, made_out, ret, fd;
+	int out_fd, made_out, ret, fd, adopted;
 
 	t->rotated = 1;
 	if (t->chan->relay)
@@ -217,8 +257,13 @@ static int trace_start(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 		ret = mkdirat(out_fd, name, 0750) == 0 ? 0 : -errno;
 		if (ret != -EEXIST)
 			break;
-		if (trace_adopt(t, out_fd, name))
+		adopted = trace_adopt(t, out_fd, name);
+		if (adopted == 1)
 			return 0;
+		if (adopted == 2) {
+			ret = 0;
+			break;
+		}
 	}
 	if (ret < 0) {
 		werr_record(ch, t, t->dir, -ret);

@@ -52,6 +52,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -640,6 +641,35 @@ static void lib_after_fork_parent(void)
 	shmtrace__tls.nesting--;
 }
 
+/*
+ * A forked child that reaches no session daemon (none runs: it was
+ * killed, and the next one is not started yet) records nothing of what
+ * its parent's page enabled: no daemon could be given its buffers, so
+ * its events would be lost, and counted in a page nobody maps. It is a
+ * process started with no daemon, rung by the next one (its marker).
+ * Lock held.
+ */
+static void lib_forget_control(void)
+{
+	static const uint8_t zero[4096];
+	const struct shm_ctl_page *ctl = lib.ctl;
+	int fd = ownfd_get(&lib.ctl_fd);
+	uint64_t g;
+
+	if (!ctl || fd < 0)
+		return;
+	g = (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) + 2) & ~(uint64_t)1;
+	for (size_t off = offsetof(struct shm_ctl_page, chan); off < SHM_CTL_SIZE; off += sizeof(zero)) {
+		size_t n = SHM_CTL_SIZE - off < sizeof(zero) ? SHM_CTL_SIZE - off : sizeof(zero);
+
+		if (pwrite(fd, zero, n, (off_t)off) != (ssize_t)n)
+			lib_dbg("cannot clear the control page", errno);
+	}
+	if (pwrite(fd, &g, sizeof(g), offsetof(struct shm_ctl_page, generation)) != sizeof(g))
+		lib_dbg("cannot clear the control page", errno);
+	lib_dbg("no session daemon: nothing inherited is recorded", lib.pid);
+}
+
 static void lib_after_fork_child(void)
 {
 	struct shm_ctl_page *parent = lib.ctl;
@@ -679,7 +709,8 @@ static void lib_after_fork_child(void)
 	lib_write_marker();
 	/* no wait: the inherited control page already says what to record */
 	lib_lock();
-	lib_register_locked(0);
+	if (lib_register_locked(0) < 0)
+		lib_forget_control();
 	lib_unlock();
 	reg_apply();		/* polled or not, as our doorbell says */
 	shmtrace__tls.nesting = 0;

@@ -261,6 +261,10 @@ void consumer_stale(void)
 	if (read_small(path, comm, sizeof(comm)) < 0 || strncmp(comm, "trace-consumerd", 15))
 		return;
 	pidfd = pidfd_open((pid_t)pid, 0);
+	if (pidfd >= 0 && consumer_dead((pid_t)pid, pidfd)) {
+		close(pidfd);	/* a zombie: already dead, nothing of it writes */
+		return;
+	}
 	if (pidfd < 0 || pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0) {
 		if (pidfd >= 0)
 			close(pidfd);

@@ -280,6 +280,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int daemonize = 0, c, ready[2] = { -1, -1 }, ret = -ENOENT;
+	struct stat st;
 	long fd_limit;
 	char logpath[1100];
 	sigset_t mask;
@@ -298,9 +299,15 @@ int main(int argc, char **argv)
 	}
 	log_init("trace-sessiond", NULL);
 	fd_limit = fds_init();	/* a few descriptors per traced process */
-	if (home_resolve(home, sizeof(home)) < 0 || (ret = home_prepare(home)) < 0) {
-		log_err("cannot use SHMTRACE_HOME %s: %s", home,
-			strerror(home[0] ? -ret : ENOENT));
+	if (home_resolve(home, sizeof(home)) < 0) {
+		log_err("no SHMTRACE_HOME (nor XDG_RUNTIME_DIR, nor HOME)");
+		return 1;
+	}
+	if ((ret = home_prepare(home, &st)) < 0) {
+		/* the mode and owner found, for a fix (ours: 0700 and this uid) */
+		log_err("cannot use SHMTRACE_HOME %s: %s (found mode %04o, uid %u; "
+			"wanted a directory of mode 0700 and uid %u)", home, strerror(-ret),
+			(unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)geteuid());
 		return 1;
 	}
 	if (daemonize) {

@@ -5,7 +5,10 @@
 # a known number, and meanwhile the daemons are hit at random instants:
 # SIGKILL to the consumer, SIGKILL to the session daemon (the next
 # tracectl command starts the next one, which takes the consumer over),
-# SIGKILL to both, SIGSTOP then SIGCONT of either for a random time. The
+# SIGSTOP then SIGCONT of either for a random time. (Both killed at once
+# is not drawn: a process that ends while neither daemon runs takes with
+# it what no one had written out, as doc/architecture.md says;
+# sessiond-restart.sh kills both with processes that outlive them.) The
 # faults come from a generator seeded with SEED, printed first: the same
 # seed makes the same faults, durations and pauses again, in the same
 # order (their instants, and so how many fit in SECONDS, depend on
@@ -45,6 +48,14 @@ while getopts d:f:s:b:p: o; do
 	esac
 done
 . "$(dirname "$0")/../integration/lib.sh"
+# what the daemons say of the faults this test causes (the teardown fails
+# on any other error line)
+expect_log "error: consumer daemon [0-9]+ exited( |$)" \
+	"error: consumer daemon [0-9]+ killed: a new one continues its traces$" \
+	"error: consumer daemon [0-9]+ does not answer request [0-9]+ in [0-9]+ ms$" \
+	"error: bad reply from the consumer$" \
+	"error: consumer request [0-9]+: (Broken pipe|Connection reset by peer)$" \
+	"error: the consumer daemon [0-9]+ left running could not be taken over: killed$"
 need_babeltrace
 APP=$B/tests/apps/chaos-app
 CHECK=$B/tests/chaos/chaos-check
@@ -205,16 +216,6 @@ kill_sessiond() {
 		chaos_fail "the consumer $c was not taken over (consumerd.pid: $(shmtrace_daemon_pid consumerd))"
 }
 
-kill_both() {
-	local s=$SPID c=$CPID
-	signal_same KILL "$s" "$SSTART" || chaos_fail "the session daemon $s is gone before its SIGKILL"
-	signal_same KILL "$c" "$CSTART" || chaos_fail "the consumer $c is gone before its SIGKILL"
-	gone "$s" || chaos_fail "the session daemon $s still runs after SIGKILL"
-	gone "$c" || chaos_fail "the consumer $c still runs after SIGKILL"
-	"$TRACECTL" status s >"$WORK/status.now" 2>"$WORK/status.err" ||
-		chaos_fail "status after the kill failed: $(head -3 "$WORK/status.err")"
-	new_consumer "$c" || chaos_fail "no new consumer after $c was killed"
-}
 
 # stop_daemon WHICH MS: SIGSTOP, MS milliseconds, SIGCONT. A consumer that
 # was replaced meanwhile (it did not answer in time) must be gone.
@@ -279,12 +280,10 @@ while [ "$NOW" -lt "$end" ] || [ "$nfaults" -lt "$min_faults" ]; do
 	now_ms
 	at=$((NOW - t0))
 	nfaults=$((nfaults + 1))
-	if [ "$kind" -lt 25 ]; then
+	if [ "$kind" -lt 30 ]; then
 		what="SIGKILL consumer $CPID"
-	elif [ "$kind" -lt 45 ]; then
-		what="SIGKILL session daemon $SPID"
 	elif [ "$kind" -lt 55 ]; then
-		what="SIGKILL session daemon $SPID and consumer $CPID"
+		what="SIGKILL session daemon $SPID"
 	elif [ "$kind" -lt 78 ]; then
 		what="SIGSTOP consumer $CPID for $ms ms"
 	else
@@ -292,12 +291,10 @@ while [ "$NOW" -lt "$end" ] || [ "$nfaults" -lt "$min_faults" ]; do
 	fi
 	printf 'fault %d at %d.%03d s (%d.%03d): %s\n' "$nfaults" $((at / 1000)) $((at % 1000)) \
 		$((NOW / 1000)) $((NOW % 1000)) "$what" | tee -a "$WORK/faults"
-	if [ "$kind" -lt 25 ]; then
+	if [ "$kind" -lt 30 ]; then
 		kill_consumer
-	elif [ "$kind" -lt 45 ]; then
-		kill_sessiond
 	elif [ "$kind" -lt 55 ]; then
-		kill_both
+		kill_sessiond
 	elif [ "$kind" -lt 78 ]; then
 		stop_daemon consumer "$ms"
 	else
@@ -384,7 +381,6 @@ done < <(find "$D" -mindepth 1 -maxdepth 1 -type d -exec du -sk {} +)
 now_ms
 echo "chaos: $(grep -c ': SIGKILL consumer' "$WORK/faults" || true) consumers killed," \
 	"$(grep -c ': SIGKILL session daemon [0-9]*$' "$WORK/faults" || true) session daemons killed," \
-	"$(grep -c ': SIGKILL session daemon [0-9]* and' "$WORK/faults" || true) both killed," \
 	"$(grep -c ': SIGSTOP consumer' "$WORK/faults" || true) consumers stopped," \
 	"$(grep -c ': SIGSTOP session daemon' "$WORK/faults" || true) session daemons stopped"
 echo "chaos: faults for $(((t1 - t0) / 1000)) s, programs ended and session stopped in" \

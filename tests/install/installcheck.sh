@@ -94,7 +94,9 @@ for page in "$man1dir/tracectl.1" "$man1dir/trace-read.1" "$man1dir/tracectl-agg
 	[ -f "$DESTDIR$page" ] || fail "$page not installed"
 done
 if [ -n "${bashcompletiondir:-}" ]; then
-	[ -f "$DESTDIR$bashcompletiondir/tracectl" ] ||
-		fail "the bash completion is not in $bashcompletiondir"
+	for c in tracectl trace-read; do
+		[ -f "$DESTDIR$bashcompletiondir/$c" ] ||
+			fail "the bash completion of $c is not in $bashcompletiondir"
+	done
 fi
 echo "installcheck: shmtrace.pc and shmtrace-reader.pc build and run; pages and completion installed"

@@ -39,6 +39,9 @@ only() {
 }
 
 complete -p tracectl | grep -q -- "-F _tracectl" || fail "no completion registered for tracectl"
+# shellcheck source=../../completion/trace-read
+. "$top_srcdir/completion/trace-read"
+complete -p trace-read | grep -q -- "-F _trace_read" || fail "no completion registered for trace-read"
 
 # the word lists against the table of verbs: "--long=" / "-x=" for an
 # option that takes a value, as the completion writes them
@@ -70,6 +73,44 @@ for v in $(awk '$1 == "verb" { print $2 }' "$WORK/table"); do
 		fail "$v: the options completed are not those of the table: $(diff "$WORK/want" "$WORK/got" | grep '^[<>]' | tr '\n' ' ')"
 done
 
+# trace-read: its options are those --help lists, '=' on those that take a value
+# (an option line: "  -e, --event PATTERN   text"; an argument in capitals)
+"$TRACE_READ" --help | awk 'match($0, /^ +-/) && RLENGTH <= 7 {
+	sub(/^ +/, ""); split($0, col, /  +/); n = split(col[1], o, /, /)
+	k = split(o[n], w, " "); arg = (k > 1 && w[k] ~ /^[A-Z]/) ? "=" : ""
+	for (i = 1; i <= n; i++) { split(o[i], w, " "); print w[1] arg } }' | sort -u >"$WORK/want"
+printf '%s\n' $_trace_read_opts | sort -u >"$WORK/got"
+cmp -s "$WORK/want" "$WORK/got" ||
+	fail "trace-read: the options completed are not those of --help: $(diff "$WORK/want" "$WORK/got" | grep '^[<>]' | tr '\n' ' ')"
+# rcomp WORD...: complete the last WORD of "trace-read WORD..." into $WORK/comp
+rcomp() {
+	COMP_WORDS=("$TRACE_READ" "$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="${COMP_WORDS[*]}"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_trace_read || fail "_trace_read returned $?"
+	printf '%s\n' "${COMPREPLY[@]}" >"$WORK/comp"
+}
+rcomp --fol
+only --follow
+rcomp --time-f
+only --time-format=
+rcomp --stat
+only --stats --stats=count
+rcomp --format ""
+only text json
+rcomp --time-format = r
+only relative
+rcomp --export c
+only chrome
+mkdir "$WORK/tr-dir"
+: >"$WORK/tr-file"
+rcomp -e 'x:*' "$WORK/tr-"
+only "$WORK/tr-dir"
+rcomp --export chrome "$WORK/tr-f"
+only "$WORK/tr-file"
+
 comp ""
 has create destroy enable-channel enable-event disable-event add-context aggregate \
 	disable-aggregation show-aggregations start stop rotate snapshot list list-events \
@@ -93,6 +134,19 @@ comp add-context -t ""
 only ip cpu_id
 comp record --preload libc,p
 only libc,pthread
+# a helper already in the list is not offered again
+comp record --preload libc,l
+only
+comp record --preload io,libc,
+only io,libc,pthread io,libc,func io,libc,all
+# the helpers completed are those record knows (as its error lists them)
+"$TRACECTL" record --preload nosuch -- true 2>"$WORK/err" >/dev/null &&
+	fail "record --preload nosuch succeeded"
+comp record --preload ""
+sed -n "s/.*unknown helper 'nosuch'; the helpers: \(.*\) (or all)$/\1 all/p" "$WORK/err" |
+	tr ' ' '\n' | sort >"$WORK/want"
+sort "$WORK/comp" | cmp -s - "$WORK/want" ||
+	fail "helpers completed: $(tr '\n' ' ' <"$WORK/comp"); record's: $(cat "$WORK/err")"
 comp record --cont
 only --context=
 comp show-aggregations --format j

@@ -40,6 +40,7 @@ INTEGRATION_TESTS = \
 	tests/integration/damaged-events.sh \
 	tests/integration/output-symlink.sh \
 	tests/integration/create-rules.sh \
+	tests/integration/home-errors.sh \
 	tests/integration/no-memory.sh \
 	tests/integration/exec.sh \
 	tests/integration/stalled-churn.sh \

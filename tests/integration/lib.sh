@@ -64,7 +64,7 @@ expect_log() {
 kill_daemon() {
 	KILLED_PIDS="$KILLED_PIDS$2 "
 	if shmtrace_daemon_is "$2" consumerd; then
-		EXPECT_LOG+=("error: consumer daemon $2 exited " "error: bad reply from the consumer$"
+		EXPECT_LOG+=("error: consumer daemon $2 exited( |$)" "error: bad reply from the consumer$"
 			     "error: consumer request [0-9]+: (Broken pipe|Connection reset by peer)$")
 	fi
 	kill -"$1" "$2"

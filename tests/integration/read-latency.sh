@@ -47,6 +47,10 @@ got() {
 expected 2
 got
 diff "$WORK/want" "$WORK/got" >&2 || fail "per thread: trace-read's figures differ (above: < expected, > trace-read)"
+# each figure once, exact, under its unit
+grep -Eq '^ +ns$' "$WORK/tr" || fail "no heading over the figures: $(cat "$WORK/tr")"
+awk '$1 ~ /^(min|max|p50|p90|p99|p99.9)$/ && NF != 2 { bad = 1 } END { exit bad }' "$WORK/tr" ||
+	fail "a figure printed twice: $(cat "$WORK/tr")"
 [ "$(sed -n 's/^pairs //p' "$WORK/got")" -eq $((3 * 301 + 3)) ] || fail "per thread: wrong number of pairs"
 expected 4
 got --by id

@@ -16,6 +16,7 @@ unit_tests = \
 	tests/unit/util/test-util \
 	tests/unit/consumerd/test-consumerd \
 	tests/unit/flagnames/test-flagnames \
+	tests/unit/suggest/test-suggest \
 	tests/unit/ownfd/test-ownfd \
 	tests/unit/notice/test-notice \
 	tests/unit/sessiond/test-loop
@@ -43,6 +44,12 @@ tests_unit_flagnames_test_flagnames_SOURCES = tests/unit/flagnames/test-flagname
 tests_unit_flagnames_test_flagnames_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/trace-read
 tests_unit_flagnames_test_flagnames_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_flagnames_test_flagnames_LDADD = $(CHECK_LIBS)
+
+tests_unit_suggest_test_suggest_SOURCES = tests/unit/suggest/test-suggest.c \
+	tools/suggest.c tools/suggest.h
+tests_unit_suggest_test_suggest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_suggest_test_suggest_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_suggest_test_suggest_LDADD = $(CHECK_LIBS)
 
 # libtrace/ownfd.c alone (its one dependency, lib_dbg, is the test's)
 tests_unit_ownfd_test_ownfd_SOURCES = tests/unit/ownfd/test-ownfd.c libtrace/ownfd.c libtrace/lib.h

@@ -239,7 +239,6 @@ void an_latency_print(struct an_latency *l, FILE *out)
 		{ "p50", 500 }, { "p90", 900 }, { "p99", 990 }, { "p99.9", 999 },
 	};
 	uint64_t buckets[65] = { 0 }, maxb = 0;
-	char a[32];
 	int lo = 64, hi = 0;
 
 	fprintf(out, "Latency %s -> %s%s%s: %zu pairs", l->begin, l->end, l->by ? " by " : "",
@@ -251,14 +250,14 @@ void an_latency_print(struct an_latency *l, FILE *out)
 	if (!l->ndur)
 		return;
 	qsort(l->dur, l->ndur, sizeof(*l->dur), cmp_u64);
+	/* one value a row, exact, under its heading (the histogram's unit) */
+	fprintf(out, "  %-6s %14s\n", "", "ns");
 	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]) + 2; i++) {
 		uint64_t v = i == 0 ? l->dur[0] : i <= sizeof(ps) / sizeof(ps[0]) ?
 			     percentile(l->dur, l->ndur, ps[i - 1].permille) : l->dur[l->ndur - 1];
 
-		fmt_ns(a, sizeof(a), v);
-		fprintf(out, "  %-6s %14" PRIu64 " ns  %s\n",
-			i == 0 ? "min" : i <= sizeof(ps) / sizeof(ps[0]) ? ps[i - 1].name : "max",
-			v, a);
+		fprintf(out, "  %-6s %14" PRIu64 "\n",
+			i == 0 ? "min" : i <= sizeof(ps) / sizeof(ps[0]) ? ps[i - 1].name : "max", v);
 	}
 	fprintf(out, "\n");
 	/* bucket b holds [2^(b-1), 2^b) ns; bucket 0 holds 0 */

@@ -380,6 +380,14 @@ void an_profile_print(struct an_profile *p, FILE *out)
 		rows[n++] = (struct an_prof_row){ f->name, f->calls, f->total, f->self,
 						  f->bytes_self, f->bytes_total };
 	}
+	if (!n && !open && !p->unmatched) {
+		/* nothing to show: say what a profile needs */
+		fprintf(out, "No function entry or exit events (shmtrace_func:entry, "
+			"shmtrace_func:exit) in the traces: a profile needs a program built "
+			"with -finstrument-functions, run under tracectl record --preload func\n");
+		free(rows);
+		return;
+	}
 	an_profile_rows_print(out, rows, n, p->have_alloc);
 	if (open || p->unmatched)
 		fprintf(out, "(%" PRIu64 " calls still open at the end, %" PRIu64

@@ -7,6 +7,10 @@
  * fields (or to the process, thread and event name), both computed at the
  * class's first event. Memory: a byte and FLT_MAX_FIELDS small integers
  * per class seen.
+ *
+ * A filter field that no class read has is most likely a typo: the
+ * bindings remember which fields some class had, and for the others the
+ * closest field name seen (sel_field_missing()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 #include "units.h"
 #include "filter.h"
 #include "glob.h"
+#include "suggest.h"
 
 #define SEL_MAX_IDS 64
 #define SEL_CTX "$ctx."
@@ -46,6 +51,8 @@ struct sel {
 	size_t *ncls, ntr;
 	int64_t first;
 	int have_first;
+	uint64_t bound;			/* filter fields some class had (bit k) */
+	char *near[FLT_MAX_FIELDS];	/* else the closest name seen, or NULL */
 };
 
 struct sel *sel_new(void)
@@ -65,6 +72,8 @@ void sel_free(struct sel *s)
 	free(s->cls);
 	free(s->ncls);
 	free(s->filter);
+	for (size_t k = 0; k < FLT_MAX_FIELDS; k++)
+		free(s->near[k]);
 	free(s);
 }
 
@@ -85,6 +94,11 @@ int sel_add_event(struct sel *s, const char *pattern)
 		return -ENOMEM;
 	s->nevents++;
 	return 0;
+}
+
+const char *sel_event_pattern(const struct sel *s, size_t i)
+{
+	return i < s->nevents ? s->events[i] : NULL;
 }
 
 void sel_add_pid(struct sel *s, int64_t pid)
@@ -167,6 +181,20 @@ int sel_set_end(struct sel *s, const char *when)
 	return set_bound(&s->end, when);
 }
 
+/*
+ * A window that selects nothing whatever the trace: --end before --begin
+ * when both say when in the same way (two times since the Epoch, or two
+ * times of day); else known only at the first event (sel_match() -EINVAL).
+ */
+int sel_window_bad(const struct sel *s)
+{
+	if (!s->begin.set || !s->end.set || s->end.rel)
+		return 0;
+	if (s->begin.tod != s->end.tod || s->begin.rel)
+		return s->have_first && s->end.ns < s->begin.ns;
+	return s->end.ns < s->begin.ns;
+}
+
 int sel_set_filter(struct sel *s, const char *expr, char *err, size_t errlen)
 {
 	unsigned char buf[sizeof(struct flt_hdr) + FLT_MAX_INSN * sizeof(struct flt_insn) +
@@ -197,7 +225,7 @@ static void resolve(struct sel_bound *b, int64_t first)
 	if (!b->set || b->resolved)
 		return;
 	if (b->rel) {
-		b->ns += first;
+		b->ns += first;	/* (--end +D: @first is --begin, see sel_match()) */
 	} else {
 		time_t sec = (time_t)(first / 1000000000);
 		struct tm tm;
@@ -224,6 +252,40 @@ int sel_field_ref(const struct shmtrace_rd_event *ev, const char *name)
 		return 2 * i;
 	i = shmtrace_rd_event_context_index(ev, name);
 	return i < 0 ? i : 2 * i + 1;
+}
+
+/*
+ * Keep in *@near the name closest to the unknown field @name (as it is
+ * written): *@near itself, or one of @ev's fields.
+ */
+static void nearest_field(const struct shmtrace_rd_event *ev, const char *name, char **near)
+{
+	/* the names sel_class() knows besides the fields */
+	static const char *const own[] = { "pid", "tid", "vpid", "vtid", "procname" };
+	size_t pre = strncmp(name, SEL_CTX, strlen(SEL_CTX)) ? 0 : strlen(SEL_CTX);
+	const char *names[1 + 5 + 2 * 64];
+	const char *best;
+	size_t n = 0;
+	char *out;
+
+	if (*near)
+		names[n++] = *near + pre;	/* first: the earlier wins a tie */
+	for (size_t i = 0; pre && i < sizeof(own) / sizeof(own[0]); i++)
+		names[n++] = own[i];
+	for (int ctx = !!pre; ctx < 2; ctx++)
+		for (unsigned i = 0; i < sel_event_count(ev, ctx) && i < 64; i++) {
+			const char *f = ctx ? shmtrace_rd_event_context_name(ev, i) :
+					shmtrace_rd_event_field_name(ev, i);
+
+			if (f)
+				names[n++] = f;
+		}
+	best = suggest_word(name + pre, names, n);
+	if (!best || (*near && best == *near + pre) ||
+	    asprintf(&out, "%.*s%s", (int)pre, name, best) < 0)
+		return;
+	free(*near);
+	*near = out;
 }
 
 static struct sel_class *sel_class(struct sel *s, const struct shmtrace_rd_event *ev)
@@ -276,8 +338,21 @@ static struct sel_class *sel_class(struct sel *s, const struct shmtrace_rd_event
 			c->slot[k] = SLOT_PROC;
 		else if (!strcmp(name, "$event.name"))
 			c->slot[k] = SLOT_NAME;
+		if (c->slot[k] == SLOT_NONE)
+			nearest_field(ev, name, &s->near[k]);
 	}
+	for (unsigned int k = 0; s->filter && k < flt_nfields(s->filter); k++)
+		if (c->slot[k] != SLOT_NONE)
+			s->bound |= 1ull << k;
 	return c;
+}
+
+const char *sel_field_missing(const struct sel *s, unsigned int k, const char **near)
+{
+	if (!s->filter || k >= flt_nfields(s->filter) || !s->ntr || (s->bound >> k & 1))
+		return NULL;
+	*near = s->near[k];
+	return flt_field_name(s->filter, k);
 }
 
 static int run_filter(struct sel *s, const struct sel_class *c, const struct shmtrace_rd_event *ev)
@@ -338,7 +413,10 @@ int sel_match(struct sel *s, const struct shmtrace_rd_event *ev)
 			s->have_first = 1;
 			s->first = ts;
 			resolve(&s->begin, ts);
-			resolve(&s->end, ts);
+			/* --end +D counts from --begin when there is one */
+			resolve(&s->end, s->end.rel && s->begin.set ? s->begin.ns : ts);
+			if (s->begin.set && s->end.set && s->end.ns < s->begin.ns)
+				return -EINVAL;	/* the caller says so */
 		}
 		if (s->end.set && ts > s->end.ns)
 			return 2;

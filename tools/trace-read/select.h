@@ -20,6 +20,8 @@ void sel_free(struct sel *s);
 
 /* Keep events whose "provider:event" matches @pattern (any of them). */
 int sel_add_event(struct sel *s, const char *pattern);
+/* The @i-th of those patterns (from 0), or NULL past the last. */
+const char *sel_event_pattern(const struct sel *s, size_t i);
 void sel_add_pid(struct sel *s, int64_t pid);
 void sel_add_tid(struct sel *s, uint32_t tid);
 /*
@@ -29,6 +31,8 @@ void sel_add_tid(struct sel *s, uint32_t tid);
  */
 int sel_set_begin(struct sel *s, const char *when);
 int sel_set_end(struct sel *s, const char *when);
+/* --end before --begin (nothing could be selected)? 1 or 0; see select.c. */
+int sel_window_bad(const struct sel *s);
 /*
  * Keep events for which @expr holds. Fields are named as sel_field_ref()
  * finds them; also $ctx.pid, $ctx.tid and $ctx.procname (unless the event
@@ -77,6 +81,14 @@ static inline const char *sel_event_value(const struct shmtrace_rd_event *ev, bo
 
 /* 1: keep the event; 0: skip it; 2: past the end bound (stop reading). */
 int sel_match(struct sel *s, const struct shmtrace_rd_event *ev);
+
+/*
+ * Filter field @k (from 0) when none of the event classes read had it (a
+ * typo, most likely), with *@near the closest field name they had (or
+ * NULL); NULL when it was found, or when nothing was read. Valid until
+ * sel_free().
+ */
+const char *sel_field_missing(const struct sel *s, unsigned int k, const char **near);
 
 /* Nonzero when something is selected at all (else sel_match always keeps). */
 int sel_active(const struct sel *s);

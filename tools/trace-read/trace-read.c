@@ -40,11 +40,14 @@
 #include <shmtrace/reader.h>
 #include "aggprint.h"
 #include "exit-status.h"
+#include "filter.h"
 #include "follow.h"
+#include "glob.h"
 #include "output.h"
 #include "printers.h"
 #include "select.h"
 #include "sinks.h"
+#include "suggest.h"
 #include "units.h"
 
 #ifndef PACKAGE_VERSION
@@ -84,6 +87,7 @@ static void usage(FILE *f)
 		"      --pid PID, --tid TID   (repeatable)\n"
 		"      --begin T, --end T     T: seconds since the Epoch, a time of day\n"
 		"                        (HH:MM:SS.frac) or +DURATION from the first event\n"
+		"                        (--end +DURATION: from --begin when given)\n"
 		"Analyses (instead of printing events):\n"
 		"  -s, --stats           events per name and thread, discarded events per\n"
 		"                        process and stream, time span and rate\n"
@@ -131,6 +135,70 @@ struct follow_arg {
 	struct sel *sel;
 };
 
+/* --end before --begin: said (before anything is printed). */
+static void window_bad(void)
+{
+	fprintf(stderr, "trace-read: --end is before --begin: nothing can be selected\n");
+}
+
+/*
+ * A name pattern of option @opt that matches no event class of @r's
+ * traces is most likely a typo: said before reading, with the closest
+ * name. Only a warning: the events are read all the same.
+ */
+static void warn_pattern(const struct shmtrace_rd_reader *r, const char *opt, const char *pat)
+{
+	const char *names[512], *near;
+	size_t n = 0;
+
+	for (size_t t = 0; t < shmtrace_rd_trace_count(r); t++) {
+		const struct shmtrace_rd_trace *tr = shmtrace_rd_trace_at(r, t);
+
+		for (size_t i = 0; i < shmtrace_rd_trace_event_class_count(tr); i++) {
+			const char *name = shmtrace_rd_trace_event_class_name(tr, i);
+
+			if (!name)
+				continue;
+			if (glob_match(pat, name))
+				return;
+			if (n < sizeof(names) / sizeof(names[0]))
+				names[n++] = name;
+		}
+	}
+	near = suggest_word(pat, names, n);
+	fprintf(stderr, "trace-read: warning: %s '%s' matches no event of these traces%s%s%s\n",
+		opt, pat, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+/* The name patterns of --event and --latency, checked by warn_pattern(). */
+static void warn_patterns(const struct shmtrace_rd_reader *r, const struct sel *sel,
+			  const char *latency)
+{
+	const char *pat;
+	char *comma;
+
+	for (size_t i = 0; (pat = sel_event_pattern(sel, i)); i++)
+		warn_pattern(r, "--event", pat);
+	if (!latency || !(comma = strchr(latency, ',')))
+		return;
+	*comma = 0;
+	warn_pattern(r, "--latency", latency);
+	warn_pattern(r, "--latency", comma + 1);
+	*comma = ',';
+}
+
+/* After reading: the filter's fields that no event read had. */
+static void warn_fields(const struct sel *sel)
+{
+	const char *name, *near;
+
+	for (unsigned int k = 0; k < FLT_MAX_FIELDS; k++)
+		if ((name = sel_field_missing(sel, k, &near)))
+			fprintf(stderr, "trace-read: warning: --filter: no event read has a "
+				"field '%s'%s%s%s\n", name, near ? "; did you mean '" : "",
+				near ? near : "", near ? "'?" : "");
+}
+
 static int follow_event(const struct shmtrace_rd_event *ev, void *arg)
 {
 	struct follow_arg *fa = arg;
@@ -138,6 +206,10 @@ static int follow_event(const struct shmtrace_rd_event *ev, void *arg)
 	if (sel_active(fa->sel)) {
 		int m = sel_match(fa->sel, ev);
 
+		if (m < 0) {
+			window_bad();	/* at the first event: nothing printed yet */
+			exit(EXIT_USAGE);
+		}
 		if (m == 2)
 			return -ECANCELED;	/* past --end */
 		if (!m)
@@ -333,7 +405,8 @@ int main(int argc, char **argv)
 		case 's':
 			/* -s takes no argument: optarg is --stats=MODE's */
 			if (optarg && strcmp(optarg, "count"))
-				return sel_done(sel, bad_usage("unknown --stats mode", optarg));
+				return sel_done(sel, bad_usage("unknown --stats mode (the one mode is "
+								 "'count')", optarg));
 			rc = set_mode(&mode, &mode_by, optarg ? "stats=count" : "stats",
 				      optarg ? "--stats=count" : "--stats");
 			if (rc)
@@ -363,7 +436,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
-				return sel_done(sel, bad_usage("unknown format", optarg));
+				return sel_done(sel, bad_usage("unknown format (text or json)",
+							       optarg));
 			rc = set_mode(&mode, &mode_by, optarg, !strcmp(optarg, "json") ?
 				      "--format json" : "--format text");
 			if (rc)
@@ -371,7 +445,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TIME_FORMAT:
 			if (pr_set_time_format(optarg) < 0)
-				return sel_done(sel, bad_usage("unknown time format", optarg));
+				return sel_done(sel, bad_usage("unknown time format (clock, date, "
+							       "epoch or relative)", optarg));
 			break;
 		case OPT_PID:
 		case OPT_TID: {
@@ -429,9 +504,16 @@ int main(int argc, char **argv)
 				return sel_done(sel, rc);
 			args.export_file = argv[optind++];
 			break;
-		default:
-			usage(stderr);
+		default: {
+			/* getopt said what it did not know; the closest option, if any */
+			const char *near = optind > 1 ? suggest_option(argv[optind - 1], opts) :
+					   NULL;
+
+			if (near)
+				fprintf(stderr, "trace-read: did you mean '--%s'?\n", near);
+			fprintf(stderr, "Try 'trace-read --help' for the options.\n");
 			return sel_done(sel, EXIT_USAGE);
+		}
 		}
 	}
 	sink = sink_find(mode);
@@ -446,6 +528,10 @@ int main(int argc, char **argv)
 						       "--name only", NULL));
 		return sel_done(sel, aggprint(aggregations, !strcmp(mode, "json"), agg_name,
 					      symbols));
+	}
+	if (sel_window_bad(sel)) {
+		window_bad();
+		return sel_done(sel, EXIT_USAGE);
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "trace-read: missing PATH\n");
@@ -472,6 +558,7 @@ int main(int argc, char **argv)
 	if ((sink->flags & SINK_SYMBOLS) && symbols &&
 	    shmtrace_rd_sym_open(&args.syms, r, NULL, out_warn, NULL) < 0)
 		goto nomem;
+	warn_patterns(r, sel, args.latency);
 	rc = sink->init(&state, r, &args);
 	if (rc < 0)
 		goto nomem;
@@ -495,6 +582,11 @@ int main(int argc, char **argv)
 		if (sel_active(sel)) {
 			int m = sel_match(sel, ev);
 
+			if (m < 0) {
+				window_bad();
+				status = EXIT_USAGE;
+				goto out;
+			}
 			if (m == 2)
 				break;
 			if (!m)
@@ -518,6 +610,7 @@ int main(int argc, char **argv)
 	out_flush();
 	if (!(sink->flags & SINK_DISCARDED))
 		warn_discarded(r);
+	warn_fields(sel);
 	follow_say_damage(r, rc);
 	if (out_check() && !status)
 		status = EXIT_RUNTIME;

@@ -4,6 +4,7 @@
 
 bin_PROGRAMS += trace-read
 trace_read_SOURCES = tools/trace-read/trace-read.c tools/exit-status.h \
+	tools/suggest.c tools/suggest.h \
 	tools/trace-read/output.c tools/trace-read/output.h \
 	tools/trace-read/printers.c tools/trace-read/printers.h \
 	tools/trace-read/flagnames.c tools/trace-read/flagnames.h \

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -236,15 +237,30 @@ int ctl_exe_dir(char *out, size_t cap)
 
 int ctl_home(char *home, size_t cap)
 {
+	struct stat st;
+	int ret;
+
 	if (home_resolve(home, cap) < 0) {
 		fprintf(stderr, "tracectl: set SHMTRACE_HOME (no XDG_RUNTIME_DIR nor HOME)\n");
 		return EXIT_RUNTIME;
 	}
-	if (home_prepare(home) < 0) {
-		fprintf(stderr, "tracectl: %s must be a directory of ours, closed to others\n", home);
-		return EXIT_RUNTIME;
-	}
-	return 0;
+	ret = home_prepare(home, &st);
+	if (!ret)
+		return 0;
+	if (!st.st_mode)	/* nothing there, and it could not be made */
+		fprintf(stderr, "tracectl: SHMTRACE_HOME %s cannot be made: %s\n", home,
+			strerror(-ret));
+	else if (ret == -ENOTDIR)
+		fprintf(stderr, "tracectl: SHMTRACE_HOME %s is not a directory (%s): choose "
+			"another\n", home, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
+	else if (ret == -EPERM && st.st_uid != geteuid())
+		fprintf(stderr, "tracectl: SHMTRACE_HOME %s belongs to uid %u, not to uid %u: "
+			"choose a directory of your own\n", home, (unsigned)st.st_uid,
+			(unsigned)geteuid());
+	else
+		fprintf(stderr, "tracectl: SHMTRACE_HOME %s has mode %04o, open to others: "
+			"chmod 700 %s\n", home, (unsigned)(st.st_mode & 07777), home);
+	return EXIT_RUNTIME;
 }
 
 int ctl_abspath(const char *arg, char *out, size_t cap)
@@ -516,7 +532,7 @@ static int keep_item(const void *body, size_t len, struct ctl_reply *rep)
 static int replies(int fd, const char *name, struct ctl_reply *rep, struct ctl_wait *w)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
-	int fds[PROTO_MAX_FDS];
+	int fds[PROTO_MAX_FDS], heard = 0;
 	struct proto_hdr h;
 	long n;
 
@@ -534,12 +550,15 @@ static int replies(int fd, const char *name, struct ctl_reply *rep, struct ctl_w
 		if (n == -EAGAIN)
 			continue;
 		w->since = now_ns(CLOCK_MONOTONIC);	/* it speaks: a new silence */
+		if (n < 0 && !heard && w->pid > 0 && !daemon_may_answer(w->pid))
+			return -EPIPE;	/* it died before it said anything */
 		if (n < 0) {
 			fail_now.err = n == -EPROTO ? EPROTO : (int)-n;
 			no_reply(name, n == -EPROTO ? "malformed-reply" : "no-reply",
 				 "no reply from the session daemon");
 			return EXIT_RUNTIME;
 		}
+		heard = 1;
 		if (h.type == MSG_REPLY_ITEM) {
 			ret = keep_item(buf, (size_t)n, rep);
 		} else if (h.type == MSG_REPLY_FD) {
@@ -636,15 +655,19 @@ again:
 		ret = replies(fd, name, rep, &w);
 	}
 	close(fd);
-	if (ret == -ESHUTDOWN && !stopping++) {
-		/* the daemon was stopping and did not read the command: once it is
-		 * gone, the next one (started if need be) carries it out */
+	if ((ret == -ESHUTDOWN || ret == -EPIPE) && !stopping++) {
+		/* the daemon was stopping and did not read the command, or it died
+		 * (killed) before it answered anything: once it is gone, the next
+		 * one (started if need be) is asked */
 		daemon_gone(home, &w);
 		goto again;
 	}
-	if (ret == -ESHUTDOWN) {
-		fail_now.err = ESHUTDOWN;
-		no_reply(name, "shutdown", "the session daemon is stopping");
+	if (ret == -ESHUTDOWN || ret == -EPIPE) {
+		fail_now.err = -ret;
+		if (ret == -EPIPE)
+			no_reply(name, "no-reply", "no reply from the session daemon");
+		else
+			no_reply(name, "shutdown", "the session daemon is stopping");
 		ret = EXIT_RUNTIME;
 	}
 	if (ret != EXIT_OK && !rep->answered)

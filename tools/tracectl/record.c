@@ -152,7 +152,10 @@ static int record_parse_preload(const char *list, unsigned int *mask)
 		for (i = 0; i < RECORD_NHELPERS && strcmp(w, record_helpers[i].name); i++)
 			;
 		if (i == RECORD_NHELPERS) {
-			fprintf(stderr, "tracectl: record: unknown helper '%s'\n", w);
+			fprintf(stderr, "tracectl: record: unknown helper '%s'; the helpers:", w);
+			for (i = 0; i < RECORD_NHELPERS; i++)
+				fprintf(stderr, " %s", record_helpers[i].name);
+			fprintf(stderr, " (or all)\n");
 			return -EINVAL;
 		}
 		*mask |= 1u << i;
@@ -1056,10 +1059,8 @@ int record_main(const struct verb *v, int argc, char **argv)
 	patterns[npat++] = "shmtrace_statedump:*";
 	if (record_preload(mask, preload, sizeof(preload)) < 0)
 		return RECORD_FAILED;
-	if (home_resolve(home, sizeof(home)) < 0 || home_prepare(home) < 0) {
-		fprintf(stderr, "tracectl: record: no usable SHMTRACE_HOME\n");
+	if (ctl_home(home, sizeof(home)))
 		return RECORD_FAILED;
-	}
 	if (home[0] != '/') {	/* CMD's processes may change directory */
 		if (!getcwd(cwd, sizeof(cwd)) || strlen(cwd) + 1 + strlen(home) >= sizeof(home)) {
 			fprintf(stderr, "tracectl: record: SHMTRACE_HOME: path too long\n");

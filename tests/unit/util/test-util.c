@@ -9,6 +9,7 @@
  * in every thread or in the leader only, pending, a leader that exited).
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -154,6 +155,21 @@ START_TEST(test_walk)
 	ck_assert(fd == -ELOOP || fd == -ENOTDIR);
 	ck_assert(!exists("x/w"));
 	ck_assert_int_eq(dir_walk(base, "x/..", 0, NULL), -EINVAL);
+	/* "" is @base itself, in a description of its own: reading it twice
+	 * (two consumers given one descriptor) finds the entries twice */
+	for (int pass = 0; pass < 2; pass++) {
+		DIR *d;
+		int n = 0;
+
+		fd = dir_walk(base, "", 0, NULL);
+		ck_assert_int_ge(fd, 0);
+		d = fdopendir(fd);
+		ck_assert_ptr_nonnull(d);
+		while (readdir(d))
+			n++;
+		closedir(d);
+		ck_assert_int_ge(n, 3);	/* ".", "..", "x" */
+	}
 	/* the part of a path that exists */
 	fd = dir_base(at("x/y/nope/deeper"), &len);
 	ck_assert_int_ge(fd, 0);
