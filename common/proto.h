@@ -188,8 +188,8 @@ enum proto_verb {
 	VERB_CREATE = 1, VERB_DESTROY, VERB_ENABLE_EVENT, VERB_DISABLE_EVENT,
 	VERB_START, VERB_STOP, VERB_LIST, VERB_LIST_EVENTS, VERB_STATUS,
 	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT, VERB_ROTATE, VERB_ADD_CONTEXT,
-	VERB_NOTICES,			/* 15: what was not traced, one line each */
-	VERB_PROCESSES,			/* 16: "PID STARTTIME UID PROCNAME" per process */
+	VERB_NOTICES,			/* 15: the session and its notices (REC_NOTICE) */
+	VERB_PROCESSES,			/* 16: every registered process (REC_PROCESS) */
 	VERB_AGGREGATE,			/* 17: struct cmd_aggregate [, its filter] */
 	VERB_DISABLE_AGG,		/* 18: NAME... */
 	VERB_SHOW_AGG,			/* 19: struct cmd_show_agg */
@@ -210,7 +210,8 @@ enum proto_verb {
  *   status ping notices   -                    -
  *   processes             -                    -
  *   enable-channel        cmd_channel          -
- *   enable-event          cmd_events           [filter] pattern...  (1 to 255 patterns)
+ *   enable-event          cmd_events           [filter] pattern...  (1 to 255 patterns;
+ *                                              a filter's text < PROTO_FILTER_MAX)
  *   disable-event         cmd_events           pattern...           (no condition)
  *   add-context           cmd_context          -
  *   rotate                cmd_rotate           -

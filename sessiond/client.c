@@ -29,7 +29,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -221,11 +220,6 @@ void reply_note_(struct reply *r, uint32_t code, const struct reply_why *w)
 
 	fill(&e, code, 0, w);
 	reply_rec(r, REC_NOTE, &e, sizeof(e));
-}
-
-int reply_failed(const struct reply *r)
-{
-	return r->failed;
 }
 
 int reply_finish(struct reply *r, int status)

@@ -55,8 +55,6 @@ void reply_note_(struct reply *r, uint32_t code, const struct reply_why *w);
 	reply_fail_((r), (status), (code), &(const struct reply_why){ __VA_ARGS__ })
 #define reply_note(r, code, ...) \
 	reply_note_((r), (code), &(const struct reply_why){ __VA_ARGS__ })
-/* Was a failure kept? */
-int reply_failed(const struct reply *r);
 int reply_finish(struct reply *r, int status);
 /* A connection answered @status (@code) before any command was read. */
 void reply_refuse(int fd, int status, uint32_t code);
