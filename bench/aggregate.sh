@@ -102,7 +102,8 @@ daemons() {
 # of a show-aggregations --format json output or an aggregations.json
 agg_counts() {
 	python3 -c 'import json, sys
-a = json.load(open(sys.argv[1]))[0]
+d = json.load(open(sys.argv[1]))
+a = (d["results"] if isinstance(d, dict) else d)[0]   # tracectl'"'"'s document, or the file
 print(a["updates"], a["dropped"], a["lost"], a["torn"])' "$1" 2>/dev/null || echo "- - - -"
 }
 
@@ -147,11 +148,11 @@ s1_run() {
 	emitted=$(kv "$line" events)
 	case $cfg in disabled|floor) return 0 ;; esac
 	"$T" stop s >/dev/null || true
-	"$T" status s >"$work/log/s1-$cfg-$t-$rep.status"
+	"$T" status s --format json >"$work/log/s1-$cfg-$t-$rep.status"
 	"$T" destroy s >/dev/null
 	case $cfg in recorded|both)
-		n=$(awk -F': *' '/events recorded:/ { r += $2 } /events discarded:/ { d += $2 }
-			END { print r + 0, d + 0 }' "$work/log/s1-$cfg-$t-$rep.status")
+		n="$(status_sum "$work/log/s1-$cfg-$t-$rep.status" recorded) $(status_sum \
+			"$work/log/s1-$cfg-$t-$rep.status" discarded)"
 		record "$cfg" discarded "${n#* }"
 		[ $(( ${n% *} + ${n#* } )) = "$emitted" ] ||
 			log "warning: $cfg, $t threads: $emitted emitted, ${n% *} recorded + ${n#* } discarded" ;;

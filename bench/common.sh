@@ -24,6 +24,19 @@ wait_pids() {
 	return 0
 }
 
+# status_sum FILE FIELD: FIELD of every channel of `tracectl status
+# --format json` in FILE, summed (doc/json.md: sessions, their channels);
+# 0 when FILE holds no such document
+status_sum() {
+	python3 -c 'import json, sys
+try:
+    lines = [l for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+    d = json.loads(lines[-1])
+except (OSError, ValueError, IndexError):
+    d = {}
+print(sum(c.get(sys.argv[2], 0) for s in d.get("sessions", []) for c in s.get("channels", [])))' "$1" "$2"
+}
+
 # ---- shmtrace's daemons -----------------------------------------------------------
 
 shm_home=""	# where the running daemons keep their pid files
@@ -171,7 +184,8 @@ sustained_run() { taskset -c "$(first_cpu)" "$@"; }
 # default channel) records EVENT into DIR while sustained_run runs, with
 # the daemons running. Prints the program's result line with, added,
 # recorded= discarded= lost= (lost without a buffer or to write errors)
-# bytes= (the stream files); the session's status is left in DIR.status.
+# bytes= (the stream files); the session's status (JSON) is left in
+# DIR.status.
 # SUSTAINED_CHANNEL="OPTIONS": a channel with these enable-channel options
 # instead of the default one.
 sustained_record() {
@@ -185,13 +199,13 @@ sustained_record() {
 	line=$(sustained_run "$prog" "$rate" "$secs" "$ev") ||
 		{ "$T" destroy rate >/dev/null 2>&1; return 1; }
 	"$T" stop rate >/dev/null || true	# status says why
-	"$T" status rate >"$dir.status"
+	"$T" status rate --format json >"$dir.status"
 	"$T" destroy rate >/dev/null
 	echo "$line" \
-		"recorded=$(awk -F': *' '/events recorded:/ { s += $2 } END { print s + 0 }' "$dir.status")" \
-		"discarded=$(awk -F': *' '/events discarded:/ { s += $2 } END { print s + 0 }' "$dir.status")" \
-		"lost=$(awk -F': *' '/events lost (without a buffer|to write errors):/ { s += $2 }
-			END { print s + 0 }' "$dir.status")" \
+		"recorded=$(status_sum "$dir.status" recorded)" \
+		"discarded=$(status_sum "$dir.status" discarded)" \
+		"lost=$(( $(status_sum "$dir.status" lost_without_buffer) +
+			$(status_sum "$dir.status" lost_to_write_errors) ))" \
 		"bytes=$(stream_bytes "$dir")"
 }
 

@@ -207,13 +207,13 @@ rep_shmtrace() {
 		"$tc" start s >/dev/null
 		line=$(run_workload shmtrace "shmtrace-$rep-$kind" $args) || { "$tc" destroy s; return 1; }
 		"$tc" stop s >/dev/null
-		status=$("$tc" status s)
-		printf '%s\n' "$status" >"$work/log/shmtrace-$rep-$kind.status"
+		status=$work/log/shmtrace-$rep-$kind.status
+		"$tc" status s --format json >"$status"
 		"$tc" destroy s >/dev/null
 		record_result shmtrace "$kind" "$line"
 		emitted=$(kv "$line" events)
-		rec=$(printf '%s\n' "$status" | sed -n 's/.*events recorded: *\([0-9]*\).*/\1/p' | head -n1)
-		n=$(printf '%s\n' "$status" | sed -n 's/.*events discarded: *\([0-9]*\).*/\1/p' | head -n1)
+		rec=$(status_sum "$status" recorded)
+		n=$(status_sum "$status" discarded)
 		dis=$((dis + ${n:-0}))
 		[ "${rec:-0}" -gt 0 ] || rec=$emitted
 		[ $((rec + ${n:-0})) = "$emitted" ] ||

@@ -193,7 +193,7 @@ rep_shmtrace() {
 			run shmtrace "$pre" SHMTRACE_REGISTER_TIMEOUT=10000 ||
 				{ "$tc" destroy s >/dev/null 2>&1; shm_why="the traced program failed"; return 1; }
 			"$tc" stop s >/dev/null
-			"$tc" status s >"$work/log/shmtrace-$rep.status" 2>&1 || true
+			"$tc" status s --format json >"$work/log/shmtrace-$rep.status" 2>/dev/null || true
 			"$tc" destroy s >/dev/null
 			counts=$("$build/trace-read" --stats=count "$out" 2>"$work/log/shmtrace-$rep.count.err") ||
 				{ cat "$work/log/shmtrace-$rep.count.err" >&2; shm_why="trace-read --stats=count failed"; return 1; }
@@ -203,9 +203,8 @@ rep_shmtrace() {
 				"$(printf '%s\n' "$counts" | awk '$2 ~ /^shmtrace_libc:/ { s += $1 } END { print s + 0 }')" \
 				"$(printf '%s\n' "$counts" | awk '$2 == "discarded" { print $1 }')" "$out"
 			# the session's own figures, a cross-check
-			st=$(cat "$work/log/shmtrace-$rep.status")
-			n=$(printf '%s\n' "$st" | sed -n 's/.*events discarded: *\([0-9]*\).*/\1/p' | head -n1)
-			[ -z "$n" ] || [ "$n" = "$(awk -v r="$rep" '$1 == r && $2 == "shmtrace" && $3 == "discarded" { print $4 }' "$res")" ] ||
+			n=$(status_sum "$work/log/shmtrace-$rep.status" discarded)
+			[ "$n" = "$(awk -v r="$rep" '$1 == r && $2 == "shmtrace" && $3 == "discarded" { print $4 }' "$res")" ] ||
 				log "warning: shmtrace: tracectl status says $n events discarded, the trace says otherwise"
 			[ "$keep" = 1 ] || rm -rf "$out" ;;
 		esac

@@ -111,13 +111,13 @@ session() {
 	  "$tc" start s; } >/dev/null || die "cannot set up a session"
 	"$@" >>"$work/log/programs" || die "$* failed"
 	"$tc" stop s >/dev/null
-	"$tc" status s >"$st"
+	"$tc" status s --format json >"$st"
 	"$tc" destroy s >/dev/null
 	"$tr" --stats=count "$dir" >"$work/log/count" 2>/dev/null || die "trace-read --stats=count $dir failed"
 	tot=$(awk '$2 == "total" { print $1 }' "$work/log/count")
 	dis=$(awk '$2 == "discarded" { print $1 }' "$work/log/count")
-	sdis=$(sed -n 's/.*events discarded: *\([0-9]*\).*/\1/p' "$st" | head -n1)
-	lost=$(sed -n 's/.*events lost without a buffer: *\([0-9]*\).*/\1/p' "$st" | head -n1)
+	sdis=$(status_sum "$st" discarded)
+	lost=$(status_sum "$st" lost_without_buffer)
 	echo "${tot:-0} ${dis:-?} ${sdis:-?} ${lost:-?}"
 }
 

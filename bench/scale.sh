@@ -171,11 +171,12 @@ session_up() {	# session_up OUT: session "s" on the small channel, started
 session_down() {
 	local tag=$1 out=$2 emitted=$3 procs=$4 evproc=$5 st=$work/log/status.$1 rd sd lost full
 	"$T" stop s >/dev/null || log "warning: $tag: stop says something went wrong"
-	"$T" status s >"$st" || true
+	"$T" status s --format json >"$st" || true
 	"$T" destroy s >/dev/null || true
-	read -r rd sd lost < <(awk -F': *' '/events recorded:/ { r += $2 } /events discarded:/ { d += $2 }
-		/events (overwritten|lost without a buffer|lost to write errors):/ { l += $2 }
-		END { print r + 0, d + 0, l + 0 }' "$st")
+	rd=$(status_sum "$st" recorded)
+	sd=$(status_sum "$st" discarded)
+	lost=$(( $(status_sum "$st" overwritten) + $(status_sum "$st" lost_without_buffer) +
+		$(status_sum "$st" lost_to_write_errors) ))
 	# a few hundred process directories at a time (trace-read opens every
 	# stream of what it reads at once), never two of one pid together:
 	# scale-app-PID first, then the PID-1 of pids used again, and so on

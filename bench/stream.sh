@@ -110,10 +110,12 @@ run_shm() {
 	"$tc" start s >/dev/null
 	line=$("$work/wl-shmtrace" enabled b "$events" 1 "$burst" "$pause" 2>/dev/null || true)
 	"$tc" stop s >/dev/null 2>&1 || true
-	st=$("$tc" status s 2>&1 || true)
+	st=$work/status.json
+	"$tc" status s --format json >"$st" 2>/dev/null || true
 	"$tc" destroy s >/dev/null 2>&1 || true
 	rm -rf "$work/out" "${work:?}/relay/"*
-	lost=$(printf '%s\n' "$st" | awk -F': ' '/events (discarded|lost to write errors|lost without a buffer)/ { s += $2 } END { print s + 0 }')
+	lost=$(( $(status_sum "$st" discarded) + $(status_sum "$st" lost_to_write_errors) +
+		$(status_sum "$st" lost_without_buffer) ))
 	echo "$(kv "$line" sustained_per_sec) $lost"
 }
 

@@ -23,5 +23,7 @@ shm_daemons_start "$work/home" "$work/sessiond.log" || die "the daemons do not s
 line=$(sustained_record "$work/sustained-rate" "$rate" "$secs" b "$work/trace") ||
 	die "the measurement failed"
 echo "${line%%;*}"
-grep -E "events (recorded|discarded)|bytes written" "$work/trace.status"
+for f in recorded discarded bytes; do
+	echo "$f: $(status_sum "$work/trace.status" "$f")"
+done
 echo "trace: $(du -sb "$work/trace" | cut -f1) bytes on disk"

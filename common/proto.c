@@ -49,7 +49,7 @@ long proto_body_min(unsigned int type)
 	case MSG_C_ADOPT_END:	return sizeof(struct msg_c_adopt_end);
 	case MSG_REPLY_FD:
 	case MSG_REPLY:		return 0;
-	case MSG_REPLY_TEXT:	return 0;
+	case MSG_REPLY_ITEM:	return sizeof(struct msg_item);
 	case MSG_C_STATS_REPLY:	return sizeof(struct msg_c_stats);
 	default:		return -1;
 	}
@@ -455,4 +455,91 @@ int proto_notice_decode(const char *body, size_t len, struct msg_app_notice *m,
 		return -EPROTO;
 	*path = p;
 	return 0;
+}
+
+size_t proto_rec_size(uint32_t kind)
+{
+	switch (kind) {
+	case REC_SESSION:	return sizeof(struct rec_session);
+	case REC_CHANNEL:	return sizeof(struct rec_channel);
+	case REC_ENABLER:	return sizeof(struct rec_enabler);
+	case REC_PROCESS:	return sizeof(struct rec_process);
+	case REC_NOTICE:	return sizeof(struct rec_notice);
+	case REC_AGGREGATION:	return sizeof(struct rec_agg);
+	case REC_EVENT:		return sizeof(struct rec_event);
+	case REC_SNAPSHOT:	return sizeof(struct rec_snapshot);
+	case REC_ROTATION:	return sizeof(struct rec_rotation);
+	case REC_NOTE:
+	case REC_ERROR:		return sizeof(struct rec_error);
+	case REC_DAEMON:	return sizeof(struct rec_daemon);
+	default:		return 0;
+	}
+}
+
+/* Does the char array @a hold a NUL? */
+#define TERM(a)		(memchr((a), 0, sizeof(a)) != NULL)
+
+/* Every char array of record @r of @kind terminated? */
+static int rec_terminated(uint32_t kind, const union proto_rec_body *r)
+{
+	switch (kind) {
+	case REC_SESSION:
+		return TERM(r->session.name) && TERM(r->session.output) &&
+		       TERM(r->session.relay_path) && TERM(r->session.stream_why);
+	case REC_CHANNEL:
+		return TERM(r->channel.session) && TERM(r->channel.name) &&
+		       TERM(r->channel.stats.werr_path);
+	case REC_ENABLER:
+		return TERM(r->enabler.session) && TERM(r->enabler.channel) &&
+		       TERM(r->enabler.pattern) && TERM(r->enabler.filter);
+	case REC_PROCESS:
+		return TERM(r->process.session) && TERM(r->process.name);
+	case REC_NOTICE:
+		return TERM(r->notice.session) && TERM(r->notice.path);
+	case REC_AGGREGATION:
+		for (unsigned int i = 0; i < CMD_AGG_KEYS; i++)
+			if (!TERM(r->agg.key[i].field))
+				return 0;
+		for (unsigned int i = 0; i < CMD_AGG_FUNCS; i++)
+			if (!TERM(r->agg.func[i].field))
+				return 0;
+		return TERM(r->agg.session) && TERM(r->agg.name) && TERM(r->agg.pattern) &&
+		       TERM(r->agg.filter);
+	case REC_EVENT:
+		for (unsigned int i = 0; i < PROTO_MAX_FIELDS; i++)
+			if (!TERM(r->event.field[i].name))
+				return 0;
+		return TERM(r->event.name);
+	case REC_SNAPSHOT:
+		return TERM(r->snapshot.session) && TERM(r->snapshot.path) &&
+		       TERM(r->snapshot.output);
+	case REC_ROTATION:
+		return TERM(r->rotation.session) && TERM(r->rotation.path);
+	case REC_NOTE:
+	case REC_ERROR:
+		return TERM(r->error.session) && TERM(r->error.name) && TERM(r->error.name2) &&
+		       TERM(r->error.detail) && TERM(r->error.path);
+	case REC_DAEMON:
+		return TERM(r->daemon.version) && TERM(r->daemon.home);
+	default:
+		return 0;
+	}
+}
+
+int proto_item_decode(const void *body, size_t len, uint32_t *kind, union proto_rec_body *rec)
+{
+	struct msg_item h;
+	size_t size;
+
+	if (len < sizeof(h))
+		return -EPROTO;
+	memcpy(&h, body, sizeof(h));
+	*kind = h.kind;
+	size = proto_rec_size(h.kind);
+	if (!size)
+		return 0;	/* a kind of a later version: skipped */
+	if (h.version < PROTO_REC_VERSION || len - sizeof(h) < size)
+		return -EPROTO;
+	memcpy(rec, (const char *)body + sizeof(h), size);
+	return rec_terminated(h.kind, rec) ? 1 : -EPROTO;
 }

@@ -39,7 +39,7 @@ enum proto_type {
 	MSG_APP_SYNC = 4,		/* reply MSG_REPLY, same body, once all before it is done */
 	MSG_APP_NOTICE = 6,		/* a program it runs, or itself, will not be traced */
 	MSG_APP_AGG_SEG = 7,		/* fd: aggregation segment */
-	/* tracectl -> session daemon; replies MSG_REPLY_TEXT..., MSG_REPLY */
+	/* tracectl -> session daemon; replies MSG_REPLY_ITEM..., MSG_REPLY */
 	MSG_CMD = 16,
 	/* session daemon -> consumer daemon; reply MSG_REPLY */
 	MSG_C_CHANNEL_ADD = 32,		/* fd: the output's deepest directory at create */
@@ -67,11 +67,12 @@ enum proto_type {
 	MSG_C_ADOPT = 49,		/* body struct msg_c_adopt */
 	/* replies */
 	MSG_REPLY = 64,			/* status in the header; ends a reply */
-	MSG_REPLY_TEXT = 65,		/* body: text, more follows */
+	/* 65 was a reply of text: no longer sent, refused */
 	MSG_C_STATS_REPLY = 66,
 	MSG_REPLY_FD = 67,		/* fd: text to print (read from offset 0), more follows */
 	MSG_C_ADOPT_APP = 68,		/* body struct msg_c_app; fds as MSG_C_APP_ADD */
 	MSG_C_ADOPT_END = 69,		/* body struct msg_c_adopt_end; status */
+	MSG_REPLY_ITEM = 70,		/* body struct msg_item, then a record; more follows */
 };
 
 struct proto_hdr {
@@ -187,8 +188,8 @@ enum proto_verb {
 	VERB_CREATE = 1, VERB_DESTROY, VERB_ENABLE_EVENT, VERB_DISABLE_EVENT,
 	VERB_START, VERB_STOP, VERB_LIST, VERB_LIST_EVENTS, VERB_STATUS,
 	VERB_PING, VERB_ENABLE_CHANNEL, VERB_SNAPSHOT, VERB_ROTATE, VERB_ADD_CONTEXT,
-	VERB_NOTICES,			/* 15: what was not traced, one line each */
-	VERB_PROCESSES,			/* 16: "PID STARTTIME UID PROCNAME" per process */
+	VERB_NOTICES,			/* 15: the session and its notices (REC_NOTICE) */
+	VERB_PROCESSES,			/* 16: every registered process (REC_PROCESS) */
 	VERB_AGGREGATE,			/* 17: struct cmd_aggregate [, its filter] */
 	VERB_DISABLE_AGG,		/* 18: NAME... */
 	VERB_SHOW_AGG,			/* 19: struct cmd_show_agg */
@@ -209,7 +210,8 @@ enum proto_verb {
  *   status ping notices   -                    -
  *   processes             -                    -
  *   enable-channel        cmd_channel          -
- *   enable-event          cmd_events           [filter] pattern...  (1 to 255 patterns)
+ *   enable-event          cmd_events           [filter] pattern...  (1 to 255 patterns;
+ *                                              a filter's text < PROTO_FILTER_MAX)
  *   disable-event         cmd_events           pattern...           (no condition)
  *   add-context           cmd_context          -
  *   rotate                cmd_rotate           -
@@ -507,6 +509,362 @@ struct msg_c_agg_show {
 	uint32_t format;		/* PROTO_AGG_* */
 };
 _Static_assert(sizeof(struct msg_c_agg_show) == 72, "c agg show");
+
+/*
+ * Replies to MSG_CMD (doc/protocol.md, "Replies"): any number of
+ * MSG_REPLY_ITEM, each one typed record, then one MSG_REPLY whose status
+ * is the result (0 or -errno) and whose body is empty; on failure the
+ * record before it is a REC_ERROR saying what is wrong. A command whose
+ * result is a file (show-aggregations) sends it as MSG_REPLY_FD. There is
+ * no text in a reply: tracectl makes the text (and the JSON) from the
+ * records.
+ *
+ * MSG_REPLY_ITEM's body: struct msg_item, then the record. Each kind of
+ * record has a fixed size and a version (PROTO_REC_VERSION_*): a newer
+ * version only appends fields, so a reader takes a record of its version
+ * or a later one whose size is at least the one it knows (and reads that
+ * prefix), refuses an earlier or shorter one, and skips a kind it does
+ * not know. Every char array holds a NUL within it (proto_item_decode()
+ * checks); the rest of the array after the NUL is zero.
+ */
+enum proto_rec {
+	REC_SESSION = 1,		/* struct rec_session */
+	REC_CHANNEL = 2,		/* struct rec_channel */
+	REC_ENABLER = 3,		/* struct rec_enabler */
+	REC_PROCESS = 4,		/* struct rec_process */
+	REC_NOTICE = 5,			/* struct rec_notice */
+	REC_AGGREGATION = 6,		/* struct rec_agg */
+	REC_EVENT = 7,			/* struct rec_event */
+	REC_SNAPSHOT = 8,		/* struct rec_snapshot */
+	REC_ROTATION = 9,		/* struct rec_rotation */
+	REC_NOTE = 10,			/* struct rec_error: something to know, not an error */
+	REC_ERROR = 11,			/* struct rec_error: why the command failed */
+	REC_DAEMON = 12,		/* struct rec_daemon */
+	REC_MAX
+};
+
+#define PROTO_REC_VERSION	1	/* of every kind, for now */
+
+struct msg_item {
+	uint32_t kind;			/* enum proto_rec */
+	uint32_t version;		/* of the record that follows */
+};
+_Static_assert(sizeof(struct msg_item) == 8, "item");
+
+#define PROTO_WHY_MAX		512	/* a reason in words (a relay's) */
+#define PROTO_FILTER_MAX	4096	/* a filter's text, NUL included */
+
+/* rec_session.flags */
+#define REC_SESSION_ACTIVE	(1u << 0)
+#define REC_SESSION_STARTED	(1u << 1)	/* was active once: no more add-context */
+#define REC_SESSION_STREAMED	(1u << 2)	/* to a relay: output is its address */
+#define REC_SESSION_ALLOW_ALL	(1u << 3)	/* processes of every uid */
+#define REC_SESSION_CHANNEL0	(1u << 4)	/* channel0 exists (else: its defaults) */
+
+/* A session (create, start, stop, destroy, list, status, notices). */
+struct rec_session {
+	char name[PROTO_NAME_MAX];
+	char output[PROTO_PATH_MAX];	/* files: the directory; streamed: the relay's address */
+	char relay_path[256];		/* streamed: HOST/SESSION-DATE[-N] on the relay, else "" */
+	char stream_why[PROTO_WHY_MAX];	/* streaming stopped: the address, the step, the reason */
+	uint32_t flags;			/* REC_SESSION_* */
+	uint32_t mode;			/* SHM_MODE_* of a channel made without settings */
+	uint32_t pool_size;		/* ... its pool */
+	uint32_t live_us;		/* live period, 0: not live */
+	uint32_t nallow;		/* uids it traces besides the daemon's */
+	uint32_t allow[PROTO_ALLOW_MAX];
+	uint32_t nprocs;		/* registered processes it may trace */
+	uint32_t nchannels;
+	uint32_t naggs;
+	uint32_t nnotices;		/* distinct notices kept */
+	uint32_t nrotations;		/* chunks closed */
+	uint32_t nsnapshots;		/* taken to the default place */
+	int32_t stream_err;		/* streaming stopped: errno (positive); 0: not */
+	uint32_t reserved[2];
+	uint64_t rot_bytes;		/* automatic rotation: bytes per chunk, 0: off */
+	uint64_t rot_ms;		/* ... every so many ms, 0: off */
+	uint64_t notices_lost;		/* notices beyond the ones kept */
+	uint64_t notices_refused;	/* about another process than their sender's */
+	uint64_t fds_refused;		/* processes refused at the descriptor limit (the daemon's) */
+	uint64_t fd_limit;		/* ... that limit */
+};
+_Static_assert(sizeof(struct rec_session) == PROTO_NAME_MAX + PROTO_PATH_MAX + 256 +
+	       PROTO_WHY_MAX + 56 + 4 * PROTO_ALLOW_MAX + 48, "rec session");
+_Static_assert(offsetof(struct rec_session, flags) == 4928, "rec session flags");
+_Static_assert(offsetof(struct rec_session, rot_bytes) == 5048, "rec session rot");
+
+/* rec_channel.flags */
+#define REC_CHANNEL_STATS	(1u << 0)	/* stats holds the consumer's counters */
+#define REC_CHANNEL_UNFLUSHED	(1u << 1)	/* stop could not write it out: unflushed_* */
+
+/* A channel: its settings and, when REC_CHANNEL_STATS, its counters. */
+struct rec_channel {
+	char session[PROTO_NAME_MAX];
+	char name[PROTO_NAME_MAX];
+	uint32_t flags;			/* REC_CHANNEL_* */
+	int32_t stats_err;		/* the consumer could not be asked: errno, else 0 */
+	uint32_t mode;			/* SHM_MODE_* */
+	uint32_t subbuf_size;		/* bytes */
+	uint32_t num_subbuf;
+	uint32_t pool_size;
+	uint32_t flush_ms;		/* 0: never */
+	uint32_t compress;		/* PROTO_COMPRESS_* */
+	uint32_t context;		/* SHMTRACE__CTX_* */
+	uint32_t nenablers;
+	uint64_t unflushed_events;	/* REC_CHANNEL_UNFLUSHED: still in the buffers */
+	uint64_t unflushed_buffers;	/* ... of so many buffers */
+	struct msg_c_stats stats;	/* every counter, the first write error */
+};
+_Static_assert(sizeof(struct rec_channel) == 2 * PROTO_NAME_MAX + 56 + sizeof(struct msg_c_stats),
+	       "rec channel");
+_Static_assert(offsetof(struct rec_channel, stats) == 184, "rec channel stats");
+
+/* rec_enabler.flags */
+#define REC_ENABLER_FILTER	(1u << 0)	/* filter holds its filter */
+#define REC_ENABLER_FILTER_CUT	(1u << 1)	/* ... cut: filter_len is the whole */
+#define REC_ENABLER_FOR_IP	(1u << 2)	/* enabled by add-context: names ip's addresses */
+#define REC_ENABLER_REMOVED	(1u << 3)	/* disable-event removed it */
+
+/* An enabled pattern of a channel (enable-event, disable-event, status). */
+struct rec_enabler {
+	char session[PROTO_NAME_MAX];
+	char channel[PROTO_NAME_MAX];
+	char pattern[PROTO_EVNAME_MAX];
+	uint32_t flags;			/* REC_ENABLER_* */
+	uint32_t ll_kind;		/* CMD_LL_* */
+	uint32_t loglevel;		/* 0 (emerg) to 7 (debug) */
+	uint32_t filter_len;		/* bytes of the filter, NUL excluded */
+	char filter[PROTO_FILTER_MAX];
+};
+_Static_assert(sizeof(struct rec_enabler) == 2 * PROTO_NAME_MAX + PROTO_EVNAME_MAX + 16 +
+	       PROTO_FILTER_MAX, "rec enabler");
+
+/* rec_process.flags */
+#define REC_PROCESS_DETACHED	(1u << 0)	/* closed its connection, still traced */
+#define REC_PROCESS_NO_BELL	(1u << 1)	/* no doorbell: changes seen at its next event */
+
+/* A traced process (status, processes, list-events). */
+struct rec_process {
+	char session[PROTO_NAME_MAX];	/* status: the session that may trace it; else "" */
+	char name[PROTO_PROCNAME];
+	uint32_t pid;
+	uint32_t uid;
+	uint64_t starttime;		/* /proc/PID/stat field 22 */
+	uint32_t flags;			/* REC_PROCESS_* */
+	uint32_t reattached;		/* registered again after closing our descriptors */
+	uint32_t nevents;		/* events it described */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rec_process) == PROTO_NAME_MAX + PROTO_PROCNAME + 32, "rec process");
+
+/* What a session was told would not be traced (MSG_APP_NOTICE), kept. */
+struct rec_notice {
+	char session[PROTO_NAME_MAX];
+	uint32_t kind;			/* enum proto_notice */
+	uint32_t pid;			/* the first process it was about */
+	uint32_t uid;			/* as in MSG_APP_NOTICE */
+	uint32_t old_uid;
+	uint32_t daemon_uid;		/* the session daemon's */
+	uint32_t reserved;
+	uint64_t count;			/* the same kind, uid and path again */
+	char path[PROTO_PATH_MAX];	/* control characters replaced by '?' */
+};
+_Static_assert(sizeof(struct rec_notice) == PROTO_NAME_MAX + 32 + PROTO_PATH_MAX, "rec notice");
+
+#define REC_AGG_FIELD		32	/* field names of aggregations (SHM_AGG_NAME) */
+#define REC_AGG_PROFILE		(1u << 0)
+#define REC_AGG_FILTER		(1u << 1)
+#define REC_AGG_FILTER_CUT	(1u << 2)
+#define REC_AGG_REMOVED		(1u << 3)	/* disable-aggregation removed it */
+
+/* An aggregation as defined (aggregate, disable-aggregation, status). */
+struct rec_agg {
+	char session[PROTO_NAME_MAX];
+	char name[PROTO_NAME_MAX];
+	char pattern[PROTO_EVNAME_MAX];	/* "" for a profile */
+	uint32_t flags;			/* REC_AGG_* */
+	uint32_t capacity;		/* keys of a thread's table */
+	uint32_t nkeys;
+	uint32_t nfuncs;
+	struct {
+		char field[REC_AGG_FIELD];
+		uint32_t kind;		/* enum agg_key_kind: 0 integer, 1 string */
+		uint32_t reserved;
+	} key[CMD_AGG_KEYS];
+	struct {
+		uint32_t fn;		/* enum agg_fn */
+		int32_t step;		/* lquantize */
+		int64_t low, high;	/* lquantize */
+		char field[REC_AGG_FIELD];	/* "" for count */
+	} func[CMD_AGG_FUNCS];
+	uint32_t filter_len;
+	uint32_t reserved;
+	char filter[PROTO_FILTER_MAX];
+};
+_Static_assert(sizeof(struct rec_agg) == 2 * PROTO_NAME_MAX + PROTO_EVNAME_MAX + 16 +
+	       CMD_AGG_KEYS * (REC_AGG_FIELD + 8) + CMD_AGG_FUNCS * (24 + REC_AGG_FIELD) + 8 +
+	       PROTO_FILTER_MAX, "rec agg");
+
+/* An event a process described (list-events). */
+struct rec_event {
+	uint32_t pid;			/* of the REC_PROCESS before */
+	uint32_t id;
+	int32_t loglevel;
+	uint32_t nfields;
+	char name[PROTO_EVNAME_MAX];	/* provider:event */
+	struct {
+		uint32_t type;		/* SHMTRACE_TYPE_* (| SHMTRACE_TYPE_SEQ) */
+		uint32_t reserved;
+		char name[PROTO_FIELDNAME_MAX];
+	} field[PROTO_MAX_FIELDS];
+};
+_Static_assert(sizeof(struct rec_event) == 16 + PROTO_EVNAME_MAX +
+	       PROTO_MAX_FIELDS * (8 + PROTO_FIELDNAME_MAX), "rec event");
+
+#define REC_SNAPSHOT_INSIDE	(1u << 0)	/* it lies inside the session's output */
+
+struct rec_snapshot {
+	char session[PROTO_NAME_MAX];
+	uint32_t flags;			/* REC_SNAPSHOT_* */
+	uint32_t reserved;
+	char path[PROTO_PATH_MAX];	/* where it was written */
+	char output[PROTO_PATH_MAX];	/* the session's output */
+};
+_Static_assert(sizeof(struct rec_snapshot) == PROTO_NAME_MAX + 8 + 2 * PROTO_PATH_MAX,
+	       "rec snapshot");
+
+#define REC_ROTATION_SET	(1u << 0)	/* settings changed, no chunk closed */
+
+struct rec_rotation {
+	char session[PROTO_NAME_MAX];
+	uint32_t flags;			/* REC_ROTATION_* */
+	uint32_t chunk;			/* the chunk closed (not with REC_ROTATION_SET) */
+	uint64_t every_ms;		/* automatic rotation, now: 0 off */
+	uint64_t size;			/* ... bytes, 0 off */
+	char path[PROTO_PATH_MAX];	/* the chunk's directory */
+};
+_Static_assert(sizeof(struct rec_rotation) == PROTO_NAME_MAX + 24 + PROTO_PATH_MAX,
+	       "rec rotation");
+
+/* The session daemon (status). */
+struct rec_daemon {
+	uint32_t pid;
+	uint32_t uid;
+	char version[32];		/* PACKAGE_VERSION */
+	char home[PROTO_PATH_MAX];
+};
+_Static_assert(sizeof(struct rec_daemon) == 40 + PROTO_PATH_MAX, "rec daemon");
+
+/*
+ * Why a command failed (REC_ERROR), or what it had to say besides
+ * (REC_NOTE): a code, the errno, and the code's fields (which of them
+ * it uses and what they mean: doc/protocol.md, "Errors and notes").
+ */
+enum proto_why {
+	RE_ERRNO = 1,		/* err; name: what failed */
+	RE_MALFORMED,		/* n0: the message type when not MSG_CMD, 0: a bad command */
+	RE_SHUTDOWN,		/* the daemon is stopping: ask the next one */
+	RE_REGISTER_ONLY,	/* the application socket takes registrations only */
+	RE_NO_SESSION,		/* session */
+	RE_NO_SESSIONS,		/* none at all */
+	RE_SEVERAL_SESSIONS,	/* name one */
+	RE_BAD_NAME,		/* name; name2: what it names; n0: at most so many bytes */
+	RE_SESSION_EXISTS,	/* session */
+	RE_RANGE,		/* name: the setting; n0: value, n1: min, n2: max */
+	RE_APP_SOCKET,		/* err */
+	RE_OUTPUT_AND_RELAY,	/* --output and a relay address */
+	RE_OUTPUT_RELATIVE,	/* path */
+	RE_OUTPUT_REFUSED,	/* path, err */
+	RE_OUTPUT_USED,		/* path: not empty */
+	RE_CHANNEL_EXISTS,	/* session, name */
+	RE_COMPRESS_RELAY,	/* no compression for a relay */
+	RE_GEOMETRY,		/* n0: least sub-buffer size, n1: largest, n2: most sub-buffers */
+	RE_CHANNELS_FULL,	/* n0: channels at most, all sessions */
+	RE_BAD_PATTERN,		/* name: the pattern */
+	RE_BAD_LOGLEVEL,
+	RE_FILTER,		/* detail: what and where (the compiler's words); n0: column */
+	RE_FILTER_LONG,		/* n0: bytes at most (n1: 1 of its text, 0 of bytecode) */
+	RE_NO_CHANNEL,		/* session, name */
+	RE_NOT_ENABLED,		/* session, name: the pattern */
+	RE_STARTED,		/* session: context fields only before the first start */
+	RE_BAD_CONTEXT,		/* n0: the bits asked */
+	RE_RELAY_NO,		/* session, name: what a streamed session has not ("chunks") */
+	RE_ROTATE,		/* session, err */
+	RE_SNAPSHOT_PLACE,	/* session, path: its output */
+	RE_NO_CHANNELS,		/* session */
+	RE_SNAPSHOT_EMPTY,	/* session */
+	RE_SNAPSHOT,		/* session, path, err */
+	RE_ACTIVE,		/* session */
+	RE_INACTIVE,		/* session */
+	RE_WRITE,		/* session, name: channel, path, err, n0: events lost, n1: traces */
+	RE_NOT_WRITTEN,		/* session, name: channel, n0: events, n1: buffers */
+	RE_AGG_WRITE,		/* session, path, err */
+	RE_STREAMING,		/* session, err, detail: why */
+	RE_STREAM_CHECK,	/* session, err */
+	RE_AGG_KEY_KIND,	/* name: field, name2: the suffix */
+	RE_AGG_FIELD,		/* name: field, n0: bytes at most */
+	RE_AGG_NEEDS_FIELD,	/* name: function */
+	RE_LQUANTIZE,		/* n0: steps at most */
+	RE_AGG_EXISTS,		/* session, name */
+	RE_AGGS_FULL,		/* n0: aggregations at most, all sessions */
+	RE_PROFILE_ARGS,
+	RE_AGG_TABLE,		/* n0: keys, n1: MiB at most */
+	RE_CONSUMER,		/* err, name: what it refused */
+	RE_NO_AGG,		/* session, name */
+	RE_NO_AGGS,		/* session */
+	RE_NO_CONSUMER,
+	RE_ALLOW_ROOT,		/* n0: the daemon's uid */
+	RE_ALLOW_UID,		/* n0: the value */
+	RE_RELAY_URL,		/* name: the address, name2: which ("relay", "control", "data") */
+	RE_URL_PAIR,
+	RE_RELAY_CONNECT,	/* err, name: the address, detail: the step */
+	RE_MAX_ERROR,
+	/* notes */
+	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */
+	RN_AGG_NOT_NUMBER,		/* name: pattern, name2: field, n0: function */
+	RN_MAX
+};
+
+struct rec_error {
+	uint32_t code;			/* enum proto_why */
+	int32_t err;			/* errno (positive), 0: none */
+	uint64_t n[4];			/* numbers, as the code says */
+	char session[PROTO_NAME_MAX];
+	char name[PROTO_EVNAME_MAX];	/* a channel, pattern, field, option... */
+	char name2[PROTO_NAME_MAX];
+	char detail[PROTO_WHY_MAX];	/* words of a parser or of a relay */
+	char path[PROTO_PATH_MAX];
+};
+_Static_assert(sizeof(struct rec_error) == 40 + 2 * PROTO_NAME_MAX + PROTO_EVNAME_MAX +
+	       PROTO_WHY_MAX + PROTO_PATH_MAX, "rec error");
+_Static_assert(offsetof(struct rec_error, path) == 936, "rec error path");
+
+/* A record as proto_item_decode() found it: aligned, checked. */
+union proto_rec_body {
+	struct rec_session session;
+	struct rec_channel channel;
+	struct rec_enabler enabler;
+	struct rec_process process;
+	struct rec_notice notice;
+	struct rec_agg agg;
+	struct rec_event event;
+	struct rec_snapshot snapshot;
+	struct rec_rotation rotation;
+	struct rec_error error;
+	struct rec_daemon daemon;
+};
+
+/* The size of a record of @kind (our version), 0 for a kind we do not know. */
+size_t proto_rec_size(uint32_t kind);
+
+/*
+ * A MSG_REPLY_ITEM body of @len bytes: its kind in *@kind and, for a kind
+ * we know, its record copied into @rec (our version's size, every char
+ * array checked to hold a NUL). 1 with the record, 0 for a kind we do not
+ * know (skip it), -EPROTO for a record that is short, of an earlier
+ * version, or has an unterminated string.
+ */
+int proto_item_decode(const void *body, size_t len, uint32_t *kind, union proto_rec_body *rec);
 
 /* Fixed body size of a type, or -1 for an unknown type. */
 long proto_body_min(unsigned int type);

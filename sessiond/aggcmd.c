@@ -4,9 +4,11 @@
  * disable-aggregation and show-aggregations (aggdef.c has what an
  * aggregation is; life.c removes one).
  *
- * show-aggregations passes the text the consumer wrote in a memfd on to
- * tracectl (MSG_REPLY_FD), so that a large result never goes through this
- * loop line by line.
+ * show-aggregations passes what the consumer wrote in a memfd (text or
+ * JSON) on to tracectl (MSG_REPLY_FD), so that a large result never goes
+ * through this loop. The other verbs answer with REC_AGGREGATION records
+ * (the definition as the daemon holds it) and, for what the user should
+ * know, REC_NOTE records.
  *
  * A definition is made of field names: the keys' (integers or strings,
  * told by the events known when it is defined, or by a ":str"/":int"
@@ -79,7 +81,7 @@ static int is_ctx(const char *f)
 }
 
 /* A key of --by: "F", "F:str" or "F:int". */
-static int agg_key(int fd, struct aggregation *ag, const char *spec)
+static int agg_key(struct reply *r, struct aggregation *ag, const char *spec)
 {
 	char f[CMD_AGG_FIELD];
 	char *kind;
@@ -91,33 +93,32 @@ static int agg_key(int fd, struct aggregation *ag, const char *spec)
 	if (kind)
 		*kind++ = 0;
 	if (kind && strcmp(kind, "str") && strcmp(kind, "int"))
-		return reply_end(fd, -EINVAL, "--by %s:%s: say :str or :int", f, kind);
+		return reply_fail(r, -EINVAL, RE_AGG_KEY_KIND, .name = f, .name2 = kind);
 	idx = agg_name(ag, f);
 	if (idx < 0)
-		return reply_end(fd, -EINVAL, "--by: bad field name '%s' (at most %d bytes)",
-				 f, SHM_AGG_NAME - 1);
+		return reply_fail(r, -EINVAL, RE_AGG_FIELD, .name = f, .n = { SHM_AGG_NAME - 1 });
 	type = is_ctx(f) ? SHMTRACE_TYPE_U64 : agg_field_type(ag, f);
 	ag->def.key_field[k] = (uint8_t)idx;
 	ag->def.key_kind[k] = kind ? (!strcmp(kind, "str") ? AGG_KEY_STR : AGG_KEY_INT) :
 			      type == SHMTRACE_TYPE_STRING ? AGG_KEY_STR : AGG_KEY_INT;
 	if (!kind && !type)
-		reply_text(fd, "Note: no event known yet that '%s' matches has a field '%s': "
-			   "it is taken as an integer key (say %s:str for a string).\n",
-			   ag->ev.pattern, f, f);
+		reply_note(r, RN_AGG_KEY_UNKNOWN, .name = ag->ev.pattern, .name2 = f);
 	ag->def.nkeys++;
 	return 0;
 }
 
 /* One function, as tracectl sent it. */
-static int agg_func(int fd, struct aggregation *ag, const struct cmd_agg_func *in)
+static int agg_func(struct reply *r, struct aggregation *ag, const struct cmd_agg_func *in)
 {
 	struct agg_func *f = &ag->def.f[ag->def.nfuncs];
 	int idx = 0;
 
 	if (ag->def.nfuncs == AGG_MAX_FUNCS)
-		return reply_end(fd, -EINVAL, "at most %d functions", AGG_MAX_FUNCS);
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "functions",
+				  .n = { AGG_MAX_FUNCS + 1u, 1, AGG_MAX_FUNCS });
 	if (in->fn >= AGG_NFN)
-		return reply_end(fd, -EINVAL, "unknown function %u", in->fn);
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "function",
+				  .n = { in->fn, 0, AGG_NFN - 1 });
 	memset(f, 0, sizeof(*f));
 	f->fn = (uint8_t)in->fn;
 	if (in->fn == AGG_LQUANTIZE) {
@@ -126,8 +127,7 @@ static int agg_func(int fd, struct aggregation *ag, const struct cmd_agg_func *i
 		if (in->step <= 0 || in->low >= in->high ||
 		    __builtin_sub_overflow(in->high, in->low, &span) ||
 		    span / in->step > AGG_MAX_LBUCKETS)
-			return reply_end(fd, -EINVAL, "--lquantize FIELD,LOW,HIGH,STEP: LOW < HIGH, "
-					 "STEP > 0, at most %d steps", AGG_MAX_LBUCKETS);
+			return reply_fail(r, -EINVAL, RE_LQUANTIZE, .n = { AGG_MAX_LBUCKETS });
 		f->lo = in->low;
 		f->hi = in->high;
 		f->step = in->step;
@@ -136,15 +136,16 @@ static int agg_func(int fd, struct aggregation *ag, const struct cmd_agg_func *i
 		uint32_t type;
 
 		if (!in->field[0])
-			return reply_end(fd, -EINVAL, "--%s needs a field", agg_fn_name(in->fn));
+			return reply_fail(r, -EINVAL, RE_AGG_NEEDS_FIELD,
+					  .name = agg_fn_name(in->fn));
 		type = is_ctx(in->field) ? SHMTRACE_TYPE_U64 : agg_field_type(ag, in->field);
 		idx = agg_name(ag, in->field);
 		if (idx < 0)
-			return reply_end(fd, -EINVAL, "bad field name '%s' (at most %d bytes)",
-					 in->field, SHM_AGG_NAME - 1);
+			return reply_fail(r, -EINVAL, RE_AGG_FIELD, .name = in->field,
+					  .n = { SHM_AGG_NAME - 1 });
 		if (type == SHMTRACE_TYPE_STRING || (type & SHMTRACE_TYPE_SEQ))
-			reply_text(fd, "Note: '%s' is not a number in the events of '%s' known now: "
-				   "%s counts it as 0.\n", in->field, ag->ev.pattern, agg_fn_name(in->fn));
+			reply_note(r, RN_AGG_NOT_NUMBER, .name = ag->ev.pattern, .name2 = in->field,
+				   .n = { in->fn });
 	}
 	f->field = (uint8_t)idx;
 	ag->def.nfuncs++;
@@ -170,7 +171,7 @@ static void agg_profile_def(struct aggregation *ag)
 }
 
 /* aggregate NAME PATTERN [settings...] */
-int cmd_aggregate(int fd, struct session *s, const struct proto_cmd *c)
+int cmd_aggregate(struct reply *r, struct session *s, const struct proto_cmd *c)
 {
 	const struct cmd_aggregate *in = &c->b.aggregate;
 	const struct cmd_agg_func count = { .fn = AGG_COUNT };
@@ -178,130 +179,122 @@ int cmd_aggregate(int fd, struct session *s, const struct proto_cmd *c)
 	struct aggregation *ag;
 	unsigned int slot;
 	uint32_t keys = 0;
-	char what[1024];
+	struct rec_agg ra;
 	int ret = 0;
 
 	if (!proto_name_ok(in->name))
-		return reply_end(fd, -EINVAL, "aggregate NAME PATTERN: NAME of %s", PROTO_NAME_RULES);
+		return reply_fail(r, -EINVAL, RE_BAD_NAME, .name = in->name, .name2 = "aggregation",
+				  .n = { PROTO_NAME_MAX - 1 });
 	if (agg_by_name(s, in->name))
-		return reply_end(fd, -EEXIST, "session %s already has an aggregation named %s",
-				 s->name, in->name);
+		return reply_fail(r, -EEXIST, RE_AGG_EXISTS, .session = s->name, .name = in->name);
 	if (in->keys > AGG_MAX_KEYS_ASKED)
-		return reply_end(fd, -EINVAL, "--keys N: 1 to %u", AGG_MAX_KEYS_ASKED);
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "--keys",
+				  .n = { in->keys, 1, AGG_MAX_KEYS_ASKED });
 	for (slot = 0; slot < SHM_MAX_AGG && ss.agg[slot]; slot++)
 		;
 	if (slot == SHM_MAX_AGG)
-		return reply_end(fd, -EBUSY, "too many aggregations in all sessions (at most %d)",
-				 SHM_MAX_AGG);
+		return reply_fail(r, -EBUSY, RE_AGGS_FULL, .n = { SHM_MAX_AGG });
 	ag = calloc(1, sizeof(*ag));
 	if (!ag)
-		return reply_end(fd, -ENOMEM, "out of memory");
+		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "aggregation");
 	snprintf(ag->name, sizeof(ag->name), "%s", in->name);
 	ag->session = s;
 	snprintf(ag->ev.pattern, sizeof(ag->ev.pattern), "%s", profile ? "-" : in->pattern);
 	if (!ag->ev.pattern[0]) {
-		ret = reply_end(fd, -EINVAL, "invalid event pattern");
+		ret = reply_fail(r, -EINVAL, RE_BAD_PATTERN, .name = in->pattern);
 		goto fail;
 	}
 	for (keys = 1; in->keys && keys < in->keys; keys <<= 1)
 		;
 	if (!in->keys)
 		keys = 0;
-	if (in->filter) {
-		char err[200];
-
-		ret = filter_set(&ag->ev, c->str[0], err, sizeof(err));
-		if (ret < 0)
-			ret = reply_end(fd, ret, "%s", err);
-	}
+	if (in->filter)
+		ret = filter_make(r, &ag->ev, c->str[0]);
 	for (uint32_t i = 0; i < in->nkeys && !ret; i++)
-		ret = agg_key(fd, ag, in->key[i]);
+		ret = agg_key(r, ag, in->key[i]);
 	for (uint32_t i = 0; i < in->nfuncs && !ret; i++)
-		ret = agg_func(fd, ag, &in->func[i]);
+		ret = agg_func(r, ag, &in->func[i]);
 	if (ret < 0)
 		goto fail;
 	if (profile) {
 		if (ag->def.nkeys || ag->def.nfuncs || ag->ev.code) {
-			ret = reply_end(fd, -EINVAL, "--profile takes no keys, functions nor filter");
+			ret = reply_fail(r, -EINVAL, RE_PROFILE_ARGS);
 			goto fail;
 		}
 		agg_profile_def(ag);
 	}
 	if (!ag->def.nfuncs)
-		agg_func(fd, ag, &count);
+		agg_func(r, ag, &count);
 	ag->capacity = keys ? keys : profile ? AGG_PROFILE_KEYS : AGG_DEFAULT_KEYS;
 	while (!keys && ag->capacity > 16 && !(agg_bytes(ag, ag->capacity) &&
 					       agg_bytes(ag, ag->capacity) <= AGG_DEFAULT_TABLE))
 		ag->capacity >>= 1;
 	if (!agg_bytes(ag, ag->capacity)) {
-		ret = reply_end(fd, -EINVAL, "a table of %u keys would take more than %u MiB: ask "
-				"fewer keys", ag->capacity, SHM_AGG_MAX_TABLE >> 20);
+		ret = reply_fail(r, -EINVAL, RE_AGG_TABLE,
+				 .n = { ag->capacity, SHM_AGG_MAX_TABLE >> 20 });
 		goto fail;
 	}
 	ag->id = ++ss.next_id;	/* unique across daemon restarts, as channels */
 	ag->slot = slot;
 	ret = agg_to_consumer(ag);
 	if (ret < 0 && consumer_running()) {
-		ret = reply_end(fd, ret, "the consumer daemon refused the aggregation: %s",
-				strerror(-ret));
+		ret = reply_fail(r, ret, RE_CONSUMER, .name = "aggregation");
 		goto fail;
 	}
 	ss.agg[slot] = ag;
 	ag->next = s->aggs;
 	s->aggs = ag;
 	apps_update_all();
-	agg_describe(ag, what, sizeof(what));
-	reply_text(fd, "Aggregation %s of '%s' in session %s: %s%s%s%s (tables of %u keys).\n",
-		   ag->name, profile ? "function calls" : ag->ev.pattern, s->name, what,
-		   ag->ev.filter ? " [filter: " : "", ag->ev.filter ? ag->ev.filter : "",
-		   ag->ev.filter ? "]" : "", ag->capacity);
-	return reply_end(fd, 0, NULL);
+	agg_record(ag, &ra);
+	reply_rec(r, REC_AGGREGATION, &ra, sizeof(ra));
+	return 0;
 fail:
 	agg_free(ag);
 	return ret;
 }
 
-int cmd_disable_agg(int fd, struct session *s, const struct proto_cmd *c)
+int cmd_disable_agg(struct reply *r, struct session *s, const struct proto_cmd *c)
 {
 	for (uint32_t i = 0; i < c->nstr; i++) {
 		struct aggregation *ag = agg_by_name(s, c->str[i]);
+		struct rec_agg ra;
 
 		if (!ag)
-			return reply_end(fd, -ENOENT, "no aggregation %s in session %s", c->str[i],
-					 s->name);
+			return reply_fail(r, -ENOENT, RE_NO_AGG, .session = s->name,
+					  .name = c->str[i]);
+		agg_record(ag, &ra);
+		ra.flags |= REC_AGG_REMOVED;
 		agg_remove(ag);
-		reply_text(fd, "Aggregation %s removed from session %s.\n", c->str[i], s->name);
+		reply_rec(r, REC_AGGREGATION, &ra, sizeof(ra));
 	}
-	return reply_end(fd, 0, NULL);
+	return 0;
 }
 
 /* show-aggregations [NAME] "format=text|json" */
-int cmd_show_agg(int fd, struct session *s, const struct cmd_show_agg *c)
+int cmd_show_agg(struct reply *r, struct session *s, const struct cmd_show_agg *c)
 {
 	const char *name = c->name[0] ? c->name : NULL;
 	uint32_t format = c->format;
 	int mfd, ret;
 
 	if (format != PROTO_AGG_TEXT && format != PROTO_AGG_JSON)
-		return reply_end(fd, -EINVAL, "unknown format %u", format);
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "format",
+				  .n = { format, PROTO_AGG_TEXT, PROTO_AGG_JSON });
 	mfd = memfd_create("shmtrace-aggregations", MFD_CLOEXEC);
 	if (mfd < 0)
-		return reply_end(fd, -errno, "cannot make room for the results: %s", strerror(errno));
+		return reply_fail(r, -errno, RE_ERRNO, .name = "memfd");
 	apps_poll_all();	/* segments the processes sent before we were asked */
 	ret = aggs_print(s, name, format, mfd);
-	if (ret == -ENOENT)
-		ret = reply_end(fd, ret, name ? "no aggregation %s in session %s" :
-				"session %s%s has no aggregation", name ? name : "", s->name);
+	if (ret == -ENOENT && name)
+		ret = reply_fail(r, ret, RE_NO_AGG, .session = s->name, .name = name);
+	else if (ret == -ENOENT)
+		ret = reply_fail(r, ret, RE_NO_AGGS, .session = s->name);
 	else if (ret == -ENOTCONN)
-		ret = reply_end(fd, ret, "the consumer daemon is not running (it restarts within "
-				"a second)");
+		ret = reply_fail(r, ret, RE_NO_CONSUMER);
 	else if (ret < 0)
-		ret = reply_end(fd, ret, "the consumer daemon could not merge the tables: %s",
-				strerror(-ret));
-	else if (proto_send(fd, MSG_REPLY_FD, 0, NULL, 0, &mfd, 1) < 0)
-		ret = -EPIPE;
+		ret = reply_fail(r, ret, RE_CONSUMER, .name = "merge");
 	else
-		ret = reply_end(fd, 0, NULL);
+		reply_fd(r, mfd);
 	close(mfd);
 	return ret;
 }

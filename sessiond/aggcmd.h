@@ -8,8 +8,10 @@
 #include "proto.h"
 #include "session.h"
 
-int cmd_aggregate(int fd, struct session *s, const struct proto_cmd *c);
-int cmd_disable_agg(int fd, struct session *s, const struct proto_cmd *c);
-int cmd_show_agg(int fd, struct session *s, const struct cmd_show_agg *c);
+struct reply;
+
+int cmd_aggregate(struct reply *r, struct session *s, const struct proto_cmd *c);
+int cmd_disable_agg(struct reply *r, struct session *s, const struct proto_cmd *c);
+int cmd_show_agg(struct reply *r, struct session *s, const struct cmd_show_agg *c);
 
 #endif

@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "aggdef.h"
-#include "client.h"
 #include "consumer.h"
 #include "session.h"
 #include "glob.h"
@@ -91,31 +90,6 @@ int agg_to_consumer(const struct aggregation *ag)
 	memcpy(m.names, ag->names, sizeof(m.names));
 	memcpy(m.def, &ag->def, sizeof(m.def));
 	return consumer_call(MSG_C_AGG_ADD, &m, sizeof(m), NULL, 0, NULL, 0);
-}
-
-/* Describe @ag the way it was defined: "count, quantize(seq) by thread". */
-void agg_describe(const struct aggregation *ag, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	for (unsigned int i = 0; i < ag->def.nfuncs && n < len; i++) {
-		const struct agg_func *f = &ag->def.f[i];
-
-		if (f->fn == AGG_COUNT)
-			n += (size_t)snprintf(buf + n, len - n, "%scount", i ? ", " : "");
-		else if (f->fn == AGG_LQUANTIZE)
-			n += (size_t)snprintf(buf + n, len - n, "%slquantize(%s, %" PRId64 ", %" PRId64
-					      ", %d)", i ? ", " : "", ag->names[f->field], f->lo,
-					      f->hi, f->step);
-		else
-			n += (size_t)snprintf(buf + n, len - n, "%s%s(%s)", i ? ", " : "",
-					      fn_names[f->fn], ag->names[f->field]);
-	}
-	for (unsigned int k = 0; k < ag->def.nkeys && n < len; k++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s%s", k ? ", " : " by ",
-				      ag->names[ag->def.key_field[k]],
-				      ag->def.key_kind[k] == AGG_KEY_STR ? ":str" : "");
 }
 
 void agg_free(struct aggregation *ag)
@@ -192,16 +166,50 @@ fail:
 	return ret;
 }
 
-void aggs_status(int fd, const struct session *s)
+void aggs_json_path(const struct session *s, char *buf, size_t len)
 {
-	char what[1024];
+	snprintf(buf, len, "%.4000s/%s", s->output, AGG_JSON);
+}
 
-	for (const struct aggregation *ag = s->aggs; ag; ag = ag->next) {
-		agg_describe(ag, what, sizeof(what));
-		reply_text(fd, "  aggregation %s of '%s': %s%s%s%s\n", ag->name,
-			   ag->flags & SHM_AGG_PROFILE ? "function calls" : ag->ev.pattern, what,
-			   ag->ev.filter ? " [filter: " : "", ag->ev.filter ? ag->ev.filter : "",
-			   ag->ev.filter ? "]" : "");
+void agg_record(const struct aggregation *ag, struct rec_agg *ra)
+{
+	_Static_assert(REC_AGG_FIELD == SHM_AGG_NAME, "aggregation field names");
+	_Static_assert(AGG_MAX_KEYS <= CMD_AGG_KEYS && AGG_MAX_FUNCS <= CMD_AGG_FUNCS,
+		       "aggregation keys and functions");
+	memset(ra, 0, sizeof(*ra));
+	snprintf(ra->session, sizeof(ra->session), "%s", ag->session->name);
+	snprintf(ra->name, sizeof(ra->name), "%s", ag->name);
+	if (ag->flags & SHM_AGG_PROFILE)
+		ra->flags |= REC_AGG_PROFILE;
+	else
+		snprintf(ra->pattern, sizeof(ra->pattern), "%s", ag->ev.pattern);
+	ra->capacity = ag->capacity;
+	ra->nkeys = ag->def.nkeys;
+	for (unsigned int k = 0; k < ag->def.nkeys && k < AGG_MAX_KEYS; k++) {
+		snprintf(ra->key[k].field, sizeof(ra->key[k].field), "%s",
+			 ag->names[ag->def.key_field[k] % SHM_AGG_NAMES]);
+		ra->key[k].kind = ag->def.key_kind[k];
+	}
+	ra->nfuncs = ag->def.nfuncs;
+	for (unsigned int i = 0; i < ag->def.nfuncs && i < AGG_MAX_FUNCS; i++) {
+		const struct agg_func *f = &ag->def.f[i];
+
+		ra->func[i].fn = f->fn;
+		if (f->fn != AGG_COUNT)
+			snprintf(ra->func[i].field, sizeof(ra->func[i].field), "%s",
+				 ag->names[f->field % SHM_AGG_NAMES]);
+		if (f->fn == AGG_LQUANTIZE) {
+			ra->func[i].low = f->lo;
+			ra->func[i].high = f->hi;
+			ra->func[i].step = f->step;
+		}
+	}
+	if (ag->ev.filter) {
+		size_t len = strlen(ag->ev.filter);
+
+		ra->flags |= REC_AGG_FILTER | (len >= sizeof(ra->filter) ? REC_AGG_FILTER_CUT : 0);
+		ra->filter_len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+		snprintf(ra->filter, sizeof(ra->filter), "%s", ag->ev.filter);
 	}
 }
 

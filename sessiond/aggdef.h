@@ -36,8 +36,6 @@ int agg_takes(const struct aggregation *ag, const char *name);
 struct aggregation *agg_by_name(const struct session *s, const char *name);
 /* Define @ag in the consumer: the -errno of its reply. */
 int agg_to_consumer(const struct aggregation *ag);
-/* Describe @ag the way it was defined: "count, quantize(seq) by thread". */
-void agg_describe(const struct aggregation *ag, char *buf, size_t len);
 void agg_free(struct aggregation *ag);
 /* Have the consumer print @s's aggregations (@name alone when not NULL)
  * into @out; take in the processes' segments first (apps_poll_all()).
@@ -45,7 +43,10 @@ void agg_free(struct aggregation *ag);
 int aggs_print(const struct session *s, const char *name, uint32_t format, int out);
 /* At stop: OUTPUT/aggregations.json; 0, or -errno and @msg says why. */
 int aggs_write(const struct session *s, char *msg, size_t len);
-void aggs_status(int fd, const struct session *s);
+/* Where aggs_write() writes: OUTPUT/aggregations.json. */
+void aggs_json_path(const struct session *s, char *buf, size_t len);
+/* @ag as defined, for a reply. */
+void agg_record(const struct aggregation *ag, struct rec_agg *ra);
 /* The consumer taken over has aggregations @ids: ours it lacks given, the others deleted. */
 void aggs_reconcile(const uint64_t *ids, uint32_t n);
 /* A new consumer: the aggregations (before any process's segment). */

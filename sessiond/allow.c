@@ -75,40 +75,32 @@ int allow_others(void)
 }
 
 /*
- * create's allowed uids (tracectl turns names into numbers). Replies and
- * returns < 0 when refused; the caller opens the application socket.
+ * create's allowed uids (tracectl turns names into numbers). Returns < 0
+ * when refused, the failure in @r; the caller opens the application socket.
  */
-int allow_create(int fd, struct session *s, const struct cmd_create *c)
+int allow_create(struct reply *r, struct session *s, const struct cmd_create *c)
 {
 	if (!c->allow_all && !c->nallow)
 		return 0;
 	if (geteuid() != 0)
-		return reply_end(fd, -EPERM, "--allow-uid needs a session daemon running as root "
-				 "(this one runs as uid %u)", (unsigned int)geteuid());
+		return reply_fail(r, -EPERM, RE_ALLOW_ROOT, .n = { geteuid() });
 	_Static_assert(PROTO_ALLOW_MAX <= SESSION_MAX_ALLOW, "allowed uids");
 	s->allow_all = c->allow_all != 0;
 	for (uint32_t i = 0; i < c->nallow; i++) {
 		if (c->allow[i] == UINT32_MAX)
-			return reply_end(fd, -EINVAL, "--allow-uid: %u is not a uid", c->allow[i]);
+			return reply_fail(r, -EINVAL, RE_ALLOW_UID, .n = { c->allow[i] });
 		s->allow[s->nallow++] = (uid_t)c->allow[i];
 	}
 	return 0;
 }
 
-/* For tracectl status: the uids the session allows besides ours. */
-void allow_status(int fd, const struct session *s)
+/* For a session's record: the uids it allows besides ours. */
+void allow_record(const struct session *s, struct rec_session *rs)
 {
-	char list[SESSION_MAX_ALLOW * 12] = "";
-	size_t n = 0;
-
-	if (s->allow_all) {
-		reply_text(fd, "  processes of every uid allowed\n");
-		return;
-	}
-	if (!s->nallow)
-		return;
+	_Static_assert(SESSION_MAX_ALLOW <= PROTO_ALLOW_MAX, "allowed uids in a record");
+	if (s->allow_all)
+		rs->flags |= REC_SESSION_ALLOW_ALL;
+	rs->nallow = s->nallow;
 	for (unsigned int i = 0; i < s->nallow; i++)
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u", i ? "," : "",
-				      (unsigned int)s->allow[i]);
-	reply_text(fd, "  processes of uid %s allowed\n", list);
+		rs->allow[i] = (uint32_t)s->allow[i];
 }

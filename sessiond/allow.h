@@ -17,9 +17,9 @@ int allow_any(uid_t uid);
 int allow_others(void);
 /* The channel slots that may record events of a process of @uid. */
 unsigned int allow_chan_mask(uid_t uid);
-/* create's allowed uids into @s; replies and returns < 0 when refused. */
-int allow_create(int fd, struct session *s, const struct cmd_create *c);
-/* For tracectl status: the uids @s allows besides ours. */
-void allow_status(int fd, const struct session *s);
+/* create's allowed uids into @s; < 0 when refused, the failure in @r. */
+int allow_create(struct reply *r, struct session *s, const struct cmd_create *c);
+/* The uids @s allows besides ours, into its record. */
+void allow_record(const struct session *s, struct rec_session *rs);
 
 #endif

@@ -863,7 +863,7 @@ static void app_socket_first(int fd)
 	if (h.type != MSG_APP_REGISTER) {
 		log_warn("application socket: message type %u from uid %u refused: only traced "
 			 "processes register here", h.type, (unsigned int)uid);
-		reply_end(fd, -EPERM, "only traced processes register on this socket");
+		reply_refuse(fd, -EPERM, RE_REGISTER_ONLY);
 		for (int i = 0; i < proto_nfds(h.type); i++)
 			close(fds[i]);
 		close(fd);

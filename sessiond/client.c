@@ -11,17 +11,24 @@
  * (the main socket's or the application socket's), which owns it from
  * then on: it registers it with the loop or closes it.
  *
- * Replies go through reply_send(), the one place that writes them: a
- * client that does not read them costs the daemon at most a second once,
- * then the rest of what it is sent is dropped (one connection at a time
- * is served, so one stuck client is remembered).
+ * Replies are typed records (common/proto.h): the verbs build them with
+ * the reply builder below (reply_open() for a command's connection, then
+ * reply_rec(), reply_fail(), reply_note(), reply_fd(), and reply_finish()
+ * once), which alone knows the connection, so that no handler writes to
+ * a client. Each record goes out as it is made (a reply has no size
+ * limit); a failure is kept as its REC_ERROR and sent just before the
+ * final MSG_REPLY, whose status is the handler's. Every message goes
+ * through reply_send(), the one place that writes them: a client that
+ * does not read them costs the daemon at most a second once, then the
+ * rest of what it is sent is dropped (one connection at a time is
+ * served, so one stuck client is remembered).
  *
- * State: the pending connections and the stuck client, nothing else; a
- * crash closes the connections (their clients see the end of the socket).
+ * State: the pending connections, the stuck client and the reply being
+ * built, nothing else; a crash closes the connections (their clients see
+ * the end of the socket).
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,11 +119,11 @@ void client_stopping(int listen_fd)
 	int fd;
 
 	while ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		reply_end(fd, -ESHUTDOWN, "the session daemon is stopping");
+		reply_refuse(fd, -ESHUTDOWN, RE_SHUTDOWN);
 		close(fd);
 	}
 	while (npending) {
-		reply_end(pending[0].fd, -ESHUTDOWN, "the session daemon is stopping");
+		reply_refuse(pending[0].fd, -ESHUTDOWN, RE_SHUTDOWN);
 		pending_drop(0, 1);
 	}
 }
@@ -137,14 +144,16 @@ int client_peer_ours(int fd, uid_t *uid)
 	return ok && cr.uid == geteuid();
 }
 
-void reply_send(int fd, unsigned int type, int status, const char *text, size_t len)
+/* The one function that writes a reply's messages. */
+static void reply_send(int fd, unsigned int type, int status, const void *b1, size_t l1,
+		       const void *b2, size_t l2, const int *fds, int nfds)
 {
 	if (fd == reply_stuck_fd)
 		return;
 	for (int tries = 0; tries < 100; tries++) {
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 
-		if (proto_send(fd, type, status, text, len, NULL, 0) != -EAGAIN)
+		if (proto_sendv(fd, type, status, b1, l1, b2, l2, fds, nfds) != -EAGAIN)
 			return;
 		poll(&pfd, 1, 10);
 	}
@@ -152,37 +161,82 @@ void reply_send(int fd, unsigned int type, int status, const char *text, size_t 
 	reply_stuck_fd = fd;
 }
 
-static void vreply(int fd, unsigned int type, int status, const char *fmt, va_list ap)
-{
-	char text[8192];
-	int n = 0;
+/* The reply being built: one command is served at a time. */
+struct reply {
+	int fd;
+	int failed;			/* err holds the failure */
+	struct rec_error err;
+};
 
-	text[0] = 0;
-	if (fmt)
-		n = vsnprintf(text, sizeof(text), fmt, ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof(text))
-		n = sizeof(text) - 1;
-	reply_send(fd, type, status, text, (size_t)n + 1);
+static struct reply the_reply = { .fd = -1 };
+
+struct reply *reply_open(int fd)
+{
+	memset(&the_reply, 0, sizeof(the_reply));
+	the_reply.fd = fd;
+	return &the_reply;
 }
 
-int reply_text(int fd, const char *fmt, ...)
+void reply_rec(struct reply *r, uint32_t kind, const void *rec, size_t len)
 {
-	va_list ap;
+	struct msg_item h = { .kind = kind, .version = PROTO_REC_VERSION };
 
-	va_start(ap, fmt);
-	vreply(fd, MSG_REPLY_TEXT, 0, fmt, ap);
-	va_end(ap);
-	return 0;
+	reply_send(r->fd, MSG_REPLY_ITEM, 0, &h, sizeof(h), rec, len, NULL, 0);
 }
 
-int reply_end(int fd, int status, const char *fmt, ...)
+void reply_fd(struct reply *r, int fd)
 {
-	va_list ap;
+	reply_send(r->fd, MSG_REPLY_FD, 0, NULL, 0, NULL, 0, &fd, 1);
+}
 
-	va_start(ap, fmt);
-	vreply(fd, MSG_REPLY, status, fmt, ap);
-	va_end(ap);
+/* A string into a record's array: cut to fit, the rest zeroed. */
+#define REC_SET(dst, src)	snprintf((dst), sizeof(dst), "%s", (src) ? (src) : "")
+
+static void fill(struct rec_error *e, uint32_t code, int err, const struct reply_why *w)
+{
+	memset(e, 0, sizeof(*e));
+	e->code = code;
+	e->err = w->err ? w->err : err;
+	memcpy(e->n, w->n, sizeof(e->n));
+	REC_SET(e->session, w->session);
+	REC_SET(e->name, w->name);
+	REC_SET(e->name2, w->name2);
+	REC_SET(e->detail, w->detail);
+	REC_SET(e->path, w->path);
+}
+
+int reply_fail_(struct reply *r, int status, uint32_t code, const struct reply_why *w)
+{
+	if (!r->failed) {	/* the first failure is the one said */
+		fill(&r->err, code, status < 0 ? -status : 0, w);
+		r->failed = 1;
+	}
 	return status;
+}
+
+void reply_note_(struct reply *r, uint32_t code, const struct reply_why *w)
+{
+	struct rec_error e;
+
+	fill(&e, code, 0, w);
+	reply_rec(r, REC_NOTE, &e, sizeof(e));
+}
+
+int reply_finish(struct reply *r, int status)
+{
+	if (status < 0 && !r->failed)
+		reply_fail(r, status, RE_ERRNO);
+	if (status < 0)
+		reply_rec(r, REC_ERROR, &r->err, sizeof(r->err));
+	reply_send(r->fd, MSG_REPLY, status < 0 ? status : 0, NULL, 0, NULL, 0, NULL, 0);
+	r->fd = -1;
+	return status;
+}
+
+void reply_refuse(int fd, int status, uint32_t code)
+{
+	struct reply *r = reply_open(fd);
+
+	reply_fail(r, status, code);
+	reply_finish(r, status);
 }

@@ -3,16 +3,21 @@
  * cmd.c - the tracectl commands: one handler per verb of MSG_CMD.
  *
  * Commands arrive as one MSG_CMD per connection, decoded and checked by
- * proto_cmd_decode() (each verb's typed body, common/proto.h); the reply
- * is zero or more MSG_REPLY_TEXT messages (text to print) and one
- * MSG_REPLY with the status and, on error, the message. Handlers check
- * every value again: tracectl is not the only client that can connect.
+ * proto_cmd_decode() (each verb's typed body, common/proto.h). A handler
+ * answers with typed records through the reply builder (client.h): the
+ * records the verb makes (doc/protocol.md lists them per verb), and on
+ * failure reply_fail() with the code and fields of what is wrong, its
+ * -errno returned; session_command() ends the reply with that status.
+ * Handlers never write to the client, and never put words in a reply:
+ * tracectl makes the text. Handlers check every value again: tracectl is
+ * not the only client that can connect.
  *
  * A session's output is checked at create by making it and writing a
  * probe in it, as the consumer will, then removing all that: the output
  * appears with the first trace, and a session that never traced leaves
  * nothing. Write errors the consumer meets later make stop, status (and a
- * destroy that stops) fail with the first error's path and errno.
+ * destroy that stops) fail with the first error's path and errno, after
+ * the channel records that hold every counter.
  *
  * State: none of its own; the state is saved after every verb that may
  * change it (state_save()), so that a daemon after us resumes from there.
@@ -48,30 +53,136 @@
 
 static const char *cmd_home;
 
-static const char *const ll_names[] = {
-	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
-};
+/* A string into a record's array: cut to fit, the rest zeroed. */
+#define REC_SET(dst, src)	snprintf((dst), sizeof(dst), "%s", (src))
 
-/* The named session, or the only one when @name is empty. */
-static struct session *session_get(int fd, const char *name)
+/* The named session, or the only one when @name is empty; NULL: failed in @r. */
+static struct session *session_get(struct reply *r, const char *name)
 {
 	struct session *s;
 
 	if (name[0]) {
 		s = session_by_name(name);
 		if (!s)
-			reply_end(fd, -ENOENT, "no session named '%s'", name);
+			reply_fail(r, -ENOENT, RE_NO_SESSION, .session = name);
 		return s;
 	}
 	if (!ss.list) {
-		reply_end(fd, -ENOENT, "no session: create one first");
+		reply_fail(r, -ENOENT, RE_NO_SESSIONS);
 		return NULL;
 	}
 	if (ss.list->next) {
-		reply_end(fd, -EINVAL, "several sessions exist: name one with -s NAME");
+		reply_fail(r, -EINVAL, RE_SEVERAL_SESSIONS);
 		return NULL;
 	}
 	return ss.list;
+}
+
+/* The record of session @s, as it is now. */
+static void session_record(const struct session *s, struct rec_session *rs)
+{
+	long limit = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	REC_SET(rs->name, s->name);
+	REC_SET(rs->output, s->output);
+	rs->flags = (s->active ? REC_SESSION_ACTIVE : 0) | (s->started ? REC_SESSION_STARTED : 0) |
+		    (channel_find(s, "channel0") ? REC_SESSION_CHANNEL0 : 0);
+	rs->mode = s->def_mode;
+	rs->pool_size = s->def_pool;
+	rs->live_us = s->live_us;
+	allow_record(s, rs);
+	netout_record(s, rs);
+	for (const struct app *a = apps_list(); a; a = a->next)
+		rs->nprocs += (uint32_t)allow_uid(s, a->uid);
+	for (const struct channel *ch = s->chans; ch; ch = ch->next)
+		rs->nchannels++;
+	for (const struct aggregation *ag = s->aggs; ag; ag = ag->next)
+		rs->naggs++;
+	rs->nnotices = s->nnotices;
+	rs->nrotations = s->nrotations;
+	rs->nsnapshots = s->nsnapshots;
+	rs->rot_bytes = s->rot_bytes;
+	rs->rot_ms = s->rot_ms;
+	rs->notices_lost = s->notices_lost;
+	rs->notices_refused = s->notices_refused;
+	rs->fds_refused = fds_refused(&limit);
+	rs->fd_limit = limit > 0 ? (uint64_t)limit : 0;
+}
+
+static void session_send(struct reply *r, const struct session *s)
+{
+	struct rec_session rs;
+
+	session_record(s, &rs);
+	reply_rec(r, REC_SESSION, &rs, sizeof(rs));
+}
+
+/*
+ * The record of channel @ch: its settings and, with @stats, the
+ * consumer's counters (REC_CHANNEL_STATS), or why they could not be had.
+ */
+static void channel_record(const struct channel *ch, int stats, struct rec_channel *rc)
+{
+	memset(rc, 0, sizeof(*rc));
+	REC_SET(rc->session, ch->session->name);
+	REC_SET(rc->name, ch->name);
+	rc->mode = ch->mode;
+	rc->subbuf_size = ch->subbuf_size;
+	rc->num_subbuf = ch->num_subbuf;
+	rc->pool_size = ch->pool_size;
+	rc->flush_ms = ch->flush_ms;
+	rc->compress = ch->compress;
+	rc->context = ch->context;
+	for (const struct enabler *e = ch->enablers; e; e = e->next)
+		rc->nenablers++;
+	if (ch->unflushed) {
+		rc->flags |= REC_CHANNEL_UNFLUSHED;
+		rc->unflushed_events = ch->unflushed_events;
+		rc->unflushed_buffers = ch->unflushed_buffers;
+	}
+	if (stats) {
+		struct msg_c_id m = { .id = ch->id };
+		int ret = consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &rc->stats,
+					sizeof(rc->stats));
+
+		if (ret < 0) {
+			memset(&rc->stats, 0, sizeof(rc->stats));
+			rc->stats_err = -ret;
+		} else {
+			rc->stats.werr_path[sizeof(rc->stats.werr_path) - 1] = 0;
+			rc->flags |= REC_CHANNEL_STATS;
+		}
+	}
+}
+
+/* The record of pattern @e of @ch, with @flags. */
+static void enabler_record(const struct channel *ch, const struct enabler *e, uint32_t flags,
+			   struct rec_enabler *re)
+{
+	memset(re, 0, sizeof(*re));
+	REC_SET(re->session, ch->session->name);
+	REC_SET(re->channel, ch->name);
+	REC_SET(re->pattern, e->pattern);
+	re->flags = flags;
+	re->ll_kind = e->ll_kind;
+	re->loglevel = (uint32_t)e->loglevel;
+	if (e->filter) {
+		size_t len = strlen(e->filter);
+
+		re->flags |= REC_ENABLER_FILTER | (len >= sizeof(re->filter) ? REC_ENABLER_FILTER_CUT : 0);
+		re->filter_len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+		REC_SET(re->filter, e->filter);
+	}
+}
+
+static void enabler_send(struct reply *r, const struct channel *ch, const struct enabler *e,
+			 uint32_t flags)
+{
+	struct rec_enabler re;
+
+	enabler_record(ch, e, flags, &re);
+	reply_rec(r, REC_ENABLER, &re, sizeof(re));
 }
 
 /*
@@ -118,7 +229,7 @@ undo:
 	return ret;
 }
 
-static int cmd_create(int fd, const char *name, const struct cmd_create *c)
+static int cmd_create(struct reply *r, const char *name, const struct cmd_create *c)
 {
 	char gen[PROTO_NAME_MAX], stamp[32];
 	struct session *s;
@@ -134,41 +245,40 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 		name = gen;
 	}
 	if (!proto_name_ok(name))
-		return reply_end(fd, -EINVAL, "invalid session name '%s': %s", name,
-				 PROTO_NAME_RULES);
+		return reply_fail(r, -EINVAL, RE_BAD_NAME, .name = name, .name2 = "session",
+				  .n = { PROTO_NAME_MAX - 1 });
 	if (session_by_name(name))
-		return reply_end(fd, -EEXIST, "session '%s' already exists", name);
+		return reply_fail(r, -EEXIST, RE_SESSION_EXISTS, .session = name);
 	if (pool > SHM_MAX_SLOTS)
-		return reply_end(fd, -EINVAL, "--pool-size must be 1 to %u", SHM_MAX_SLOTS);
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "--pool-size",
+				  .n = { pool, 1, SHM_MAX_SLOTS });
 	if (c->mode != SHM_MODE_DISCARD && c->mode != SHM_MODE_OVERWRITE)
-		return reply_end(fd, -EINVAL, "unknown buffer mode %u", c->mode);
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "buffer mode",
+				  .n = { c->mode, SHM_MODE_DISCARD, SHM_MODE_OVERWRITE });
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return reply_end(fd, -ENOMEM, "out of memory");
+		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "session");
 	s->base_fd = -1;
 	snprintf(s->name, sizeof(s->name), "%s", name);
-	ret = allow_create(fd, s, c);
+	ret = allow_create(r, s, c);
 	if (ret < 0)
 		goto fail;
 	if (s->allow_all || s->nallow) {
 		ret = app_socket_open();
 		if (ret < 0) {
-			reply_end(fd, ret, "cannot open the application socket for other uids: %s",
-				  ret == -EADDRINUSE ? "its address is taken by another process" :
-				  strerror(-ret));
+			reply_fail(r, ret, RE_APP_SOCKET);
 			goto fail;
 		}
 	}
 	net = c->set_url[0] || c->ctrl_url[0] || c->data_url[0] || c->live;
 	if (net) {
-		ret = c->output[0] ? reply_end(fd, -EINVAL, "--output and a relay address exclude "
-					       "each other") :
-		      netout_create(fd, s, c, stamp);
+		ret = c->output[0] ? reply_fail(r, -EINVAL, RE_OUTPUT_AND_RELAY) :
+		      netout_create(r, s, c, stamp);
 		if (ret < 0)
 			goto fail;
 	} else if (c->output[0]) {
 		if (c->output[0] != '/' || strlen(c->output) >= sizeof(s->output) - 64) {
-			ret = reply_end(fd, -EINVAL, "output must be an absolute path");
+			ret = reply_fail(r, -EINVAL, RE_OUTPUT_RELATIVE, .path = c->output);
 			goto fail;
 		}
 		snprintf(s->output, sizeof(s->output), "%s", c->output);
@@ -182,13 +292,12 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 	if (ret == 0)
 		ret = session_open_base(s);
 	if (ret < 0) {
-		reply_end(fd, ret, "cannot write traces in %s: %s", s->output, strerror(-ret));
+		reply_fail(r, ret, RE_OUTPUT_REFUSED, .path = s->output);
 		goto fail;
 	}
 	if (!net && dir_used(s->output)) {
 		/* as record: runs are never merged */
-		ret = reply_end(fd, -EEXIST, "%s is not empty (an earlier run?): runs are never "
-				"merged; remove it or choose another --output", s->output);
+		ret = reply_fail(r, -EEXIST, RE_OUTPUT_USED, .path = s->output);
 		goto fail;
 	}
 	s->def_pool = pool;
@@ -196,9 +305,10 @@ static int cmd_create(int fd, const char *name, const struct cmd_create *c)
 	s->next = ss.list;
 	ss.list = s;
 	log_info("session %s created, output %s", s->name, s->output);
-	reply_text(fd, "Session %s created.\nTraces will be written in %s\n", s->name, s->output);
-	return reply_end(fd, 0, NULL);
+	session_send(r, s);
+	return 0;
 fail:
+	netout_close(s);
 	free(s);
 	app_socket_update();
 	return ret;
@@ -209,32 +319,45 @@ static int in_range(uint32_t v, uint32_t min, uint32_t max)
 	return v >= min && v <= max;
 }
 
-/* A setting of enable-channel within [@min, @max], else said. */
+/* A setting of enable-channel within [@min, @max], else the failure. */
 #define CHAN_CHECK(c, bit, field, min, max, opt)					\
 	do {										\
 		if (((c)->set & (bit)) && !in_range((c)->field, (min), (max)))		\
-			return reply_end(fd, -EINVAL, opt ": %u to %u, not %u",		\
-					 (unsigned int)(min), (unsigned int)(max),	\
-					 (c)->field);					\
+			return reply_fail(r, -EINVAL, RE_RANGE, .name = (opt),		\
+					  .n = { (c)->field, (min), (max) });		\
 	} while (0)
 
+/* A new channel of @s as @want, known to the processes; NULL: failed in @r. */
+static struct channel *channel_make(struct reply *r, struct session *s, const struct channel *want)
+{
+	int err = 0;
+	struct channel *ch = channel_new(s, want, &err);
+
+	if (!ch && err == -EBUSY)
+		reply_fail(r, err, RE_CHANNELS_FULL, .n = { SHM_MAX_CHAN });
+	else if (!ch)
+		reply_fail(r, err, RE_ERRNO, .name = "channel");
+	return ch;
+}
+
 /* enable-channel: the settings given, the session's defaults for the rest. */
-static int cmd_enable_channel(int fd, struct session *s, const struct cmd_channel *c)
+static int cmd_enable_channel(struct reply *r, struct session *s, const struct cmd_channel *c)
 {
 	struct channel want, *ch;
+	struct rec_channel rc;
 
 	if (!proto_name_ok(c->name) || strlen(c->name) > 32)
-		return reply_end(fd, -EINVAL, "invalid channel name '%s': %s, at most 32 bytes",
-				 c->name, PROTO_NAME_RULES);
+		return reply_fail(r, -EINVAL, RE_BAD_NAME, .name = c->name, .name2 = "channel",
+				  .n = { 32 });
 	if (channel_find(s, c->name))
-		return reply_end(fd, -EEXIST, "channel %s exists in session %s (settings are "
-				 "fixed once created)", c->name, s->name);
+		return reply_fail(r, -EEXIST, RE_CHANNEL_EXISTS, .session = s->name,
+				  .name = c->name);
 	CHAN_CHECK(c, CMD_CHAN_SUBBUF, subbuf_size, SHM_MIN_SUBBUF, SHM_MAX_SUBBUF,
 		   "--subbuf-size");
 	CHAN_CHECK(c, CMD_CHAN_NUM, num_subbuf, 2, SHM_MAX_NUM_SUBBUF, "--num-subbuf");
 	CHAN_CHECK(c, CMD_CHAN_FLUSH, flush_ms, 0, 3600000, "--flush-interval (ms)");
 	CHAN_CHECK(c, CMD_CHAN_POOL, pool_size, 1, SHM_MAX_SLOTS, "--pool-size");
-	CHAN_CHECK(c, CMD_CHAN_MODE, mode, SHM_MODE_DISCARD, SHM_MODE_OVERWRITE, "mode");
+	CHAN_CHECK(c, CMD_CHAN_MODE, mode, SHM_MODE_DISCARD, SHM_MODE_OVERWRITE, "buffer mode");
 	CHAN_CHECK(c, CMD_CHAN_COMPRESS, compress, PROTO_COMPRESS_NONE, PROTO_COMPRESS_LZ4,
 		   "--compress");
 	channel_defaults(s, &want, c->name);
@@ -251,57 +374,44 @@ static int cmd_enable_channel(int fd, struct session *s, const struct cmd_channe
 	if (c->set & CMD_CHAN_COMPRESS)
 		want.compress = c->compress;
 	if (want.compress && s->relay_id)
-		return reply_end(fd, -EINVAL, "--compress: not for a session streamed to a relay "
-				 "(the relay stores plain CTF)");
+		return reply_fail(r, -EINVAL, RE_COMPRESS_RELAY);
 	if (!shm_geometry_ok(want.subbuf_size, want.num_subbuf))
-		return reply_end(fd, -EINVAL, "sub-buffers: %u to %u bytes (whole pages), "
-				 "2 to %u of them", SHM_MIN_SUBBUF, SHM_MAX_SUBBUF,
-				 SHM_MAX_NUM_SUBBUF);
-	ch = channel_new(fd, s, &want);
+		return reply_fail(r, -EINVAL, RE_GEOMETRY,
+				  .n = { SHM_MIN_SUBBUF, SHM_MAX_SUBBUF, SHM_MAX_NUM_SUBBUF });
+	ch = channel_make(r, s, &want);
 	if (!ch)
 		return -EBUSY;
 	apps_update_all();
-	reply_text(fd, "Channel %s enabled in session %s.\n", ch->name, s->name);
-	return reply_end(fd, 0, NULL);
+	channel_record(ch, 0, &rc);
+	reply_rec(r, REC_CHANNEL, &rc, sizeof(rc));
+	return 0;
 }
 
 /*
- * @e for @pattern with the conditions of @ev and @filter (NULL: none). On
- * a bad filter, @err says what and where.
+ * @e for @pattern with the conditions of @ev and @filter (NULL: none);
+ * 0, or the failure in @r.
  */
-static int enabler_make(struct enabler *e, const char *pattern, const struct cmd_events *ev,
-			const char *filter, char *err, size_t errlen)
+static int enabler_make(struct reply *r, struct enabler *e, const char *pattern,
+			const struct cmd_events *ev, const char *filter)
 {
 	_Static_assert(LL_RANGE == CMD_LL_RANGE && LL_ONLY == CMD_LL_ONLY, "log level kinds");
 	memset(e, 0, sizeof(*e));
-	snprintf(err, errlen, "invalid event pattern '%s'", pattern);
 	if (!pattern[0] || strlen(pattern) >= PROTO_EVNAME_MAX)
-		return -EINVAL;
-	snprintf(err, errlen, "bad log level condition");
+		return reply_fail(r, -EINVAL, RE_BAD_PATTERN, .name = pattern);
 	if (ev->ll_kind > CMD_LL_ONLY || ev->loglevel > 7)
-		return -EINVAL;
+		return reply_fail(r, -EINVAL, RE_BAD_LOGLEVEL);
 	snprintf(e->pattern, sizeof(e->pattern), "%s", pattern);
 	e->ll_kind = (enum ll_kind)ev->ll_kind;
 	e->loglevel = (int)ev->loglevel;
-	return filter ? filter_set(e, filter, err, errlen) : 0;
-}
-
-static void enabler_describe(const struct enabler *e, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s", e->pattern);
-
-	if (e->ll_kind != LL_ANY && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " (loglevel %s %s)",
-			      e->ll_kind == LL_RANGE ? "<=" : "==", ll_names[e->loglevel]);
-	if (e->filter && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " [filter: %s]", e->filter);
+	return filter ? filter_make(r, e, filter) : 0;
 }
 
 /*
  * The channel named @name, else ("") the default channel (created at its
- * first use when @create).
+ * first use when @create); NULL: failed in @r.
  */
-static struct channel *enable_channel(int fd, struct session *s, const char *name, int create)
+static struct channel *enable_channel(struct reply *r, struct session *s, const char *name,
+				      int create)
 {
 	struct channel *ch, want;
 	int given = name[0] != 0;
@@ -311,14 +421,13 @@ static struct channel *enable_channel(int fd, struct session *s, const char *nam
 	ch = channel_find(s, name);
 	if (ch || given || !create) {
 		if (!ch)
-			reply_end(fd, -ENOENT, "no channel %s in session %s", name, s->name);
+			reply_fail(r, -ENOENT, RE_NO_CHANNEL, .session = s->name, .name = name);
 		return ch;
 	}
 	channel_defaults(s, &want, name);
-	return channel_new(fd, s, &want);
+	return channel_make(r, s, &want);
 }
 
-/* enable-event: [filter] then patterns (proto.h) */
 /*
  * @want (its parts taken) in @ch's patterns: enabling a pattern again
  * replaces its conditions. The enabler, or NULL (no memory: @want freed).
@@ -345,11 +454,12 @@ static struct enabler *channel_enable(struct channel *ch, struct enabler *want)
 	return e;
 }
 
-static int cmd_enable(int fd, struct session *s, const struct proto_cmd *c)
+/* enable-event: [filter] then patterns (proto.h) */
+static int cmd_enable(struct reply *r, struct session *s, const struct proto_cmd *c)
 {
 	const struct cmd_events *ev = &c->b.events;
 	const char *filter = ev->filter ? c->str[0] : NULL;
-	struct channel *ch = enable_channel(fd, s, ev->channel, 1);
+	struct channel *ch = enable_channel(r, s, ev->channel, 1);
 
 	if (!ch)
 		return -ENOENT;
@@ -357,27 +467,24 @@ static int cmd_enable(int fd, struct session *s, const struct proto_cmd *c)
 	ch->combos = NULL;
 	for (uint32_t i = ev->filter; i < c->nstr; i++) {
 		struct enabler *e, want;
-		char what[PROTO_EVNAME_MAX + 1200], err[200];
-		int ret = enabler_make(&want, c->str[i], ev, filter, err, sizeof(err));
+		int ret = enabler_make(r, &want, c->str[i], ev, filter);
 
 		if (ret < 0) {
 			apps_update_all();
-			return reply_end(fd, ret, "%s", err);
+			return ret;
 		}
 		e = channel_enable(ch, &want);
 		if (!e)
-			return reply_end(fd, -ENOMEM, "out of memory");
-		enabler_describe(e, what, sizeof(what));
-		reply_text(fd, "Event pattern '%s' enabled in channel %s of session %s.\n", what,
-			   ch->name, s->name);
+			return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "pattern");
+		enabler_send(r, ch, e, 0);
 	}
 	apps_update_all();
-	return reply_end(fd, 0, NULL);
+	return 0;
 }
 
-static int cmd_disable(int fd, struct session *s, const struct proto_cmd *c)
+static int cmd_disable(struct reply *r, struct session *s, const struct proto_cmd *c)
 {
-	struct channel *ch = enable_channel(fd, s, c->b.events.channel, 0);
+	struct channel *ch = enable_channel(r, s, c->b.events.channel, 0);
 
 	if (!ch)
 		return -ENOENT;
@@ -390,16 +497,16 @@ static int cmd_disable(int fd, struct session *s, const struct proto_cmd *c)
 			pp = &(*pp)->next;
 		if (!*pp) {
 			apps_update_all();
-			return reply_end(fd, -ENOENT, "pattern '%s' is not enabled in session %s",
-					 c->str[i], s->name);
+			return reply_fail(r, -ENOENT, RE_NOT_ENABLED, .session = s->name,
+					  .name = c->str[i]);
 		}
 		e = *pp;
 		*pp = e->next;
+		enabler_send(r, ch, e, REC_ENABLER_REMOVED);
 		enabler_free(e);
-		reply_text(fd, "Event pattern '%s' disabled in session %s.\n", c->str[i], s->name);
 	}
 	apps_update_all();
-	return reply_end(fd, 0, NULL);
+	return 0;
 }
 
 /* The state dump that names the addresses of the ip context (libtrace/procev.c). */
@@ -415,344 +522,255 @@ static int channel_records(const struct channel *ch, const char *name)
 	return 0;
 }
 
-/* Names of the context fields in @ctx, comma-separated, or "none". */
-static void context_names(uint32_t ctx, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	snprintf(buf, len, "none");
-	for (unsigned int i = 0; i < CTF_NCONTEXTS; i++)
-		if (ctx & ctf_contexts[i].bit)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
-					      ctf_contexts[i].name);
-}
-
 /*
  * add-context: the channel's events carry these context fields; without a
  * channel, every channel of the session (the default one is made when
  * there is none). Only before the session first starts: a stream's layout
  * never changes.
  */
-static int cmd_add_context(int fd, struct session *s, const struct cmd_context *c)
+static int cmd_add_context(struct reply *r, struct session *s, const struct cmd_context *c)
 {
 	int all = !c->channel[0];
 	struct channel *ch;
-	char names[128];
 
 	if (s->started)
-		return reply_end(fd, -EBUSY, "session %s has been started: context fields can "
-				 "only be added before the first start", s->name);
-	if (!c->context || (c->context & ~SHMTRACE__CTX_ALL)) {
-		context_names(SHMTRACE__CTX_ALL, names, sizeof(names));
-		return reply_end(fd, -EINVAL, "unknown context fields (known: %s)", names);
-	}
-	ch = enable_channel(fd, s, c->channel, 1);
+		return reply_fail(r, -EBUSY, RE_STARTED, .session = s->name);
+	if (!c->context || (c->context & ~SHMTRACE__CTX_ALL))
+		return reply_fail(r, -EINVAL, RE_BAD_CONTEXT, .n = { c->context });
+	ch = enable_channel(r, s, c->channel, 1);
 	if (!ch)
 		return -ENOENT;
 	for (ch = all ? s->chans : ch; ch; ch = all ? ch->next : NULL) {
+		struct rec_channel rc;
+
 		ch->context |= c->context;
-		context_names(ch->context, names, sizeof(names));
-		reply_text(fd, "Context of channel %s in session %s: %s.\n", ch->name, s->name,
-			   names);
+		channel_record(ch, 0, &rc);
+		reply_rec(r, REC_CHANNEL, &rc, sizeof(rc));
 		/* the addresses are named from the processes' state dumps */
 		if ((ch->context & SHMTRACE__CTX_IP) && !channel_records(ch, STATEDUMP_EVENT)) {
-			struct enabler want = { .ll_kind = LL_ANY };
+			struct enabler want = { .ll_kind = LL_ANY }, *e;
 
 			snprintf(want.pattern, sizeof(want.pattern), "%s", STATEDUMP_PATTERN);
-			if (!channel_enable(ch, &want))
-				return reply_end(fd, -ENOMEM, "out of memory");
+			e = channel_enable(ch, &want);
+			if (!e)
+				return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "pattern");
 			enablers_free(ch->combos);
 			ch->combos = NULL;
-			reply_text(fd, "Event pattern '%s' enabled in channel %s of session %s: "
-				   "the addresses of ip are named from it.\n", STATEDUMP_PATTERN,
-				   ch->name, s->name);
+			enabler_send(r, ch, e, REC_ENABLER_FOR_IP);
 		}
 	}
 	apps_update_all();
-	return reply_end(fd, 0, NULL);
+	return 0;
 }
 
-static int cmd_list(int fd)
+static int cmd_list(struct reply *r)
 {
-	if (!ss.list)
-		reply_text(fd, "No session.\n");
 	for (const struct session *s = ss.list; s; s = s->next)
-		reply_text(fd, "%s [%s] %s\n", s->name, s->active ? "active" : "inactive", s->output);
-	return reply_end(fd, 0, NULL);
+		session_send(r, s);
+	return 0;
 }
 
-static const char *type_name(uint32_t t)
+static void process_record(const struct app *a, const char *session, struct rec_process *rp)
 {
-	static const char *const n[] = { "?", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
-					 "s64", "hex64", "double", "string" };
-	static char seq[32];
-
-	if (t & SHMTRACE_TYPE_SEQ) {
-		snprintf(seq, sizeof(seq), "sequence<%s>", type_name(t & ~(uint32_t)SHMTRACE_TYPE_SEQ));
-		return seq;
-	}
-	return t < ARRAY_SIZE(n) ? n[t] : "?";
+	memset(rp, 0, sizeof(*rp));
+	REC_SET(rp->session, session);
+	REC_SET(rp->name, a->procname);
+	rp->pid = (uint32_t)a->pid;
+	rp->uid = (uint32_t)a->uid;
+	rp->starttime = a->starttime;
+	rp->flags = (a->detached ? REC_PROCESS_DETACHED : 0) |
+		    (!a->signo || (a->bell_lost & APP_BELL_LOST) ||
+		     __atomic_load_n(&a->proc->doorbell_off, __ATOMIC_RELAXED) ?
+		     REC_PROCESS_NO_BELL : 0);
+	rp->reattached = a->reattached;
+	for (uint32_t id = 0; id < a->nev; id++)
+		rp->nevents += (uint32_t)(a->ev[id].known != 0);
 }
 
-/* A log level as <shmtrace/shmtrace.h> names it, or NULL when it has no name. */
-static const char *loglevel_name(int32_t level)
+static void process_send(struct reply *r, const struct app *a, const char *session)
 {
-	static const char *const n[] = {
-		"SHMTRACE_EMERG", "SHMTRACE_ALERT", "SHMTRACE_CRIT", "SHMTRACE_ERR",
-		"SHMTRACE_WARNING", "SHMTRACE_NOTICE", "SHMTRACE_INFO", "SHMTRACE_DEBUG",
-	};
+	struct rec_process rp;
 
-	return level >= 0 && level < (int32_t)ARRAY_SIZE(n) ? n[level] : NULL;
+	process_record(a, session, &rp);
+	reply_rec(r, REC_PROCESS, &rp, sizeof(rp));
 }
 
-/*
- * "PROCNAME[PID]", then per event "    provider:event (loglevel
- * SHMTRACE_INFO = 6) { type name, ... }" ("(loglevel N)" for a level with
- * no name).
- */
-static int cmd_list_events(int fd)
+/* list-events: per process, its record then one per event it described. */
+static int cmd_list_events(struct reply *r)
 {
-	if (!apps_list())
-		reply_text(fd, "No traced process.\n");
 	for (const struct app *a = apps_list(); a; a = a->next) {
-		reply_text(fd, "%s[%d]\n", a->procname, (int)a->pid);
+		process_send(r, a, "");
 		for (uint32_t id = 0; id < a->nev; id++) {
 			const struct proto_event *e = &a->ev[id].desc;
-			char fields[2048];
-			size_t pos = 0;
+			struct rec_event re;
 
 			if (!a->ev[id].known)
 				continue;
-			fields[0] = 0;
-			for (uint32_t k = 0; k < e->nfields && pos < sizeof(fields) - 100; k++)
-				pos += (size_t)snprintf(fields + pos, sizeof(fields) - pos, "%s%s %s",
-							k ? ", " : "", type_name(e->fields[k].type),
-							e->fields[k].name);
-			if (loglevel_name(e->loglevel))
-				reply_text(fd, "    %s (loglevel %s = %d) { %s }\n", e->name,
-					   loglevel_name(e->loglevel), (int)e->loglevel, fields);
-			else
-				reply_text(fd, "    %s (loglevel %d) { %s }\n", e->name,
-					   (int)e->loglevel, fields);
+			memset(&re, 0, sizeof(re));
+			re.pid = (uint32_t)a->pid;
+			re.id = e->id;
+			re.loglevel = e->loglevel;
+			re.nfields = e->nfields < PROTO_MAX_FIELDS ? e->nfields : PROTO_MAX_FIELDS;
+			REC_SET(re.name, e->name);
+			for (uint32_t k = 0; k < re.nfields; k++) {
+				re.field[k].type = e->fields[k].type;
+				REC_SET(re.field[k].name, e->fields[k].name);
+			}
+			reply_rec(r, REC_EVENT, &re, sizeof(re));
 		}
 	}
-	return reply_end(fd, 0, NULL);
+	return 0;
+}
+
+/* processes: a record per registered process. */
+static int cmd_processes(struct reply *r)
+{
+	for (const struct app *a = apps_list(); a; a = a->next)
+		process_send(r, a, "");
+	return 0;
+}
+
+/* notices: the session's record, then one per notice it kept. */
+static int cmd_notices(struct reply *r, const struct session *s)
+{
+	session_send(r, s);
+	for (const struct notice *n = s->notices; n; n = n->next) {
+		struct rec_notice rn;
+
+		notice_record(s, n, &rn);
+		reply_rec(r, REC_NOTICE, &rn, sizeof(rn));
+	}
+	return 0;
 }
 
 /*
- * The write errors of @ch, as @st says: 0, or a line of text, the first
- * error as -errno and, in @msg when it is the session's first, what it was.
+ * What went wrong with @s's traces, said in @r as its first failure: a
+ * channel's write error (@rc, its records, in order), a stop that could
+ * not write everything out, streaming stopped, aggregations.json not
+ * written. Its -errno, or 0.
  */
-static int werror_report(int fd, const struct channel *ch, const struct msg_c_stats *st,
-			 char *msg, size_t len)
+static int session_failure(struct reply *r, const struct session *s,
+			   const struct rec_channel *rc, unsigned int n)
 {
-	char path[PROTO_PATH_MAX];
+	char path[PROTO_PATH_MAX + 64];
 
-	if (st->werr <= 0)
-		return 0;
-	memcpy(path, st->werr_path, sizeof(path));
-	path[sizeof(path) - 1] = 0;
-	/* (tracectl record adds up the "N events lost to write errors") */
-	reply_text(fd, "Channel %s of session %s: %" PRIu64 " events lost to write errors in %u "
-		   "trace%s; first error: %s: %s (errno %d)\n", ch->name, ch->session->name,
-		   st->wlost, st->werr_traces, st->werr_traces == 1 ? "" : "s", path,
-		   strerror(st->werr), (int)st->werr);
-	if (st->unconfirmed)
-		reply_text(fd, "Channel %s of session %s: of the events sent, %" PRIu64 " were not "
-			   "confirmed stored when the relay went away (some of them may be in "
-			   "its output)\n", ch->name, ch->session->name, st->unconfirmed);
-	if (msg[0] == 0)
-		snprintf(msg, len, "session %s: cannot write %s: %s (%" PRIu64 " events lost)",
-			 ch->session->name, path, strerror(st->werr), st->wlost);
-	return -st->werr;
-}
-
-/* Report the write errors of @s's channels; the first as -errno and @msg. */
-static int session_werrors(int fd, const struct session *s, char *msg, size_t len)
-{
-	int ret = 0, err;
-
-	msg[0] = 0;
-	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
-		struct msg_c_id m = { .id = ch->id };
-		struct msg_c_stats st;
-
-		memset(&st, 0, sizeof(st));
-		if (consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &st, sizeof(st)) < 0)
-			continue;
-		err = werror_report(fd, ch, &st, msg, len);
-		if (!ret)
-			ret = err;
-	}
+	for (unsigned int i = 0; i < n; i++)
+		if ((rc[i].flags & REC_CHANNEL_STATS) && rc[i].stats.werr > 0)
+			return reply_fail(r, -rc[i].stats.werr, RE_WRITE, .session = s->name,
+					  .name = rc[i].name, .path = rc[i].stats.werr_path,
+					  .n = { rc[i].stats.wlost, rc[i].stats.werr_traces });
 	if (s->flush_err) {	/* the last stop could not write everything out */
-		if (!ret)
-			snprintf(msg, len, "%s", s->flush_msg);
-		ret = s->flush_err;
+		for (unsigned int i = 0; i < n; i++)
+			if (rc[i].flags & REC_CHANNEL_UNFLUSHED)
+				return reply_fail(r, s->flush_err, RE_NOT_WRITTEN,
+						  .session = s->name, .name = rc[i].name,
+						  .n = { rc[i].unflushed_events,
+							 rc[i].unflushed_buffers });
+		return reply_fail(r, s->flush_err, RE_NOT_WRITTEN, .session = s->name);
 	}
-	err = netout_error(fd, s, msg, len);
-	if (!ret && !err && s->agg_werr) {	/* aggregations.json at the last stop */
-		snprintf(msg, len, "%s", s->agg_msg);
-		err = s->agg_werr;
+	if (!netout_ok(s))
+		return netout_fail(r, s);
+	if (s->agg_werr) {	/* aggregations.json at the last stop */
+		aggs_json_path(s, path, sizeof(path));
+		return reply_fail(r, s->agg_werr, RE_AGG_WRITE, .session = s->name, .path = path);
 	}
-	return ret ? ret : err;
+	return 0;
 }
 
-/* Returns the channel's first write error as -errno (@msg set), or 0. */
-static int status_channel(int fd, const struct channel *ch, char *msg, size_t len)
+/*
+ * The records of @s's channels with their counters (at most SHM_MAX_CHAN),
+ * with their patterns when @enablers; their number, in @rc.
+ */
+static unsigned int channels_send(struct reply *r, const struct session *s, int enablers,
+				  struct rec_channel *rc)
 {
-	struct msg_c_id m = { .id = ch->id };
-	struct msg_c_stats st;
-	char names[128];
-	int ret;
+	unsigned int n = 0;
 
-	memset(&st, 0, sizeof(st));
-	ret = consumer_call(MSG_C_STATS, &m, sizeof(m), NULL, 0, &st, sizeof(st));
-	reply_text(fd, "  channel %s: %s, %u sub-buffers of %u KiB, pool of %u buffers, "
-		   "flush every %u ms%s\n", ch->name,
-		   ch->mode == SHM_MODE_DISCARD ? "discard" : "overwrite", ch->num_subbuf,
-		   ch->subbuf_size >> 10, ch->pool_size, ch->flush_ms,
-		   ch->compress == PROTO_COMPRESS_LZ4 ? ", lz4" : "");
-	if (ch->context) {
-		context_names(ch->context, names, sizeof(names));
-		reply_text(fd, "    context: %s\n", names);
+	for (const struct channel *ch = s->chans; ch && n < SHM_MAX_CHAN; ch = ch->next, n++) {
+		channel_record(ch, 1, &rc[n]);
+		reply_rec(r, REC_CHANNEL, &rc[n], sizeof(rc[n]));
+		for (const struct enabler *e = ch->enablers; enablers && e; e = e->next)
+			enabler_send(r, ch, e, 0);
 	}
-	reply_text(fd, "    enabled events:%s\n", ch->enablers ? "" : " none");
-	for (const struct enabler *e = ch->enablers; e; e = e->next) {
-		char what[PROTO_EVNAME_MAX + 1200];
-
-		enabler_describe(e, what, sizeof(what));
-		reply_text(fd, "      %s\n", what);
-	}
-	if (ret < 0)
-		reply_text(fd, "    consumer: not available (%s)\n", strerror(-ret));
-	else
-		reply_text(fd, "    events recorded: %" PRIu64 "\n    events discarded: %" PRIu64
-			   "\n    events overwritten: %" PRIu64 "\n    bytes written: %" PRIu64
-			   "\n    streams: %" PRIu64 "\n    buffers: %" PRIu64
-			   "\n    events lost without a buffer: %" PRIu64
-			   "\n    events lost to write errors: %" PRIu64 "\n",
-			   st.events, st.discarded, st.overwritten, st.bytes, st.streams,
-			   st.buffers, st.nobuf, st.wlost);
-	if (ret >= 0 && ch->session->relay_id)
-		reply_text(fd, "    events sent but not confirmed stored by a relay that went away: "
-			   "%" PRIu64 "\n", st.unconfirmed);
-	if (ret >= 0 && st.damaged_streams)
-		reply_text(fd, "    streams closed, their process having written over its buffers: "
-			   "%u (the first: pid %u), events lost there: %" PRIu64 "\n",
-			   st.damaged_streams, st.damaged_pid, st.damaged);
-	if (ret >= 0 && st.liars)
-		reply_text(fd, "    processes whose counters are not believed: %u (the first: pid "
-			   "%u): they write impossible values into the memory they share\n",
-			   st.liars, st.liar_pid);
-	return ret < 0 ? 0 : werror_report(fd, ch, &st, msg, len);
+	return n;
 }
 
-/* The processes refused at the descriptor limit, when any. */
-static void fds_status(int fd)
+static int cmd_status(struct reply *r, const char *name)
 {
-	long limit;
-	unsigned long n = fds_refused(&limit);
-
-	if (n)
-		reply_text(fd, "  processes not traced, refused at the descriptor limit (%ld): %lu\n",
-			   limit, n);
-}
-
-/* processes: "PID STARTTIME UID PROCNAME" per registered process. */
-static int cmd_processes(int fd)
-{
-	for (const struct app *a = apps_list(); a; a = a->next)
-		reply_text(fd, "%d %" PRIu64 " %u %s\n", (int)a->pid, a->starttime,
-			   (unsigned int)a->uid, a->procname);
-	return reply_end(fd, 0, NULL);
-}
-
-/* A traced process, and what it did to our means of reaching it. */
-static void status_app(int fd, const struct app *a)
-{
-	reply_text(fd, "    %s[%d]%s\n", a->procname, (int)a->pid,
-		   a->detached ? ": closed its connection to the session daemon; its buffers "
-				 "are still written out, it registers again at its next event" : "");
-	if (a->reattached)
-		reply_text(fd, "      registered again %u times after closing shmtrace's "
-			   "descriptors\n", a->reattached);
-	if (!a->signo || (a->bell_lost & APP_BELL_LOST) || __atomic_load_n(&a->proc->doorbell_off,
-								__ATOMIC_RELAXED))
-		reply_text(fd, "      no doorbell signal: control changes are seen at its next "
-			   "event\n");
-}
-
-static int cmd_status(int fd, const char *name)
-{
-	char msg[PROTO_PATH_MAX + 256] = "";
+	static struct rec_channel rc[SHM_MAX_CHAN];
+	struct rec_daemon rd;
 	int shown = 0, werr = 0;
 
+	memset(&rd, 0, sizeof(rd));
+	rd.pid = (uint32_t)getpid();
+	rd.uid = (uint32_t)geteuid();
+	REC_SET(rd.version, PACKAGE_VERSION);
+	REC_SET(rd.home, cmd_home);
+	reply_rec(r, REC_DAEMON, &rd, sizeof(rd));
+	if (name[0] && !session_by_name(name))
+		return reply_fail(r, -ENOENT, RE_NO_SESSION, .session = name);
 	for (struct session *s = ss.list; s; s = s->next) {
-		int nproc = 0, err;
+		unsigned int n;
+		int err;
 
 		if (name[0] && strcmp(name, s->name))
 			continue;
 		shown++;
-		reply_text(fd, "Session %s: %s\n  output: %s\n", s->name,
-			   s->active ? "active" : "inactive", s->output);
+		session_send(r, s);
 		/* the processes this session may trace: ours, and those of
 		 * the uids it allows */
 		for (const struct app *a = apps_list(); a; a = a->next)
-			nproc += allow_uid(s, a->uid);
-		reply_text(fd, "  traced processes: %d\n", nproc);
-		fds_status(fd);
-		for (const struct app *a = apps_list(); a; a = a->next)
 			if (allow_uid(s, a->uid))
-				status_app(fd, a);
-		allow_status(fd, s);
-		notices_status(fd, s);
-		if (!channel_find(s, "channel0"))
-			reply_text(fd, "  channel0 (made by enable-event without -c): %s, pool of %u "
-				   "buffers\n", s->def_mode == SHM_MODE_DISCARD ? "discard" : "overwrite",
-				   s->def_pool);
-		for (const struct channel *ch = s->chans; ch; ch = ch->next) {
-			err = status_channel(fd, ch, msg, sizeof(msg));
-			if (!werr)
-				werr = err;
+				process_send(r, a, s->name);
+		for (const struct notice *nt = s->notices; nt; nt = nt->next) {
+			struct rec_notice rn;
+
+			notice_record(s, nt, &rn);
+			reply_rec(r, REC_NOTICE, &rn, sizeof(rn));
 		}
-		aggs_status(fd, s);
-		err = netout_error(fd, s, msg, sizeof(msg));
+		n = channels_send(r, s, 1, rc);
+		for (const struct aggregation *ag = s->aggs; ag; ag = ag->next) {
+			struct rec_agg ra;
+
+			agg_record(ag, &ra);
+			reply_rec(r, REC_AGGREGATION, &ra, sizeof(ra));
+		}
+		err = session_failure(r, s, rc, n);
 		if (!werr)
 			werr = err;
 	}
-	if (name[0] && !shown)
-		return reply_end(fd, -ENOENT, "no session named '%s'", name);
-	if (werr)
-		return reply_end(fd, werr, "%s", msg);
-	if (!shown)
-		reply_text(fd, "No session. Session daemon pid %d, home %s\n", (int)getpid(), cmd_home);
-	return reply_end(fd, 0, NULL);
+	return werr;
 }
 
 /* rotate [size=BYTES] [every=MS]: now, or automatically from now on. */
-static int cmd_rotate(int fd, struct session *s, const struct cmd_rotate *r)
+static int cmd_rotate(struct reply *r, struct session *s, const struct cmd_rotate *c)
 {
+	struct rec_rotation rr;
 	int ret;
 
 	if (s->relay_id)
-		return reply_end(fd, -EOPNOTSUPP, "session %s streams to a relay: no chunks",
-				 s->name);
-	if (r->set) {
-		if (r->set & CMD_ROT_SIZE)
-			s->rot_bytes = r->size;
-		if (r->set & CMD_ROT_EVERY)
-			s->rot_ms = r->every_ms;
+		return reply_fail(r, -EOPNOTSUPP, RE_RELAY_NO, .session = s->name,
+				  .name = "chunks");
+	memset(&rr, 0, sizeof(rr));
+	REC_SET(rr.session, s->name);
+	if (c->set) {
+		if (c->set & CMD_ROT_SIZE)
+			s->rot_bytes = c->size;
+		if (c->set & CMD_ROT_EVERY)
+			s->rot_ms = c->every_ms;
 		s->rot_last_ns = now_ns(CLOCK_MONOTONIC);
-		reply_text(fd, "Session %s rotates every %" PRIu64 " ms, every %" PRIu64
-			   " KiB (0: not)\\n", s->name, s->rot_ms, s->rot_bytes >> 10);
-		return reply_end(fd, 0, NULL);
+		rr.flags = REC_ROTATION_SET;
+	} else {
+		ret = session_rotate(s);
+		if (ret < 0)
+			return reply_fail(r, ret, RE_ROTATE, .session = s->name);
+		rr.chunk = s->nrotations - 1;
+		snprintf(rr.path, sizeof(rr.path), "%.4000s/chunk-%u", s->output, rr.chunk);
 	}
-	ret = session_rotate(s);
-	if (ret < 0)
-		return reply_end(fd, ret, "rotation failed: %s", strerror(-ret));
-	reply_text(fd, "Session %s: chunk %u written to %s/chunk-%u\\n", s->name, s->nrotations - 1,
-		   s->output, s->nrotations - 1);
-	return reply_end(fd, 0, NULL);
+	rr.every_ms = s->rot_ms;
+	rr.size = s->rot_bytes;
+	reply_rec(r, REC_ROTATION, &rr, sizeof(rr));
+	return 0;
 }
 
 /*
@@ -792,8 +810,9 @@ static int path_inside(const char *dir, const char *top)
  * snapshot: what the buffers of every channel hold now, as traces of
  * their own (the consumer copies the session's channels at once).
  */
-static int cmd_snapshot(int fd, struct session *s, const struct cmd_snapshot *c)
+static int cmd_snapshot(struct reply *r, struct session *s, const struct cmd_snapshot *c)
 {
+	static struct rec_snapshot rs;
 	struct msg_c_snapshot m;
 	char stamp[32];
 	time_t now = time(NULL);
@@ -801,134 +820,146 @@ static int cmd_snapshot(int fd, struct session *s, const struct cmd_snapshot *c)
 	int ret = 0, given = c->output[0] != 0;
 
 	if (s->relay_id)
-		return reply_end(fd, -EOPNOTSUPP, "session %s streams to a relay: no snapshots",
-				 s->name);
+		return reply_fail(r, -EOPNOTSUPP, RE_RELAY_NO, .session = s->name,
+				  .name = "snapshots");
 	memset(&m, 0, sizeof(m));
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	if (given) {
 		if (c->output[0] != '/' || strlen(c->output) >= sizeof(m.output) - 64)
-			return reply_end(fd, -EINVAL, "output must be an absolute path");
+			return reply_fail(r, -EINVAL, RE_OUTPUT_RELATIVE, .path = c->output);
 		snprintf(m.output, sizeof(m.output), "%s", c->output);
 	} else {
 		ret = snapshot_default(s, s->nsnapshots + 1, stamp, m.output, sizeof(m.output));
 		if (ret < 0)
-			return reply_end(fd, ret, "no default place for a snapshot of output %s: "
-					 "give --output", s->output);
+			return reply_fail(r, ret, RE_SNAPSHOT_PLACE, .session = s->name,
+					  .path = s->output);
 	}
 	if (!s->chans)
-		return reply_end(fd, -ENOENT, "session %s has no channel", s->name);
+		return reply_fail(r, -ENOENT, RE_NO_CHANNELS, .session = s->name);
 	m.chan_id = s->chans->id;	/* the consumer copies the session's output */
 	ret = consumer_call(MSG_C_SNAPSHOT, &m, sizeof(m), NULL, 0, NULL, 0);
 	if (ret == -ENOENT)
-		return reply_end(fd, ret, "nothing to snapshot: no process traced by session %s has "
-				 "buffers (none alive, or none emitted an enabled event)", s->name);
+		return reply_fail(r, ret, RE_SNAPSHOT_EMPTY, .session = s->name);
 	if (ret < 0)
-		return reply_end(fd, ret, "snapshot into %s failed: %s", m.output, strerror(-ret));
+		return reply_fail(r, ret, RE_SNAPSHOT, .session = s->name, .path = m.output);
 	if (!given)
 		s->nsnapshots++;	/* N of the default places */
-	reply_text(fd, "Snapshot of session %s written to %s\n", s->name, m.output);
-	if (path_inside(m.output, s->output))
-		reply_text(fd, "Note: it is inside the session's output: reading %s reads its "
-			   "events twice.\n", s->output);
-	return reply_end(fd, 0, NULL);
+	memset(&rs, 0, sizeof(rs));
+	REC_SET(rs.session, s->name);
+	REC_SET(rs.path, m.output);
+	REC_SET(rs.output, s->output);
+	rs.flags = path_inside(m.output, s->output) ? REC_SNAPSHOT_INSIDE : 0;
+	reply_rec(r, REC_SNAPSHOT, &rs, sizeof(rs));
+	return 0;
 }
 
-static int cmd_start(int fd, struct session *s)
+static int cmd_start(struct reply *r, struct session *s)
 {
+	int ret;
+
 	if (s->active)
-		return reply_end(fd, -EALREADY, "session %s is already active", s->name);
-	if (netout_check(fd, s) < 0)
-		return -EPIPE;
+		return reply_fail(r, -EALREADY, RE_ACTIVE, .session = s->name);
+	ret = netout_check(r, s);
+	if (ret < 0)
+		return ret;
 	marker_make(s);
 	s->active = 1;
 	s->started = 1;
 	apps_update_all();
-	reply_text(fd, "Tracing started for session %s.\n", s->name);
-	return reply_end(fd, 0, NULL);
+	session_send(r, s);
+	return 0;
 }
 
-/* stop: everything recorded is on disk, or the write errors are said. */
-static int cmd_stop(int fd, struct session *s)
+/*
+ * stop: everything recorded is on disk, or the write errors are said:
+ * the session, then its channels with every counter (the summary).
+ */
+static int cmd_stop(struct reply *r, struct session *s)
 {
-	char msg[PROTO_PATH_MAX + 256];
-	int ret;
+	static struct rec_channel rc[SHM_MAX_CHAN];
+	unsigned int n;
 
 	if (!s->active)
-		return reply_end(fd, -EALREADY, "session %s is not active", s->name);
+		return reply_fail(r, -EALREADY, RE_INACTIVE, .session = s->name);
 	session_stop(s);
-	reply_text(fd, "Tracing stopped for session %s.\n", s->name);
-	ret = session_werrors(fd, s, msg, sizeof(msg));
-	return ret ? reply_end(fd, ret, "%s", msg) : reply_end(fd, 0, NULL);
+	session_send(r, s);
+	n = channels_send(r, s, 0, rc);
+	return session_failure(r, s, rc, n);
 }
 
-/* destroy: an active session is stopped first, its write errors said. */
-static int cmd_destroy(int fd, struct session *s)
+/*
+ * destroy: an active session is stopped first, its write errors said; the
+ * session and its channels' counters as they end (the summary).
+ */
+static int cmd_destroy(struct reply *r, struct session *s)
 {
-	char msg[PROTO_PATH_MAX + 256];
-	int ret = 0;
+	static struct rec_channel rc[SHM_MAX_CHAN];
+	int ret = 0, stopped = s->active;
+	unsigned int n;
 
-	if (s->active) {
+	if (stopped)
 		session_stop(s);
-		ret = session_werrors(fd, s, msg, sizeof(msg));
-	}
-	reply_text(fd, "Session %s destroyed.\n", s->name);
+	session_send(r, s);
+	n = channels_send(r, s, 0, rc);
+	if (stopped)
+		ret = session_failure(r, s, rc, n);
 	session_destroy(s);
-	return ret ? reply_end(fd, ret, "%s", msg) : reply_end(fd, 0, NULL);
+	return ret;
 }
 
-static int session_dispatch(int fd, const struct proto_cmd *c)
+static int session_dispatch(struct reply *r, const struct proto_cmd *c)
 {
 	struct session *s;
 
 	switch (c->verb) {
 	case VERB_PING:
-		return reply_end(fd, 0, NULL);
+		return 0;
 	case VERB_CREATE:
-		return cmd_create(fd, c->session, &c->b.create);
+		return cmd_create(r, c->session, &c->b.create);
 	case VERB_LIST:
-		return cmd_list(fd);
+		return cmd_list(r);
 	case VERB_LIST_EVENTS:
-		return cmd_list_events(fd);
+		return cmd_list_events(r);
 	case VERB_STATUS:
-		return cmd_status(fd, c->session);
+		return cmd_status(r, c->session);
 	case VERB_PROCESSES:
-		return cmd_processes(fd);
+		return cmd_processes(r);
 	default:
 		break;
 	}
-	s = session_get(fd, c->session);
+	s = session_get(r, c->session);
 	if (!s)
 		return -ENOENT;
 	switch (c->verb) {
 	case VERB_DESTROY:
-		return cmd_destroy(fd, s);
+		return cmd_destroy(r, s);
 	case VERB_ENABLE_EVENT:
-		return cmd_enable(fd, s, c);
+		return cmd_enable(r, s, c);
 	case VERB_ENABLE_CHANNEL:
-		return cmd_enable_channel(fd, s, &c->b.channel);
+		return cmd_enable_channel(r, s, &c->b.channel);
 	case VERB_SNAPSHOT:
-		return cmd_snapshot(fd, s, &c->b.snapshot);
+		return cmd_snapshot(r, s, &c->b.snapshot);
 	case VERB_ROTATE:
-		return cmd_rotate(fd, s, &c->b.rotate);
+		return cmd_rotate(r, s, &c->b.rotate);
 	case VERB_DISABLE_EVENT:
-		return cmd_disable(fd, s, c);
+		return cmd_disable(r, s, c);
 	case VERB_ADD_CONTEXT:
-		return cmd_add_context(fd, s, &c->b.context);
+		return cmd_add_context(r, s, &c->b.context);
 	case VERB_NOTICES:
-		return cmd_notices(fd, s);
+		return cmd_notices(r, s);
 	case VERB_AGGREGATE:
-		return cmd_aggregate(fd, s, c);
+		return cmd_aggregate(r, s, c);
 	case VERB_DISABLE_AGG:
-		return cmd_disable_agg(fd, s, c);
+		return cmd_disable_agg(r, s, c);
 	case VERB_SHOW_AGG:
-		return cmd_show_agg(fd, s, &c->b.show_agg);
+		return cmd_show_agg(r, s, &c->b.show_agg);
 	case VERB_START:
-		return cmd_start(fd, s);
+		return cmd_start(r, s);
 	case VERB_STOP:
-		return cmd_stop(fd, s);
+		return cmd_stop(r, s);
 	default:
-		return reply_end(fd, -EINVAL, "unknown command %u", c->verb);
+		return reply_fail(r, -EINVAL, RE_MALFORMED);
 	}
 }
 
@@ -948,14 +979,15 @@ void cmd_init(const char *home)
 int session_command(int fd, const char *body, size_t len)
 {
 	static struct proto_cmd c;
+	struct reply *r = reply_open(fd);
 	int ret;
 
 	if (proto_cmd_decode(body, len, &c) < 0) {
 		log_warn("malformed command refused");
-		return reply_end(fd, -EPROTO, "malformed command (a tracectl of another version?)");
+		return reply_finish(r, reply_fail(r, -EPROTO, RE_MALFORMED));
 	}
-	ret = session_dispatch(fd, &c);
+	ret = session_dispatch(r, &c);
 	if (!verb_reads(c.verb))
 		state_save();	/* a daemon after us resumes from there */
-	return ret;
+	return reply_finish(r, ret);
 }

@@ -38,8 +38,8 @@
  * Everything committed in @s's channels written out, confirmed by the
  * consumer's reply. A consumer that died or does not answer is replaced
  * (replay_revive(): the new one continues its traces) and asked again;
- * when that fails too, s->flush_err says which channels and how many
- * events their buffers still hold.
+ * when that fails too, s->flush_err says so, and each channel not
+ * written out (unflushed) how many events its buffers still hold.
  */
 static void session_flush(struct session *s)
 {
@@ -47,17 +47,21 @@ static void session_flush(struct session *s)
 
 	s->flush_err = 0;
 	s->flush_msg[0] = 0;
-	for (const struct channel *ch = s->chans; ch; ch = ch->next) {
+	for (struct channel *ch = s->chans; ch; ch = ch->next) {
 		struct msg_c_id m = { .id = ch->id };
 		uint64_t events, bufs;
 		int ret;
 
+		ch->unflushed = 0;
 		ret = consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
 		if (ret == -EPIPE && replay_revive() == 0)
 			ret = consumer_call(MSG_C_FLUSH, &m, sizeof(m), NULL, 0, NULL, 0);
 		if (ret != -EPIPE)
 			continue;
 		events = apps_pending(ch->id, &bufs);
+		ch->unflushed = 1;
+		ch->unflushed_events = events;
+		ch->unflushed_buffers = bufs;
 		s->flush_err = -EIO;
 		if (len < sizeof(s->flush_msg))
 			len += (size_t)snprintf(s->flush_msg + len, sizeof(s->flush_msg) - len,

@@ -42,7 +42,7 @@ static uint64_t netout_next_id;
  * The relay addresses of @cr: set_url (net://HOST[:C[:D]]), ctrl_url and
  * data_url (tcp://HOST:PORT), live and its period (0: the default).
  */
-static int netout_parse(int fd, const struct cmd_create *cr, struct rly_url *c,
+static int netout_parse(struct reply *r, const struct cmd_create *cr, struct rly_url *c,
 			struct rly_url *d, uint32_t *live_us)
 {
 	const char *set = cr->set_url, *ctrl = cr->ctrl_url, *data = cr->data_url;
@@ -51,22 +51,38 @@ static int netout_parse(int fd, const struct cmd_create *cr, struct rly_url *c,
 	if (cr->live) {
 		*live_us = cr->live_us ? cr->live_us : NETOUT_LIVE_DEFAULT;
 		if (*live_us > 3600000000u)
-			return reply_end(fd, -EINVAL, "--live: a period of 1 us to 1 h "
-					 "(default 1 s)");
+			return reply_fail(r, -EINVAL, RE_RANGE, .name = "--live (us)",
+					  .n = { *live_us, 1, 3600000000u });
 	}
 	if (!set[0] && !ctrl[0] && !data[0])
 		set = "net://127.0.0.1";	/* --live alone, as lttng */
 	if (set[0] && rly_url_parse(set, c) < 0)
-		return reply_end(fd, -EINVAL, "bad relay address '%s': net://HOST[:CTRL_PORT"
-				 "[:DATA_PORT]]", set);
+		return reply_fail(r, -EINVAL, RE_RELAY_URL, .name = set, .name2 = "relay");
 	*d = *c;
 	if ((ctrl[0] || data[0]) && !set[0] && !(ctrl[0] && data[0]))
-		return reply_end(fd, -EINVAL, "--ctrl-url and --data-url go together");
+		return reply_fail(r, -EINVAL, RE_URL_PAIR);
 	if (ctrl[0] && rly_url_one(ctrl, c->host, sizeof(c->host), &c->ctrl) < 0)
-		return reply_end(fd, -EINVAL, "bad control address '%s': tcp://HOST:PORT", ctrl);
+		return reply_fail(r, -EINVAL, RE_RELAY_URL, .name = ctrl, .name2 = "control");
 	if (data[0] && rly_url_one(data, d->host, sizeof(d->host), &d->data) < 0)
-		return reply_end(fd, -EINVAL, "bad data address '%s': tcp://HOST:PORT", data);
+		return reply_fail(r, -EINVAL, RE_RELAY_URL, .name = data, .name2 = "data");
 	return 0;
+}
+
+/* The relay's address and the relay session's path of @s's @nth relay session. */
+static void netout_names(const struct session *s, unsigned int nth, char *url, size_t ulen,
+			 char *base, size_t blen)
+{
+	const struct netout *n = s->net;
+
+	snprintf(url, ulen, "net://%.100s:%u:%u", n->c.host, n->c.ctrl, n->d.data);
+	if (strcmp(n->c.host, n->d.host))
+		snprintf(url, ulen, "tcp://%.100s:%u+tcp://%.100s:%u", n->c.host, n->c.ctrl,
+			 n->d.host, n->d.data);
+	/* a consumer that restarted streams into a relay session of its own */
+	if (nth)
+		snprintf(base, blen, "%s/%s-%s-%u", n->host, s->name, n->stamp, nth);
+	else
+		snprintf(base, blen, "%s/%s-%s", n->host, s->name, n->stamp);
 }
 
 
@@ -83,16 +99,7 @@ static int netout_open(struct session *s, char *why, size_t len)
 	const char *step;
 
 	memset(&m, 0, sizeof(m));
-	snprintf(m.url, sizeof(m.url), "net://%.100s:%u:%u", n->c.host, n->c.ctrl, n->d.data);
-	if (strcmp(n->c.host, n->d.host))
-		snprintf(m.url, sizeof(m.url), "tcp://%.100s:%u+tcp://%.100s:%u", n->c.host,
-			 n->c.ctrl, n->d.host, n->d.data);
-	/* a consumer that restarted streams into a relay session of its own */
-	if (n->opened)
-		snprintf(m.base, sizeof(m.base), "%s/%s-%s-%u", n->host, s->name, n->stamp,
-			 n->opened);
-	else
-		snprintf(m.base, sizeof(m.base), "%s/%s-%s", n->host, s->name, n->stamp);
+	netout_names(s, n->opened, m.url, sizeof(m.url), m.base, sizeof(m.base));
 	step = "cannot connect to the relay's control port";
 	fds[0] = ret = rly_connect(n->c.host, n->c.ctrl, NETOUT_TIMEOUT_MS);
 	if (ret >= 0) {
@@ -129,15 +136,16 @@ static int netout_open(struct session *s, char *why, size_t len)
 	return ret;
 }
 
-int netout_create(int fd, struct session *s, const struct cmd_create *cr, const char *stamp)
+int netout_create(struct reply *r, struct session *s, const struct cmd_create *cr,
+		  const char *stamp)
 {
 	struct netout *n = calloc(1, sizeof(*n));
 	char why[PROTO_PATH_MAX];
 	int ret;
 
 	if (!n)
-		return reply_end(fd, -ENOMEM, "out of memory");
-	ret = netout_parse(fd, cr, &n->c, &n->d, &s->live_us);
+		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "relay");
+	ret = netout_parse(r, cr, &n->c, &n->d, &s->live_us);
 	if (ret < 0) {
 		free(n);
 		return ret;
@@ -152,7 +160,10 @@ int netout_create(int fd, struct session *s, const struct cmd_create *cr, const 
 	s->relay_id = ++netout_next_id;
 	ret = netout_open(s, why, sizeof(why));
 	if (ret < 0) {
-		reply_end(fd, ret, "%s (is lttng-relayd running there?)", why);
+		char url[PROTO_URL_MAX], base[192];
+
+		netout_names(s, 0, url, sizeof(url), base, sizeof(base));
+		reply_fail(r, ret, RE_RELAY_CONNECT, .name = url, .detail = why);
 		free(n);
 		s->net = NULL;
 		s->relay_id = 0;
@@ -194,34 +205,43 @@ int netout_ok(const struct session *s)
 	return !s->net || !s->net->err;
 }
 
-/* The session's streaming error, said like a write error; -errno or 0. */
-int netout_error(int fd, const struct session *s, char *msg, size_t len)
+/* The session's streaming stopped (netout_ok() false): its -errno, said in @r. */
+int netout_fail(struct reply *r, const struct session *s)
 {
-	if (netout_ok(s))
-		return 0;
-	reply_text(fd, "Session %s stopped streaming when the consumer daemon restarted: %s\n",
-		   s->name, s->net->why);
-	if (!msg[0])
-		snprintf(msg, len, "session %s: streaming stopped: %.3900s", s->name, s->net->why);
-	return s->net->err;
+	return reply_fail(r, s->net->err, RE_STREAMING, .session = s->name, .detail = s->net->why);
 }
 
-int netout_check(int fd, const struct session *s)
+/* For a session's record: where it streams, and whether that stopped. */
+void netout_record(const struct session *s, struct rec_session *rs)
+{
+	const struct netout *n = s->net;
+	char base[192];
+
+	if (!n)
+		return;
+	rs->flags |= REC_SESSION_STREAMED;
+	/* the relay session made last (a new one per consumer) */
+	netout_names(s, n->opened ? n->opened - 1 : 0, rs->output, sizeof(rs->output), base,
+		     sizeof(base));
+	snprintf(rs->relay_path, sizeof(rs->relay_path), "%s", base);
+	if (n->err) {
+		rs->stream_err = -n->err;
+		snprintf(rs->stream_why, sizeof(rs->stream_why), "%.511s", n->why);
+	}
+}
+
+int netout_check(struct reply *r, const struct session *s)
 {
 	struct msg_c_id m = { .id = s->relay_id };
-	char msg[PROTO_PATH_MAX + 64] = "";
 	int ret;
 
 	if (!s->relay_id)
 		return 0;
-	if (!netout_ok(s)) {
-		netout_error(fd, s, msg, sizeof(msg));
-		return reply_end(fd, s->net->err, "%s", msg);
-	}
+	if (!netout_ok(s))
+		return netout_fail(r, s);
 	ret = consumer_call(MSG_C_RELAY_CHECK, &m, sizeof(m), NULL, 0, NULL, 0);
 	if (ret < 0)
-		return reply_end(fd, ret, "session %s no longer streams to the relay (%s); "
-				 "see status, and create a new session", s->name, strerror(-ret));
+		return reply_fail(r, ret, RE_STREAM_CHECK, .session = s->name);
 	return 0;
 }
 

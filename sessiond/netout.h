@@ -20,19 +20,23 @@ struct netout {
 	char why[PROTO_PATH_MAX];
 };
 
+struct reply;
 struct session;
 
-/* create --set-url ...: the relay reached, its session made, @s streamed there; replies when not. */
-int netout_create(int fd, struct session *s, const struct cmd_create *cr, const char *stamp);
-/* start: may @s stream? Replies and < 0 when not. */
-int netout_check(int fd, const struct session *s);
+/* create --set-url ...: the relay reached, its session made, @s streamed there; else < 0, the failure in @r. */
+int netout_create(struct reply *r, struct session *s, const struct cmd_create *cr,
+		  const char *stamp);
+/* start: may @s stream? < 0 when not, the failure in @r. */
+int netout_check(struct reply *r, const struct session *s);
 void netout_close(struct session *s);
 /* A new consumer: each streamed session a new relay session on it. */
 void netout_replay(void);
 /* Does @s stream, or is it of files? 0 when its relay is gone. */
 int netout_ok(const struct session *s);
-/* Why @s stopped streaming, said (text) and in @msg: -errno, or 0. */
-int netout_error(int fd, const struct session *s, char *msg, size_t len);
+/* @s stopped streaming (netout_ok() 0): the failure in @r, its -errno. */
+int netout_fail(struct reply *r, const struct session *s);
+/* Where @s streams (its address, its relay session) and whether it stopped, into its record. */
+void netout_record(const struct session *s, struct rec_session *rs);
 /* The last relay id given (relay ids are the consumer's names of relays). */
 uint64_t netout_last_id(void);
 /* Relay @id is in use (a session taken over): later ids come after it. */

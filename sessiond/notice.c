@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * notice.c - why processes were not traced, as traced processes tell
- * (MSG_APP_NOTICE), and the list of traced processes tracectl record asks
- * for.
+ * (MSG_APP_NOTICE), kept by the sessions, and their records for the
+ * replies (tracectl and the log say them in the words of
+ * common/noticetext.c).
  *
  * A notice is checked whole before anything is kept
  * (proto_notice_decode(): version, kind, pid range, the path's length
@@ -48,63 +49,24 @@
 #include "notice.h"
 #include "allow.h"
 #include "app.h"
-#include "client.h"
 #include "session.h"
 #include "log.h"
+#include "noticetext.h"
 
 static uint64_t notices_refused;	/* by this daemon: how often to log */
 
-#define DROPS "the loader drops LD_PRELOAD"
-
-static void notice_text(const struct notice *n, char *buf, size_t len)
+/* @n as kept by @s, for a reply (and, in words, for the log). */
+void notice_record(const struct session *s, const struct notice *n, struct rec_notice *rn)
 {
-	char times[48] = "", hint[96] = "", why[256];
-	unsigned int me = (unsigned int)geteuid();
-
-	if (n->count > 1)
-		snprintf(times, sizeof(times), " (%" PRIu64 " times)", n->count);
-	if (me == 0)
-		snprintf(hint, sizeof(hint), "; a session created with --allow-uid %u traces them",
-			 n->uid);
-	if (n->kind == NOTICE_UID_CHANGE) {
-		snprintf(buf, len, "pid %u (%s) changed its uid from %u to %u: the processes it "
-			 "starts and the programs it runs cannot reach this session daemon "
-			 "(uid %u) and are not traced%s%s", n->pid, n->path, n->old_uid, n->uid,
-			 me, hint, times);
-		return;
-	}
-	switch (n->kind) {
-	case NOTICE_STATIC:
-		snprintf(why, sizeof(why), "statically linked, it cannot load libshmtrace");
-		break;
-	case NOTICE_FOREIGN:
-		snprintf(why, sizeof(why), "not an x86-64 program, libshmtrace cannot load in it");
-		break;
-	case NOTICE_SETUID:
-		snprintf(why, sizeof(why), "set-user-ID program (runs as uid %u), " DROPS, n->uid);
-		break;
-	case NOTICE_SETGID:
-		snprintf(why, sizeof(why), "set-group-ID program, " DROPS);
-		break;
-	case NOTICE_CAPS:
-		snprintf(why, sizeof(why), "program with file capabilities, " DROPS);
-		break;
-	case NOTICE_IDS:
-		snprintf(why, sizeof(why), "the process's effective uid or gid is not its "
-			 "real one, " DROPS);
-		break;
-	case NOTICE_NO_PRELOAD:
-		snprintf(why, sizeof(why), "its environment has no libshmtrace in LD_PRELOAD");
-		break;
-	case NOTICE_EXEC_UID:
-		snprintf(why, sizeof(why), "it runs as uid %u, which cannot reach this session "
-			 "daemon (uid %u)%s", n->uid, me, hint);
-		break;
-	default:
-		snprintf(why, sizeof(why), "notice of kind %u", n->kind);
-		break;
-	}
-	snprintf(buf, len, "pid %u exec %s: not traced: %s%s", n->pid, n->path, why, times);
+	memset(rn, 0, sizeof(*rn));
+	snprintf(rn->session, sizeof(rn->session), "%s", s ? s->name : "");
+	rn->kind = n->kind;
+	rn->pid = n->pid;
+	rn->uid = n->uid;
+	rn->old_uid = n->old_uid;
+	rn->daemon_uid = (uint32_t)geteuid();
+	rn->count = n->count;
+	snprintf(rn->path, sizeof(rn->path), "%s", n->path);
 }
 
 static void notice_add(struct session *s, const struct msg_app_notice *m, const char *path)
@@ -183,6 +145,7 @@ int app_notice(struct app *a, const char *body, size_t len)
 	struct msg_app_notice m;
 	const char *raw;
 	char path[PROTO_PATH_MAX], text[PROTO_PATH_MAX + 512];
+	struct rec_notice rn;
 	struct notice shown;
 	int kept = 0;
 
@@ -218,8 +181,10 @@ int app_notice(struct app *a, const char *body, size_t len)
 		shown.pid = m.pid;
 		shown.uid = m.uid;
 		shown.old_uid = m.old_uid;
+		shown.count = 1;
 		shown.path = path;
-		notice_text(&shown, text, sizeof(text));
+		notice_record(NULL, &shown, &rn);
+		notice_words(&rn, text, sizeof(text));
 		log_info("%s[%d]: %s", a->procname, (int)a->pid, text);
 	}
 	return 0;
@@ -235,36 +200,4 @@ void notices_free(struct session *s)
 		free(n);
 	}
 	s->nnotices = 0;
-}
-
-/* One line per notice, each after @indent. */
-static void notices_reply(int fd, const struct session *s, const char *indent)
-{
-	char text[PROTO_PATH_MAX + 512];
-
-	for (const struct notice *n = s->notices; n; n = n->next) {
-		notice_text(n, text, sizeof(text));
-		reply_text(fd, "%s%s\n", indent, text);
-	}
-	if (s->notices_lost)
-		reply_text(fd, "%s(%" PRIu64 " more notices not kept)\n", indent, s->notices_lost);
-}
-
-/* For tracectl status: the session's notices, when it has any. */
-void notices_status(int fd, const struct session *s)
-{
-	if (s->notices || s->notices_lost) {
-		reply_text(fd, "  not traced:\n");
-		notices_reply(fd, s, "    ");
-	}
-	if (s->notices_refused)
-		reply_text(fd, "  notices refused: %" PRIu64 " (about another process than "
-			   "their sender's)\n", s->notices_refused);
-}
-
-/* notices: one line per notice of the session, nothing when none. */
-int cmd_notices(int fd, const struct session *s)
-{
-	notices_reply(fd, s, "");
-	return reply_end(fd, 0, NULL);
 }

@@ -25,8 +25,7 @@ struct notice {
 /* MSG_APP_NOTICE from @a: 0 (kept, or refused and counted), -EPROTO when malformed. */
 int app_notice(struct app *a, const char *body, size_t len);
 void notices_free(struct session *s);
-void notices_status(int fd, const struct session *s);
-/* notices: one line per notice of the session. */
-int cmd_notices(int fd, const struct session *s);
+/* @n as @s keeps it (@s NULL: of no session), for a reply. */
+void notice_record(const struct session *s, const struct notice *n, struct rec_notice *rn);
 
 #endif

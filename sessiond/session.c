@@ -52,6 +52,23 @@ static int enabler_matches(const struct enabler *e, const char *name, int loglev
 	return glob_match(e->pattern, name);
 }
 
+/* @expr and its bytecode @code (@len bytes) as @e's filter: 0, or -ENOMEM. */
+static int filter_keep(struct enabler *e, const char *expr, const unsigned char *code, long len)
+{
+	e->filter = strdup(expr);
+	e->code = malloc((size_t)len);
+	if (!e->filter || !e->code) {
+		free(e->filter);
+		free(e->code);
+		e->filter = NULL;
+		e->code = NULL;
+		return -ENOMEM;
+	}
+	memcpy(e->code, code, (size_t)len);
+	e->code_len = (uint32_t)len;
+	return 0;
+}
+
 int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen)
 {
 	unsigned char code[SHM_FILTER_MAX_CODE];
@@ -67,18 +84,28 @@ int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen)
 				 SHM_FILTER_MAX_CODE);
 		return -EINVAL;
 	}
-	e->filter = strdup(expr);
-	e->code = malloc((size_t)len);
-	if (!e->filter || !e->code) {
-		free(e->filter);
-		free(e->code);
-		e->filter = NULL;
-		e->code = NULL;
+	if (filter_keep(e, expr, code, len) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	memcpy(e->code, code, (size_t)len);
-	e->code_len = (uint32_t)len;
+	return 0;
+}
+
+int filter_make(struct reply *r, struct enabler *e, const char *expr)
+{
+	unsigned char code[SHM_FILTER_MAX_CODE];
+	char msg[128];
+	int col = 0;
+	long len = flt_compile(expr, code, sizeof(code), &col, msg, sizeof(msg));
+
+	if (len == -EINVAL)
+		return reply_fail(r, -EINVAL, RE_FILTER, .detail = msg, .n = { (uint64_t)col });
+	if (len < 0)
+		return reply_fail(r, -EINVAL, RE_FILTER_LONG, .n = { SHM_FILTER_MAX_CODE, 0 });
+	if (strlen(expr) >= PROTO_FILTER_MAX)	/* a reply shows it whole */
+		return reply_fail(r, -EINVAL, RE_FILTER_LONG, .n = { PROTO_FILTER_MAX - 1, 1 });
+	if (filter_keep(e, expr, code, len) < 0)
+		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "filter");
 	return 0;
 }
 
@@ -200,7 +227,7 @@ struct channel *channel_find(const struct session *s, const char *name)
 }
 
 /* A new channel of @s in a free slot, known to the consumer. */
-struct channel *channel_new(int fd, struct session *s, const struct channel *want)
+struct channel *channel_new(struct session *s, const struct channel *want, int *err)
 {
 	struct channel *ch;
 	unsigned int slot;
@@ -208,13 +235,12 @@ struct channel *channel_new(int fd, struct session *s, const struct channel *wan
 	for (slot = 0; slot < SHM_MAX_CHAN && ss.chan[slot]; slot++)
 		;
 	if (slot == SHM_MAX_CHAN) {
-		reply_end(fd, -EBUSY, "too many channels in all sessions (at most %d)",
-			  SHM_MAX_CHAN);
+		*err = -EBUSY;
 		return NULL;
 	}
 	ch = calloc(1, sizeof(*ch));
 	if (!ch) {
-		reply_end(fd, -ENOMEM, "out of memory");
+		*err = -ENOMEM;
 		return NULL;
 	}
 	*ch = *want;

@@ -23,6 +23,7 @@
 struct aggregation;
 struct netout;
 struct notice;
+struct reply;
 struct session;
 
 enum ll_kind { LL_ANY, LL_RANGE, LL_ONLY };	/* level <= L (as severe or more), == L */
@@ -48,6 +49,9 @@ struct channel {
 	uint32_t flush_ms;
 	uint32_t compress;		/* PROTO_COMPRESS_* */
 	uint32_t context;		/* SHMTRACE__CTX_* (add-context) */
+	int unflushed;			/* the last stop could not write it out: */
+	uint64_t unflushed_events;	/* ... events its buffers still held */
+	uint64_t unflushed_buffers;	/* ... in so many buffers */
 	struct enabler *enablers;	/* events recorded in this channel */
 	struct enabler *combos;		/* filters of several patterns, or-ed */
 	struct session *session;
@@ -85,7 +89,7 @@ struct session {
 	size_t base_len;
 	struct aggregation *aggs;
 	int flush_err;			/* -EIO: the last stop could not write everything out */
-	char flush_msg[512];		/* which channels, how many events */
+	char flush_msg[512];		/* which channels, how many events (logged) */
 	int agg_werr;			/* aggregations.json not written at the last stop */
 	char agg_msg[PROTO_PATH_MAX + 128];	/* why */
 	struct session *next;
@@ -114,11 +118,13 @@ void marker_remove(struct session *s);
 /* Tell the consumer of @ch: the -errno of its reply. */
 int channel_to_consumer(const struct channel *ch);
 struct channel *channel_find(const struct session *s, const char *name);
-/* A new channel of @s in a free slot, known to the consumer; NULL replied. */
-struct channel *channel_new(int fd, struct session *s, const struct channel *want);
+/* A new channel of @s in a free slot, known to the consumer; NULL and *@err (-EBUSY: no slot). */
+struct channel *channel_new(struct session *s, const struct channel *want, int *err);
 void channel_defaults(const struct session *s, struct channel *ch, const char *name);
 /* Compile @expr into @e's filter; on error, @err says what and where. */
 int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen);
+/* The same for a command: 0, or the failure (RE_FILTER...) in @r. */
+int filter_make(struct reply *r, struct enabler *e, const char *expr);
 void enabler_free_parts(struct enabler *e);
 void enabler_free(struct enabler *e);
 void enablers_free(struct enabler *e);

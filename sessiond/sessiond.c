@@ -77,7 +77,7 @@ static void client_first(int fd)
 		log_warn("%s first message (%s)", n == -EMFILE ? "lost" : "malformed",
 			 strerror((int)-n));
 		if (n == -EPROTO)
-			reply_end(fd, -EPROTO, "malformed message");
+			reply_refuse(fd, -EPROTO, RE_MALFORMED);
 		close(fd);
 		return;
 	}
@@ -92,7 +92,7 @@ static void client_first(int fd)
 		break;
 	default:
 		log_warn("unexpected first message type %u", h.type);
-		reply_end(fd, -EPROTO, "unexpected message type %u", h.type);
+		reply_refuse(fd, -EPROTO, RE_MALFORMED);
 		for (int i = 0; i < proto_nfds(h.type); i++)
 			close(fds[i]);
 		break;

@@ -41,23 +41,33 @@ static int conn(void)
 	return fd;
 }
 
-/* 0: refused as it should be (error reply or closed), 1: accepted. */
+/*
+ * 0: refused as it should be (the error's record and an error reply, or
+ * the connection closed), 1: accepted.
+ */
 static int outcome(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct proto_hdr h;
+	struct msg_item it;
 	char buf[PROTO_MAX_MSG];
 	ssize_t n;
 
-	if (poll(&pfd, 1, 3000) <= 0)
-		return 1;
-	n = recv(fd, buf, sizeof(buf), 0);
-	if (n <= 0)
-		return 0;
-	if ((size_t)n < sizeof(h))
-		return 1;
-	memcpy(&h, buf, sizeof(h));
-	return !(h.type == MSG_REPLY && h.status < 0);
+	for (;;) {
+		if (poll(&pfd, 1, 3000) <= 0)
+			return 1;
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			return 0;
+		if ((size_t)n < sizeof(h))
+			return 1;
+		memcpy(&h, buf, sizeof(h));
+		if (h.type != MSG_REPLY_ITEM || (size_t)n < sizeof(h) + sizeof(it))
+			return !(h.type == MSG_REPLY && h.status < 0);
+		memcpy(&it, buf + sizeof(h), sizeof(it));
+		if (it.kind != REC_ERROR)
+			return 1;	/* answered */
+	}
 }
 
 static int send_raw(const void *buf, size_t len)

@@ -23,8 +23,9 @@
  *				refused is not malformed), 1 when it closed it
  *	notice-client app-cmd	connect to the application socket and send
  *				a command (status): exit 0 when it is refused
- *				(an error reply or the connection closed), 1
- *				when answered, 2 when the socket cannot be
+ *				(an error record and reply, or the connection
+ *				closed), 1 when answered (any other record), 2
+ *				when the socket cannot be
  *				reached (errno on standard error)
  *	notice-client app-register  register on the application socket:
  *				exit 0 when the daemon keeps the connection, 1
@@ -247,9 +248,14 @@ static int app_cmd(void)
 		if ((size_t)n < sizeof(h))
 			return 1;
 		memcpy(&h, buf, sizeof(h));
-		if (h.type == MSG_REPLY_TEXT) {
-			fprintf(stderr, "notice-client: the command was answered: %.*s\n",
-				(int)(n - (ssize_t)sizeof(h)), buf + sizeof(h));
+		if (h.type == MSG_REPLY_ITEM && (size_t)n >= sizeof(h) + sizeof(struct msg_item)) {
+			struct msg_item it;
+
+			memcpy(&it, buf + sizeof(h), sizeof(it));
+			if (it.kind == REC_ERROR)
+				continue;	/* why it is refused: the final reply follows */
+			fprintf(stderr, "notice-client: the command was answered: a record of "
+				"kind %u\n", it.kind);
 			return 1;
 		}
 		return !(h.type == MSG_REPLY && h.status < 0);

@@ -13,8 +13,9 @@
  * and thread number (chaos-app numbers its children's threads apart, since
  * a child may have the pid of an earlier one), a process by its pid and
  * start time. DIR is the session's output, read once with
- * libshmtrace-reader; STATUS is the output of `tracectl status` for the
- * session (stopped), whose per-channel counters are summed by field name.
+ * libshmtrace-reader; STATUS is the output of `tracectl status --format
+ * json` for the session (stopped), whose per-channel counters are summed
+ * by field name (doc/json.md).
  *
  * Each trace (directory) belongs to the process whose threads' events it
  * holds, or, holding none, to the one process of its pid that has no
@@ -48,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <shmtrace/reader.h>
+#include "json.h"
 
 struct proc;
 
@@ -185,50 +187,74 @@ struct status {
 	unsigned int channels;
 };
 
-/* The counters of every channel in `tracectl status` output, summed. */
+/* A member of object @o that is a whole number: its value, or exit 2. */
+static uint64_t js_u64(const struct js_doc *doc, const struct js_node *o, const char *name,
+		       const char *path)
+{
+	unsigned int n = 0;
+	const struct js_node *v = js_member(doc, o, name, &n);
+
+	if (!v || n != 1 || v->type != JS_NUM || (v->num != JS_INT_U64 && v->num != JS_INT_S64) ||
+	    (v->num == JS_INT_S64 && v->v.i < 0)) {
+		fprintf(stderr, "chaos-check: %s: no count \"%s\" in a channel\n", path, name);
+		exit(2);
+	}
+	return v->num == JS_INT_U64 ? v->v.u : (uint64_t)v->v.i;
+}
+
+/*
+ * The counters of every channel of `tracectl status --format json`
+ * (doc/json.md), summed: the document's sessions, each session's channels.
+ */
 static void read_status(const char *path, struct status *st)
 {
+	static char text[1 << 20];
 	static const struct {
 		const char *name;
 		size_t off;
 	} fields[] = {
-		{ "events recorded: ", offsetof(struct status, recorded) },
-		{ "events discarded: ", offsetof(struct status, discarded) },
-		{ "events lost without a buffer: ", offsetof(struct status, nobuf) },
-		{ "events lost to write errors: ", offsetof(struct status, werr) },
-		{ "events overwritten: ", offsetof(struct status, overwritten) },
+		{ "recorded", offsetof(struct status, recorded) },
+		{ "discarded", offsetof(struct status, discarded) },
+		{ "lost_without_buffer", offsetof(struct status, nobuf) },
+		{ "lost_to_write_errors", offsetof(struct status, werr) },
+		{ "overwritten", offsetof(struct status, overwritten) },
 	};
+	const struct js_node *sessions, *chans;
+	struct js_doc *doc = NULL;
+	char err[256];
+	size_t len;
 	FILE *f = fopen(path, "r");
-	char line[1024];
-	unsigned int seen[5] = { 0 };
 
 	if (!f) {
 		fprintf(stderr, "chaos-check: %s: %s\n", path, strerror(errno));
 		exit(2);
 	}
+	len = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	if (js_parse(&doc, text, len, NULL, err, sizeof(err)) < 0) {
+		fprintf(stderr, "chaos-check: %s: not a JSON document: %s\n", path, err);
+		exit(2);
+	}
 	memset(st, 0, sizeof(*st));
-	while (fgets(line, sizeof(line), f)) {
-		const char *s = line + strspn(line, " ");
-
-		if (!strncmp(s, "channel ", 8))
+	sessions = js_member(doc, js_root(doc), "sessions", NULL);
+	for (const struct js_node *s = sessions && sessions->type == JS_ARR ?
+	     js_child(doc, sessions) : NULL; s; s = js_next(doc, sessions, s)) {
+		chans = s->type == JS_OBJ ? js_member(doc, s, "channels", NULL) : NULL;
+		for (const struct js_node *c = chans && chans->type == JS_ARR ?
+		     js_child(doc, chans) : NULL; c; c = js_next(doc, chans, c)) {
+			if (c->type != JS_OBJ)
+				continue;
 			st->channels++;
-		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-			size_t l = strlen(fields[i].name);
-
-			if (!strncmp(s, fields[i].name, l)) {
+			for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 				*(uint64_t *)(void *)((char *)st + fields[i].off) +=
-					strtoull(s + l, NULL, 10);
-				seen[i]++;
-			}
+					js_u64(doc, c, fields[i].name, path);
 		}
 	}
-	fclose(f);
-	for (size_t i = 0; i < 5; i++)
-		if (seen[i] != st->channels || !st->channels) {
-			fprintf(stderr, "chaos-check: %s: %u channels, %u lines \"%s\"\n", path,
-				st->channels, seen[i], fields[i].name);
-			exit(2);
-		}
+	js_free(doc);
+	if (!st->channels) {
+		fprintf(stderr, "chaos-check: %s: no channel with its counters\n", path);
+		exit(2);
+	}
 }
 
 static int field_u64(const struct shmtrace_rd_event *ev, int idx, uint64_t *out)

@@ -174,9 +174,10 @@ settle() {
 		sleep 0.1
 	done
 	[ "$i" -lt 300 ] || chaos_fail "the daemons did not come back (session daemon '$s', consumer '$c')"
-	"$TRACECTL" status s >"$WORK/status.now" 2>"$WORK/status.err" ||
+	"$TRACECTL" status s --format json >"$WORK/status.now" 2>"$WORK/status.err" ||
 		chaos_fail "status failed: $(head -3 "$WORK/status.err")"
-	grep -q "^Session s: active" "$WORK/status.now" || chaos_fail "session s is not active: $(head -3 "$WORK/status.now")"
+	[ "$(jget "$WORK/status.now" sessions s active)" = true ] ||
+		chaos_fail "session s is not active: $(head -c 300 "$WORK/status.now")"
 	SPID=$(shmtrace_daemon_pid sessiond)
 	CPID=$(shmtrace_daemon_pid consumerd)
 	SSTART=$(start_of "$SPID")
@@ -317,7 +318,7 @@ done
 APPS=
 settle
 "$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || chaos_fail "stop failed: $(cat "$WORK/stop.err")"
-"$TRACECTL" status s >"$WORK/status" 2>"$WORK/status.err" ||
+"$TRACECTL" status s --format json >"$WORK/status" 2>"$WORK/status.err" ||
 	chaos_fail "status failed: $(cat "$WORK/status.err")"
 now_ms
 t2=$NOW

@@ -10,10 +10,16 @@
  *  2. as a MSG_CMD body: proto_cmd_decode(), whose strings must tile the
  *     end of the body exactly when it accepts it, and which must encode
  *     again to as many bytes with proto_cmd_encode();
- *  3. as a whole message sent through a SOCK_SEQPACKET socketpair with
+ *  3. as a MSG_REPLY_ITEM body: proto_item_decode(), which must accept a
+ *     record of a kind it knows only when the body holds its size after
+ *     the item header, with a version no earlier than ours and every char
+ *     array terminated (checked here field by field, as tracectl then
+ *     reads them), and skip only the kinds it does not know;
+ *  4. as a whole message sent through a SOCK_SEQPACKET socketpair with
  *     descriptors attached: proto_recv() must accept it exactly when it is
  *     well-formed (an independent check of the header below), never leak a
- *     descriptor, and the accepted bodies are parsed as the daemons do.
+ *     descriptor, and the accepted bodies are parsed as the daemons and
+ *     tracectl do.
  *
  * The number of descriptors sent is the message type's, changed by bits
  * 16-17 of the status field (XOR its sign, so that usual statuses keep
@@ -168,6 +174,81 @@ static void fuzz_cmd(const uint8_t *data, size_t size)
 	free(buf);
 }
 
+#define TERMINATED(a)	CHECK(memchr((a), 0, sizeof(a)) != NULL)
+
+/* A record of a reply, as tracectl receives it. */
+static void check_item(const char *body, size_t len)
+{
+	static union proto_rec_body rec;
+	struct msg_item h;
+	uint32_t kind = 0;
+	int ret = proto_item_decode(body, len, &kind, &rec);
+
+	CHECK(ret == 1 || ret == 0 || ret == -EPROTO);
+	if (len < sizeof(h)) {
+		CHECK(ret == -EPROTO);
+		return;
+	}
+	memcpy(&h, body, sizeof(h));
+	CHECK(kind == h.kind);
+	if (ret == 0) {
+		CHECK(proto_rec_size(kind) == 0);
+		return;
+	}
+	if (ret < 0)
+		return;
+	CHECK(proto_rec_size(kind) != 0 && len - sizeof(h) >= proto_rec_size(kind));
+	CHECK(h.version >= PROTO_REC_VERSION);
+	switch (kind) {
+	case REC_SESSION:
+		TERMINATED(rec.session.name);
+		TERMINATED(rec.session.output);
+		TERMINATED(rec.session.relay_path);
+		TERMINATED(rec.session.stream_why);
+		break;
+	case REC_CHANNEL:
+		TERMINATED(rec.channel.session);
+		TERMINATED(rec.channel.name);
+		TERMINATED(rec.channel.stats.werr_path);
+		break;
+	case REC_ENABLER:
+		TERMINATED(rec.enabler.pattern);
+		TERMINATED(rec.enabler.filter);
+		break;
+	case REC_AGGREGATION:
+		for (int i = 0; i < CMD_AGG_KEYS; i++)
+			TERMINATED(rec.agg.key[i].field);
+		for (int i = 0; i < CMD_AGG_FUNCS; i++)
+			TERMINATED(rec.agg.func[i].field);
+		TERMINATED(rec.agg.filter);
+		break;
+	case REC_EVENT:
+		for (int i = 0; i < PROTO_MAX_FIELDS; i++)
+			TERMINATED(rec.event.field[i].name);
+		TERMINATED(rec.event.name);
+		break;
+	case REC_NOTE:
+	case REC_ERROR:
+		TERMINATED(rec.error.name);
+		TERMINATED(rec.error.detail);
+		TERMINATED(rec.error.path);
+		break;
+	default:
+		break;
+	}
+}
+
+static void fuzz_item(const uint8_t *data, size_t size)
+{
+	char *buf = calloc(1, size ? size : 1);
+
+	CHECK(buf != NULL);
+	if (size)
+		memcpy(buf, data, size);
+	check_item(buf, size);
+	free(buf);
+}
+
 /* An accepted notice: its path is the rest of the body, one NUL at its end. */
 static void check_notice(const char *body, size_t len)
 {
@@ -293,6 +374,9 @@ static void fuzz_recv(const uint8_t *data, size_t size)
 		case MSG_APP_NOTICE:
 			check_notice(buf, (size_t)ret);
 			break;
+		case MSG_REPLY_ITEM:
+			check_item(buf, (size_t)ret);
+			break;
 		default:
 			break;
 		}
@@ -316,6 +400,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_events(data, size);
 	fuzz_cmd(data, size);
+	fuzz_item(data, size);
 	fuzz_recv(data, size);
 	return 0;
 }

@@ -15,7 +15,7 @@ start_daemons
 ulimit -c 0
 
 # processes still registered with the session daemon
-nproc() { "$TRACECTL" status s | sed -n 's/^  traced processes: //p'; }
+nproc() { status_json "$WORK/nproc.json" s && jget "$WORK/nproc.json" sessions s processes_traced; }
 wait_no_proc() {
 	local i
 	for i in $(seq 100); do
@@ -31,7 +31,7 @@ wait_no_proc
 "$TRACECTL" show-aggregations -s s byt --format json >"$WORK/quiet.json" || fail "show failed"
 python3 - "$WORK/quiet.json" "$WORK/last" <<'PY' || fail "quiet kill: $(cat "$WORK/quiet.json")"
 import json, sys
-a = json.load(open(sys.argv[1]))[0]
+a = json.load(open(sys.argv[1]))["results"][0]
 last = dict(map(int, l.split()) for l in open(sys.argv[2]))
 got = {e["key"][0]: e["count"] for e in a["entries"]}
 assert got == {t: n + 1 for t, n in last.items()}, (got, last)
@@ -51,14 +51,14 @@ import json, struct, sys
 counts = struct.unpack("<4Q", open(sys.argv[1], "rb").read(32))
 assert all(c > 0 for c in counts), counts
 for path in sys.argv[2:]:
-    a = json.load(open(path))[0]
+    a = json.load(open(path))["results"][0]
     got = {e["key"][0]: e["count"] for e in a["entries"]}
     for t, c in enumerate(counts):
         assert c <= got.get(t, 0) <= c + 1, (path, t, c, got)
     assert a["torn"] <= 4 and a["lost"] == 0, a
 PY
-a=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["torn"])' "$WORK/flight1.json")
-b=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["torn"])' "$WORK/flight2.json")
+a=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["torn"])' "$WORK/flight1.json")
+b=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["torn"])' "$WORK/flight2.json")
 [ "$a" = "$b" ] || fail "torn tables: $a while mapped, $b once folded"
 
 # fork: each child's updates under its own pid

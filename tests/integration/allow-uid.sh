@@ -23,20 +23,22 @@ start_daemons
 new_session "$WORK/plain" 'shmtrace_test:*'
 
 # 1. without --allow-uid, the program run as nobody is not traced, and said
-"$TRACECTL" record --output "$WORK/no" -- $AS_NOBODY "$GEN" -n 500 2>"$WORK/no.err" ||
+"$TRACECTL" record --format json --output "$WORK/no" -- $AS_NOBODY "$GEN" -n 500 2>"$WORK/no.err" ||
 	fail "record failed: $(cat "$WORK/no.err")"
 n=$(bt_count "$WORK/no" shmtrace_test:event)
 [ "$n" -eq 0 ] || fail "without --allow-uid, $n events of nobody's process recorded"
-grep -q "changed its uid from 0 to $NOBODY: .* not traced; a session created with --allow-uid $NOBODY traces them" \
-	"$WORK/no.err" || fail "no notice: $(cat "$WORK/no.err")"
+[ "$(jget "$WORK/no.err" notices kind=uid-change old_uid)" = 0 ] &&
+	[ "$(jget "$WORK/no.err" notices kind=uid-change uid)" = "$NOBODY" ] ||
+	fail "no notice: $(cat "$WORK/no.err")"
 
 # 2. with --allow-uid nobody: every event of the process run as nobody
-"$TRACECTL" record --allow-uid nobody --output "$WORK/yes" -- $AS_NOBODY "$GEN" -n 1000 -t 2 \
-	2>"$WORK/yes.err" || fail "record --allow-uid failed: $(cat "$WORK/yes.err")"
+"$TRACECTL" record --format json --allow-uid nobody --output "$WORK/yes" -- $AS_NOBODY "$GEN" \
+	-n 1000 -t 2 2>"$WORK/yes.err" || fail "record --allow-uid failed: $(cat "$WORK/yes.err")"
 n=$(bt_count "$WORK/yes" shmtrace_test:event)
 [ "$n" -eq 2000 ] || fail "with --allow-uid, $n events recorded, expected 2000"
 check_seqs "$WORK/bt.out" 2 1000
-! grep -q "uid from 0 to $NOBODY" "$WORK/yes.err" || fail "a notice for an allowed uid"
+[ "$(jget "$WORK/yes.err" notices '*' kind | grep -c uid-change)" -eq 0 ] ||
+	fail "a notice for an allowed uid: $(cat "$WORK/yes.err")"
 grep -q "application socket closed" "$SHMTRACE_HOME/sessiond.log" ||
 	fail "the application socket stayed open after the session"
 echo "run as nobody: 0 events by default, 2000 with --allow-uid"
@@ -46,8 +48,9 @@ echo "run as nobody: 0 events by default, 2000 with --allow-uid"
 n=0
 [ -z "$(find "$WORK/plain" -name metadata)" ] || n=$(bt_count "$WORK/plain" shmtrace_test:event)
 [ "$n" -eq 0 ] || fail "session s, which does not allow nobody, recorded $n events"
-"$TRACECTL" status s | grep -q "changed its uid from 0 to $NOBODY" ||
-	fail "session s does not say why: $("$TRACECTL" status s)"
+status_json "$WORK/s.json" s || fail "status s failed"
+[ "$(jget "$WORK/s.json" sessions s notices kind=uid-change uid)" = "$NOBODY" ] ||
+	fail "session s does not say why: $(cat "$WORK/s.json")"
 "$TRACECTL" destroy s >/dev/null
 
 # 4. while a session allows nobody: everything else stays private
@@ -55,9 +58,10 @@ new_session "$WORK/other" 'shmtrace_test:*'	# session s, which does not allow no
 "$TRACECTL" create a --allow-uid "$NOBODY" --output "$WORK/a" >/dev/null || fail "create --allow-uid"
 "$TRACECTL" enable-event -s a 'shmtrace_test:*' >/dev/null && "$TRACECTL" start a >/dev/null ||
 	fail "cannot start session a"
-"$TRACECTL" status a | grep -q "processes of uid $NOBODY allowed" || fail "status: no allowed uid"
+status_json "$WORK/a.json" a || fail "status a failed"
+[ "$(jget "$WORK/a.json" sessions a allowed_uids)" = "[$NOBODY]" ] || fail "status: no allowed uid"
 # nobody's process counts among the processes of a, not of s
-nprocs() { "$TRACECTL" status "$1" | sed -n 's/^  traced processes: //p'; }
+nprocs() { status_json "$WORK/np.json" "$1" && jget "$WORK/np.json" sessions "$1" processes_traced; }
 $AS_NOBODY "$GEN" -n 300 -e 10000 >/dev/null &
 np=$!
 for _ in $(seq 100); do [ "$(nprocs a)" = 1 ] && break; sleep 0.05; done
@@ -95,8 +99,10 @@ mkdir -m 700 "$NH"
 chown nobody "$NH"
 OTHER_HOMES="${OTHER_HOMES:-} $NH"
 st=0
-SHMTRACE_HOME=$NH $AS_NOBODY "$TRACECTL" create x --allow-uid 0 >/dev/null 2>"$WORK/nr.err" || st=$?
+SHMTRACE_HOME=$NH $AS_NOBODY "$TRACECTL" create x --allow-uid 0 --format json >"$WORK/nr.json" \
+	2>"$WORK/nr.err" || st=$?
 stop_daemons "$NH"
 [ "$st" -eq 1 ] || fail "a daemon running as nobody: create --allow-uid gave $st"
-grep -q "needs a session daemon running as root" "$WORK/nr.err" || fail "$(cat "$WORK/nr.err")"
+[ "$(error_code "$WORK/nr.json")" = allow-needs-root ] &&
+	[ "$(jget "$WORK/nr.json" error daemon_uid)" = "$NOBODY" ] || fail "$(cat "$WORK/nr.json" "$WORK/nr.err")"
 echo "ok"

@@ -16,7 +16,8 @@ grep -q "malformed" "$SHMTRACE_HOME/sessiond.log" || fail "nothing logged"
 "$TRACECTL" start >/dev/null
 "$GEN" -n 100 -t 1 || fail "gen-events failed"
 "$TRACECTL" stop >/dev/null
-"$TRACECTL" status | grep -q "events recorded: 100$" || fail "status: $("$TRACECTL" status)"
+status_json "$WORK/status.json" || fail "status failed"
+[ "$(status_field s channel0 recorded)" = 100 ] || fail "status: $(cat "$WORK/status.json")"
 "$TRACECTL" destroy s >/dev/null
 
 # segments, with an aggregation active (its definition in every control page)

@@ -9,9 +9,9 @@ D=$WORK/out
 new_session "$D" 'shmtrace_test:*'
 "$GEN" -n 100000 -t 4 -T || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
-grep -q "events recorded: 400002" "$WORK/status" || fail "status: $(cat "$WORK/status")"
-grep -q "events discarded: 0" "$WORK/status" || fail "status: $(cat "$WORK/status")"
+status_json "$WORK/status.json" s || fail "status failed"
+[ "$(status_sum "$WORK/status.json" s recorded)" = 400002 ] &&
+	[ "$(status_sum "$WORK/status.json" s discarded)" = 0 ] || fail "status: $(cat "$WORK/status.json")"
 "$TRACECTL" destroy s >/dev/null
 
 n=$(bt_count "$D" shmtrace_test:event)

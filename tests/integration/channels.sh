@@ -18,7 +18,6 @@ D=$WORK/out
 "$TRACECTL" start s >/dev/null
 "$GEN" -n 20000 -t 3 -T || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
 "$TRACECTL" destroy s >/dev/null
 t=$(find "$D" -mindepth 1 -maxdepth 1 -type d)
 ls "$t"/plain_* >/dev/null 2>&1 || fail "no stream file of channel plain"

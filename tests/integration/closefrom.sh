@@ -17,11 +17,11 @@ start_daemons
 # reg_state PID: "DETACHED AGAIN" of harsh-app[PID] in tracectl status:
 # 1 while its connection is closed, and the times it registered again
 reg_state() {
-	"$TRACECTL" status s | awk -v app="harsh-app[$1]" '
-		index($0, "    " app) == 1 { found = 1; d = index($0, ": closed") > 0; next }
-		found && /^      registered again [0-9]+ times/ { n = $3 }
-		found && /^    [^ ]/ { found = 0 }
-		END { printf "%d %d\n", d, n }'
+	local d
+	"$TRACECTL" status s --format json >"$WORK/reg.json" 2>/dev/null || true
+	d=$(jget_or false "$WORK/reg.json" sessions s processes "pid=$1" detached)
+	echo "$([ "$d" = true ] && echo 1 || echo 0) $(jget_or 0 "$WORK/reg.json" sessions s processes \
+		"pid=$1" registered_again)"
 }
 
 # wait_reg TAG STATE: until harsh-app TAG's reg_state is STATE (30 s at most)

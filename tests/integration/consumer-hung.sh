@@ -28,11 +28,11 @@ kill -CONT "$old" 2>/dev/null || true
 shmtrace_wait_gone "$old" 50 || fail "the stopped consumer $old still runs"
 release_idle g
 wait "$pid" || fail "gen-events failed"
-"$TRACECTL" status s >"$WORK/status" || fail "status failed"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACE_READ" "$D" >"$WORK/out.txt" || fail "trace-read failed"
 check_seqs "$WORK/out.txt" 2 10000
 [ "$(bt_count "$D" shmtrace_test:event)" -eq 20000 ] || fail "babeltrace2 does not read 20000"
-rec=$(sed -n 's/^    events recorded: //p' "$WORK/status")
+rec=$(jget "$WORK/status.json" sessions s channels channel0 recorded)
 [ "$rec" = 20000 ] || fail "status says $rec events recorded"
 "$TRACECTL" destroy s >/dev/null || fail "destroy failed"
 shmtrace_daemons_wait "$SHMTRACE_HOME" 50 || fail "no consumer runs"
@@ -51,13 +51,18 @@ pid=$IDLE_PID
 touch "$WORK/hang-now"
 kill_daemon STOP "$CONSUMERD_PID"
 rc=0
-"$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
+"$TRACECTL" stop s --format json >"$WORK/stop.json" 2>"$WORK/stop.err" || rc=$?
 kill -CONT "$CONSUMERD_PID" 2>/dev/null || true
 release_idle h
 wait "$pid" || fail "gen-events failed"
 echo "stop said: $(cat "$WORK/stop.err")"
 [ "$rc" -eq 1 ] || fail "stop with no consumer to be had: exit status $rc"
-grep -q "channel0: 5000 events in 2 buffers not written out" "$WORK/stop.err" ||
-	fail "stop does not say what is not written out"
+# the error, and the channel's record, say what is not written out
+[ "$(error_code "$WORK/stop.json")" = not-written ] &&
+	[ "$(jget "$WORK/stop.json" error channel)" = channel0 ] &&
+	[ "$(jget "$WORK/stop.json" error events)" = 5000 ] &&
+	[ "$(jget "$WORK/stop.json" error buffers)" = 2 ] &&
+	[ "$(jget "$WORK/stop.json" sessions s channels channel0 not_written events)" = 5000 ] ||
+	fail "stop does not say what is not written out: $(cat "$WORK/stop.json")"
 rm -f "$WORK/hang-now"
 echo "ok"

@@ -41,14 +41,14 @@ kill_consumer
 release_idle g
 wait "$pid" || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
-"$TRACECTL" status s >"$WORK/status" || fail "status failed"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACE_READ" "$D/gen-events-$pid" >"$WORK/idle.txt" ||
 	fail "trace-read failed on the continued trace"
 check_seqs "$WORK/idle.txt" 1 5000
 dirs=$(find "$D" -mindepth 1 -maxdepth 1 -type d | wc -l)
 [ "$dirs" -eq 2 ] || fail "$dirs trace directories for two processes: $(ls "$D")"
 [ "$(bt_count "$D" shmtrace_test:event)" -eq 8000 ] || fail "babeltrace2 does not read 8000 events"
-rec=$(sed -n 's/^    events recorded: //p' "$WORK/status")
+rec=$(status_sum "$WORK/status.json" s recorded)
 [ "$rec" = 8000 ] || fail "status says $rec events recorded, 8000 are on disk"
 "$TRACECTL" destroy s >/dev/null
 
@@ -68,7 +68,7 @@ for _ in 1 2 3; do
 done
 wait "$gen" || fail "gen-events failed"
 "$TRACECTL" stop b >/dev/null || fail "stop failed"
-"$TRACECTL" status b >"$WORK/status" || fail "status failed"
+status_json "$WORK/status.json" b || fail "status failed"
 "$TRACE_READ" "$D" >"$WORK/busy.txt" 2>"$WORK/busy.err" ||
 	fail "trace-read failed: $(head -3 "$WORK/busy.err")"
 total=$(seq_pairs "$WORK/busy.txt" | wc -l)
@@ -76,8 +76,8 @@ uniq=$(seq_pairs "$WORK/busy.txt" | sort -u | wc -l)
 [ "$total" -eq "$uniq" ] || fail "$((total - uniq)) events on disk twice"
 dirs=$(find "$D" -mindepth 1 -maxdepth 1 -type d | wc -l)
 [ "$dirs" -eq 1 ] || fail "$dirs trace directories for one process"
-disc=$(sed -n 's/^    events discarded: //p' "$WORK/status")
-rec=$(sed -n 's/^    events recorded: //p' "$WORK/status")
+disc=$(jget "$WORK/status.json" sessions b channels c discarded)
+rec=$(jget "$WORK/status.json" sessions b channels c recorded)
 echo "emitted $((2 * N)): on disk $total, discarded $disc, status recorded $rec"
 [ "$rec" -eq "$total" ] || fail "status says $rec recorded, $total on disk"
 [ $((total + disc)) -eq $((2 * N)) ] || fail "$total on disk + $disc discarded != $((2 * N))"

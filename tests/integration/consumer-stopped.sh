@@ -17,7 +17,7 @@ wait "$IDLE_PID" || { kill -CONT "$CONSUMERD_PID"; fail "gen-events failed"; }
 elapsed=$((($(date +%s%N) - start) / 1000000))
 kill -CONT "$CONSUMERD_PID"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
 "$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"
 disc=$(sed -n 's/.*Tracer discarded \([0-9]*\) event.*/\1/p' "$WORK/bt.err" | awk '{ s += $1 } END { print s + 0 }')
@@ -27,8 +27,9 @@ echo "emitted $emitted, recorded $rec, discarded $disc, in $elapsed ms with the 
 [ "$disc" -gt 0 ] || fail "nothing was discarded: the test proves nothing"
 [ $((rec + disc)) -eq "$emitted" ] || fail "$rec recorded + $disc discarded != $emitted emitted"
 # the trace reports, in stream 0, the events lost for want of any buffer too
-st=$(awk -F': ' '/events discarded|lost without a buffer/ { s += $2 } END { print s + 0 }' "$WORK/status")
-[ "$st" -eq "$disc" ] || fail "status disagrees: $(grep -E 'discarded|lost' "$WORK/status")"
-grep -q "events recorded: $rec\$" "$WORK/status" || fail "status disagrees: $(grep recorded "$WORK/status")"
+st=$(($(status_sum "$WORK/status.json" s discarded) + $(status_sum "$WORK/status.json" s lost_without_buffer)))
+[ "$st" -eq "$disc" ] || fail "status disagrees: $st discarded or lost without a buffer"
+[ "$(status_sum "$WORK/status.json" s recorded)" -eq "$rec" ] ||
+	fail "status disagrees: $(status_sum "$WORK/status.json" s recorded) recorded"
 [ "$elapsed" -lt 20000 ] || fail "the program took $elapsed ms: it waited"
 echo "ok"

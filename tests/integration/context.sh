@@ -27,7 +27,9 @@ st=0
 [ "$st" -eq 2 ] && grep -q "no context field 'bogus' (known: ip, cpu_id)" "$WORK/err" ||
 	fail "an unknown context field was accepted: $(cat "$WORK/err")"
 "$TRACECTL" add-context --list | grep -q "^cpu_id " || fail "add-context --list"
-"$TRACECTL" status s | grep -q "context: ip, cpu_id" || fail "status does not show the context"
+status_json "$WORK/st.json" s || fail "status failed"
+[ "$(jget "$WORK/st.json" sessions s channels withctx context)" = '["ip","cpu_id"]' ] ||
+	fail "status does not show the context: $(cat "$WORK/st.json")"
 # the default channel, made by add-context, with the CPU only
 "$TRACECTL" create c2 --output "$WORK/c2" >/dev/null
 "$TRACECTL" add-context -s c2 -t cpu_id >/dev/null || fail "add-context without a channel"
@@ -42,14 +44,16 @@ st=0
 for s in s c2 c4 c5; do "$TRACECTL" start $s >/dev/null; done
 "$APP" -n $N >"$WORK/app.out" || fail "context-app failed"
 st=0
-"$TRACECTL" add-context -s s -t ip >/dev/null 2>"$WORK/err" || st=$?
-[ "$st" -eq 1 ] && grep -q "only be added before the first start" "$WORK/err" ||
-	fail "add-context after start was accepted"
+ctl_json "$WORK/err.json" add-context -s s -t ip 2>/dev/null || st=$?
+[ "$st" -eq 1 ] && [ "$(error_code "$WORK/err.json")" = started ] ||
+	fail "add-context after start was accepted: $(cat "$WORK/err.json")"
 # refused without side effect: no default channel made for it
 "$TRACECTL" create c3 --output "$WORK/c3" >/dev/null
 "$TRACECTL" start c3 >/dev/null
 "$TRACECTL" add-context -s c3 -t cpu_id >/dev/null 2>&1 && fail "add-context after start (c3)"
-"$TRACECTL" status c3 | grep -q "channel0 (made by enable-event" ||
+status_json "$WORK/c3.json" c3 || fail "status c3 failed"
+[ "$(jget "$WORK/c3.json" sessions c3 channel0_made)" = false ] &&
+	[ "$(jget "$WORK/c3.json" sessions c3 channels '#')" = 0 ] ||
 	fail "a refused add-context made a channel"
 for s in s c2 c3 c4 c5; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done
 

@@ -17,19 +17,19 @@ liar=$IDLE_PID
 release_idle l
 wait "$liar" || fail "the liar failed"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
-"$TRACECTL" status s >"$WORK/status" || fail "status failed"
-field() { sed -n "s/^    $1: //p" "$WORK/status"; }
-disc=$(field "events discarded")
-over=$(field "events overwritten")
-nobuf=$(field "events lost without a buffer")
-rec=$(field "events recorded")
+status_json "$WORK/status.json" s || fail "status failed"
+field() { jget "$WORK/status.json" sessions s channels channel0 "$1"; }
+disc=$(field discarded)
+over=$(field overwritten)
+nobuf=$(field lost_without_buffer)
+rec=$(field recorded)
 echo "status: recorded $rec, discarded $disc, overwritten $over, lost without a buffer $nobuf"
 [ "$rec" -eq 11000 ] || fail "$rec events recorded, 11000 emitted"
 for v in "$disc" "$over" "$nobuf"; do
 	[ "$v" -lt 1000000 ] || fail "a count of the liar was believed: $v"
 done
-grep -q "processes whose counters are not believed: 1 (the first: pid $liar)" "$WORK/status" ||
-	fail "status does not name the liar: $(grep -i believed "$WORK/status")"
+[ "$(field liar_processes)" = 1 ] && [ "$(field liar_pid)" = "$liar" ] ||
+	fail "status does not name the liar: $(field liar_processes) liars, the first $(field liar_pid)"
 "$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed"
 max=$(sed -n 's/.*Tracer discarded \([0-9]*\) event.*/\1/p' "$WORK/bt.err" | sort -n | tail -1)
 [ "${max:-0}" -lt 1000000 ] || fail "the trace reports $max events discarded"

@@ -24,11 +24,10 @@ for run in "kill 60" "segv 120" "abort 180" "kill 240"; do
 	"$B/tests/apps/crash-events" 4 "$how" "$WORK/counts$i" "$ms" 2>/dev/null &&
 		fail "crash-events did not die ($how)"
 	"$TRACECTL" stop c$i >/dev/null
-	"$TRACECTL" status c$i >"$WORK/status$i"
+	status_json "$WORK/status$i.json" c$i || fail "status c$i failed"
 	"$TRACECTL" destroy c$i >/dev/null
-	disc=$(sed -n 's/.*events discarded: //p' "$WORK/status$i" | head -1)
-	nobuf=$(sed -n 's/.*events lost without a buffer: //p' "$WORK/status$i" | head -1)
-	[ -n "$disc" ] && [ -n "$nobuf" ] || fail "status: $(cat "$WORK/status$i")"
+	disc=$(jget "$WORK/status$i.json" sessions c$i channels channel0 discarded)
+	nobuf=$(jget "$WORK/status$i.json" sessions c$i channels channel0 lost_without_buffer)
 	bt_read "$D"
 	[ "$BT_DISC" -eq $((disc + nobuf)) ] ||
 		fail "run $i: the trace says $BT_DISC discarded, status $disc (+ $nobuf without a buffer)"

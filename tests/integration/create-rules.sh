@@ -13,9 +13,12 @@ start_daemons
 mkdir -p "$WORK/used" "$WORK/empty"
 echo old >"$WORK/used/old-run"
 rc=0
-"$TRACECTL" create u --output "$WORK/used" >/dev/null 2>"$WORK/err" || rc=$?
+ctl_json "$WORK/u.json" create u --output "$WORK/used" 2>"$WORK/err" || rc=$?
 [ "$rc" -eq 1 ] || fail "create on a directory that is not empty: exit status $rc"
-"$TRACECTL" list | grep -q "^u " && fail "session u was made anyway"
+[ "$(error_code "$WORK/u.json")" = output-used ] && [ "$(jget "$WORK/u.json" error path)" = "$WORK/used" ] ||
+	fail "create does not say why: $(cat "$WORK/u.json")"
+ctl_json "$WORK/list.json" list || fail "list failed"
+[ "$(jget "$WORK/list.json" sessions '#')" = 0 ] || fail "session u was made anyway"
 "$TRACECTL" create e --output "$WORK/empty" >/dev/null || fail "create on an empty directory"
 "$TRACECTL" destroy e >/dev/null
 
@@ -24,7 +27,9 @@ D=$WORK/ip
 "$TRACECTL" create s --output "$D" >/dev/null
 "$TRACECTL" add-context -s s -t ip >/dev/null || fail "add-context failed"
 "$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
-"$TRACECTL" status s | grep -q "shmtrace_statedump:\*" || fail "the state dump is not enabled"
+status_json "$WORK/st.json" s || fail "status failed"
+[ "$(jget_or none "$WORK/st.json" sessions s channels channel0 enablers 'pattern=shmtrace_statedump:*' \
+	pattern)" = 'shmtrace_statedump:*' ] || fail "the state dump is not enabled: $(cat "$WORK/st.json")"
 "$TRACECTL" start s >/dev/null
 "$GEN" -n 10 -t 1 || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null

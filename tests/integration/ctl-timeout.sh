@@ -24,19 +24,27 @@ sfail() {
 	fail "$@"
 }
 
-# gives_up MAX WHAT CMD...: status 1 within MAX seconds, the daemon's pid
-# and state said
+# gives_up MAX WHAT CMD...: status 1 within MAX seconds; CMD --format json
+# says so, with the daemon's pid and state (view, whose --format is
+# trace-read's, only in words)
 gives_up() {
-	local max=$1 what=$2 st=0 t0 t1
+	local max=$1 what=$2 st=0 t0 t1 json=--format=json
 	shift 2
+	[ "$(basename "$3")" != view ] && [ "$(basename "$2")" != view ] || json=
 	t0=$(date +%s%N)
-	timeout 120 "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" || st=$?
+	timeout 120 "$@" $json >"$WORK/out.txt" 2>"$WORK/err.txt" || st=$?
 	t1=$(date +%s%N)
 	[ "$st" -eq 1 ] || sfail "$what: status $st, expected 1: $(head -3 "$WORK/err.txt")"
 	[ $(((t1 - t0) / 1000000000)) -lt "$max" ] ||
 		sfail "$what: returned after $(((t1 - t0) / 1000000)) ms"
-	grep -q "(pid $SESSIOND_PID, stopped)" "$WORK/err.txt" ||
-		sfail "$what: pid and state not said: $(head -3 "$WORK/err.txt")"
+	if [ -n "$json" ]; then
+		[ "$(error_code "$WORK/out.txt")" = no-answer ] &&
+			[ "$(jget "$WORK/out.txt" error daemon_pid)" = "$SESSIOND_PID" ] &&
+			[ "$(jget "$WORK/out.txt" error daemon_state)" = stopped ] ||
+			sfail "$what: pid and state not said: $(cat "$WORK/out.txt")"
+		python3 "$(dirname "$0")/json-schema.py" "$top_srcdir/doc/json.md" "$WORK/out.txt" >/dev/null ||
+			sfail "$what: a document doc/json.md does not allow: $(cat "$WORK/out.txt")"
+	fi
 	echo "ok: $what: $(((t1 - t0) / 1000000)) ms: $(head -1 "$WORK/err.txt")"
 }
 
@@ -54,12 +62,14 @@ gives_up 8 "--timeout 1s over SHMTRACE_CTL_TIMEOUT=1h" \
 # stop's default is long (a large flush may take minutes) but a stopped
 # daemon cannot be flushing: given up after 10 s
 gives_up 40 "stop, default timeout" "$TRACECTL" stop t
+[ "$(jget "$WORK/out.txt" error waiting_for)" = answer ] &&
+	[ "$(jget "$WORK/out.txt" error waited_ms)" -ge 10000 ] || sfail "stop: $(cat "$WORK/out.txt")"
 resume
 
 # continued: it answers; the stop given up was carried out, s is as it was
-"$TRACECTL" --timeout 10s status >"$WORK/status" || fail "status after SIGCONT failed"
-grep -q "^Session s: active" "$WORK/status" || fail "s is not active: $(cat "$WORK/status")"
-grep -q "^Session t: inactive" "$WORK/status" || fail "t was not stopped: $(cat "$WORK/status")"
+"$TRACECTL" --timeout 10s status --format json >"$WORK/status.json" || fail "status after SIGCONT failed"
+[ "$(jget "$WORK/status.json" sessions s active)" = true ] || fail "s is not active: $(cat "$WORK/status.json")"
+[ "$(jget "$WORK/status.json" sessions t active)" = false ] || fail "t was not stopped: $(cat "$WORK/status.json")"
 "$GEN" -n 100 -t 2 || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null || fail "stop after SIGCONT failed"
 "$TRACECTL" destroy s >/dev/null || fail "destroy after SIGCONT failed"

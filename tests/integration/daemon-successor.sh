@@ -19,8 +19,9 @@ for i in 1 2 3 4 5; do
 	kill -0 "$SESSIOND_PID" || fail "round $i: the pid file names no process"
 	[ -S "$SHMTRACE_HOME/sessiond.sock" ] || fail "round $i: the new daemon's socket is gone"
 	# (t$i went to the old daemon or to the new one: either may hold it)
-	"$TRACECTL" list >"$WORK/list" || fail "round $i: the new daemon does not answer"
+	ctl_json "$WORK/list.json" list || fail "round $i: the new daemon does not answer"
 	[ "$(shmtrace_daemon_pid sessiond)" = "$SESSIOND_PID" ] || fail "round $i: a third daemon"
-	! grep -q "t$i" "$WORK/list" || "$TRACECTL" destroy "t$i" >/dev/null || fail "destroy t$i"
+	[ "$(jget_or none "$WORK/list.json" sessions "t$i" name)" = none ] ||
+		"$TRACECTL" destroy "t$i" >/dev/null || fail "destroy t$i"
 done
 echo "ok"

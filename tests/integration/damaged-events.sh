@@ -17,9 +17,11 @@ liar=$IDLE_PID
 release_idle l
 wait "$liar" || fail "the liar failed"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
-"$TRACECTL" status s >"$WORK/status" || fail "status failed"
-grep -qE "streams closed, their process having written over its buffers: 1 \(the first: pid $liar\), events lost there: [1-9]" \
-	"$WORK/status" || fail "status does not name the damage: $(grep -i closed "$WORK/status")"
+status_json "$WORK/status.json" s || fail "status failed"
+field() { jget "$WORK/status.json" sessions s channels channel0 "$1"; }
+[ "$(field damaged_streams)" = 1 ] && [ "$(field damaged_pid)" = "$liar" ] &&
+	[ "$(field damaged_events)" -gt 0 ] ||
+	fail "status does not name the damage: $(field damaged_streams) streams closed, the first of pid $(field damaged_pid), $(field damaged_events) events"
 st=0
 "$TRACE_READ" "$D" >"$WORK/all.txt" 2>"$WORK/tr.err" || st=$?
 [ "$st" -eq 0 ] || fail "trace-read on the session: status $st: $(head -3 "$WORK/tr.err")"

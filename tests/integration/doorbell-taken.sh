@@ -74,11 +74,9 @@ new_session "$WORK/raw" 'shmtrace_test:*'
 "$TRACECTL" enable-event -s s 'shmtrace_proc:*' >/dev/null
 grep -q "harsh-app\[$HPID_raw\] no longer catches signal " "$SHMTRACE_HOME/sessiond.log" ||
 	fail "the session daemon did not see that harsh-app[$HPID_raw] no longer catches the doorbell"
-"$TRACECTL" status s | awk -v app="    harsh-app[$HPID_raw]" '
-	$0 == app { found = 1; next }
-	found && /^      no doorbell signal/ { ok = 1 }
-	found && /^    [^ ]/ { found = 0 }
-	END { exit !ok }' || fail "status does not say harsh-app[$HPID_raw] has no doorbell"
+status_json "$WORK/raw.json" s || fail "status failed"
+[ "$(jget "$WORK/raw.json" sessions s processes "pid=$HPID_raw" doorbell)" = false ] ||
+	fail "status does not say harsh-app[$HPID_raw] has no doorbell"
 harsh_go raw
 harsh_expect raw done
 harsh_go raw

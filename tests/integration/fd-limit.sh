@@ -22,13 +22,14 @@ gen_bg "p$n" ready -w -m -n 10
 eval "P$n=\$IDLE_PID"
 grep -q "not traced: the descriptor limit is reached" "$LOG" ||
 	fail "no process said refused: $(grep -i descriptor "$LOG")"
-"$TRACECTL" status s >"$WORK/status" || fail "status failed at the limit"
-traced=$(sed -n 's/^ *traced processes: //p' "$WORK/status")
-grep -q "processes not traced, refused at the descriptor limit (48): [1-9]" "$WORK/status" ||
-	fail "status does not say that processes were refused: $(cat "$WORK/status")"
+status_json "$WORK/status.json" s || fail "status failed at the limit"
+traced=$(jget "$WORK/status.json" sessions s processes_traced)
+[ "$(jget "$WORK/status.json" sessions s fd_limit)" = 48 ] &&
+	[ "$(jget "$WORK/status.json" sessions s processes_refused_at_fd_limit)" -gt 0 ] ||
+	fail "status does not say that processes were refused: $(cat "$WORK/status.json")"
 [ -n "$traced" ] && [ "$traced" -lt "$n" ] && [ "$traced" -ge 2 ] ||
 	fail "at the limit, status says '$traced' processes traced of $n"
-sed -n 's/^    gen-events\[\([0-9]*\)\].*/\1/p' "$WORK/status" >"$WORK/traced"
+jget "$WORK/status.json" sessions s processes '*' pid >"$WORK/traced"
 [ "$(wc -l <"$WORK/traced")" -eq "$traced" ] || fail "status lists $(wc -l <"$WORK/traced") processes of $traced"
 
 for i in $(seq "$n"); do
@@ -41,7 +42,8 @@ for _ in $(seq 50); do
 done
 grep -q "descriptors free again" "$LOG" || fail "the daemon did not take its reserve back"
 gen_bg again ready -w -m -n 10
-[ "$("$TRACECTL" status s | sed -n 's/^ *traced processes: //p')" = 1 ] ||
+status_json "$WORK/status.json" s || fail "status failed"
+[ "$(jget "$WORK/status.json" sessions s processes_traced)" = 1 ] ||
 	fail "a new process is not traced once the others exited"
 echo "$IDLE_PID" >>"$WORK/traced"
 release_idle again

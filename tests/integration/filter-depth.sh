@@ -20,10 +20,12 @@ nest() {
 refused() {
 	local what=$1 col=$2 st=0
 	shift 2
-	"$@" >/dev/null 2>"$WORK/err" || st=$?
+	"$@" --format json >"$WORK/err.json" 2>"$WORK/err" || st=$?
 	[ "$st" -eq 1 ] || fail "$what: status $st, expected 1: $(head -c 300 "$WORK/err")"
-	grep -q "column $col: nested too deep" "$WORK/err" ||
-		fail "$what: not refused at column $col: $(head -c 300 "$WORK/err")"
+	[ "$(error_code "$WORK/err.json")" = bad-filter ] &&
+		[ "$(jget "$WORK/err.json" error column)" = "$col" ] &&
+		[[ $(jget "$WORK/err.json" error why) == "nested too deep"* ]] ||
+		fail "$what: not refused at column $col: $(head -c 300 "$WORK/err.json")"
 	kill -0 "$SESSIOND_PID" 2>/dev/null || fail "$what: the session daemon died"
 	"$TRACECTL" list >/dev/null || fail "$what: the session daemon does not answer"
 	echo "ok: $what: $(head -c 200 "$WORK/err")"
@@ -39,10 +41,12 @@ refused "enable-event, 257 parentheses" 257 \
 refused "aggregate --filter, 32000 parentheses" 257 \
 	"$TRACECTL" aggregate -s s a 'shmtrace_test:*' --count --filter "$(nest 32000 '(' ')')"
 st=0
-"$TRACECTL" enable-event -s s --filter "$(nest 60000 '-' '')" 'shmtrace_test:*' \
-	>/dev/null 2>"$WORK/err" || st=$?
-[ "$st" -eq 1 ] && grep -q "column 1: bad number" "$WORK/err" ||
-	fail "60000 '-': status $st: $(head -c 300 "$WORK/err")"
+"$TRACECTL" enable-event -s s --filter "$(nest 60000 '-' '')" 'shmtrace_test:*' --format json \
+	>"$WORK/err.json" 2>"$WORK/err" || st=$?
+[ "$st" -eq 1 ] && [ "$(error_code "$WORK/err.json")" = bad-filter ] &&
+	[ "$(jget "$WORK/err.json" error column)" = 1 ] &&
+	[[ $(jget "$WORK/err.json" error why) == "bad number"* ]] ||
+	fail "60000 '-': status $st: $(head -c 300 "$WORK/err.json")"
 kill -0 "$SESSIOND_PID" || fail "60000 '-': the session daemon died"
 
 # 256 levels: a filter like any other

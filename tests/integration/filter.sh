@@ -21,10 +21,11 @@ start_daemons
 "$TRACECTL" enable-event -s or --filter 'seq < 10' 'shmtrace_test:event' >/dev/null
 "$TRACECTL" enable-event -s or --filter 'seq >= 1995 || thread == 7' 'shmtrace_test:*' >/dev/null
 st=0
-"$TRACECTL" enable-event -s f --filter 'seq >= 500 && thread ==' 'shmtrace_test:*' \
-	>/dev/null 2>"$WORK/err" || st=$?
+"$TRACECTL" enable-event -s f --filter 'seq >= 500 && thread ==' 'shmtrace_test:*' --format json \
+	>"$WORK/err.json" 2>/dev/null || st=$?
 [ "$st" -eq 1 ] || fail "a malformed filter was accepted"
-grep -q "column 24" "$WORK/err" || fail "no column in: $(cat "$WORK/err")"
+[ "$(error_code "$WORK/err.json")" = bad-filter ] && [ "$(jget "$WORK/err.json" error column)" = 24 ] ||
+	fail "no column in: $(cat "$WORK/err.json")"
 "$TRACECTL" enable-event -s f --filter 'seq >= 500 && thread == 1' 'shmtrace_test:event' \
 	>/dev/null || fail "filter refused"
 "$TRACECTL" enable-event -s f 'shmtrace_test:mark' >/dev/null
@@ -34,7 +35,9 @@ grep -q "column 24" "$WORK/err" || fail "no column in: $(cat "$WORK/err")"
 	'shmtrace_test:*' >/dev/null 2>&1 && fail "'%' was accepted"
 "$TRACECTL" enable-event -s str --filter 'payload == "bcd*" && seq < 10 || nosuch == 3' \
 	'shmtrace_test:*' >/dev/null || fail "string filter refused"
-"$TRACECTL" status f | grep -q "filter: seq >= 500 && thread == 1" || fail "status does not show the filter"
+status_json "$WORK/f.json" f || fail "status failed"
+[ "$(jget "$WORK/f.json" sessions f channels channel0 enablers pattern=shmtrace_test:event filter)" = \
+	"seq >= 500 && thread == 1" ] || fail "status does not show the filter: $(cat "$WORK/f.json")"
 for s in f all str or ty; do "$TRACECTL" start $s >/dev/null; done
 "$GEN" -n 2000 -t 3 -T || fail "gen-events failed"
 for s in f all str or ty; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done

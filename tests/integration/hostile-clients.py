@@ -42,20 +42,24 @@ def header(mtype, size, version=VERSION, magic=MAGIC):
 
 def closed_by_daemon(s, timeout=3.0):
     """True when the daemon answered an error or closed the connection."""
-    r, _, _ = select.select([s], [], [], timeout)
-    if not r:
-        return False
-    try:
-        data = s.recv(70000)
-    except OSError:
-        return True
-    if not data:
-        return True
-    # an error reply: MSG_REPLY (64) with a negative status
-    if len(data) >= 16:
+    while True:
+        r, _, _ = select.select([s], [], [], timeout)
+        if not r:
+            return False
+        try:
+            data = s.recv(70000)
+        except OSError:
+            return True
+        if not data:
+            return True
+        if len(data) < 16:
+            return True
         _, _, mtype, _, status = struct.unpack("<IHHIi", data[:16])
+        # why it is refused: MSG_REPLY_ITEM (70) holding a REC_ERROR (11)
+        if mtype == 70 and len(data) >= 24 and struct.unpack("<I", data[16:20])[0] == 11:
+            continue
+        # then the error reply: MSG_REPLY (64) with a negative status
         return mtype == 64 and status < 0
-    return True
 
 
 def register_body(pid):

@@ -64,5 +64,5 @@ kill -0 "$SESSIOND_PID" || fail "the session daemon died"
 new_session "$WORK/out" 'shmtrace_test:*'
 "$GEN" -n 100 -t 1 || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s | grep -q "events recorded: 100$" || fail "status: $("$TRACECTL" status s)"
+[ "$(status_field s channel0 recorded)" = 100 ] || fail "status: $(cat "$WORK/status_field.json")"
 echo "ok: list in $base ms alone, $ms ms with 1000 idle connections, $ms2 ms after junk"

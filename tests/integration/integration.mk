@@ -2,6 +2,7 @@
 
 INTEGRATION_TESTS = \
 	tests/integration/basic.sh \
+	tests/integration/replies.sh \
 	tests/integration/late-daemon.sh \
 	tests/integration/stop-flush.sh \
 	tests/integration/kill-daemons.sh \
@@ -100,7 +101,7 @@ INTEGRATION_TESTS = \
 	tests/integration/consumer-workers.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += tests/integration/lib.sh
+EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py tests/integration/json-schema.py
 
 # trace-read on a generated trace of several stream classes (context fields)
 TESTS += tests/integration/read-context.sh

@@ -16,10 +16,10 @@ start_daemons
 "$TRACECTL" enable-event -s s 'shmtrace_test:event' >/dev/null
 "$TRACECTL" start s >/dev/null
 for _ in $(seq 50); do
-	"$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" && break
+	registered "$GEN_PID" && break
 	sleep 0.1
 done
-"$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "the process did not register"
+registered "$GEN_PID" || fail "the process did not register"
 echo go >&7
 exec 7>&-
 wait "$GEN_PID" || fail "gen-events failed"

@@ -226,6 +226,62 @@ check_seqs_lossy() {
 	[ $((n + $4)) -eq $(($2 * $3)) ] || fail "$1: $n events + $4 discarded, expected $(($2 * $3))"
 }
 
+# What tracectl says is read from its JSON (--format json, doc/json.md),
+# never from its words:
+#   jget FILE STEP...      a value of the document in FILE (json-get.py:
+#                          KEY, NAME or KEY=VALUE in an array, '*', '#')
+#   jsum FILE STEP...      the sum of the values STEP... ('*' in them)
+#   jget_or DEFAULT FILE STEP...  the value, or DEFAULT when there is none
+#   ctl_json FILE ARGS...  tracectl ARGS --format json >FILE; its status
+#   status_json FILE [SESSION]  tracectl status [SESSION] in FILE; its status
+#   status_field SESSION CHANNEL FIELD  a counter (or setting) of a channel,
+#                          from a status made now
+#   status_sum FILE SESSION FIELD  FIELD summed over the session's channels
+#   error_code FILE        the code of the error of the document ("" when none)
+#   registered PID         is process PID registered (tracectl list-events)?
+#   nsessions              the number of sessions (tracectl list)
+JSON_GET=$(dirname "${BASH_SOURCE[0]}")/json-get.py
+jget() {
+	python3 "$JSON_GET" "$@" || fail "no $* (tracectl said: $(tail -c 600 "$1"))"
+}
+jget_or() {
+	python3 "$JSON_GET" --default "$@" || fail "$2: not a JSON document: $(tail -c 600 "$2")"
+}
+jsum() {
+	python3 "$JSON_GET" --sum "$@" || fail "no $* (tracectl said: $(tail -c 600 "$1"))"
+}
+ctl_json() {
+	local f=$1
+	shift
+	"$TRACECTL" "$@" --format json >"$f"
+}
+status_json() {
+	"$TRACECTL" status ${2:+"$2"} --format json >"$1"
+}
+status_field() {
+	local st=0
+	status_json "$WORK/status_field.json" "$1" || st=$?
+	[ "$st" -le 1 ] || fail "status $1: exit $st"
+	jget "$WORK/status_field.json" sessions "$1" channels "$2" "$3"
+}
+status_sum() {
+	jsum "$1" sessions "$2" channels '*' "$3"
+}
+nsessions() {
+	ctl_json "$WORK/nsessions.json" list || fail "tracectl list failed"
+	jget "$WORK/nsessions.json" sessions '#'
+}
+registered() {
+	ctl_json "$WORK/registered.json" list-events 2>/dev/null &&
+		[ "$(jget_or none "$WORK/registered.json" processes "pid=$1" pid)" = "$1" ]
+}
+error_code() {
+	python3 -c 'import json, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+d = json.loads(lines[-1]) if lines else {}
+print(d.get("error", {}).get("code", ""))' "$1"
+}
+
 # new_session DIR PATTERN...: session "s" writing to DIR, patterns enabled, started
 new_session() {
 	local dir=$1

@@ -14,7 +14,9 @@ start_daemons
 "$TRACECTL" enable-event -s b --loglevel-only debug 'shmtrace_test:*' >/dev/null || fail "--loglevel-only refused"
 "$TRACECTL" enable-event -s c --loglevel NOTICE 'shmtrace_test:*' >/dev/null
 "$TRACECTL" enable-event -s a --loglevel bogus 'x:*' >/dev/null 2>&1 && fail "a bad level was accepted"
-"$TRACECTL" status a | grep -q "shmtrace_test:\* (loglevel <= info)" || fail "status: $("$TRACECTL" status a)"
+status_json "$WORK/a.json" a || fail "status failed"
+[ "$(jget "$WORK/a.json" sessions a channels channel0 enablers 'pattern=shmtrace_test:*' loglevel)" = \
+	'{"match":"at-least","level":"info","value":6}' ] || fail "status: $(cat "$WORK/a.json")"
 for s in a b c; do "$TRACECTL" start $s >/dev/null; done
 "$GEN" -n 1000 -t 2 -T || fail "gen-events failed"
 for s in a b c; do "$TRACECTL" stop $s >/dev/null; "$TRACECTL" destroy $s >/dev/null; done

@@ -52,20 +52,22 @@ section() {
 for v in $(cat "$WORK/verbs"); do
 	section "$v" >"$WORK/section"
 	[ -s "$WORK/section" ] || fail "tracectl.1 has no section for $v"
-	# every option but --help and --timeout (in OPTIONS: every command takes
+	# every option but --help, --timeout and --format (in OPTIONS: every command takes
 	# them), long or short, as the page writes it (\-\-name, \-x); the
 	# session may be the first argument ([NAME])
 	while read -r kind verb opt short; do
 		[ "$kind" = option ] && [ "$verb" = "$v" ] || continue
 		opt=${opt%=}
-		case $opt in --help | --timeout) continue ;; esac
+		case $opt in --help | --timeout | --format) continue ;; esac
 		grep -qF -- "${opt//-/\\-}" "$WORK/section" && continue
 		[ -n "$short" ] && grep -qE -- "\\\\-${short#-}([^a-z]|\$)" "$WORK/section" && continue
 		[ "$opt" = --session ] && grep -qF '.RI [ NAME ]' "$WORK/section" && continue
 		fail "tracectl.1: the section of $v does not name $opt"
 	done <"$WORK/table"
 done
-sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$top_srcdir/doc/man/tracectl.1" | grep -qF -- '\-\-timeout' ||
-	fail "tracectl.1: OPTIONS does not name --timeout"
+for o in timeout format; do
+	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$top_srcdir/doc/man/tracectl.1" | grep -qF -- "\\-\\-$o" ||
+		fail "tracectl.1: OPTIONS does not name --$o"
+done
 echo "ok: $n pages, tracectl.1 as the table of verbs"
 exit 0

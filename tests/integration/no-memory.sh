@@ -8,10 +8,9 @@ start_daemons
 new_session "$WORK/out" 'shmtrace_test:*'
 LD_LIBRARY_PATH=$B/.libs bash -c "ulimit -s 256 && ulimit -v 8000 &&
 	exec '$B/tests/apps/.libs/gen-events' -n 1000 -t 1" || fail "the program failed"
-"$TRACECTL" status s >"$WORK/status"
-grep -q "events lost without a buffer: 1000$" "$WORK/status" || fail "status: $(cat "$WORK/status")"
-grep -q "events recorded: 0$" "$WORK/status" || fail "status: $(cat "$WORK/status")"
+[ "$(status_field s channel0 lost_without_buffer)" = 1000 ] &&
+	[ "$(status_field s channel0 recorded)" = 0 ] || fail "status: $(cat "$WORK/status_field.json")"
 # with memory, the same program is traced
 "$GEN" -n 1000 -t 1 || fail "gen-events failed"
-"$TRACECTL" status s | grep -q "events recorded: 1000$" || fail "status: $("$TRACECTL" status s)"
+[ "$(status_field s channel0 recorded)" = 1000 ] || fail "status: $(cat "$WORK/status_field.json")"
 echo "ok"

@@ -18,21 +18,27 @@ read -r _ own _ child <"$WORK/nc.out" || fail "notice-client said nothing: $(cat
 [ "$own" = "$ncpid" ] || fail "notice-client says it is $own, not $ncpid"
 # its notices are read in order: once the last (its own) is kept, all were
 for _ in $(seq 200); do
-	"$TRACECTL" status s >"$WORK/status"
-	grep -q "/shmtrace/own" "$WORK/status" && break
+	status_json "$WORK/status.json" s
+	[ "$(jget_or none "$WORK/status.json" sessions s notices path=/shmtrace/own path)" != none ] && break
 	sleep 0.1
 done
 echo go >&"$NCIN"
 exec {NCIN}>&-
 wait "$ncpid" || fail "the daemon closed the connection of refused notices: $(cat "$WORK/nc.err")"
 
-grep -q "^    pid $own exec /shmtrace/own: not traced: statically linked" "$WORK/status" ||
-	fail "its own notice is not kept: $(cat "$WORK/status")"
-grep -q "^    pid $child exec /shmtrace/child: not traced: statically linked" "$WORK/status" ||
-	fail "the notice about its child's program is not kept: $(cat "$WORK/status")"
-! grep -q "forged" "$WORK/status" || fail "a forged notice is kept: $(cat "$WORK/status")"
-grep -q "^  notices refused: 3 " "$WORK/status" ||
-	fail "the refused notices are not counted: $(cat "$WORK/status")"
+notice() {	# notice FILE PATH FIELD
+	jget "$1" sessions s notices "path=$2" "$3"
+}
+[ "$(notice "$WORK/status.json" /shmtrace/own pid)" = "$own" ] &&
+	[ "$(notice "$WORK/status.json" /shmtrace/own kind)" = static ] ||
+	fail "its own notice is not kept: $(cat "$WORK/status.json")"
+[ "$(notice "$WORK/status.json" /shmtrace/child pid)" = "$child" ] &&
+	[ "$(notice "$WORK/status.json" /shmtrace/child kind)" = static ] ||
+	fail "the notice about its child's program is not kept: $(cat "$WORK/status.json")"
+[ "$(jget "$WORK/status.json" sessions s notices '*' path | grep -c forged)" -eq 0 ] ||
+	fail "a forged notice is kept: $(cat "$WORK/status.json")"
+[ "$(jget "$WORK/status.json" sessions s notices_refused)" = 3 ] ||
+	fail "the refused notices are not counted: $(cat "$WORK/status.json")"
 [ "$(grep -c "notice about pid .* refused: not its own process" "$SHMTRACE_HOME/sessiond.log")" -eq 3 ] ||
 	fail "the refused notices are not logged: $(grep notice "$SHMTRACE_HOME/sessiond.log")"
 grep -q "notice about pid 1 refused: not its own process (/shmtrace/forged-1;" \
@@ -51,11 +57,11 @@ for w in execve execv execvp execvpe execl execlp execle execveat fexecve posix_
 done
 LD_PRELOAD=$B/.libs/libshmtrace.so "$B/tests/apps/spawn-app" "$BIN" >/dev/null ||
 	fail "spawn-app with LD_PRELOAD failed"
-"$TRACECTL" status s >"$WORK/status2" || fail "status failed"
+status_json "$WORK/status2.json" s || fail "status failed"
 for w in execve posix_spawn vfork system; do
-	grep -q "^    pid [0-9]* exec $BIN/prog-$w: not traced: statically linked" "$WORK/status2" ||
-		fail "$w: no notice: $(cat "$WORK/status2")"
+	[ "$(notice "$WORK/status2.json" "$BIN/prog-$w" kind)" = static ] ||
+		fail "$w: no notice: $(cat "$WORK/status2.json")"
 done
-grep -q "^  notices refused: 3 " "$WORK/status2" ||
-	fail "a real notice was refused: $(cat "$WORK/status2")"
+[ "$(jget "$WORK/status2.json" sessions s notices_refused)" = 3 ] ||
+	fail "a real notice was refused: $(cat "$WORK/status2.json")"
 echo "ok: the notices of real programs kept (exec, posix_spawn, vfork, system)"

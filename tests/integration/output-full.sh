@@ -25,16 +25,17 @@ start_daemons
 # 1. full at create, and read-only: refused
 dd if=/dev/zero of="$M/fill" bs=4k 2>/dev/null || true
 rc=0
-"$TRACECTL" create s --output "$M/out" >"$WORK/o" 2>&1 || rc=$?
+ctl_json "$WORK/o" create s --output "$M/out" 2>/dev/null || rc=$?
 [ "$rc" -eq 1 ] || fail "create on a full disk: exit status $rc: $(cat "$WORK/o")"
-grep -qF "cannot write traces in $M/out: No space left on device" "$WORK/o" ||
-	fail "create on a full disk said: $(cat "$WORK/o")"
+[ "$(error_code "$WORK/o")" = output-refused ] && [ "$(jget "$WORK/o" error path)" = "$M/out" ] &&
+	[ "$(jget "$WORK/o" error errno)" = 28 ] || fail "create on a full disk said: $(cat "$WORK/o")"
 [ ! -e "$M/out" ] || fail "create on a full disk left $M/out"
 rm "$M/fill"
 mount -o remount,ro "$M"
 rc=0
-"$TRACECTL" create s --output "$M/out" >"$WORK/o" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] && grep -qF "Read-only file system" "$WORK/o" ||
+ctl_json "$WORK/o" create s --output "$M/out" 2>/dev/null || rc=$?
+[ "$rc" -eq 1 ] && [ "$(error_code "$WORK/o")" = output-refused ] &&
+	[ "$(jget "$WORK/o" error errno)" = 30 ] ||
 	fail "create on a read-only file system: exit status $rc: $(cat "$WORK/o")"
 mount -o remount,rw "$M"
 echo "refused at create: full, read-only"
@@ -50,24 +51,29 @@ c1=$(awk '{ print $14 + $15 }' "/proc/$CONSUMERD_PID/stat")
 release_idle g
 wait "$IDLE_PID" || fail "gen-events failed"
 rc=0
-"$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
+ctl_json "$WORK/stop.json" stop s 2>"$WORK/stop.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "stop after write errors: exit status $rc"
-grep -qF "cannot write $D/gen-events-$IDLE_PID/channel0_" "$WORK/stop.err" ||
-	fail "stop said: $(cat "$WORK/stop.err")"
-grep -qF "No space left on device" "$WORK/stop.err" || fail "stop said: $(cat "$WORK/stop.err")"
-grep -q "events lost to write errors in 1 trace; first error: .*(errno 28)" "$WORK/stop.out" ||
-	fail "stop printed: $(cat "$WORK/stop.out")"
+# the error: the file, the errno, the events lost; the channel's record the same
+[ "$(error_code "$WORK/stop.json")" = write-error ] && [ "$(jget "$WORK/stop.json" error errno)" = 28 ] &&
+	[[ $(jget "$WORK/stop.json" error path) == "$D/gen-events-$IDLE_PID/channel0_"* ]] ||
+	fail "stop said: $(cat "$WORK/stop.json")"
+werr() { jget "$WORK/stop.json" sessions s channels channel0 write_error "$1"; }
+[ "$(werr errno)" = 28 ] && [ "$(werr traces)" = 1 ] &&
+	[ "$(werr path)" = "$(jget "$WORK/stop.json" error path)" ] &&
+	[ "$(jget "$WORK/stop.json" error events_lost)" = "$(jget "$WORK/stop.json" summary lost_to_write_errors)" ] ||
+	fail "stop's channel: $(cat "$WORK/stop.json")"
 rc=0
-"$TRACECTL" status s >"$WORK/status" 2>"$WORK/status.err" || rc=$?
-[ "$rc" -eq 1 ] && grep -qF "No space left on device" "$WORK/status.err" ||
-	fail "status after write errors: exit status $rc: $(cat "$WORK/status.err")"
+status_json "$WORK/status.json" s 2>"$WORK/status.err" || rc=$?
+[ "$rc" -eq 1 ] && [ "$(error_code "$WORK/status.json")" = write-error ] &&
+	[ "$(jget "$WORK/status.json" error errno)" = 28 ] ||
+	fail "status after write errors: exit status $rc: $(cat "$WORK/status.json")"
 grep -q "No space left on device (errno 28): the trace's events are lost" \
 	"$SHMTRACE_HOME/consumerd.log" || fail "the consumer logged: $(grep error "$SHMTRACE_HOME/consumerd.log")"
-field() { sed -n "s/^    $1: //p" "$WORK/status"; }
-rec=$(field "events recorded")
-disc=$(field "events discarded")
-nobuf=$(field "events lost without a buffer")
-lost=$(field "events lost to write errors")
+field() { jget "$WORK/status.json" sessions s channels channel0 "$1"; }
+rec=$(field recorded)
+disc=$(field discarded)
+nobuf=$(field lost_without_buffer)
+lost=$(field lost_to_write_errors)
 echo "emitted 400000: recorded $rec, discarded $disc, lost without a buffer $nobuf, lost to write errors $lost"
 [ "$lost" -gt 0 ] || fail "no event counted as lost to write errors"
 [ $((rec + disc + nobuf + lost)) -eq 400000 ] ||
@@ -84,11 +90,13 @@ n=$(grep -c " shmtrace_test:event: " "$WORK/bt.out" || true)
 # 3. record: nonzero (125), the command's own status said, the loss in the summary
 rm -rf "${D:?}"/*
 rc=0
-"$TRACECTL" record --output "$M/rec" -- sh -c "'$GEN' -n 200000 -t 2 -s 64; exit 3" \
+"$TRACECTL" record --format json --output "$M/rec" -- sh -c "'$GEN' -n 200000 -t 2 -s 64; exit 3" \
 	2>"$WORK/rec.err" || rc=$?
-cat "$WORK/rec.err"
+tail -n 1 "$WORK/rec.err"
 [ "$rc" -eq 125 ] || fail "record with write errors: exit status $rc"
-grep -q "lost to write errors" "$WORK/rec.err" || fail "no loss in the summary"
-grep -q "exited with status 3" "$WORK/rec.err" || fail "the command's status is not said"
-grep -qF "cannot write $M/rec/" "$WORK/rec.err" || fail "record does not say what failed"
+[ "$(jget "$WORK/rec.err" summary lost_to_write_errors)" -gt 0 ] || fail "no loss in the summary"
+[ "$(jget "$WORK/rec.err" run exit_status)" = 3 ] && [ "$(jget "$WORK/rec.err" exit_status)" = 125 ] &&
+	[ "$(jget "$WORK/rec.err" incomplete)" = true ] || fail "the command's status is not said"
+[ "$(jget "$WORK/rec.err" error code)" = write-error ] &&
+	[[ $(jget "$WORK/rec.err" error path) == "$M/rec/"* ]] || fail "record does not say what failed"
 echo "ok"

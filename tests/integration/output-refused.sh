@@ -15,24 +15,27 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 start_daemons
 
-# refused OUTPUT REASON: create refuses OUTPUT saying REASON, no session
-# made (tracectl run by "${AS[@]}", by default nothing)
+# refused OUTPUT ERRNO: create refuses OUTPUT with ERRNO (its path in the
+# error), no session made (tracectl run by "${AS[@]}", by default nothing)
 AS=()
+EPERM=1 ENOTDIR=20 EACCES=13
 refused() {
 	local rc=0
-	"${AS[@]}" "$TRACECTL" create s --output "$1" >"$WORK/o" 2>&1 || rc=$?
-	[ "$rc" -eq 1 ] || fail "create --output $1: exit status $rc: $(cat "$WORK/o")"
-	grep -qF "cannot write traces in $1" "$WORK/o" || fail "create --output $1 said: $(cat "$WORK/o")"
-	grep -qF "$2" "$WORK/o" || fail "create --output $1: not '$2': $(cat "$WORK/o")"
-	"${AS[@]}" "$TRACECTL" list | grep -q "No session" || fail "create --output $1 made a session"
-	echo "refused $1: $(sed 's/.*: //' "$WORK/o")"
+	"${AS[@]}" "$TRACECTL" create s --output "$1" --format json >"$WORK/o" 2>"$WORK/o.err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "create --output $1: exit status $rc: $(cat "$WORK/o" "$WORK/o.err")"
+	[ "$(error_code "$WORK/o")" = output-refused ] && [ "$(jget "$WORK/o" error path)" = "$1" ] ||
+		fail "create --output $1 said: $(cat "$WORK/o")"
+	[ "$(jget "$WORK/o" error errno)" = "$2" ] || fail "create --output $1: not errno $2: $(cat "$WORK/o")"
+	"${AS[@]}" "$TRACECTL" list --format json >"$WORK/list.json" || fail "list failed"
+	[ "$(jget "$WORK/list.json" sessions '#')" = 0 ] || fail "create --output $1 made a session"
+	echo "refused $1: $(cat "$WORK/o.err")"
 }
 
-[ -d /sys/kernel ] && refused /sys/kernel "Operation not permitted"
-refused /dev/null "Not a directory"
+[ -d /sys/kernel ] && refused /sys/kernel $EPERM
+refused /dev/null $ENOTDIR
 echo text >"$WORK/file"
-refused "$WORK/file" "Not a directory"
-refused "$WORK/file/sub" "Not a directory"
+refused "$WORK/file" $ENOTDIR
+refused "$WORK/file/sub" $ENOTDIR
 # a read-only directory, and a path to make below it
 if [ "$(id -u)" -eq 0 ]; then
 	scratch_dir R
@@ -49,16 +52,18 @@ else
 	RO=$WORK/ro
 	mkdir -m 555 "$RO"
 fi
-refused "$RO" "Permission denied"
-refused "$RO/a/b" "Permission denied"
+refused "$RO" $EACCES
+refused "$RO/a/b" $EACCES
 [ -z "$(ls -A "$RO")" ] || fail "the probe left something in $RO"
 AS=()
 
 # record: refused before the command runs, exit 125
 rc=0
-"$TRACECTL" record --output /dev/null -- touch "$WORK/ran" 2>"$WORK/rec.err" || rc=$?
+"$TRACECTL" record --format json --output /dev/null -- touch "$WORK/ran" 2>"$WORK/rec.err" || rc=$?
 [ "$rc" -eq 125 ] || fail "record --output /dev/null: exit status $rc: $(cat "$WORK/rec.err")"
-grep -qF "cannot write traces in /dev/null: Not a directory" "$WORK/rec.err" ||
+[ "$(jget "$WORK/rec.err" error code)" = output-refused ] &&
+	[ "$(jget "$WORK/rec.err" error path)" = /dev/null ] &&
+	[ "$(jget "$WORK/rec.err" error errno)" = $ENOTDIR ] && [ "$(jget "$WORK/rec.err" exit_status)" = 125 ] ||
 	fail "record --output /dev/null said: $(cat "$WORK/rec.err")"
 [ ! -e "$WORK/ran" ] || fail "record ran the command with an output refused"
 

@@ -21,20 +21,21 @@ done
 rm -rf "$D"
 wait "$gen" || fail "gen-events failed"
 rc=0
-"$TRACECTL" stop s >"$WORK/stop.out" 2>"$WORK/stop.err" || rc=$?
+ctl_json "$WORK/stop.json" stop s 2>"$WORK/stop.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "stop after the output was removed: exit status $rc"
-grep -qF "cannot write $D/gen-events-$gen/channel0_" "$WORK/stop.err" &&
-	grep -qF "No such file or directory" "$WORK/stop.err" || fail "stop said: $(cat "$WORK/stop.err")"
+[ "$(error_code "$WORK/stop.json")" = write-error ] && [ "$(jget "$WORK/stop.json" error errno)" = 2 ] &&
+	[[ $(jget "$WORK/stop.json" error path) == "$D/gen-events-$gen/channel0_"* ]] ||
+	fail "stop said: $(cat "$WORK/stop.json")"
 rc=0
-"$TRACECTL" status s >"$WORK/status" 2>"$WORK/status.err" || rc=$?
-[ "$rc" -eq 1 ] && grep -qF "No such file or directory" "$WORK/status.err" ||
-	fail "status: exit status $rc: $(cat "$WORK/status.err")"
+status_json "$WORK/status.json" s 2>"$WORK/status.err" || rc=$?
+[ "$rc" -eq 1 ] && [ "$(jget "$WORK/status.json" error errno)" = 2 ] ||
+	fail "status: exit status $rc: $(cat "$WORK/status.json")"
 grep -q "No such file or directory (errno 2)" "$SHMTRACE_HOME/consumerd.log" ||
 	fail "the consumer logged: $(grep error "$SHMTRACE_HOME/consumerd.log")"
-field() { sed -n "s/^    $1: //p" "$WORK/status"; }
-rec=$(field "events recorded")
-disc=$(field "events discarded")
-lost=$(field "events lost to write errors")
+field() { jget "$WORK/status.json" sessions s channels channel0 "$1"; }
+rec=$(field recorded)
+disc=$(field discarded)
+lost=$(field lost_to_write_errors)
 echo "emitted 600000: recorded $rec (then removed), discarded $disc, lost to write errors $lost"
 [ "$lost" -gt 0 ] || fail "no event counted as lost"
 [ $((rec + disc + lost)) -eq 600000 ] || fail "$rec + $disc + $lost != 600000 emitted"

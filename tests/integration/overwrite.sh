@@ -11,7 +11,7 @@ D=$WORK/out
 "$TRACECTL" create s --output "$D" --overwrite >/dev/null
 "$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
 "$TRACECTL" start s >/dev/null
-"$TRACECTL" status s | grep -q "channel channel0: overwrite" || fail "not in overwrite mode"
+[ "$(status_field s channel0 mode)" = overwrite ] || fail "not in overwrite mode"
 N=400000
 gen_bg g ready -w -m -n $N -t 2
 kill -STOP "$CONSUMERD_PID"
@@ -19,17 +19,17 @@ release_idle g
 wait "$IDLE_PID" || { kill -CONT "$CONSUMERD_PID"; fail "gen-events failed"; }
 kill -CONT "$CONSUMERD_PID"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
 "$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"
 grep -q "discarded [0-9]* event" "$WORK/bt.err" && fail "events discarded: $(head -2 "$WORK/bt.err")"
 grep -q "packet" "$WORK/bt.err" || fail "babeltrace2 reports no lost packet"
 rec=$(grep -c 'shmtrace_test:' "$WORK/bt.out" || true)
-over=$(sed -n 's/.*events overwritten: //p' "$WORK/status")
+over=$(status_sum "$WORK/status.json" s overwritten)
 echo "emitted $((2 * N + 1)), recorded $rec, overwritten $over"
 [ "$over" -gt 0 ] || fail "nothing was overwritten"
 [ $((rec + over)) -eq $((2 * N + 1)) ] || fail "$rec recorded + $over overwritten != $((2 * N + 1))"
-grep -q "events discarded: 0$" "$WORK/status" || fail "status: $(cat "$WORK/status")"
+[ "$(status_sum "$WORK/status.json" s discarded)" = 0 ] || fail "status: $(cat "$WORK/status.json")"
 for t in 0 1; do
 	seq_pairs "$WORK/bt.out" | awk -v T=$t -v N=$N '
 		$1 == T { if (n++ && $2 != prev + 1) bad = "gap after " prev; if (!n0++) first = $2; prev = $2 }

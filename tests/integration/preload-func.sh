@@ -22,9 +22,9 @@ new_session "$D" 'shmtrace_func:*' 'shmtrace_statedump:*'
 SHMTRACE_REGISTER_TIMEOUT=10000 LD_PRELOAD=$PRE "$APP" $DEPTH $ROUNDS 0 >"$WORK/app.out" ||
 	fail "preload-func failed: $(cat "$WORK/app.out")"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
-grep -q "events discarded: 0" "$WORK/status" || fail "events discarded: $(cat "$WORK/status")"
+[ "$(status_sum "$WORK/status.json" s discarded)" = 0 ] || fail "events discarded: $(cat "$WORK/status.json")"
 
 val() { sed -n "s/^$1 0x\\(.*\\)/\\1/p" "$WORK/app.out" | tr 'a-f' 'A-F'; }
 fib=$(val fib)

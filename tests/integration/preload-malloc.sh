@@ -27,12 +27,12 @@ rc=0
 SHMTRACE_REGISTER_TIMEOUT=10000 LD_PRELOAD=$PRE "$APP" $THREADS $ITER >"$WORK/app.out" 2>"$WORK/app.err" ||
 	rc=$?
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
 [ $rc -eq 0 ] || fail "preload-alloc failed with the helper ($rc): $(head -3 "$WORK/app.err")"
 cmp -s "$WORK/plain.out" "$WORK/app.out" ||
 	fail "output changed by the helper: $(diff "$WORK/plain.out" "$WORK/app.out" | head -5)"
-grep -q "events discarded: 0" "$WORK/status" || fail "events discarded: $(cat "$WORK/status")"
+[ "$(status_sum "$WORK/status.json" s discarded)" = 0 ] || fail "events discarded: $(cat "$WORK/status.json")"
 
 read -r _ lo hi <"$WORK/app.err" || fail "no text range: $(head -3 "$WORK/app.err")"
 read -r _ allocated _ freed _ failed <"$WORK/app.out"

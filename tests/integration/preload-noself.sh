@@ -24,10 +24,10 @@ new_session "$D" 'shmtrace_libc:*' 'shmtrace_pthread:*' 'shmtrace_io:*' 'shmtrac
 SHMTRACE_REGISTER_TIMEOUT=10000 LD_PRELOAD=$PRE "$B/tests/apps/preload-func" 20 2 150 "$WORK/maps" \
 	>"$WORK/app.out" || fail "preload-func failed"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
-grep -q "events discarded: 0" "$WORK/status" || fail "events discarded: $(cat "$WORK/status")"
-grep -q "events lost without a buffer: 0" "$WORK/status" || fail "events lost: $(cat "$WORK/status")"
+[ "$(status_sum "$WORK/status.json" s discarded)" = 0 ] || fail "events discarded: $(cat "$WORK/status.json")"
+[ "$(status_sum "$WORK/status.json" s lost_without_buffer)" = 0 ] || fail "events lost: $(cat "$WORK/status.json")"
 n=$(bt_count "$D" 'shmtrace_[a-z]*:[a-z_]*')
 "$TRACE_READ" "$D" >"$WORK/tr.out" 2>"$WORK/tr.err" || fail "trace-read failed: $(head -3 "$WORK/tr.err")"
 [ "$(grep -c ' shmtrace_[a-z]*:[a-z_]*: ' "$WORK/tr.out")" -eq "$n" ] || fail "trace-read and babeltrace2 disagree"
@@ -108,9 +108,9 @@ new_session "$D2" 'shmtrace_libc:*' 'shmtrace_pthread:*' 'shmtrace_io:*' 'shmtra
 SHMTRACE_REGISTER_TIMEOUT=10000 LD_PRELOAD=$PRE "$B/tests/apps/preload-alloc" 2 100 >/dev/null \
 	2>"$WORK/alloc.err" || fail "preload-alloc failed: $(head -3 "$WORK/alloc.err")"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
-grep -q "events discarded: 0" "$WORK/status" || fail "fork: events discarded: $(cat "$WORK/status")"
+[ "$(status_sum "$WORK/status.json" s discarded)" = 0 ] || fail "fork: events discarded: $(cat "$WORK/status.json")"
 [ "$(find "$D2" -name metadata | wc -l)" -eq 2 ] || fail "fork: not 2 traces"
 m=$(bt_count "$D2" 'shmtrace_libc:[a-z_]*')
 [ "$m" -gt 0 ] || fail "fork: no allocation traced"

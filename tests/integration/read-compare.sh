@@ -35,10 +35,10 @@ wait $PID_A || fail "gen-events a failed"
 wait $PID_B || fail "gen-events b failed"
 wait $PID_F || fail "fork-events failed"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
-grep -q "events discarded: 0" "$WORK/status" || fail "status: $(cat "$WORK/status")"
-grep -q "events lost without a buffer: 0" "$WORK/status" || fail "status: $(cat "$WORK/status")"
+[ "$(status_sum "$WORK/status.json" s discarded)" = 0 ] || fail "status: $(cat "$WORK/status.json")"
+[ "$(status_sum "$WORK/status.json" s lost_without_buffer)" = 0 ] || fail "status: $(cat "$WORK/status.json")"
 [ "$(wc -l <"$WORK/children")" -eq 4 ] || fail "fork-events: $(wc -l <"$WORK/children") children"
 
 "$TRACE_READ" --time-format epoch --no-symbols "$D" >"$WORK/tr.out" 2>"$WORK/tr.err" ||

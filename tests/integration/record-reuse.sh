@@ -10,14 +10,16 @@ D=$WORK/rec
 "$TRACECTL" record --output "$D" -- "$GEN" -n 100 2>"$WORK/r1.err" || fail "first record failed"
 before=$(cd "$D" && find . -type f | sort | xargs md5sum)
 rc=0
-"$TRACECTL" record --output "$D" -- sh -c "touch '$WORK/ran'; '$GEN' -n 50" 2>"$WORK/r2.err" || rc=$?
+"$TRACECTL" record --format json --output "$D" -- sh -c "touch '$WORK/ran'; '$GEN' -n 50" \
+	2>"$WORK/r2.err" || rc=$?
 [ "$rc" -eq 125 ] || fail "record into a used output: exit status $rc: $(cat "$WORK/r2.err")"
-grep -qF "$D is not empty" "$WORK/r2.err" || fail "record said: $(cat "$WORK/r2.err")"
+[ "$(jget "$WORK/r2.err" error code)" = output-used ] && [ "$(jget "$WORK/r2.err" error path)" = "$D" ] ||
+	fail "record said: $(cat "$WORK/r2.err")"
 [ ! -e "$WORK/ran" ] || fail "the command ran"
 [ "$(cd "$D" && find . -type f | sort | xargs md5sum)" = "$before" ] || fail "the first run changed"
 n=$("$TRACE_READ" --stats=count --event 'shmtrace_test:*' "$D" | awk '$2 == "total" { print $1 }')
 [ "$n" = 100 ] || fail "$n test events in the first run, expected 100"
-"$TRACECTL" list | grep -q "No session" || fail "a session is left: $("$TRACECTL" list)"
+[ "$(nsessions)" = 0 ] || fail "a session is left"
 
 # an empty directory is fine
 mkdir "$WORK/empty"
@@ -34,5 +36,5 @@ rc=0
 "$TRACECTL" record --output "$WORK/r4" -- "$WORK/no-such-command" 2>/dev/null || rc=$?
 [ "$rc" -eq 127 ] || fail "record of a missing command: exit status $rc"
 [ ! -e "$WORK/r4" ] || fail "a record that ran nothing left $(find "$WORK/r4")"
-"$TRACECTL" list | grep -q "No session" || fail "a session is left: $("$TRACECTL" list)"
+[ "$(nsessions)" = 0 ] || fail "a session is left"
 echo "ok"

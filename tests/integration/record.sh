@@ -20,11 +20,13 @@ check() {
 	"$@" <"$IN" >"$WORK/$name.plain" 2>/dev/null || st=$?
 	[ "$st" -eq "$want" ] || fail "$name: exit status $st untraced, expected $want"
 	st=0
-	"$TRACECTL" record --output "$WORK/$name" --preload all -- "$@" <"$IN" \
+	"$TRACECTL" record --format json --output "$WORK/$name" --preload all -- "$@" <"$IN" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" || st=$?
 	[ "$st" -eq "$want" ] || fail "$name: exit status $st traced, expected $want: $(tail -3 "$WORK/$name.err")"
 	cmp -s "$WORK/$name.plain" "$WORK/$name.out" || fail "$name: output differs when traced"
-	grep -q "trace in $WORK/$name" "$WORK/$name.err" || fail "$name: no summary"
+	# the summary: record's document, the last line of its standard error
+	[ "$(jget "$WORK/$name.err" trace path)" = "$WORK/$name" ] &&
+		[ "$(jget "$WORK/$name.err" run exit_status)" = "$want" ] || fail "$name: no summary"
 	"$BT" "$WORK/$name" >"$WORK/$name.bt" 2>"$WORK/$name.bterr" ||
 		fail "$name: babeltrace2 failed: $(head -3 "$WORK/$name.bterr")"
 	[ ! -s "$WORK/$name.bterr" ] || fail "$name: babeltrace2: $(head -3 "$WORK/$name.bterr")"
@@ -35,7 +37,9 @@ check() {
 	[ "$nbt" -eq "$ntr" ] || fail "$name: babeltrace2 read $nbt events, trace-read $ntr"
 	# the tracer never records itself: its marker files, its home
 	! grep -q "path = \"$SHMTRACE_HOME/apps" "$WORK/$name.bt" || fail "$name: the tracer's own I/O is in the trace"
-	echo "$name: $nbt events, $(sed -n 's/.*record: \([0-9]*\) process.*/\1/p' "$WORK/$name.err") processes"
+	[ "$(jget "$WORK/$name.err" trace events)" -eq "$ntr" ] ||
+		fail "$name: the summary counts $(jget "$WORK/$name.err" trace events) events, trace-read $ntr"
+	echo "$name: $nbt events, $(jget "$WORK/$name.err" trace processes) processes"
 }
 has() {	# has NAME PATTERN MIN: at least MIN events matching PATTERN
 	local n

@@ -7,7 +7,7 @@ need_babeltrace
 start_daemons
 gen_bg g ready -w -n 5000 -t 2
 GEN_PID=$IDLE_PID
-"$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "not registered"
+registered "$GEN_PID" || fail "not registered"
 kill_daemon KILL "$SESSIOND_PID"
 kill_daemon KILL "$CONSUMERD_PID"
 shmtrace_wait_gone "$SESSIOND_PID"
@@ -15,10 +15,10 @@ shmtrace_wait_gone "$CONSUMERD_PID"
 rm -f "$SHMTRACE_HOME/sessiond.pid" "$SHMTRACE_HOME/consumerd.pid"
 start_daemons
 for _ in $(seq 50); do
-	"$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" && break
+	registered "$GEN_PID" && break
 	sleep 0.1
 done
-"$TRACECTL" list-events | grep -q "gen-events\[$GEN_PID\]" || fail "the program did not register again"
+registered "$GEN_PID" || fail "the program did not register again"
 new_session "$WORK/out" 'shmtrace_test:*'
 release_idle g
 wait "$GEN_PID" || fail "gen-events failed"

@@ -24,7 +24,10 @@ for i in 1 2 3; do
 	"$GEN" -n 1000 -t 1 & short="$short $!"
 	wait $!	|| fail "gen-events failed"
 	sleep 0.1
-	"$TRACECTL" rotate s >"$WORK/rot" || fail "rotation $i failed: $(cat "$WORK/rot")"
+	ctl_json "$WORK/rot" rotate s || fail "rotation $i failed: $(cat "$WORK/rot")"
+	[ "$(jget "$WORK/rot" rotation chunk)" = $((i - 1)) ] &&
+		[ "$(jget "$WORK/rot" rotation path)" = "$D/chunk-$((i - 1))" ] &&
+		[ -d "$D/chunk-$((i - 1))" ] || fail "rotation $i: $(cat "$WORK/rot")"
 	harsh_go h
 done
 harsh_expect h done

@@ -16,10 +16,11 @@ kill_sessiond() {
 	local old=$SESSIOND_PID
 	kill -KILL "$old" 2>/dev/null || true
 	shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
-	"$TRACECTL" status s >"$WORK/status.after" || fail "status after the kill failed"
+	status_json "$WORK/status.after" s || fail "status after the kill failed"
 	SESSIOND_PID=$(shmtrace_daemon_pid sessiond)
 	[ -n "$SESSIOND_PID" ] && [ "$SESSIOND_PID" != "$old" ] || fail "no new session daemon"
-	grep -q "^Session s: active" "$WORK/status.after" || fail "session s not resumed active"
+	[ "$(jget "$WORK/status.after" daemon pid)" = "$SESSIOND_PID" ] || fail "status by another daemon"
+	[ "$(jget "$WORK/status.after" sessions s active)" = true ] || fail "session s not resumed active"
 }
 
 # 1. two programs at full speed; the session daemon down for a while
@@ -46,14 +47,14 @@ kill_sessiond
 wait "$g1" || fail "gen-events failed"
 wait "$g2" || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
-"$TRACECTL" status s >"$WORK/status" || fail "status failed"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACE_READ" "$D" >"$WORK/t1.txt" 2>"$WORK/t1.err" || fail "trace-read: $(head -3 "$WORK/t1.err")"
 total=$(seq_pairs "$WORK/t1.txt" | wc -l)
 uniq=$(sed -n 's/.*:\([0-9]*\):[0-9]* shmtrace_test:event: { seq = \([0-9]*\), thread = \([0-9]*\),.*/\1 \3 \2/p' \
 	"$WORK/t1.txt" | sort -u | wc -l)
-disc=$(sed -n 's/^    events discarded: //p' "$WORK/status")
-nobuf=$(sed -n 's/^    events lost without a buffer: //p' "$WORK/status")
-rec=$(sed -n 's/^    events recorded: //p' "$WORK/status")
+disc=$(jget "$WORK/status.json" sessions s channels c discarded)
+nobuf=$(jget "$WORK/status.json" sessions s channels c lost_without_buffer)
+rec=$(jget "$WORK/status.json" sessions s channels c recorded)
 echo "emitted $((3 * N)): on disk $total ($uniq distinct), discarded $disc, no buffer $nobuf"
 [ "$total" -eq "$uniq" ] || fail "$((total - uniq)) events twice"
 [ $((total + disc + nobuf)) -eq $((3 * N)) ] || fail "$total + $disc + $nobuf != $((3 * N))"
@@ -73,11 +74,15 @@ kill -KILL "$CONSUMERD_PID"
 shmtrace_wait_gone "$CONSUMERD_PID" || fail "consumer still runs"
 kill_sessiond
 # the program registers again (its marker is rung) and its trace goes on
+traced() {	# traced PID: does status s list process PID?
+	status_json "$WORK/traced.json" s &&
+		[ "$(jget_or none "$WORK/traced.json" sessions s processes "pid=$1" pid)" = "$1" ]
+}
 for _ in $(seq 100); do
-	"$TRACECTL" status s | grep -q "gen-events\[$pid\]" && break
+	traced "$pid" && break
 	sleep 0.1
 done
-"$TRACECTL" status s | grep -q "gen-events\[$pid\]" || fail "the program did not register again"
+traced "$pid" || fail "the program did not register again"
 release_idle g
 wait "$pid" || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null || fail "stop failed"

@@ -11,7 +11,7 @@ new_session "$D" 'shmtrace_test:*'
 "$B/tests/apps/sig-events" 400000 500 >"$WORK/counts" || fail "sig-events failed"
 read -r _ main _ sig <"$WORK/counts"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
 "$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"
 disc=$(sed -n 's/.*Tracer discarded \([0-9]*\) event.*/\1/p' "$WORK/bt.err" | awk '{ s += $1 } END { print s + 0 }')
@@ -24,8 +24,8 @@ echo "main: emitted $main, recorded $m; signal: emitted $sig, recorded $s, disca
 [ "$m" -eq "$main" ] || fail "main events: $m recorded of $main"
 [ $((s + disc)) -eq "$sig" ] || fail "signal events: $s recorded + $disc discarded != $sig emitted"
 # the trace reports, in stream 0, the events lost for want of any buffer too
-st=$(awk -F': ' '/events discarded|lost without a buffer/ { s += $2 } END { print s + 0 }' "$WORK/status")
-[ "$st" -eq "$disc" ] || fail "status disagrees: $(grep -E 'discarded|lost' "$WORK/status")"
+st=$(($(status_sum "$WORK/status.json" s discarded) + $(status_sum "$WORK/status.json" s lost_without_buffer)))
+[ "$st" -eq "$disc" ] || fail "status disagrees: $st discarded or lost without a buffer"
 # intact: every main seq once, every handler event's fields as written
 [ "$(sed -n 's/.*shmtrace_test:event: .*seq = \([0-9]*\),.*/\1/p' "$WORK/bt.out" | sort -un | wc -l)" -eq "$main" ] ||
 	fail "main events damaged"

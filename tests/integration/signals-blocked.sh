@@ -72,7 +72,7 @@ blocked() {
 	harsh_wait "$tag"
 	[ "$HSTATUS" -eq 0 ] || fail "$tag: harsh-app exited $HSTATUS"
 	"$TRACECTL" stop s >/dev/null
-	"$TRACECTL" status s >"$WORK/status.$tag"
+	status_json "$WORK/status.$tag" s || fail "$tag: status failed"
 	"$TRACECTL" destroy s >/dev/null
 	n=$(count "$D" shmtrace_test:event)
 	[ "$n" -eq 2000 ] || fail "$tag: $n shmtrace_test:event in the trace, expected 1000 + 500 + 200, and 300 of a forked child"
@@ -80,8 +80,9 @@ blocked() {
 	[ "$n" -eq 300 ] || fail "$tag: $n events of the forked child, expected 300"
 	n=$(count "$D" shmtrace_test:mark)
 	[ "$n" -eq 300 ] || fail "$tag: $n shmtrace_test:mark in the trace, expected 300"
-	for f in "events discarded" "events lost without a buffer" "events lost to write errors"; do
-		grep -q "^    $f: 0\$" "$WORK/status.$tag" || fail "$tag: status: $(grep "$f" "$WORK/status.$tag")"
+	for f in discarded lost_without_buffer lost_to_write_errors; do
+		[ "$(status_sum "$WORK/status.$tag" s "$f")" = 0 ] ||
+			fail "$tag: status: $f $(status_sum "$WORK/status.$tag" s "$f")"
 	done
 }
 blocked first first

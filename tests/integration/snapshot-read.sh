@@ -21,8 +21,8 @@ counts() {
 nothing_to_snapshot() {
 	local rc=0 before
 	before=$(ls -d "$D"-snapshot-* "$D"/snapshot-* "$WORK/none" 2>/dev/null || true)
-	"$TRACECTL" snapshot s "$@" >"$WORK/o" 2>&1 || rc=$?
-	[ "$rc" -eq 1 ] && grep -q "nothing to snapshot" "$WORK/o" ||
+	"$TRACECTL" snapshot s "$@" --format json >"$WORK/o" 2>/dev/null || rc=$?
+	[ "$rc" -eq 1 ] && [ "$(error_code "$WORK/o")" = snapshot-empty ] ||
 		fail "snapshot with no process: exit status $rc: $(cat "$WORK/o")"
 	[ "$(ls -d "$D"-snapshot-* "$D"/snapshot-* "$WORK/none" 2>/dev/null || true)" = "$before" ] ||
 		fail "snapshot with no process made $(ls -d "$D"-snapshot-* "$D"/snapshot-* "$WORK/none" 2>/dev/null)"
@@ -34,8 +34,9 @@ nothing_to_snapshot
 nothing_to_snapshot --output "$WORK/none"
 
 gen_idle g -n 3000 -t 2
-"$TRACECTL" snapshot s >"$WORK/snap.out" || fail "snapshot failed"
-S=$(sed -n 's/.* written to //p' "$WORK/snap.out")
+ctl_json "$WORK/snap.out" snapshot s || fail "snapshot failed"
+S=$(jget "$WORK/snap.out" snapshot path)
+[ "$(jget "$WORK/snap.out" snapshot inside_output)" = false ] || fail "$(cat "$WORK/snap.out")"
 [ -d "$S" ] || fail "no snapshot: $(cat "$WORK/snap.out")"
 case "$S/" in "$D"/*) fail "the default snapshot $S is inside the output $D" ;; esac
 "$TRACECTL" snapshot s --output "$D/inside" >/dev/null || fail "snapshot --output failed"

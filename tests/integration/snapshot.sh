@@ -21,13 +21,13 @@ gen_bg g ready -w -n 400000000 -t 2 -s 8 -p 200
 pid=$IDLE_PID
 release_idle g
 sleep 0.5
-"$TRACECTL" snapshot -s s --output "$WORK/snap1" >"$WORK/snap.out" || fail "snapshot failed"
-grep -q "written to $WORK/snap1" "$WORK/snap.out" || fail "$(cat "$WORK/snap.out")"
+ctl_json "$WORK/snap.out" snapshot -s s --output "$WORK/snap1" || fail "snapshot failed"
+[ "$(jget "$WORK/snap.out" snapshot path)" = "$WORK/snap1" ] || fail "$(cat "$WORK/snap.out")"
 kill -0 "$pid" 2>/dev/null || fail "the program ended before the snapshot"
 # every event emitted, its two threads idle
 gen_idle i -n $N -t 2
 idle=$IDLE_PID
-"$TRACECTL" snapshot -s s >"$WORK/snap2.out" || fail "second snapshot failed"
+ctl_json "$WORK/snap2.out" snapshot -s s || fail "second snapshot failed"
 kill -0 "$pid" 2>/dev/null || fail "the program ended before the second snapshot"
 kill "$pid"
 wait "$pid" || true
@@ -36,7 +36,7 @@ wait "$idle" || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null
 "$TRACECTL" destroy s >/dev/null
 snap2=$(find "$WORK" -maxdepth 1 -name 'out-snapshot-1-*')
-[ -d "$snap2" ] && grep -qF "$snap2" "$WORK/snap2.out" ||
+[ -d "$snap2" ] && [ "$(jget "$WORK/snap2.out" snapshot path)" = "$snap2" ] ||
 	fail "default snapshot path: $(cat "$WORK/snap2.out"), made: $(ls "$WORK")"
 
 # runs SNAPSHOT PID: "thread lo hi" of PID's events in SNAPSHOT, each

@@ -21,10 +21,10 @@ release_idle g
 wait "$IDLE_PID" || { kill -CONT "$CONSUMERD_PID"; fail "thread-churn failed"; }
 kill -CONT "$CONSUMERD_PID"
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
+status_json "$WORK/status.json" s || fail "status failed"
 "$TRACECTL" destroy s >/dev/null
-buffers=$(sed -n 's/.*buffers: //p' "$WORK/status")
-nobuf=$(sed -n 's/.*lost without a buffer: //p' "$WORK/status")
+buffers=$(status_sum "$WORK/status.json" s buffers)
+nobuf=$(status_sum "$WORK/status.json" s lost_without_buffer)
 "$BT" "$D" >"$WORK/bt.out" 2>"$WORK/bt.err" || fail "babeltrace2 failed: $(head -3 "$WORK/bt.err")"
 disc=$(sed -n 's/.*Tracer discarded \([0-9]*\) event.*/\1/p' "$WORK/bt.err" | awk '{ s += $1 } END { print s + 0 }')
 rec=$(grep -c 'shmtrace_test:' "$WORK/bt.out" || true)

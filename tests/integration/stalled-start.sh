@@ -65,10 +65,10 @@ kill -CONT "$SESSIOND_PID"
 resumed=1
 eval "pid=\$HPID_st"
 for _ in $(seq 100); do
-	"$TRACECTL" list-events | grep -q "\[$pid\]" && break
+	registered "$pid" && break
 	sleep 0.1
 done
-"$TRACECTL" list-events | grep -q "\[$pid\]" || fail "the program did not register"
+registered "$pid" || fail "the program did not register"
 harsh_go st
 harsh_expect st "emitted 300"
 harsh_wait st

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# What tracectl status prints matches the traces: per channel, events
-# recorded and discarded, bytes written and stream files, against what the
-# trace files hold; the output path, the channels' settings, the patterns.
+# What tracectl says of a session matches its traces: per channel, status's
+# events recorded and discarded, bytes written and stream files (JSON),
+# against what trace-read --stats=count reads in the channel's files and
+# what the files hold; stop's and destroy's summaries are their sums; the
+# output path, the channels' settings, the patterns. Every document parses
+# with python3 -m json.tool; the text for people says what the JSON holds.
 . "$(dirname "$0")/lib.sh"
 start_daemons
 D=$WORK/out
@@ -13,18 +16,20 @@ D=$WORK/out
 "$TRACECTL" enable-event -s s -c tiny --loglevel info 'shmtrace_test:event' >/dev/null
 "$TRACECTL" start s >/dev/null
 "$GEN" -n 30000 -t 2 -T || fail "gen-events failed"
-"$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status" || fail "status failed"
+ctl_json "$WORK/stop.json" stop s || fail "stop failed"
+status_json "$WORK/status.json" s || fail "status failed"
+"$TRACECTL" status s >"$WORK/status" || fail "status (text) failed"
 cat "$WORK/status"
-grep -q "^  output: $D\$" "$WORK/status" || fail "wrong output path"
-grep -q "channel tiny: discard, 2 sub-buffers of 8 KiB, pool of 10 buffers, flush every 0 ms" \
-	"$WORK/status" || fail "tiny's settings"
-grep -q "shmtrace_test:event (loglevel <= info)" "$WORK/status" || fail "tiny's pattern"
-# stat CHANNEL FIELD: the value status printed for the channel
-stat() {
-	awk -v c="$1" -v f="$2" '/^  channel / { cur = ($2 == c ":") }
-		cur && index($0, "    " f ": ") == 1 { sub(".*: ", ""); print }' "$WORK/status"
-}
+for f in stop status; do
+	python3 -m json.tool "$WORK/$f.json" >/dev/null || fail "$f: not JSON: $(cat "$WORK/$f.json")"
+done
+S() { jget "$WORK/status.json" sessions s "$@"; }
+[ "$(S output)" = "$D" ] || fail "wrong output path"
+[ "$(S channels tiny mode)" = discard ] && [ "$(S channels tiny num_subbuf)" = 2 ] &&
+	[ "$(S channels tiny subbuf_size)" = 8192 ] && [ "$(S channels tiny pool_size)" = 10 ] &&
+	[ "$(S channels tiny flush_interval_ms)" = 0 ] || fail "tiny's settings"
+[ "$(S channels tiny enablers @0 pattern)" = shmtrace_test:event ] &&
+	[ "$(S channels tiny enablers @0 loglevel level)" = info ] || fail "tiny's pattern"
 for ch in big tiny; do
 	mkdir -p "$WORK/$ch/t"
 	cp "$D"/*/metadata "$WORK/$ch/t/"
@@ -34,14 +39,44 @@ for ch in big tiny; do
 	disc=$(sed -n 's/^ *\([0-9]*\)  discarded$/\1/p' "$WORK/$ch.count")
 	bytes=$(cat "$D"/*/"${ch}"_* | wc -c)
 	files=$(ls "$D"/*/"${ch}"_* | wc -l)
-	[ "$(stat $ch "events recorded")" = "$rec" ] || fail "$ch: status says $(stat $ch "events recorded") recorded, the trace holds $rec"
-	[ "$(stat $ch "events discarded")" = "$disc" ] || fail "$ch: status says $(stat $ch "events discarded") discarded, the trace reports $disc"
-	[ "$(stat $ch "bytes written")" = "$bytes" ] || fail "$ch: status says $(stat $ch "bytes written") bytes, the files hold $bytes"
-	[ "$(stat $ch "streams")" = "$files" ] || fail "$ch: status says $(stat $ch streams) streams, $files files"
+	for doc in status stop; do
+		c() { jget "$WORK/$doc.json" sessions s channels "$ch" "$1"; }
+		[ "$(c recorded)" = "$rec" ] || fail "$ch: $doc says $(c recorded) recorded, the trace holds $rec"
+		[ "$(c discarded)" = "$disc" ] || fail "$ch: $doc says $(c discarded) discarded, the trace reports $disc"
+		[ "$(c bytes)" = "$bytes" ] || fail "$ch: $doc says $(c bytes) bytes, the files hold $bytes"
+		[ "$(c streams)" = "$files" ] || fail "$ch: $doc says $(c streams) streams, $files files"
+	done
 	echo "$ch: $rec recorded, $disc discarded, $bytes bytes, $files files"
 done
-[ "$(stat big "events recorded")" -eq 60002 ] || fail "big lost events"
-[ $(( $(stat tiny "events recorded") + $(stat tiny "events discarded") )) -eq 60000 ] ||
+[ "$(S channels big recorded)" -eq 60002 ] || fail "big lost events"
+[ $(( $(S channels tiny recorded) + $(S channels tiny discarded) )) -eq 60000 ] ||
 	fail "tiny: recorded + discarded != 60000"
-"$TRACECTL" destroy s >/dev/null
+# stop's summary: the session's sums, where the trace is
+for f in recorded discarded bytes; do
+	[ "$(jget "$WORK/stop.json" summary $f)" = "$(status_sum "$WORK/status.json" s $f)" ] ||
+		fail "stop's summary: $f $(jget "$WORK/stop.json" summary $f)"
+done
+[ "$(jget "$WORK/stop.json" summary path)" = "$D" ] && [ "$(jget "$WORK/stop.json" summary lost)" = 0 ] &&
+	[ "$(jget "$WORK/stop.json" summary complete)" = true ] || fail "stop's summary: $(cat "$WORK/stop.json")"
+# the whole session's count, as trace-read --stats=count reads it
+all=$("$TRACE_READ" --stats=count "$D" | sed -n 's/^ *\([0-9]*\)  total$/\1/p')
+[ "$(jget "$WORK/stop.json" summary recorded)" = "$all" ] || fail "stop: recorded is not $all"
+ctl_json "$WORK/destroy.json" destroy s || fail "destroy failed"
+python3 -m json.tool "$WORK/destroy.json" >/dev/null || fail "destroy: not JSON"
+[ "$(jget "$WORK/destroy.json" summary recorded)" = "$all" ] || fail "destroy: recorded is not $all"
+# the text says what the JSON holds (its words are what is tested here)
+python3 - "$WORK/status.json" "$WORK/status" <<'PY' || fail "the text does not say what the records hold"
+import json, sys
+s = json.load(open(sys.argv[1]))["sessions"][0]
+text = open(sys.argv[2]).read().splitlines()
+assert text[0] == "Session s: inactive" and text[1] == "  output: " + s["output"], text[:2]
+for c in s["channels"]:
+    head = "  channel %s: %s, %d sub-buffers of %d KiB, pool of %d buffers, flush every %d ms" % (
+        c["name"], c["mode"], c["num_subbuf"], c["subbuf_size"] >> 10, c["pool_size"],
+        c["flush_interval_ms"])
+    i = text.index(head)
+    for k, v in (("events recorded", "recorded"), ("events discarded", "discarded"),
+                 ("bytes written", "bytes"), ("streams", "streams")):
+        assert "    %s: %d" % (k, c[v]) in text[i:i + 14], (k, c[v])
+PY
 echo "ok"

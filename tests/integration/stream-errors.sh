@@ -39,7 +39,7 @@ fake_relay() {
 
 # stat NAME: a counter of the last status (summed over channels)
 stat() {
-	sed -n "s/^ *$1: //p" "$WORK/status.out" | awk '{ n += $1 } END { print n + 0 }'
+	jsum "$WORK/status.out" sessions '*' channels '*' "$1"
 }
 
 # scenario TAG N CREATE-OPTIONS...: session TAG streamed to the fake relay,
@@ -60,21 +60,25 @@ scenario() {
 	[ "$ms" -lt 30000 ] || fail "$tag: the program took $ms ms"
 	t0=$(date +%s%N)
 	rc=0
-	"$TRACECTL" stop "$tag" >"$WORK/stop.out" 2>&1 || rc=$?
+	ctl_json "$WORK/stop.out" stop "$tag" 2>/dev/null || rc=$?
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	[ "$rc" -eq 1 ] || fail "$tag: stop exited $rc: $(cat "$WORK/stop.out")"
 	[ "$ms" -lt 30000 ] || fail "$tag: stop took $ms ms"
+	# the relay's address and why, as the first write error of the channel
+	[ "$(error_code "$WORK/stop.out")" = write-error ] &&
+		[ "$(jget "$WORK/stop.out" sessions "$tag" channels small write_error path)" != "" ] ||
+		fail "$tag: stop did not say why: $(cat "$WORK/stop.out")"
 	rc=0
-	"$TRACECTL" status "$tag" >"$WORK/status.out" 2>&1 || rc=$?
+	status_json "$WORK/status.out" "$tag" 2>/dev/null || rc=$?
 	[ "$rc" -eq 1 ] || fail "$tag: status exited $rc: $(cat "$WORK/status.out")"
 	rc=0
 	"$TRACECTL" start "$tag" >"$WORK/start.out" 2>&1 || rc=$?
 	[ "$rc" -eq 1 ] || fail "$tag: start after streaming stopped exited $rc"
-	SENT=$(stat "events recorded")
-	DISC=$(stat "events discarded")
-	nobuf=$(stat "events lost without a buffer")
-	LOST=$(stat "events lost to write errors")
-	UNCONF=$(stat "events sent but not confirmed stored by a relay that went away")
+	SENT=$(stat recorded)
+	DISC=$(stat discarded)
+	nobuf=$(stat lost_without_buffer)
+	LOST=$(stat lost_to_write_errors)
+	UNCONF=$(stat unconfirmed)
 	[ $((SENT + DISC + nobuf + LOST)) -eq "$EMITTED" ] ||
 		fail "$tag: sent $SENT + discarded $DISC + lost $nobuf + $LOST != $EMITTED"
 	[ "$UNCONF" -le "$SENT" ] || fail "$tag: $UNCONF unconfirmed of $SENT sent"

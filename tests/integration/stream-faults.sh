@@ -25,9 +25,9 @@ run_gen() {
 	GEN_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
 }
 
-# stat NAME: a counter of the status of session s
+# stat NAME: a counter of the last status (summed over channels)
 stat() {
-	sed -n "s/^ *$1: //p" "$WORK/status.out"
+	jsum "$WORK/status.out" sessions '*' channels '*' "$1"
 }
 
 # the untraced time, the best of three
@@ -58,9 +58,9 @@ kill -CONT "$RELAY_PID"
 n=$(bt_count "$WORK/local" shmtrace_test:event)
 [ "$n" -eq "$EMITTED" ] || fail "the local session holds $n events of $EMITTED"
 "$TRACECTL" stop s >"$WORK/stop.out" 2>&1 || fail "stop failed: $(cat "$WORK/stop.out")"
-"$TRACECTL" status s >"$WORK/status.out" 2>&1 || fail "status failed: $(cat "$WORK/status.out")"
-sent=$(stat "events recorded")
-disc=$(stat "events discarded")
+status_json "$WORK/status.out" s || fail "status failed: $(cat "$WORK/status.out")"
+sent=$(stat recorded)
+disc=$(stat discarded)
 [ "$disc" -gt 0 ] || fail "nothing discarded while the relay was stopped"
 [ $((sent + disc)) -eq "$EMITTED" ] || fail "sent $sent + discarded $disc != $EMITTED"
 "$TRACECTL" destroy s >/dev/null
@@ -86,17 +86,18 @@ run_gen
 wait "$killer"
 slow_ok "$GEN_MS" "relay killed"
 rc=0
-"$TRACECTL" stop k >"$WORK/stop.out" 2>&1 || rc=$?
+ctl_json "$WORK/stop.out" stop k 2>/dev/null || rc=$?
 [ "$rc" -eq 1 ] || fail "stop exited $rc after the relay was killed: $(cat "$WORK/stop.out")"
-grep -q "net://" "$WORK/stop.out" || fail "stop did not name the relay: $(cat "$WORK/stop.out")"
-"$TRACECTL" status k >"$WORK/status.out" 2>&1 && fail "status exited 0 after the relay was killed"
+[[ $(jget "$WORK/stop.out" error path) == "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA"* ]] ||
+	fail "stop did not name the relay: $(cat "$WORK/stop.out")"
+status_json "$WORK/status.out" k 2>/dev/null && fail "status exited 0 after the relay was killed"
 rc=0
 "$TRACECTL" start k >"$WORK/start.out" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || fail "start with the relay gone exited $rc: $(cat "$WORK/start.out")"
-sent=$(stat "events recorded")
-disc=$(stat "events discarded")
-lost=$(stat "events lost to write errors")
-unconf=$(stat "events sent but not confirmed stored by a relay that went away")
+sent=$(stat recorded)
+disc=$(stat discarded)
+lost=$(stat lost_to_write_errors)
+unconf=$(stat unconfirmed)
 [ $((sent + disc + lost)) -eq "$EMITTED" ] ||
 	fail "sent $sent + discarded $disc + lost $lost != $EMITTED"
 [ "$lost" -gt 0 ] || fail "no loss reported after the relay was killed"

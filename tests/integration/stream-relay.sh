@@ -14,21 +14,27 @@ start_daemons
 # nothing listening: refused at once
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 rc=0
-"$TRACECTL" create nope --set-url "net://127.0.0.1:$port:$port" >"$WORK/nope.out" 2>&1 || rc=$?
+ctl_json "$WORK/nope.out" create nope --set-url "net://127.0.0.1:$port:$port" 2>/dev/null || rc=$?
 [ "$rc" -eq 1 ] || fail "create with no relay exited $rc: $(cat "$WORK/nope.out")"
-grep -q "Connection refused" "$WORK/nope.out" || fail "create did not say why: $(cat "$WORK/nope.out")"
-"$TRACECTL" list | grep -q nope && fail "the refused session exists"
+[ "$(error_code "$WORK/nope.out")" = relay-unreachable ] && [ "$(jget "$WORK/nope.out" error errno)" = 111 ] &&
+	[ "$(jget "$WORK/nope.out" error address)" = "net://127.0.0.1:$port:$port" ] ||
+	fail "create did not say why: $(cat "$WORK/nope.out")"
+[ "$(nsessions)" = 0 ] || fail "the refused session exists"
 
-"$TRACECTL" create s --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" >"$WORK/create.out" ||
+ctl_json "$WORK/create.out" create s --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" ||
 	fail "create --set-url failed"
+[ "$(jget "$WORK/create.out" sessions s relay address)" = "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" ] &&
+	[ "$(jget "$WORK/create.out" sessions s output)" = null ] || fail "create: $(cat "$WORK/create.out")"
 "$TRACECTL" enable-event -s s 'shmtrace_test:*' >/dev/null
 "$TRACECTL" start s >/dev/null
 "$GEN" -n 100000 -t 4 >/dev/null || fail "gen-events failed"
-"$TRACECTL" stop s >"$WORK/stop.out" 2>&1 || fail "stop failed: $(cat "$WORK/stop.out")"
-"$TRACECTL" status s >"$WORK/status.out" 2>&1 || fail "status failed: $(cat "$WORK/status.out")"
-sent=$(sed -n 's/^ *events recorded: //p' "$WORK/status.out")
-disc=$(sed -n 's/^ *events discarded: //p' "$WORK/status.out")
-nobuf=$(sed -n 's/^ *events lost without a buffer: //p' "$WORK/status.out")
+ctl_json "$WORK/stop.out" stop s || fail "stop failed: $(cat "$WORK/stop.out")"
+status_json "$WORK/status.out" s || fail "status failed: $(cat "$WORK/status.out")"
+sent=$(status_sum "$WORK/status.out" s recorded)
+disc=$(status_sum "$WORK/status.out" s discarded)
+nobuf=$(status_sum "$WORK/status.out" s lost_without_buffer)
+[ "$(jget "$WORK/stop.out" summary recorded)" = "$sent" ] && [ "$(jget "$WORK/stop.out" summary path)" = null ] ||
+	fail "stop's summary: $(cat "$WORK/stop.out")"
 [ "$((sent + disc + nobuf))" -eq 400000 ] || fail "sent $sent + discarded $disc + $nobuf != 400000"
 "$TRACECTL" destroy s >/dev/null
 host=$(hostname)
@@ -53,15 +59,18 @@ m=$(awk '$2 == "shmtrace_test:event" { e = $1 } $2 == "total" { t = $1 } END { p
 "$TRACECTL" destroy u >/dev/null
 [ "$(find "$RELAY_OUT/$host" -maxdepth 1 -name 'u-*' | wc -l)" -eq 1 ] ||
 	fail "no trace of session u on the relay"
-"$TRACECTL" create v --ctrl-url "tcp://127.0.0.1:$RELAY_CTRL" >/dev/null 2>&1 &&
+ctl_json "$WORK/v.json" create v --ctrl-url "tcp://127.0.0.1:$RELAY_CTRL" 2>/dev/null &&
 	fail "--ctrl-url without --data-url accepted"
+[ "$(error_code "$WORK/v.json")" = url-pair ] || fail "create v: $(cat "$WORK/v.json")"
 
 # record --set-url: the command's trace on the relay, a summary of what was sent
 rm -rf "${RELAY_OUT:?}"/*
-"$TRACECTL" record --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" -- "$GEN" -n 1000 -t 2 \
+"$TRACECTL" record --format json --set-url "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" -- "$GEN" -n 1000 -t 2 \
 	>/dev/null 2>"$WORK/record.err" || fail "record --set-url failed: $(cat "$WORK/record.err")"
-grep -q "trace streamed to net://" "$WORK/record.err" || fail "record did not say where: $(cat "$WORK/record.err")"
-grep -q " events sent, 0 discarded, 0 lost" "$WORK/record.err" || fail "record summary: $(cat "$WORK/record.err")"
+[ "$(jget "$WORK/record.err" summary relay)" = "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA" ] &&
+	[ "$(jget "$WORK/record.err" trace)" = null ] || fail "record did not say where: $(cat "$WORK/record.err")"
+[ "$(jget "$WORK/record.err" summary recorded)" -ge 2000 ] && [ "$(jget "$WORK/record.err" summary discarded)" = 0 ] &&
+	[ "$(jget "$WORK/record.err" summary lost)" = 0 ] || fail "record summary: $(cat "$WORK/record.err")"
 r=$(bt_count "$RELAY_OUT" shmtrace_test:event)
 [ "$r" -eq 2000 ] || fail "record --set-url: the relay holds $r events of 2000"
 echo "ok: $n events streamed and read back ($BT_DISC discarded); record --set-url too"

@@ -26,8 +26,9 @@ restart_consumer
 sleep 0.5
 "$GEN" -n 100 >/dev/null
 "$TRACECTL" stop s >"$WORK/stop.out" 2>&1 || fail "stop after a consumer restart failed: $(cat "$WORK/stop.out")"
-"$TRACECTL" status s >"$WORK/status.out" || fail "status failed: $(cat "$WORK/status.out")"
-grep -q "on the relay: .*-1)" "$WORK/status.out" || fail "no new relay session: $(grep output "$WORK/status.out")"
+status_json "$WORK/status.out" s || fail "status failed: $(cat "$WORK/status.out")"
+[[ $(jget "$WORK/status.out" sessions s relay path) == */s-*-1 ]] ||
+	fail "no new relay session: $(jget "$WORK/status.out" sessions s relay)"
 n=$(bt_count "$RELAY_OUT" shmtrace_test:event)
 [ "$n" -eq 200 ] || fail "the relay holds $n events of 200"
 [ "$(find "$RELAY_OUT" -mindepth 2 -maxdepth 2 -name 's-*' | wc -l)" -eq 2 ] ||
@@ -42,9 +43,10 @@ stop_relays
 restart_consumer
 sleep 0.5
 rc=0
-"$TRACECTL" status s >"$WORK/status.out" 2>&1 || rc=$?
+status_json "$WORK/status.out" s 2>/dev/null || rc=$?
 [ "$rc" -eq 1 ] || fail "status exited $rc with streaming stopped"
-grep -q "stopped streaming when the consumer daemon restarted" "$WORK/status.out" ||
+[ "$(jget "$WORK/status.out" sessions s relay stopped errno)" -gt 0 ] &&
+	[[ $(jget "$WORK/status.out" sessions s relay stopped why) == "net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA: "* ]] ||
 	fail "status did not say it: $(cat "$WORK/status.out")"
 rc=0
 "$TRACECTL" stop s >"$WORK/stop.out" 2>&1 || rc=$?

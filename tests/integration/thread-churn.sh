@@ -27,7 +27,7 @@ c0=$(fds "$CONSUMERD_PID")
 "$TRACECTL" start warm >/dev/null
 churn 1000
 "$TRACECTL" stop warm >/dev/null
-b1=$("$TRACECTL" status warm | sed -n 's/.*buffers: //p')
+b1=$(status_field warm channel0 buffers)
 "$TRACECTL" destroy warm >/dev/null
 p1=$(cat "$WORK/rss")
 s1=$(rss "$SESSIOND_PID")
@@ -36,8 +36,7 @@ D=$WORK/out
 new_session "$D" 'shmtrace_test:*'
 churn 10000
 "$TRACECTL" stop s >/dev/null
-"$TRACECTL" status s >"$WORK/status"
-buffers=$(sed -n 's/.*buffers: //p' "$WORK/status")
+buffers=$(status_field s channel0 buffers)
 "$TRACECTL" destroy s >/dev/null
 n=$(bt_count "$D" shmtrace_test:event)
 [ "$n" -eq 1000000 ] || fail "$n events, expected 1000000"

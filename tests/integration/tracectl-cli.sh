@@ -12,6 +12,21 @@ expect() {	# expect STATUS PATTERN CMD...: exit status and a message
 	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want: $(cat "$WORK/o")"
 	grep -q -- "$pat" "$WORK/o" || fail "'$*' said: $(cat "$WORK/o")"
 }
+# jexpect STATUS CHECK CMD...: CMD --format json exits with STATUS, and
+# the Python expression CHECK holds of its document d (os.environ at hand)
+jexpect() {
+	local want=$1 check=$2 rc=0
+	shift 2
+	"$@" --format json >"$WORK/o.json" 2>"$WORK/o.err" || rc=$?
+	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want: $(cat "$WORK/o.json" "$WORK/o.err")"
+	WORK=$WORK python3 -c 'import json, os, sys
+d = json.loads(open(sys.argv[1]).read())
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$WORK/o.json" "$check" ||
+		fail "'$*': not $check: $(cat "$WORK/o.json")"
+}
+code() {	# code CODE: the check of an error of that code
+	echo "d[\"error\"][\"code\"] == \"$1\""
+}
 expect 0 "usage: tracectl" "$TRACECTL" --help
 "$B/tests/apps/verb-table" >"$WORK/table" || fail "verb-table failed"
 verbs=$(awk '$1 == "verb" { print $2 }' "$WORK/table")
@@ -29,12 +44,12 @@ sed -n 's/^usage [^ ]* //p' "$WORK/table" >"$WORK/usages"
 cmp -s "$WORK/listed" "$WORK/usages" ||
 	fail "tracectl --help does not list the table of verbs: $(diff "$WORK/usages" "$WORK/listed" | head -6)"
 # each usage line names every option of its verb (its long or its short
-# form), --help and --timeout aside (every command takes them), and the
+# form), --help, --timeout and --format aside (every command takes them), and the
 # session when it may be the first argument ([NAME ...])
 while read -r kind v opt short; do
 	[ "$kind" = option ] || continue
 	opt=${opt%=}
-	case $opt in --help | --timeout) continue ;; esac
+	case $opt in --help | --timeout | --format) continue ;; esac
 	u=" $(sed -n "s/^usage $v //p" "$WORK/table") "
 	[ "$opt" = --session ] && [[ $u == *" [NAME"* ]] && continue
 	grep -qE -- "[[ |]$opt[] =[]" <<<"$u" || { [ -n "$short" ] && grep -qE -- "[[ ]$short[] ]" <<<"$u"; } ||
@@ -51,42 +66,51 @@ expect 2 "wrong number of arguments" "$TRACECTL" list extra
 
 # no daemon yet: tracectl starts one
 [ ! -e "$SHMTRACE_HOME/sessiond.sock" ] || fail "a daemon runs already"
-expect 0 "No session" "$TRACECTL" list
+jexpect 0 'd["sessions"] == []' "$TRACECTL" list
 [ -n "$(shmtrace_daemon_pid sessiond)" ] || fail "tracectl did not start the daemon"
-expect 1 "no session: create one first" "$TRACECTL" start
-expect 0 "Session s1 created" "$TRACECTL" create s1 --output "$WORK/o1"
-expect 1 "already exists" "$TRACECTL" create s1
+jexpect 1 "$(code no-sessions)" "$TRACECTL" start
+jexpect 0 'd["sessions"][0]["name"] == "s1" and d["sessions"][0]["output"] == os.environ["WORK"] + "/o1"' \
+	"$TRACECTL" create s1 --output "$WORK/o1"
+jexpect 1 "$(code session-exists) and d['error']['session'] == 's1'" "$TRACECTL" create s1
 expect 2 "bad session name '../x': 1 to 63 bytes" "$TRACECTL" create ../x
 expect 2 "pool-size '0': 1 to 4096 buffers" "$TRACECTL" create s3 --pool-size 0
-expect 0 "Session s2 created" "$TRACECTL" create s2 -o "$WORK/o2" --pool-size 3
-expect 0 "pool of 3 buffers" "$TRACECTL" status s2
-expect 1 "several sessions" "$TRACECTL" start
-expect 1 "no session named 'nope'" "$TRACECTL" start nope
-expect 0 "enabled in channel channel0 of session s1" "$TRACECTL" enable-event -s s1 'a:*' 'b:c'
-expect 0 "Channel big enabled" "$TRACECTL" enable-channel -s s2 big --subbuf-size 1M \
+jexpect 0 'd["sessions"][0]["defaults"]["pool_size"] == 3' "$TRACECTL" create s2 -o "$WORK/o2" --pool-size 3
+jexpect 0 'd["sessions"][0]["defaults"]["pool_size"] == 3' "$TRACECTL" status s2
+jexpect 1 "$(code several-sessions)" "$TRACECTL" start
+jexpect 1 "$(code no-session) and d['error']['session'] == 'nope'" "$TRACECTL" start nope
+jexpect 0 '[(e["session"], e["channel"], e["pattern"]) for e in d["enablers"]] ==
+	[("s1", "channel0", "a:*"), ("s1", "channel0", "b:c")]' "$TRACECTL" enable-event -s s1 'a:*' 'b:c'
+big='c["name"] == "big" and c["mode"] == "overwrite" and c["num_subbuf"] == 4 and
+	c["subbuf_size"] == 1 << 20 and c["pool_size"] == 2 and c["flush_interval_ms"] == 250 and
+	c["compress"] == "lz4"'
+jexpect 0 "[c for c in d['channels'] if $big]" "$TRACECTL" enable-channel -s s2 big --subbuf-size 1M \
 	--num-subbuf 4 --overwrite --flush-interval 250ms --pool-size 2 --compress lz4
-expect 0 "channel big: overwrite, 4 sub-buffers of 1024 KiB, pool of 2 buffers, flush every 250 ms, lz4" \
-	"$TRACECTL" status s2
-expect 1 "exists" "$TRACECTL" enable-channel -s s2 big
+jexpect 0 "[c for c in d['sessions'][0]['channels'] if $big]" "$TRACECTL" status s2
+jexpect 1 "$(code channel-exists) and d['error']['channel'] == 'big'" \
+	"$TRACECTL" enable-channel -s s2 big
 expect 2 "subbuf-size '5000': 4096 to .* a whole number of 4096-byte pages" \
 	"$TRACECTL" enable-channel -s s2 odd --subbuf-size 5000
 expect 2 "compress 'zip': lz4 or none" "$TRACECTL" enable-channel -s s2 x --compress zip
 expect 2 "create: --num-subbuf is not an option of create" "$TRACECTL" create s4 --num-subbuf 4
-expect 0 "enabled in channel big of session s2" "$TRACECTL" enable-event -s s2 -c big 'x:*'
-expect 1 "no channel nope" "$TRACECTL" enable-event -s s2 -c nope 'x:*'
-expect 0 "      x:\*" "$TRACECTL" status s2
-expect 1 "is not enabled" "$TRACECTL" disable-event -s s1 'zz:*'
-expect 0 "disabled in session s1" "$TRACECTL" disable-event -s s1 'b:c'
-expect 1 "is not enabled" "$TRACECTL" disable-event -s s2 -c big 'b:c'
-expect 0 "started" "$TRACECTL" start s1
-expect 1 "already active" "$TRACECTL" start s1
-expect 0 "s1 \[active\]" "$TRACECTL" list
-expect 0 "a:\*" "$TRACECTL" status s1
-expect 0 "stopped" "$TRACECTL" stop s1
-expect 1 "not active" "$TRACECTL" stop s1
-expect 0 "destroyed" "$TRACECTL" destroy s1
-expect 0 "destroyed" "$TRACECTL" destroy s2
-expect 0 "No session" "$TRACECTL" list
+jexpect 0 'd["enablers"][0]["channel"] == "big"' "$TRACECTL" enable-event -s s2 -c big 'x:*'
+jexpect 1 "$(code no-channel) and d['error']['channel'] == 'nope'" \
+	"$TRACECTL" enable-event -s s2 -c nope 'x:*'
+jexpect 0 '[e["pattern"] for c in d["sessions"][0]["channels"] for e in c["enablers"]] == ["x:*"]' \
+	"$TRACECTL" status s2
+jexpect 1 "$(code not-enabled) and d['error']['pattern'] == 'zz:*'" "$TRACECTL" disable-event -s s1 'zz:*'
+jexpect 0 'd["enablers"][0]["pattern"] == "b:c" and d["enablers"][0]["removed"]' \
+	"$TRACECTL" disable-event -s s1 'b:c'
+jexpect 1 "$(code not-enabled)" "$TRACECTL" disable-event -s s2 -c big 'b:c'
+jexpect 0 'd["sessions"][0]["active"]' "$TRACECTL" start s1
+jexpect 1 "$(code active)" "$TRACECTL" start s1
+jexpect 0 '[s["active"] for s in d["sessions"] if s["name"] == "s1"] == [True]' "$TRACECTL" list
+jexpect 0 '[e["pattern"] for e in d["sessions"][0]["channels"][0]["enablers"]] == ["a:*"]' \
+	"$TRACECTL" status s1
+jexpect 0 'not d["sessions"][0]["active"] and d["summary"]["recorded"] == 0' "$TRACECTL" stop s1
+jexpect 1 "$(code inactive)" "$TRACECTL" stop s1
+jexpect 0 'd["sessions"][0]["name"] == "s1" and d["summary"]["session"] == "s1"' "$TRACECTL" destroy s1
+jexpect 0 'd["sessions"][0]["name"] == "s2"' "$TRACECTL" destroy s2
+jexpect 0 'd["sessions"] == []' "$TRACECTL" list
 
 # each bad command line says why (exit 2), and nothing reaches the daemon
 expect 2 "subbuf-size '12q': expected bytes, or with k, M or G" \
@@ -113,27 +137,40 @@ expect 2 "bad channel name 'a/b'" "$TRACECTL" enable-event -c a/b 'x:*'
 expect 2 "show-aggregations: --interval '5': a unit is needed" \
 	"$TRACECTL" show-aggregations --interval 5
 expect 2 "live=PERIOD: microseconds, or with a unit" "$TRACECTL" create s --live=fast
-expect 0 "No session" "$TRACECTL" list
+jexpect 0 'd["sessions"] == []' "$TRACECTL" list
 
 # an unnamed session: auto-DATE, written to traces/auto-DATE (the date once);
 # sessions never started and records that could not run leave no directory
-expect 0 "Session auto-[0-9]\{8\}-[0-9]\{6\} created" "$TRACECTL" create
-auto=$(sed -n 's/^Session \(auto-[0-9-]*\) created.*/\1/p' "$WORK/o")
-grep -q "written in $SHMTRACE_HOME/traces/$auto\$" "$WORK/o" || fail "auto session: $(cat "$WORK/o")"
-expect 0 "destroyed" "$TRACECTL" destroy "$auto"
-expect 0 "created" "$TRACECTL" create nev --output "$WORK/never"
-expect 0 "destroyed" "$TRACECTL" destroy nev
+jexpect 0 '__import__("re").fullmatch(r"auto-\d{8}-\d{6}", d["sessions"][0]["name"]) and
+	d["sessions"][0]["output"] == os.environ["SHMTRACE_HOME"] + "/traces/" + d["sessions"][0]["name"]' \
+	"$TRACECTL" create
+auto=$(jget "$WORK/o.json" sessions @0 name)
+jexpect 0 "d['sessions'][0]['name'] == '$auto'" "$TRACECTL" destroy "$auto"
+jexpect 0 'd["sessions"][0]["name"] == "nev"' "$TRACECTL" create nev --output "$WORK/never"
+jexpect 0 'd["sessions"][0]["name"] == "nev"' "$TRACECTL" destroy nev
 [ ! -e "$SHMTRACE_HOME/traces" ] && [ ! -e "$WORK/never" ] ||
 	fail "a session never started left a directory: $(ls "$SHMTRACE_HOME/traces" "$WORK/never" 2>&1)"
-expect 127 "record: cannot run $WORK/no-such-program: No such file" \
-	"$TRACECTL" record --output "$WORK/r127" -- "$WORK/no-such-program"
+# rexpect STATUS CHECK ARGS...: tracectl record --format json ARGS exits with
+# STATUS, and CHECK holds of its document (the last line of its standard error)
+rexpect() {
+	local want=$1 check=$2 rc=0
+	shift 2
+	"$TRACECTL" record --format json "$@" >/dev/null 2>"$WORK/o.err" || rc=$?
+	[ "$rc" -eq "$want" ] || fail "'record $*' exited $rc, expected $want: $(cat "$WORK/o.err")"
+	python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$WORK/o.err" "$check" ||
+		fail "'record $*': not $check: $(cat "$WORK/o.err")"
+}
+rexpect 127 'd["run"]["exec_errno"] == 2 and d["exit_status"] == 127' \
+	--output "$WORK/r127" -- "$WORK/no-such-program"
 : >"$WORK/not-executable"
-expect 126 "record: cannot run $WORK/not-executable: Permission denied" \
-	"$TRACECTL" record --output "$WORK/r126" -- "$WORK/not-executable"
-expect 127 "cannot run" "$TRACECTL" record -- "$WORK/no-such-program"
+rexpect 126 'd["run"]["exec_errno"] == 13 and d["exit_status"] == 126' \
+	--output "$WORK/r126" -- "$WORK/not-executable"
+rexpect 127 'd["run"]["exec_errno"] == 2' -- "$WORK/no-such-program"
 [ ! -e "$WORK/r127" ] && [ ! -e "$WORK/r126" ] && [ ! -e "$SHMTRACE_HOME/traces" ] ||
 	fail "a record that could not run left a directory behind"
-expect 0 "No session" "$TRACECTL" list
+jexpect 0 'd["sessions"] == []' "$TRACECTL" list
 
 # trace-read: the same scheme (2 bad usage, 1 runtime error, 3 damaged)
 expect 2 "--stats and --profile cannot be used together" "$TRACE_READ" --stats --profile "$WORK"

@@ -19,19 +19,27 @@ for w in $WAYS; do
 done
 touch "$BIN/not-executable"
 
+# notice FILE PATH FIELD: a field of the notice about PATH in record's
+# document FILE (the last line of its standard error) or status's
+notice() {
+	if [ "$(jget "$1" command)" = record ]; then
+		jget "$1" notices "path=$2" "$3"
+	else
+		jget "$1" sessions s notices "path=$2" "$3"
+	fi
+}
+
 # 1. every way of running a statically linked program, from a traced program
-"$TRACECTL" record --output "$WORK/ways" -- "$B/tests/apps/spawn-app" "$BIN" \
+"$TRACECTL" record --format json --output "$WORK/ways" -- "$B/tests/apps/spawn-app" "$BIN" \
 	>"$WORK/ways.out" 2>"$WORK/ways.err" || fail "spawn-app: $(cat "$WORK/ways.out" "$WORK/ways.err")"
 grep -qx ok "$WORK/ways.out" || fail "spawn-app: $(cat "$WORK/ways.out")"
-grep -q "record: not traced:" "$WORK/ways.err" || fail "no notice: $(cat "$WORK/ways.err")"
 for w in $WAYS; do
 	target=$BIN/prog-$w
 	[ "$w" = fexecve ] && target=$STATIC	# the file's own name, from its descriptor
-	grep -q "^  pid [0-9]* exec $target: not traced: statically linked" "$WORK/ways.err" ||
-		fail "$w: no notice: $(cat "$WORK/ways.err")"
+	[ "$(notice "$WORK/ways.err" "$target" kind)" = static ] || fail "$w: no notice: $(cat "$WORK/ways.err")"
 done
 # failing execs leave no notice
-! grep -q "nonexistent\|not-executable\|no-such-program" "$WORK/ways.err" ||
+! jget "$WORK/ways.err" notices '*' path | grep -q "nonexistent\|not-executable\|no-such-program" ||
 	fail "a failing exec left a notice: $(cat "$WORK/ways.err")"
 echo "14 ways of running a static program: each one said"
 
@@ -48,36 +56,37 @@ grep -q 'shmtrace_io:open' "$WORK/io.tr" || fail "the io helper recorded no open
 
 # 2. the command itself
 st=0
-"$TRACECTL" record --output "$WORK/cmd" -- "$STATIC" 2>"$WORK/cmd.err" || st=$?
+"$TRACECTL" record --format json --output "$WORK/cmd" -- "$STATIC" 2>"$WORK/cmd.err" || st=$?
 [ "$st" -eq 7 ] || fail "record of a static command: status $st"
-grep -q "record: $STATIC will not be traced: it is statically linked" "$WORK/cmd.err" ||
+[ "$(jget "$WORK/cmd.err" run not_traced kind)" = static ] &&
+	[ "$(jget "$WORK/cmd.err" run not_traced path)" = "$STATIC" ] ||
 	fail "record did not say the command is static: $(cat "$WORK/cmd.err")"
 
 # 3. an environment without libshmtrace in LD_PRELOAD
-"$TRACECTL" record --output "$WORK/env" -- sh -c 'env -u LD_PRELOAD true' 2>"$WORK/env.err" ||
-	fail "record env failed"
-grep -q "^  pid [0-9]* exec /usr/bin/true: not traced: its environment has no libshmtrace in LD_PRELOAD" \
-	"$WORK/env.err" || fail "no notice for LD_PRELOAD removed: $(cat "$WORK/env.err")"
+"$TRACECTL" record --format json --output "$WORK/env" -- sh -c 'env -u LD_PRELOAD true' \
+	2>"$WORK/env.err" || fail "record env failed"
+[ "$(notice "$WORK/env.err" /usr/bin/true kind)" = no-preload ] ||
+	fail "no notice for LD_PRELOAD removed: $(cat "$WORK/env.err")"
 # a program run with libshmtrace kept is not reported
-"$TRACECTL" record --output "$WORK/envok" -- sh -c 'env FOO=1 true' 2>"$WORK/envok.err" ||
+"$TRACECTL" record --format json --output "$WORK/envok" -- sh -c 'env FOO=1 true' 2>"$WORK/envok.err" ||
 	fail "record env FOO failed"
-! grep -q "not traced" "$WORK/envok.err" || fail "false notice: $(cat "$WORK/envok.err")"
+[ "$(jget "$WORK/envok.err" notices '#')" = 0 ] || fail "false notice: $(cat "$WORK/envok.err")"
 
 # 4. tracectl status of a session shows the notices of the processes it traces
 new_session "$WORK/st" 'shmtrace_test:*'
 LD_PRELOAD=$B/.libs/libshmtrace.so "$B/tests/apps/spawn-app" "$BIN" >/dev/null ||
 	fail "spawn-app with LD_PRELOAD failed"
-"$TRACECTL" status s >"$WORK/status" || fail "status failed"
-grep -q "^  not traced:" "$WORK/status" || fail "status: no notices: $(cat "$WORK/status")"
-grep -q "^    pid [0-9]* exec $BIN/prog-vfork: not traced: statically linked" "$WORK/status" ||
-	fail "status: no vfork notice: $(cat "$WORK/status")"
+status_json "$WORK/status.json" s || fail "status failed"
+[ "$(jget "$WORK/status.json" sessions s notices '#')" -gt 0 ] || fail "status: no notices: $(cat "$WORK/status.json")"
+[ "$(notice "$WORK/status.json" "$BIN/prog-vfork" kind)" = static ] ||
+	fail "status: no vfork notice: $(cat "$WORK/status.json")"
 "$TRACECTL" destroy s >/dev/null
 
 # 5. malformed notices close the connection; a valid one is kept
 new_session "$WORK/nc" 'shmtrace_test:*'
 "$B/tests/apps/notice-client" notices || fail "notice-client"
-"$TRACECTL" status s | grep -q "pid [0-9]* exec /shmtrace/valid-notice: not traced: statically" ||
-	fail "the valid notice is not in status"
+status_json "$WORK/status.json" s || fail "status failed"
+[ "$(notice "$WORK/status.json" /shmtrace/valid-notice kind)" = static ] || fail "the valid notice is not in status"
 grep -q "malformed notice" "$SHMTRACE_HOME/sessiond.log" || fail "malformed notices not logged"
 "$TRACECTL" destroy s >/dev/null
 kill -0 "$SESSIOND_PID" || fail "the session daemon died"
@@ -94,20 +103,24 @@ command -v setpriv >/dev/null || { echo "parts 1-5 ok; setpriv not installed: sk
 cp /usr/bin/true "$BIN/suid-true"
 chown nobody "$BIN/suid-true"
 chmod 4755 "$BIN/suid-true"
-"$TRACECTL" record --output "$WORK/suid" -- sh -c "$BIN/suid-true" 2>"$WORK/suid.err" ||
+"$TRACECTL" record --format json --output "$WORK/suid" -- sh -c "$BIN/suid-true" 2>"$WORK/suid.err" ||
 	fail "record suid failed"
-grep -q "^  pid [0-9]* exec $BIN/suid-true: not traced: set-user-ID program (runs as uid $(id -u nobody)), the loader drops LD_PRELOAD" \
-	"$WORK/suid.err" || fail "no set-user-ID notice: $(cat "$WORK/suid.err")"
+[ "$(notice "$WORK/suid.err" "$BIN/suid-true" kind)" = setuid ] &&
+	[ "$(notice "$WORK/suid.err" "$BIN/suid-true" uid)" = "$(id -u nobody)" ] ||
+	fail "no set-user-ID notice: $(cat "$WORK/suid.err")"
 st=0
-"$TRACECTL" record --output "$WORK/suid2" -- "$BIN/suid-true" 2>"$WORK/suid2.err" || st=$?
-grep -q "record: $BIN/suid-true will not be traced: it is a set-user-ID program" \
-	"$WORK/suid2.err" || fail "record did not say the command is set-user-ID: $(cat "$WORK/suid2.err")"
+"$TRACECTL" record --format json --output "$WORK/suid2" -- "$BIN/suid-true" 2>"$WORK/suid2.err" || st=$?
+[ "$(jget "$WORK/suid2.err" run not_traced kind)" = setuid ] ||
+	fail "record did not say the command is set-user-ID: $(cat "$WORK/suid2.err")"
 
 # 7. a process that changes its uid, and what it runs
-"$TRACECTL" record --output "$WORK/uid" -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
-	/usr/bin/true 2>"$WORK/uid.err" || fail "record setpriv failed: $(cat "$WORK/uid.err")"
-grep -q "^  pid [0-9]* (/usr/bin/setpriv) changed its uid from 0 to $(id -u nobody): the processes it starts" \
-	"$WORK/uid.err" || fail "no uid change notice: $(cat "$WORK/uid.err")"
-grep -q "^  pid [0-9]* exec /usr/bin/true: not traced: it runs as uid $(id -u nobody)" \
-	"$WORK/uid.err" || fail "no notice for the program run as nobody: $(cat "$WORK/uid.err")"
+"$TRACECTL" record --format json --output "$WORK/uid" -- setpriv --reuid=nobody --regid=nogroup \
+	--clear-groups /usr/bin/true 2>"$WORK/uid.err" || fail "record setpriv failed: $(cat "$WORK/uid.err")"
+[ "$(notice "$WORK/uid.err" /usr/bin/setpriv kind)" = uid-change ] &&
+	[ "$(notice "$WORK/uid.err" /usr/bin/setpriv old_uid)" = 0 ] &&
+	[ "$(notice "$WORK/uid.err" /usr/bin/setpriv uid)" = "$(id -u nobody)" ] ||
+	fail "no uid change notice: $(cat "$WORK/uid.err")"
+[ "$(notice "$WORK/uid.err" /usr/bin/true kind)" = exec-uid ] &&
+	[ "$(notice "$WORK/uid.err" /usr/bin/true uid)" = "$(id -u nobody)" ] ||
+	fail "no notice for the program run as nobody: $(cat "$WORK/uid.err")"
 echo "ok"

@@ -5,6 +5,9 @@
  * aggregate sends the session daemon a struct cmd_aggregate: the name,
  * the pattern, the keys and the functions in the order given (the order
  * they print in); the daemon checks it all (sessiond/aggcmd.c).
+ * show-aggregations prints what the consumer merged: its text, or with
+ * --format json its JSON (an array, one object per aggregation) as the
+ * "results" of tracectl's document (render.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +19,7 @@
 #include "agg.h"
 #include "aggctl.h"
 #include "ctl-client.h"
+#include "render.h"
 #include "units.h"
 #include "verbs.h"
 
@@ -82,6 +86,7 @@ const struct option agg_opts[] = {
 	{ "keys", required_argument, NULL, 'k' },
 	{ "profile", no_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, 'T' },
+	{ "format", required_argument, NULL, 'J' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -99,6 +104,7 @@ int agg_main(const struct verb *v, int argc, char **argv)
 {
 	static struct cmd_aggregate a;
 	const char *session = "", *filter = NULL;
+	enum ctl_format fmt = CTL_TEXT;
 	char home[1024];
 	uint64_t keys;
 	int c, ret = 0;
@@ -110,6 +116,7 @@ int agg_main(const struct verb *v, int argc, char **argv)
 		case 'f': filter = optarg; break;
 		case 'p': a.flags |= CMD_AGG_PROFILE; break;
 		case 'T': ret = ctl_timeout_set(optarg, "--timeout"); break;
+		case 'J': ret = ctl_format_parse("aggregate", optarg, &fmt); break;
 		case 'b': ret = agg_keys(&a, optarg); break;
 		case 'c': ret = agg_func(&a, AGG_COUNT, NULL); break;
 		case 'S': ret = agg_func(&a, AGG_SUM, optarg); break;
@@ -150,7 +157,7 @@ int agg_main(const struct verb *v, int argc, char **argv)
 	a.filter = filter != NULL;
 	if (ctl_home(home, sizeof(home)))
 		return EXIT_RUNTIME;
-	return ctl_call(home, "aggregate", VERB_AGGREGATE, session, &a, a.filter, &filter, stdout);
+	return ctl_call(home, "aggregate", VERB_AGGREGATE, session, &a, a.filter, &filter, fmt);
 bad:
 	fprintf(stderr, "usage: tracectl %s\n", v->usage);
 	return EXIT_USAGE;
@@ -159,6 +166,7 @@ bad:
 int show_agg_main(const struct verb *v, int argc, char **argv)
 {
 	struct cmd_show_agg m = { .format = PROTO_AGG_TEXT };
+	enum ctl_format fmt = CTL_TEXT;
 	const char *session = "";
 	char home[1024];
 	uint64_t interval = 0;
@@ -171,12 +179,9 @@ int show_agg_main(const struct verb *v, int argc, char **argv)
 			session = optarg;
 			break;
 		case 'F':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(stderr, "tracectl: show-aggregations: --format text or json, "
-					"not '%s'\n", optarg);
+			if (ctl_format_parse("show-aggregations", optarg, &fmt) < 0)
 				goto bad;
-			}
-			m.format = !strcmp(optarg, "json") ? PROTO_AGG_JSON : PROTO_AGG_TEXT;
+			m.format = fmt == CTL_JSON ? PROTO_AGG_JSON : PROTO_AGG_TEXT;
 			break;
 		case 'i':
 			ret = units_duration(optarg, &interval);
@@ -210,14 +215,13 @@ int show_agg_main(const struct verb *v, int argc, char **argv)
 		struct timespec ts = { (time_t)(interval / 1000000000),
 				       (long)(interval % 1000000000) };
 
-		ret = ctl_call(home, "show-aggregations", VERB_SHOW_AGG, session, &m, 0, NULL,
-			       stdout);
+		ret = ctl_call(home, "show-aggregations", VERB_SHOW_AGG, session, &m, 0, NULL, fmt);
 		fflush(stdout);
 		if (ret || !interval)
 			return ret;
 		nanosleep(&ts, NULL);
-		if (m.format == PROTO_AGG_TEXT)
-			printf("\n");
+		if (fmt == CTL_TEXT)
+			printf("\n");	/* (JSON: a document a line) */
 	}
 bad:
 	fprintf(stderr, "usage: tracectl %s\n", v->usage);

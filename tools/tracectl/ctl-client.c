@@ -3,8 +3,12 @@
  * ctl-client.c - one command to the session daemon (ctl-client.h).
  *
  * A command is one MSG_CMD on a new connection to the daemon's control
- * socket; the daemon answers with any number of MSG_REPLY_TEXT and
- * MSG_REPLY_FD, then one MSG_REPLY whose status is the result. When no
+ * socket; the daemon answers with any number of MSG_REPLY_ITEM (typed
+ * records) and MSG_REPLY_FD, then one MSG_REPLY whose status is the
+ * result. The records are collected, each checked by proto_item_decode()
+ * (its size, its version, every string terminated: the daemon is not
+ * trusted), in a struct ctl_reply that the caller renders (render.h):
+ * nothing here prints a reply, and nothing reads one as text. When no
  * daemon listens, `trace-sessiond --daemonize` is run (it returns once its
  * socket is ready) and the connection tried again.
  *
@@ -25,6 +29,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -41,6 +46,22 @@
 #include "util.h"
 
 #define NS_PER_MS	UINT64_C(1000000)
+
+/* Why the request in progress got no reply, for its ctl_reply (ctl_request()). */
+static struct ctl_fail fail_now;
+
+/* No reply: @code for scripts, the sentence (also said on standard error). */
+static void __attribute__((format(printf, 3, 4))) no_reply(const char *name, const char *code,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(fail_now.code, sizeof(fail_now.code), "%s", code);
+	va_start(ap, fmt);
+	vsnprintf(fail_now.message, sizeof(fail_now.message), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "tracectl: %s: %s\n", name, fail_now.message);
+}
 
 /* --timeout or SHMTRACE_CTL_TIMEOUT, once given: that of every request */
 static uint64_t ctl_timeout;
@@ -157,14 +178,17 @@ static int gave_up(const struct ctl_wait *w, const char *name, const char *doing
 	uint64_t waited = now_ns(CLOCK_MONOTONIC) - w->since;
 	char d[32];
 
-	duration_text(w->limit && waited >= w->limit ? w->limit :
-		      waited - waited % (1000 * NS_PER_MS), d, sizeof(d));
+	waited = w->limit && waited >= w->limit ? w->limit : waited - waited % (1000 * NS_PER_MS);
+	duration_text(waited, d, sizeof(d));
+	fail_now.daemon_pid = w->pid > 0 ? w->pid : 0;
+	snprintf(fail_now.daemon_state, sizeof(fail_now.daemon_state), "%s", proc_state(w->pid));
+	snprintf(fail_now.doing, sizeof(fail_now.doing), "%s", doing);
+	fail_now.waited_ms = waited / NS_PER_MS;
 	if (w->pid > 0)
-		fprintf(stderr, "tracectl: %s: the session daemon (pid %d, %s) did not %s within %s\n",
-			name, (int)w->pid, proc_state(w->pid), doing, d);
+		no_reply(name, "no-answer", "the session daemon (pid %d, %s) did not %s within %s",
+			 (int)w->pid, fail_now.daemon_state, doing, d);
 	else
-		fprintf(stderr, "tracectl: %s: the session daemon did not %s within %s\n", name,
-			doing, d);
+		no_reply(name, "no-answer", "the session daemon did not %s within %s", doing, d);
 	return EXIT_RUNTIME;
 }
 
@@ -439,23 +463,73 @@ static void daemon_gone(const char *home, const struct ctl_wait *w)
 	}
 }
 
-/* Text the daemon passed in a memfd (MSG_REPLY_FD), from its start, to @out. */
-static void copy_fd(int fd, FILE *out)
+void ctl_reply_free(struct ctl_reply *rep)
 {
+	for (size_t i = 0; i < rep->n; i++)
+		free((void *)rep->rec[i].body);
+	free(rep->rec);
+	free(rep->file);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* What the daemon passed in a memfd (MSG_REPLY_FD), from its start, into @rep. */
+static int keep_fd(int fd, struct ctl_reply *rep)
+{
+	FILE *f;
 	char chunk[65536];
 	off_t off = 0;
 	ssize_t n;
 
-	while (out && (n = pread(fd, chunk, sizeof(chunk), off)) > 0) {
-		fwrite(chunk, 1, (size_t)n, out);
+	free(rep->file);
+	rep->file = NULL;
+	rep->file_len = 0;
+	f = open_memstream(&rep->file, &rep->file_len);
+	if (!f)
+		return -ENOMEM;
+	while ((n = pread(fd, chunk, sizeof(chunk), off)) > 0) {
+		fwrite(chunk, 1, (size_t)n, f);
 		off += n;
 	}
-	if (out)
-		fflush(out);
+	if (fclose(f) != 0 || n < 0)
+		return -EIO;
+	rep->has_file = 1;
+	return 0;
 }
 
-/* Print the replies to @out until the final one; its exit status. */
-static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
+/* One record (MSG_REPLY_ITEM) into @rep: 0, or -EPROTO (malformed), -ENOMEM. */
+static int keep_item(const void *body, size_t len, struct ctl_reply *rep)
+{
+	static union proto_rec_body rec;
+	uint32_t kind;
+	size_t size;
+	void *copy;
+	int ret = proto_item_decode(body, len, &kind, &rec);
+
+	if (ret <= 0)
+		return ret;	/* 0: a kind of a later daemon, skipped */
+	size = proto_rec_size(kind);
+	if (rep->n == rep->cap) {
+		size_t cap = rep->cap ? 2 * rep->cap : 64;
+		struct ctl_rec *v = realloc(rep->rec, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rep->rec = v;
+		rep->cap = cap;
+	}
+	copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, &rec, size);
+	rep->rec[rep->n].kind = kind;
+	rep->rec[rep->n++].body = copy;
+	if (kind == REC_ERROR)
+		rep->error = copy;
+	return 0;
+}
+
+/* Collect the replies into @rep until the final one; its exit status. */
+static int replies(int fd, const char *name, struct ctl_reply *rep, struct ctl_wait *w)
 {
 	static uint64_t buf[PROTO_MAX_MSG / 8];
 	int fds[PROTO_MAX_FDS], heard = 0;
@@ -463,12 +537,13 @@ static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
 	long n;
 
 	for (;;) {
-		int r = ctl_wait(w, fd, POLLIN);
+		int r = ctl_wait(w, fd, POLLIN), ret = 0;
 
 		if (r == 0)
 			return gave_up(w, name, "answer");
 		if (r < 0) {
-			fprintf(stderr, "tracectl: %s: %s\n", name, strerror(-r));
+			fail_now.err = -r;
+			no_reply(name, "unreachable", "%s", strerror(-r));
 			return EXIT_RUNTIME;
 		}
 		n = proto_recv(fd, buf, &h, fds, MSG_DONTWAIT);
@@ -478,38 +553,48 @@ static int replies(int fd, const char *name, FILE *out, struct ctl_wait *w)
 		if (n < 0 && !heard && w->pid > 0 && !daemon_may_answer(w->pid))
 			return -EPIPE;	/* it died before it said anything */
 		if (n < 0) {
-			fprintf(stderr, "tracectl: no reply from the session daemon\n");
+			fail_now.err = n == -EPROTO ? EPROTO : (int)-n;
+			no_reply(name, n == -EPROTO ? "malformed-reply" : "no-reply",
+				 "no reply from the session daemon");
 			return EXIT_RUNTIME;
 		}
 		heard = 1;
-		if (n > 0)
-			((char *)buf)[n - 1] = 0;
-		if (h.type == MSG_REPLY_TEXT && n > 0) {
-			if (out)
-				fputs((char *)buf, out);
+		if (h.type == MSG_REPLY_ITEM) {
+			ret = keep_item(buf, (size_t)n, rep);
 		} else if (h.type == MSG_REPLY_FD) {
-			copy_fd(fds[0], out);
+			ret = keep_fd(fds[0], rep);
 			close(fds[0]);
 		} else if (h.type == MSG_REPLY) {
-			if (h.status == 0)
-				return EXIT_OK;
 			if (h.status == -ESHUTDOWN)
 				return -ESHUTDOWN;	/* not carried out: ask the next one */
-			fprintf(stderr, "tracectl: %s: %s\n", name,
-				n > 0 ? (char *)buf : strerror(-h.status));
+			rep->answered = 1;
+			rep->status = h.status > 0 ? -EPROTO : h.status;
+			return rep->status == 0 ? EXIT_OK : EXIT_RUNTIME;
+		} else {
+			ret = -EPROTO;	/* (a descriptor it carried was closed) */
+		}
+		if (ret < 0) {
+			fail_now.err = -ret;
+			if (ret == -EPROTO)
+				no_reply(name, "malformed-reply", "a malformed reply from the session "
+					 "daemon (of another version?)");
+			else
+				no_reply(name, "no-reply", "%s", strerror(-ret));
 			return EXIT_RUNTIME;
 		}
 	}
 }
 
-int ctl_call(const char *home, const char *name, enum proto_verb verb, const char *session,
-	     const void *body, unsigned int nstr, const char *const *str, FILE *out)
+int ctl_request(const char *home, const char *name, enum proto_verb verb, const char *session,
+		const void *body, unsigned int nstr, const char *const *str, struct ctl_reply *rep)
 {
 	static char msg[PROTO_MAX_MSG - sizeof(struct proto_hdr)];
 	struct ctl_wait w = { 0 };
 	int fd, ret, stopping = 0;
 	long len;
 
+	memset(rep, 0, sizeof(*rep));
+	memset(&fail_now, 0, sizeof(fail_now));
 	if (strlen(session) >= PROTO_NAME_MAX) {
 		fprintf(stderr, "tracectl: %s: a session name has at most %d bytes\n", name,
 			PROTO_NAME_MAX - 1);
@@ -527,17 +612,22 @@ again:
 	fd = connect_daemon(home, &w, name);
 	if (fd == -ENOENT || fd == -ECONNREFUSED) {
 		if (start_daemon() < 0) {
-			fprintf(stderr, "tracectl: cannot start the session daemon (see %s/%s)\n",
-				home, HOME_LOG);
+			no_reply(name, "no-daemon", "cannot start the session daemon (see %s/%s)", home,
+				 HOME_LOG);
+			rep->fail = fail_now;
 			return EXIT_RUNTIME;
 		}
 		fd = connect_daemon(home, &w, name);
 	}
-	if (fd == -ETIMEDOUT)
+	if (fd == -ETIMEDOUT) {
+		rep->fail = fail_now;
 		return EXIT_RUNTIME;	/* said */
+	}
 	if (fd < 0) {
-		fprintf(stderr, "tracectl: cannot reach the session daemon in %s: %s\n", home,
-			strerror(-fd));
+		fail_now.err = -fd;
+		no_reply(name, "unreachable", "cannot reach the session daemon in %s: %s", home,
+			 strerror(-fd));
+		rep->fail = fail_now;
 		return EXIT_RUNTIME;
 	}
 	w.since = now_ns(CLOCK_MONOTONIC);
@@ -557,10 +647,12 @@ again:
 	if (ret == -ETIMEDOUT) {
 		ret = gave_up(&w, name, "take the command");
 	} else if (ret < 0) {
-		fprintf(stderr, "tracectl: cannot send the command: %s\n", strerror(-ret));
+		fail_now.err = -ret;
+		no_reply(name, "unreachable", "cannot send the command: %s", strerror(-ret));
 		ret = EXIT_RUNTIME;
 	} else {
-		ret = replies(fd, name, out, &w);
+		ctl_reply_free(rep);
+		ret = replies(fd, name, rep, &w);
 	}
 	close(fd);
 	if ((ret == -ESHUTDOWN || ret == -EPIPE) && !stopping++) {
@@ -571,9 +663,14 @@ again:
 		goto again;
 	}
 	if (ret == -ESHUTDOWN || ret == -EPIPE) {
-		fprintf(stderr, "tracectl: %s: %s\n", name, ret == -EPIPE ?
-			"no reply from the session daemon" : "the session daemon is stopping");
+		fail_now.err = -ret;
+		if (ret == -EPIPE)
+			no_reply(name, "no-reply", "no reply from the session daemon");
+		else
+			no_reply(name, "shutdown", "the session daemon is stopping");
 		ret = EXIT_RUNTIME;
 	}
+	if (ret != EXIT_OK && !rep->answered)
+		rep->fail = fail_now;
 	return ret;
 }

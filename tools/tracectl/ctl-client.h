@@ -10,21 +10,55 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "exit-status.h"
 #include "proto.h"
 
 
+/* A record of a reply, checked (proto_item_decode()): its kind and a copy of it. */
+struct ctl_rec {
+	uint32_t kind;			/* enum proto_rec */
+	const void *body;		/* struct rec_* of that kind */
+};
+
+/* Why a request got no reply (the daemon unreachable, silent...), said already. */
+struct ctl_fail {
+	char code[32];			/* for scripts: "no-answer", "unreachable"... ("": none) */
+	char message[512];		/* what was said */
+	int err;			/* errno, 0: none */
+	pid_t daemon_pid;		/* no-answer: the daemon, 0 when unknown */
+	char daemon_state[48];		/* ... its state (/proc) */
+	char doing[32];			/* ... what it did not do */
+	uint64_t waited_ms;		/* ... for so long */
+};
+
+/* What the daemon answered to a request. */
+struct ctl_reply {
+	int answered;			/* its final reply came */
+	int status;			/* ... with this status: 0 or -errno */
+	size_t n, cap;
+	struct ctl_rec *rec;		/* the records, in the order they came */
+	const struct rec_error *error;	/* the REC_ERROR (status < 0), or NULL */
+	int has_file;			/* MSG_REPLY_FD came: */
+	char *file;			/* ... what it held (NUL-terminated) */
+	size_t file_len;
+	struct ctl_fail fail;		/* no reply (answered 0): why */
+};
+
 /*
  * Send @verb for @session with the verb's body @body (its struct cmd_*,
  * or NULL for verbs without one) and @nstr strings to the daemon of
- * @home, and print its text replies to @out (NULL: nowhere). Errors go to
- * standard error, naming the command @name. Returns EXIT_OK, EXIT_RUNTIME
- * when refused or unreachable, or when the daemon said nothing for the
- * request's timeout (said with the daemon's pid and state), EXIT_USAGE
- * when the request is too long.
+ * @home, and collect its reply into @rep (ctl_reply_free() it). Returns
+ * EXIT_OK; EXIT_RUNTIME when the daemon refused (rep->answered set, its
+ * REC_ERROR in rep->error: not said, the caller renders it), or when it
+ * could not be reached, said nothing for the request's timeout or sent a
+ * malformed reply (said on standard error, naming the command @name, with
+ * the daemon's pid and state for a timeout); EXIT_USAGE when the request
+ * is too long (said).
  */
-int ctl_call(const char *home, const char *name, enum proto_verb verb, const char *session,
-	     const void *body, unsigned int nstr, const char *const *str, FILE *out);
+int ctl_request(const char *home, const char *name, enum proto_verb verb, const char *session,
+		const void *body, unsigned int nstr, const char *const *str, struct ctl_reply *rep);
+void ctl_reply_free(struct ctl_reply *rep);
 
 /*
  * Timeouts: how long a request waits for the daemon to say something (to

@@ -58,6 +58,9 @@
 #include "shm.h"
 #include "ctl-client.h"
 #include "record.h"
+#include "render.h"
+#include "noticetext.h"
+#include "why.h"
 #include "units.h"
 #include "util.h"
 #include "verbs.h"
@@ -160,6 +163,10 @@ static int record_parse_preload(const char *list, unsigned int *mask)
 	return 0;
 }
 
+/* CMD itself will not be traced: why (enum proto_notice, 0: it will), and its path */
+static uint32_t record_cmd_kind;
+static char record_cmd_path[PATH_MAX];
+
 /* Say when CMD itself will not be traced. */
 static void record_check_cmd(const char *cmd)
 {
@@ -170,7 +177,9 @@ static void record_check_cmd(const char *cmd)
 
 	if (exec_resolve(cmd, getenv("PATH"), path, sizeof(path)) < 0)
 		return;
-	switch (exec_check(AT_FDCWD, path, 0, &uid)) {
+	record_cmd_kind = (uint32_t)exec_check(AT_FDCWD, path, 0, &uid);
+	snprintf(record_cmd_path, sizeof(record_cmd_path), "%s", path);
+	switch (record_cmd_kind) {
 	case NOTICE_STATIC:
 		why = "it is statically linked and cannot load libshmtrace";
 		then = "the dynamically linked programs it runs are";
@@ -192,6 +201,7 @@ static void record_check_cmd(const char *cmd)
 		why = "our effective uid or gid is not the real one, the loader drops LD_PRELOAD";
 		break;
 	default:
+		record_cmd_kind = 0;
 		return;
 	}
 	fprintf(stderr, "tracectl: record: %s will not be traced: %s (%s)\n", path, why, then);
@@ -289,6 +299,16 @@ struct record_pending {
 
 static struct record_pending record_pend[256];
 static unsigned int record_npend;
+
+/* The traced processes of CMD that still run: at the last look, and when named. */
+#define RECORD_MAX_LEFT	64
+struct record_left {
+	pid_t pid;
+	char name[PROTO_PROCNAME];
+};
+static struct record_left record_seen[RECORD_MAX_LEFT], record_left[RECORD_MAX_LEFT];
+static unsigned int record_nseen, record_nleft;
+static int record_waited;		/* record went on tracing them */
 
 static int record_cmp_pid(const void *a, const void *b)
 {
@@ -421,43 +441,38 @@ static int record_pending_count(void)
 static int record_alive(const char *home, const char *session, char *names, size_t cap,
 			int *pending)
 {
-	char *text = NULL, *line, *eol;
-	size_t len = 0, used = 0;
-	FILE *f;
+	struct ctl_reply rep;
+	size_t used = 0;
 	int n = 0;
 
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;	/* orphans that came back to us and exited */
 	*pending = 0;
-	f = open_memstream(&text, &len);
-	if (!f)
-		return -1;
-	if (ctl_call(home, "record", VERB_PROCESSES, session, NULL, 0, NULL, f)) {
-		fclose(f);
-		free(text);
+	if (ctl_request(home, "record", VERB_PROCESSES, session, NULL, 0, NULL, &rep)) {
+		ctl_reply_free(&rep);
 		return -1;	/* @names keeps what the last look found */
 	}
 	names[0] = 0;
-	fclose(f);
-	for (line = text; line && *line; line = eol ? eol + 1 : NULL) {
-		unsigned long long start;
+	record_nseen = 0;
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct rec_process *p = rep.rec[i].body;
 		uint64_t now;
-		unsigned int uid;
-		int pid, off = 0, k;
+		int k;
 
-		eol = strchr(line, '\n');
-		if (eol)
-			*eol = 0;
-		if (sscanf(line, "%d %llu %u %n", &pid, &start, &uid, &off) != 3 || !off ||
-		    pid <= 1 || proc_starttime(pid, &now) < 0 || now != start ||
-		    !record_descends(pid))
+		if (rep.rec[i].kind != REC_PROCESS || p->pid <= 1 || p->pid > INT32_MAX ||
+		    proc_starttime((pid_t)p->pid, &now) < 0 || now != p->starttime ||
+		    !record_descends((pid_t)p->pid))
 			continue;
 		n++;
-		k = snprintf(names + used, cap - used, "%s%s[%d]", used ? ", " : "", line + off, pid);
+		if (record_nseen < RECORD_MAX_LEFT) {
+			record_seen[record_nseen].pid = (pid_t)p->pid;
+			snprintf(record_seen[record_nseen++].name, PROTO_PROCNAME, "%s", p->name);
+		}
+		k = snprintf(names + used, cap - used, "%s%s[%u]", used ? ", " : "", p->name, p->pid);
 		if (k > 0 && (size_t)k < cap - used)
 			used += (size_t)k;
 	}
-	free(text);
+	ctl_reply_free(&rep);
 	if (!n)
 		*pending = record_pending_count();
 	return n;
@@ -505,6 +520,9 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 				"no longer traced (--no-wait)" :
 				"tracing goes on until they exit (interrupt to stop now)");
 			warned = 1;
+			memcpy(record_left, record_seen, sizeof(record_left));
+			record_nleft = record_nseen;
+			record_waited = !no_wait;
 			if (no_wait)
 				break;
 		}
@@ -519,40 +537,36 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 	if (record_stop && warned)
 		fprintf(stderr, "tracectl: record: interrupted (%s): no longer traced: %s\n",
 			strsignal(record_stop), names);
+	if (record_stop && !warned) {	/* interrupted before they were named */
+		memcpy(record_left, record_seen, sizeof(record_left));
+		record_nleft = record_nseen;
+		record_waited = 1;
+	}
 	sigaction(SIGINT, &o_int, NULL);
 	sigaction(SIGTERM, &o_term, NULL);
 	sigaction(SIGHUP, &o_hup, NULL);
 }
 
-/* The session's notices (what was not traced, and why), one per line, or NULL. */
-static char *record_notices(const char *home, const char *session)
+/* The session's notices (what was not traced, and why), in @rep (REC_NOTICE records). */
+static void record_notices(const char *home, const char *session, struct ctl_reply *rep)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return NULL;
-	if (ctl_call(home, "record", VERB_NOTICES, session, NULL, 0, NULL, f)) {
-		fclose(f);
-		free(text);
-		return NULL;
-	}
-	fclose(f);
-	return text;
+	if (ctl_request(home, "record", VERB_NOTICES, session, NULL, 0, NULL, rep))
+		ctl_reply_free(rep);
 }
 
-static void record_print_notices(char *text)
+static void record_print_notices(const struct ctl_reply *rep)
 {
-	char *line, *save = NULL;
+	char text[PROTO_PATH_MAX + 512];
 	int first = 1;
 
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (size_t i = 0; i < rep->n; i++) {
+		if (rep->rec[i].kind != REC_NOTICE)
+			continue;
 		if (first)
 			fprintf(stderr, "tracectl: record: not traced:\n");
 		first = 0;
-		fprintf(stderr, "  %s\n", line);
+		notice_words(rep->rec[i].body, text, sizeof(text));
+		fprintf(stderr, "  %s\n", text);
 	}
 }
 
@@ -576,21 +590,6 @@ static int record_cmp_name(const void *a, const void *b)
 		      ((const struct record_count *)b)->name);
 }
 
-/* Events lost to write errors, from the lines stop printed about them. */
-static uint64_t record_wlost(const char *text)
-{
-	uint64_t sum = 0, n;
-
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		int end = 0;
-
-		if (sscanf(l, "Channel %*s of session %*s %" SCNu64 " events lost to write errors%n",
-			   &n, &end) == 1 && end)
-			sum += n;
-	}
-	return sum;
-}
-
 /* Is @dir an existing directory with something in it? */
 static int record_used(const char *dir)
 {
@@ -605,122 +604,249 @@ static int record_used(const char *dir)
 	return used;
 }
 
-/* The one-screen summary: events per name, discarded, processes, time span. */
-static void record_summary(const char *dir, double wall_s, uint64_t wlost)
-{
-	char wl[64] = "";
-	const char *paths[1] = { dir };
-	struct record_count *rc = NULL;
-	uint64_t **per = NULL, total = 0, discarded = 0, lost = 0;
-	int64_t first = 0, last = 0;
-	const struct shmtrace_rd_event *ev;
-	struct shmtrace_rd_reader *r;
-	char err[SHMTRACE_RD_ERRLEN];
-	size_t ntr, n = 0, cap = 0, k;
-	int ret;
+/* What the trace holds, as read: processes, events per name, discarded, time span. */
+struct record_read {
+	struct shmtrace_rd_reader *r;	/* (the names below are its) */
+	char err[SHMTRACE_RD_ERRLEN];	/* not read: why */
+	size_t ntr;			/* traces: processes */
+	uint64_t total, discarded, lost_packets;
+	int64_t first, last;
+	struct record_count *rc;	/* per name, most first */
+	size_t k;
+};
 
-	fprintf(stderr, "tracectl: record: trace in %s\n", dir);
-	if (shmtrace_rd_open(&r, paths, 1, err, sizeof(err)) < 0) {
-		fprintf(stderr, "tracectl: record: no trace to summarise: %s\n", err);
-		return;
+/* Read the trace in @dir into @rr: 0, or -1 with rr->err. */
+static int record_read(const char *dir, struct record_read *rr)
+{
+	const char *paths[1] = { dir };
+	uint64_t **per = NULL;
+	const struct shmtrace_rd_event *ev;
+	size_t cap = 0, n = 0;
+	int ret = -1;
+
+	memset(rr, 0, sizeof(*rr));
+	if (shmtrace_rd_open(&rr->r, paths, 1, rr->err, sizeof(rr->err)) < 0) {
+		rr->r = NULL;
+		return -1;
 	}
-	ntr = shmtrace_rd_trace_count(r);
-	per = calloc(ntr + 1, sizeof(*per));
-	for (size_t i = 0; per && i < ntr; i++) {
-		cap += shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i));
-		per[i] = calloc(shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(r, i)) + 1, sizeof(**per));
+	rr->ntr = shmtrace_rd_trace_count(rr->r);
+	per = calloc(rr->ntr + 1, sizeof(*per));
+	for (size_t i = 0; per && i < rr->ntr; i++) {
+		size_t nc = shmtrace_rd_trace_event_class_count(shmtrace_rd_trace_at(rr->r, i));
+
+		cap += nc;
+		per[i] = calloc(nc + 1, sizeof(**per));
 		if (!per[i])
 			goto out;
 	}
-	rc = calloc(cap + 1, sizeof(*rc));
-	if (!per || !rc)
+	rr->rc = calloc(cap + 1, sizeof(*rr->rc));
+	if (!per || !rr->rc) {
+		snprintf(rr->err, sizeof(rr->err), "out of memory");
 		goto out;
-	while ((ret = shmtrace_rd_next(r, &ev)) > 0) {
+	}
+	while ((ret = shmtrace_rd_next(rr->r, &ev)) > 0) {
 		int64_t t = shmtrace_rd_event_time_ns(ev);
 
 		per[shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev))][shmtrace_rd_event_class_index(ev)]++;
-		if (!total++)
-			first = t;
-		last = t;
+		if (!rr->total++)
+			rr->first = t;
+		rr->last = t;
 	}
 	if (ret < 0)
-		fprintf(stderr, "tracectl: record: %s\n", shmtrace_rd_errmsg(r));
-	for (size_t i = 0; i < ntr; i++) {
-		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, i);
+		fprintf(stderr, "tracectl: record: %s\n", shmtrace_rd_errmsg(rr->r));
+	ret = 0;
+	for (size_t i = 0; i < rr->ntr; i++) {
+		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(rr->r, i);
 
 		for (size_t j = 0; j < shmtrace_rd_trace_event_class_count(t); j++) {
 			if (per[i][j]) {
-				rc[n].name = shmtrace_rd_trace_event_class_name(t, j);
-				rc[n++].n = per[i][j];
+				rr->rc[n].name = shmtrace_rd_trace_event_class_name(t, j);
+				rr->rc[n++].n = per[i][j];
 			}
 		}
 	}
 	/* the same name in several processes: one line */
-	qsort(rc, n, sizeof(*rc), record_cmp_name);
-	k = 0;
+	qsort(rr->rc, n, sizeof(*rr->rc), record_cmp_name);
 	for (size_t i = 0; i < n; i++) {
-		if (k && !strcmp(rc[k - 1].name, rc[i].name))
-			rc[k - 1].n += rc[i].n;
+		if (rr->k && !strcmp(rr->rc[rr->k - 1].name, rr->rc[i].name))
+			rr->rc[rr->k - 1].n += rr->rc[i].n;
 		else
-			rc[k++] = rc[i];
+			rr->rc[rr->k++] = rr->rc[i];
 	}
-	qsort(rc, k, sizeof(*rc), record_cmp_count);
-	for (size_t i = 0; i < shmtrace_rd_stream_count(r); i++) {
-		discarded += shmtrace_rd_stream_discarded(shmtrace_rd_stream_at(r, i));
-		lost += shmtrace_rd_stream_lost_packets(shmtrace_rd_stream_at(r, i));
+	qsort(rr->rc, rr->k, sizeof(*rr->rc), record_cmp_count);
+	for (size_t i = 0; i < shmtrace_rd_stream_count(rr->r); i++) {
+		rr->discarded += shmtrace_rd_stream_discarded(shmtrace_rd_stream_at(rr->r, i));
+		rr->lost_packets += shmtrace_rd_stream_lost_packets(shmtrace_rd_stream_at(rr->r, i));
+	}
+out:
+	for (size_t i = 0; per && i < rr->ntr; i++)
+		free(per[i]);
+	free(per);
+	return ret;
+}
+
+static void record_read_free(struct record_read *rr)
+{
+	free(rr->rc);
+	if (rr->r)
+		shmtrace_rd_close(rr->r);
+	memset(rr, 0, sizeof(*rr));
+}
+
+/* The one-screen summary: events per name, discarded, processes, time span. */
+static void record_summary_text(const char *dir, const struct record_read *rr, double wall_s,
+				uint64_t wlost)
+{
+	char wl[64] = "";
+
+	fprintf(stderr, "tracectl: record: trace in %s\n", dir);
+	if (!rr->r) {
+		fprintf(stderr, "tracectl: record: no trace to summarise: %s\n", rr->err);
+		return;
 	}
 	if (wlost)
 		snprintf(wl, sizeof(wl), ", %" PRIu64 " lost to write errors", wlost);
 	fprintf(stderr, "tracectl: record: %zu process%s, %" PRIu64 " events in %.3f s "
-		"(command ran %.3f s), %" PRIu64 " discarded%s%s\n", ntr, ntr == 1 ? "" : "es",
-		total, total ? (double)(last - first) / 1e9 : 0.0, wall_s, discarded,
-		lost && !wlost ? ", packets lost (overwritten)" : "", wl);
-	for (size_t i = 0; i < k && i < RECORD_TOP; i++)
-		fprintf(stderr, "  %12" PRIu64 "  %s\n", rc[i].n, rc[i].name);
-	if (k > RECORD_TOP)
+		"(command ran %.3f s), %" PRIu64 " discarded%s%s\n", rr->ntr,
+		rr->ntr == 1 ? "" : "es", rr->total,
+		rr->total ? (double)(rr->last - rr->first) / 1e9 : 0.0, wall_s, rr->discarded,
+		rr->lost_packets && !wlost ? ", packets lost (overwritten)" : "", wl);
+	for (size_t i = 0; i < rr->k && i < RECORD_TOP; i++)
+		fprintf(stderr, "  %12" PRIu64 "  %s\n", rr->rc[i].n, rr->rc[i].name);
+	if (rr->k > RECORD_TOP)
 		fprintf(stderr, "  (%zu more event names: trace-read --count %s)\n",
-			k - RECORD_TOP, dir);
-out:
-	for (size_t i = 0; per && i < ntr; i++)
-		free(per[i]);
-	free(per);
-	free(rc);
-	shmtrace_rd_close(r);
+			rr->k - RECORD_TOP, dir);
 }
 
-/*
- * A streamed session's summary, from its status: where it went and the
- * counts of every channel.
- */
-static void record_net_summary(const char *home, const char *session)
+/* A streamed session's summary, from stop's reply: where it went and what was sent. */
+static void record_net_text(const struct rt_session *rs)
 {
-	static const char *const keys[] = {
-		"events recorded", "events discarded", "events lost without a buffer",
-		"events lost to write errors",
-		"events sent but not confirmed stored by a relay that went away",
-	};
-	uint64_t sum[5] = { 0 };
-	char *text = NULL, *line, *save;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	struct rsummary sum;
 
-	if (!out)
-		return;
-	ctl_call(home, "record", VERB_STATUS, session, NULL, 0, NULL, out);
-	fclose(out);
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		line += strspn(line, " ");
-		if (!strncmp(line, "output: ", 8))
-			fprintf(stderr, "tracectl: record: trace streamed to %s\n", line + 8);
-		for (size_t i = 0; i < 5; i++)
-			if (!strncmp(line, keys[i], strlen(keys[i])) && line[strlen(keys[i])] == ':')
-				sum[i] += strtoull(line + strlen(keys[i]) + 1, NULL, 10);
-	}
+	rsummary_of(rs, &sum);
+	fprintf(stderr, "tracectl: record: trace streamed to %s (on the relay: %s)\n",
+		rs->s->output, rs->s->relay_path);
 	fprintf(stderr, "tracectl: record: %" PRIu64 " events sent, %" PRIu64 " discarded, %"
-		PRIu64 " lost (%" PRIu64 " of those sent not confirmed stored)\n", sum[0], sum[1],
-		sum[2] + sum[3], sum[4]);
-	free(text);
+		PRIu64 " lost (%" PRIu64 " of those sent not confirmed stored)\n", sum.recorded,
+		sum.discarded, sum.nobuf + sum.wlost, sum.unconfirmed);
+}
+
+/* Everything record has to say, for --format json: one document, one line. */
+struct record_end {
+	const char *session, *dir, *cmd;
+	int streamed, aggregate;
+	const struct rt_session *stopped;	/* stop's reply: the daemon's counters */
+	const struct ctl_reply *stop;
+	const struct record_read *read;
+	const struct ctl_reply *notices;
+	uint64_t wall_ns;
+	int status;				/* CMD's wait status, < 0: it did not run */
+	int exit;				/* ours */
+};
+
+static void record_summary_json(const struct record_end *e)
+{
+	struct jw w;
+
+	jw_init(&w, stderr);
+	jw_obj(&w);
+	jw_ku64(&w, "version", CTL_JSON_VERSION);
+	jw_kstr(&w, "command", "record");
+	jw_kstr(&w, "session", e->session);
+	if (e->stopped) {
+		jw_key(&w, "summary");
+		json_summary(&w, e->stopped);
+	} else {
+		jw_knull(&w, "summary");
+	}
+	if (e->streamed || !e->read) {
+		jw_knull(&w, "trace");
+	} else {
+		const struct record_read *rr = e->read;
+
+		jw_kobj(&w, "trace");
+		jw_kstr(&w, "path", e->dir);
+		if (!rr->r) {
+			jw_kstr(&w, "error", rr->err);
+		} else {
+			jw_knull(&w, "error");
+			jw_ku64(&w, "processes", rr->ntr);
+			jw_ku64(&w, "events", rr->total);
+			jw_ku64(&w, "discarded", rr->discarded);
+			jw_ku64(&w, "packets_lost", rr->lost_packets);
+			jw_ku64(&w, "span_ns", rr->total ? (uint64_t)(rr->last - rr->first) : 0);
+			jw_karr(&w, "events_by_name");
+			for (size_t i = 0; i < rr->k; i++) {
+				jw_obj(&w);
+				jw_kstr(&w, "name", rr->rc[i].name);
+				jw_ku64(&w, "count", rr->rc[i].n);
+				jw_end(&w);
+			}
+			jw_end_arr(&w);
+		}
+		jw_kbool(&w, "aggregations", e->aggregate != 0);
+		jw_end(&w);
+	}
+	jw_karr(&w, "notices");
+	for (size_t i = 0; e->notices && i < e->notices->n; i++)
+		if (e->notices->rec[i].kind == REC_NOTICE)
+			json_notice(&w, e->notices->rec[i].body);
+	jw_end_arr(&w);
+	/* the processes CMD left running when it exited */
+	jw_karr(&w, "left_running");
+	for (unsigned int i = 0; i < record_nleft; i++) {
+		jw_obj(&w);
+		jw_ku64(&w, "pid", (uint64_t)record_left[i].pid);
+		jw_kstr(&w, "name", record_left[i].name);
+		jw_end(&w);
+	}
+	jw_end_arr(&w);
+	jw_kbool(&w, "waited_for_them", record_waited != 0);
+	if (record_stop)
+		jw_ku64(&w, "interrupted_by", (uint64_t)record_stop);
+	else
+		jw_knull(&w, "interrupted_by");
+	jw_kobj(&w, "run");
+	jw_kstr(&w, "program", e->cmd);
+	if (record_cmd_kind) {	/* CMD itself cannot be traced, seen before it ran */
+		jw_kobj(&w, "not_traced");
+		jw_kstr(&w, "kind", notice_kind_name(record_cmd_kind));
+		jw_kstr(&w, "path", record_cmd_path);
+		jw_end(&w);
+	} else {
+		jw_knull(&w, "not_traced");
+	}
+	jw_ku64(&w, "duration_ns", e->wall_ns);
+	if (e->status >= 0 && WIFEXITED(e->status)) {
+		jw_ku64(&w, "exit_status", (uint64_t)WEXITSTATUS(e->status));
+		jw_knull(&w, "signal");
+	} else if (e->status >= 0) {
+		jw_knull(&w, "exit_status");
+		jw_ku64(&w, "signal", (uint64_t)WTERMSIG(e->status));
+	} else {
+		jw_knull(&w, "exit_status");
+		jw_knull(&w, "signal");
+	}
+	if (e->status < 0)	/* it could not be run: why */
+		jw_ku64(&w, "exec_errno", (uint64_t)-e->status);
+	else
+		jw_knull(&w, "exec_errno");
+	jw_end(&w);
+	jw_kbool(&w, "incomplete", e->exit == RECORD_FAILED);
+	jw_ku64(&w, "exit_status", (uint64_t)e->exit);
+	if (e->stop && e->stop->answered && e->stop->status < 0) {
+		jw_key(&w, "error");
+		if (e->stop->error) {
+			why_json(&w, e->stop->error);
+		} else {
+			struct rec_error er = { .code = RE_ERRNO, .err = -e->stop->status };
+
+			why_json(&w, &er);
+		}
+	}
+	jw_end(&w);
+	fputc('\n', stderr);
+	fflush(stderr);
 }
 
 /*
@@ -748,6 +874,56 @@ static void record_profile(const char *dir)
 		waitpid(pid, NULL, 0);
 }
 
+/*
+ * record stops before its command ran: its document says why (@e, the
+ * daemon's, or @f: no reply), exit RECORD_FAILED.
+ */
+static void record_fail_json(const char *session, const struct rec_error *e,
+			     const struct ctl_fail *f)
+{
+	struct jw w;
+
+	jw_init(&w, stderr);
+	jw_obj(&w);
+	jw_ku64(&w, "version", CTL_JSON_VERSION);
+	jw_kstr(&w, "command", "record");
+	jw_kstr(&w, "session", session);
+	jw_kbool(&w, "incomplete", true);
+	jw_ku64(&w, "exit_status", RECORD_FAILED);
+	jw_key(&w, "error");
+	if (e)
+		why_json(&w, e);
+	else
+		json_fail(&w, f);
+	jw_end(&w);
+	fputc('\n', stderr);
+}
+
+/*
+ * One request of ours; its refusal said: in words, and with @fmt CTL_JSON
+ * also as record's document when record stops there. 0, or the exit
+ * status.
+ */
+static int record_ask(const char *home, const char *session, enum proto_verb verb,
+		      const void *body, unsigned int nstr, const char *const *str,
+		      enum ctl_format fmt)
+{
+	struct ctl_reply rep;
+	int ret = ctl_request(home, "record", verb, session, body, nstr, str, &rep);
+
+	if (ret && rep.answered)
+		render_refusal("record", &rep);
+	if (ret && rep.answered && fmt == CTL_JSON) {
+		struct rec_error e = { .code = RE_ERRNO, .err = -rep.status };
+
+		record_fail_json(session, rep.error ? rep.error : &e, NULL);
+	} else if (ret && fmt == CTL_JSON && rep.fail.code[0]) {
+		record_fail_json(session, NULL, &rep.fail);	/* no reply */
+	}
+	ctl_reply_free(&rep);
+	return ret;
+}
+
 const struct option record_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "preload", required_argument, NULL, 'p' },
@@ -759,6 +935,7 @@ const struct option record_opts[] = {
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "allow-uid", required_argument, NULL, 'U' },
 	{ "aggregate", no_argument, NULL, 'G' },
+	{ "format", required_argument, NULL, 'J' },
 	CTL_NET_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -772,7 +949,7 @@ int record_main(const struct verb *v, int argc, char **argv)
 	struct cmd_context ctx = { .context = 0 };
 	struct cmd_aggregate profile = { .name = "profile", .flags = CMD_AGG_PROFILE };
 	struct cmd_events events = { .ll_kind = CMD_LL_ANY };
-	char *tok, *save, *notices;
+	char *tok, *save;
 	const char *output = NULL, *base;
 	unsigned int mask = 0;
 	uint64_t pool;
@@ -780,9 +957,12 @@ int record_main(const struct verb *v, int argc, char **argv)
 	struct timespec t0, t1;
 	struct tm tm;
 	time_t now;
-	FILE *stop_out;
-	char *stop_text = NULL;
-	size_t stop_len = 0;
+	enum ctl_format fmt = CTL_TEXT;
+	struct ctl_reply stop = { 0 }, notices = { 0 };
+	struct record_read rr = { 0 };
+	struct record_end end = { 0 };
+	struct rtree st;
+	uint64_t wlost = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
@@ -831,6 +1011,10 @@ int record_main(const struct verb *v, int argc, char **argv)
 			break;
 		case 'G':
 			aggregate = 1;
+			break;
+		case 'J':
+			if (ctl_format_parse("record", optarg, &fmt) < 0)
+				return 2;
 			break;
 		case 'U':
 			if (ctl_parse_uids(optarg, &create) < 0)
@@ -903,22 +1087,26 @@ int record_main(const struct verb *v, int argc, char **argv)
 		return 2;
 	}
 	if (!streamed && record_used(dir)) {
-		fprintf(stderr, "tracectl: record: %s is not empty (an earlier run?): runs are "
-			"never merged; remove it or choose another --output\n", dir);
+		struct rec_error e = { .code = RE_OUTPUT_USED, .err = EEXIST };
+		char text[PROTO_PATH_MAX + 256];
+
+		snprintf(e.path, sizeof(e.path), "%s", dir);
+		why_text(&e, text, sizeof(text));
+		fprintf(stderr, "tracectl: record: %s\n", text);
+		if (fmt == CTL_JSON)
+			record_fail_json(session, &e, NULL);
 		return RECORD_FAILED;
 	}
 	if (!streamed)
 		snprintf(create.output, sizeof(create.output), "%s", dir);
-	if (ctl_call(home, "record", VERB_CREATE, session, &create, 0, NULL, NULL))
+	if (record_ask(home, session, VERB_CREATE, &create, 0, NULL, fmt))
 		return RECORD_FAILED;
-	if ((ctx.context && ctl_call(home, "record", VERB_ADD_CONTEXT, session, &ctx, 0, NULL,
-				     NULL)) ||
-	    (aggregate && ctl_call(home, "record", VERB_AGGREGATE, session, &profile, 0, NULL,
-				   NULL)) ||
-	    ctl_call(home, "record", VERB_ENABLE_EVENT, session, &events, (unsigned int)npat,
-		     patterns, NULL) ||
-	    ctl_call(home, "record", VERB_START, session, NULL, 0, NULL, NULL)) {
-		ctl_call(home, "record", VERB_DESTROY, session, NULL, 0, NULL, NULL);
+	if ((ctx.context && record_ask(home, session, VERB_ADD_CONTEXT, &ctx, 0, NULL, fmt)) ||
+	    (aggregate && record_ask(home, session, VERB_AGGREGATE, &profile, 0, NULL, fmt)) ||
+	    record_ask(home, session, VERB_ENABLE_EVENT, &events, (unsigned int)npat, patterns,
+		       fmt) ||
+	    record_ask(home, session, VERB_START, NULL, 0, NULL, fmt)) {
+		record_ask(home, session, VERB_DESTROY, NULL, 0, NULL, CTL_TEXT);
 		return RECORD_FAILED;
 	}
 	record_check_cmd(argv[optind]);
@@ -929,32 +1117,57 @@ int record_main(const struct verb *v, int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (status >= 0)
 		record_wait(home, session, base, no_wait);
-	stop_out = open_memstream(&stop_text, &stop_len);	/* its write error lines */
-	ret = ctl_call(home, "record", VERB_STOP, session, NULL, 0, NULL, stop_out);
-	if (stop_out)
-		fclose(stop_out);
-	if (streamed)
-		record_net_summary(home, session);
-	notices = record_notices(home, session);
-	ret |= ctl_call(home, "record", VERB_DESTROY, session, NULL, 0, NULL, NULL);
-	if (status < 0) {
-		free(notices);
-		free(stop_text);
-		return status == -ENOENT ? 127 : 126;
+	/* stop's reply: the session and its channels with every counter */
+	ret = ctl_request(home, "record", VERB_STOP, session, NULL, 0, NULL, &stop);
+	if (ret && stop.answered)
+		render_refusal("record", &stop);
+	if (stop.answered && rtree_build(&stop, &st) == 0)
+		end.stopped = rtree_session(&st, session);
+	if (end.stopped) {
+		struct rsummary sum;
+
+		rsummary_of(end.stopped, &sum);
+		wlost = sum.wlost;
 	}
-	if (!streamed)
-		record_summary(dir, (double)(t1.tv_sec - t0.tv_sec) +
-			       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, record_wlost(stop_text));
-	if (aggregate)
+	if (streamed && end.stopped && fmt == CTL_TEXT)
+		record_net_text(end.stopped);
+	record_notices(home, session, &notices);
+	ret |= record_ask(home, session, VERB_DESTROY, NULL, 0, NULL, CTL_TEXT);
+	code = status < 0 ? (status == -ENOENT ? 127 : 126) :
+	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (status >= 0 && !streamed)
+		record_read(dir, &rr);
+	if (status >= 0 && !streamed && fmt == CTL_TEXT)
+		record_summary_text(dir, &rr, (double)(t1.tv_sec - t0.tv_sec) +
+				    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, wlost);
+	if (status >= 0 && aggregate && fmt == CTL_TEXT)
 		record_profile(dir);
-	free(stop_text);
-	record_print_notices(notices);
-	free(notices);
-	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (ret) {
+	if (status >= 0 && fmt == CTL_TEXT)
+		record_print_notices(&notices);
+	if (ret && status >= 0 && fmt == CTL_TEXT)
 		fprintf(stderr, "tracectl: record: the trace is incomplete (exit status %d); %s "
 			"exited with status %d\n", RECORD_FAILED, argv[optind], code);
-		return RECORD_FAILED;
+	if (ret && status >= 0)
+		code = RECORD_FAILED;
+	if (fmt == CTL_JSON) {
+		end.session = session;
+		end.dir = dir;
+		end.cmd = argv[optind];
+		end.streamed = streamed;
+		end.aggregate = aggregate;
+		end.stop = &stop;
+		end.read = status >= 0 && !streamed ? &rr : NULL;
+		end.notices = &notices;
+		end.wall_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
+			      (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+		end.status = status;
+		end.exit = code;
+		record_summary_json(&end);
 	}
+	record_read_free(&rr);
+	if (end.stopped)
+		rtree_free(&st);
+	ctl_reply_free(&stop);
+	ctl_reply_free(&notices);
 	return code;
 }

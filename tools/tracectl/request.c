@@ -9,7 +9,8 @@
  *
  * A bad command line is said on standard error, naming the verb and the
  * option as the user wrote it, and nothing reaches the daemon (exit
- * status 2).
+ * status 2). The reply is printed by render.c, as text or, with --format
+ * json, as one JSON document.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@
 #include "ctfmeta.h"
 #include "ctl-client.h"
 #include "proto.h"
+#include "render.h"
 #include "request.h"
 #include "shm.h"
 #include "units.h"
@@ -32,6 +34,7 @@ struct ctl_req {
 	const struct verb *v;
 	const char *session;
 	int info;			/* 'h' (--help) or 'l' (--list): print, send nothing */
+	enum ctl_format format;		/* --format */
 	int mode_opt;			/* 'O' or 'D' given */
 	struct cmd_create create;
 	struct cmd_channel channel;
@@ -68,6 +71,7 @@ const struct option request_opts[] = {
 	{ "allow-uid", required_argument, NULL, 'U' },
 	CTL_NET_LONGOPTS,
 	{ "timeout", required_argument, NULL, 'T' },	/* every verb */
+	{ "format", required_argument, NULL, 'J' },	/* every verb */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -241,6 +245,8 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 		return ctl_parse_uids(arg, &r->create);
 	case 'T':
 		return ctl_timeout_set(arg, "--timeout");
+	case 'J':
+		return ctl_format_parse(r->v->name, arg, &r->format);
 	case 'S':
 	case 'K':
 	case 'A':
@@ -386,5 +392,5 @@ int request_main(const struct verb *v, int argc, char **argv)
 		return EXIT_USAGE;
 	if (ctl_home(home, sizeof(home)))
 		return EXIT_RUNTIME;
-	return ctl_call(home, v->name, v->verb, r.session, r.body, r.nstr, r.str, stdout);
+	return ctl_call(home, v->name, v->verb, r.session, r.body, r.nstr, r.str, r.format);
 }

@@ -13,6 +13,9 @@
  * DURATION before the command or among the options of any command,
  * SHMTRACE_CTL_TIMEOUT, else the verb's default.
  *
+ * Replies are printed by render.c: text, or with --format json one JSON
+ * document (doc/json.md).
+ *
  * Exit status: 0 on success, 1 when the daemon refused the command or
  * cannot be reached or did not answer in time, or when stop, status or
  * destroy report traces that could not be written; 2 on bad usage, with
@@ -33,6 +36,10 @@ static void usage(FILE *out)
 	fprintf(out, "\nDurations take a unit: ns, us, ms, s, m or h (e.g. 200ms). Sizes are\n"
 		"bytes, or with k, M or G (KiB, MiB, GiB). Names of sessions, channels and\n"
 		"aggregations: %s.\n", PROTO_NAME_RULES);
+	fprintf(out, "\n--format text|json, among the options of every command but view: the\n"
+		"reply as text (the default) or as one JSON document on one line, for\n"
+		"scripts (its fields: doc/json.md); record prints its summary so on\n"
+		"standard error.\n");
 	fprintf(out, "\n--timeout DURATION, before the command or among its options (every\n"
 		"command takes it), or SHMTRACE_CTL_TIMEOUT: give up, with status 1, when\n"
 		"the session daemon says nothing for that long (0: never). Default 10s;\n"

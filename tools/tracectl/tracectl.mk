@@ -9,7 +9,10 @@ tracectl_verb_sources = \
 	tools/tracectl/view.c tools/tracectl/view.h \
 	tools/tracectl/aggctl.c tools/tracectl/aggctl.h \
 	tools/tracectl/record.c tools/tracectl/record.h \
-	tools/tracectl/ctl-client.c tools/tracectl/ctl-client.h tools/exit-status.h
+	tools/tracectl/ctl-client.c tools/tracectl/ctl-client.h tools/exit-status.h \
+	tools/tracectl/render.c tools/tracectl/render.h \
+	tools/tracectl/why.c tools/tracectl/why.h \
+	tools/tracectl/jwrite.c tools/tracectl/jwrite.h
 
 bin_PROGRAMS += tracectl
 tracectl_SOURCES = tools/tracectl/tracectl.c $(tracectl_verb_sources)

@@ -101,8 +101,9 @@ const struct verb verbs[] = {
 	{
 		.name = "destroy", .verb = VERB_DESTROY,
 		.usage = "destroy [NAME]",
-		.help = "Stop the session if active, write out everything recorded, and forget it.\n"
-			"When it stops the session, it fails as stop does on write errors.",
+		.help = "Stop the session if active, write out everything recorded, and forget it;\n"
+			"print its summary as stop does. When it stops the session, it fails as stop\n"
+			"does on write errors.",
 		REQUEST("s"), .min_args = 0, .max_args = 0, .session_arg = 1,
 	},
 	{
@@ -163,9 +164,10 @@ const struct verb verbs[] = {
 		.name = "stop", .verb = VERB_STOP,
 		.usage = "stop [NAME]",
 		.help = "Stop recording; when it returns, every event recorded is in the trace files.\n"
-			"When some could not be written (no space left, I/O error, the directory\n"
-			"removed...), it says how many events were lost and the first error (the\n"
-			"file and the reason) and exits with status 1.",
+			"Prints a summary: events recorded, discarded, lost and overwritten, bytes\n"
+			"written, and where the trace is. When some could not be written (no space\n"
+			"left, I/O error, the directory removed...), it says how many events were\n"
+			"lost and the first error (the file and the reason) and exits with status 1.",
 		REQUEST("s"), .min_args = 0, .max_args = 0, .session_arg = 1,
 	},
 	{
@@ -275,6 +277,8 @@ const struct verb verbs[] = {
 			"--timeout DURATION: each request to the session daemon gives up when\n"
 			"  it says nothing for that long (as for every command); CMD and the\n"
 			"  processes it leaves are waited for as long as they run.\n"
+			"--format json: the summary as one JSON document (doc/json.md), the last\n"
+			"  line of standard error, instead of the text.\n"
 			"The programs CMD runs wait up to 3 s at start-up for the session daemon\n"
 			"to enable their events (SHMTRACE_REGISTER_TIMEOUT, when not set), so that\n"
 			"their first events are recorded however busy the machine.\n"

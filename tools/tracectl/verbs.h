@@ -51,10 +51,15 @@ extern const size_t nverbs;
 /* The verb named @name, or NULL. */
 const struct verb *verb_find(const char *name);
 
-/* Does @v take the option of longopts whose val is @val? --help and --timeout: every verb. */
+/*
+ * Does @v take the option of longopts whose val is @val? --help,
+ * --timeout and --format ('J', of the verbs that print a reply): every
+ * verb whose options have them.
+ */
 static inline bool verb_takes(const struct verb *v, int val)
 {
-	return val == 'h' || val == 'T' || !v->letters || (val && strchr(v->letters, val));
+	return val == 'h' || val == 'T' || val == 'J' || !v->letters ||
+	       (val && strchr(v->letters, val));
 }
 
 /* "usage: tracectl USAGE", a blank line and the help: what VERB --help prints. */

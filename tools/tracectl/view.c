@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * view.c - tracectl view [NAME | -s NAME] [TRACE-READ OPTIONS]: the
- * session's output from its status (one request, ctl-client.h), then
+ * session's output from its status (one request, ctl-client.h; the
+ * session's record, REC_SESSION), then
  * trace-read --follow there (from our directory, else $PATH), with the
  * options given: they are trace-read's, but for the session (named as
  * with every other command: -s is not trace-read's --stats here) and
@@ -18,6 +19,7 @@
 #include "ctl-client.h"
 #include "proto.h"
 #include "relay.h"
+#include "render.h"
 #include "verbs.h"
 #include "view.h"
 
@@ -28,15 +30,31 @@ const struct option view_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* A streamed session: how to watch it with babeltrace2. */
+static void view_relay(const struct rec_session *s)
+{
+	char host[256] = "HOST";
+	const char *p = s->output + strcspn(s->output, ":") + 3;	/* after "net://" */
+	size_t n = strcspn(p, ":/+");
+
+	if (!strncmp(s->output, "net://", 6) || !strncmp(s->output, "tcp://", 6))
+		snprintf(host, sizeof(host), "%.*s", (int)(n < sizeof(host) ? n : sizeof(host) - 1), p);
+	printf("Session streamed to %s (on the relay: %s).\nWatch it with:\n  babeltrace2 -i "
+	       "lttng-live net://%s:%u/host/%.*s/%s\n", s->output, s->relay_path, host,
+	       RLY_LIVE_PORT, (int)strcspn(s->relay_path, "/"), s->relay_path, s->name);
+	printf("(%u: the relay's live port unless it was started with another)\n", RLY_LIVE_PORT);
+}
+
 /* The session's output from its status, then trace-read --follow there. */
 static int view_run(const char *home, int argc, char **argv)
 {
 	const char *session = "";
-	char *text = NULL, *line, dir[PATH_MAX], prog[PATH_MAX + 16];
+	char dir[PATH_MAX], prog[PATH_MAX + 16], output[PROTO_PATH_MAX];
 	char *args[270];
-	size_t len = 0;
+	const struct rt_session *rs;
+	struct ctl_reply rep;
+	struct rtree t;
 	int n = 0, ret, first = 1, k = 1;
-	FILE *out;
 
 	/* --timeout is ours wherever it is (trace-read has none): out of argv */
 	for (int i = 1; i < argc; i++) {
@@ -72,39 +90,34 @@ static int view_run(const char *home, int argc, char **argv)
 		fprintf(stderr, "tracectl: view: more than 260 trace-read options\n");
 		return EXIT_USAGE;
 	}
-	out = open_memstream(&text, &len);
-	if (!out)
-		return EXIT_RUNTIME;
-	ret = ctl_call(home, "view", VERB_STATUS, session, NULL, 0, NULL, out);
-	fclose(out);
-	line = text ? strstr(text, "\n  output: ") : NULL;
-	if (ret || !line || (session[0] == 0 && strstr(line + 1, "\nSession "))) {
-		if (!ret)
-			fprintf(stderr, "tracectl: view: %s\n", line ? "several sessions exist: name "
-				"one" : "no session");
-		free(text);
+	ret = ctl_request(home, "view", VERB_STATUS, session, NULL, 0, NULL, &rep);
+	if (ret && rep.answered && rep.error && rep.error->code != RE_WRITE &&
+	    rep.error->code != RE_NOT_WRITTEN && rep.error->code != RE_STREAMING &&
+	    rep.error->code != RE_AGG_WRITE)
+		render_refusal("view", &rep);	/* (a trace's trouble: it is still read) */
+	else if (rep.answered)
+		ret = 0;
+	if (ret || rtree_build(&rep, &t) < 0) {
+		ctl_reply_free(&rep);
 		return ret ? ret : EXIT_RUNTIME;
 	}
-	line += strlen("\n  output: ");
-	line[strcspn(line, "\n")] = 0;
-	if (strncmp(line, "net://", 6) == 0 || strncmp(line, "tcp://", 6) == 0) {
-		const char *rel = strstr(line, "(on the relay: ");
-		char host[256] = "HOST", name[PROTO_NAME_MAX] = "NAME";
-
-		sscanf(line + 6, "%255[^:/]", host);
-		if (!strncmp(text, "Session ", 8))
-			sscanf(text + 8, "%63[^:]", name);
-		printf("Session streamed to %s.\nWatch it with:\n  babeltrace2 -i lttng-live "
-		       "net://%s:%u/host/", line, host, RLY_LIVE_PORT);
-		if (rel)
-			printf("%.*s/%s\n", (int)strcspn(rel + 15, "/"), rel + 15, name);
-		else
-			printf("HOSTNAME/%s\n", name);
-		printf("(%u: the relay's live port unless it was started with another)\n",
-		       RLY_LIVE_PORT);
-		free(text);
+	rs = rtree_session(&t, session);
+	if (!rs) {
+		fprintf(stderr, "tracectl: view: %s\n", t.sessions.n ? "several sessions exist: name "
+			"one" : "no session");
+		rtree_free(&t);
+		ctl_reply_free(&rep);
+		return EXIT_RUNTIME;
+	}
+	if (rs->s->flags & REC_SESSION_STREAMED) {
+		view_relay(rs->s);
+		rtree_free(&t);
+		ctl_reply_free(&rep);
 		return 0;
 	}
+	snprintf(output, sizeof(output), "%s", rs->s->output);
+	rtree_free(&t);
+	ctl_reply_free(&rep);
 	if (ctl_exe_dir(dir, sizeof(dir)) < 0 ||
 	    snprintf(prog, sizeof(prog), "%s/trace-read", dir) < 0 || access(prog, X_OK) < 0)
 		snprintf(prog, sizeof(prog), "trace-read");
@@ -112,11 +125,10 @@ static int view_run(const char *home, int argc, char **argv)
 	args[n++] = (char *)"--follow";
 	for (int i = first; i < argc; i++)
 		args[n++] = argv[i];
-	args[n++] = line;
+	args[n++] = output;
 	args[n] = NULL;
 	execvp(prog, args);
 	fprintf(stderr, "tracectl: view: cannot run %s: %s\n", prog, strerror(errno));
-	free(text);
 	return EXIT_RUNTIME;
 }
 

@@ -6,13 +6,15 @@
  * sender (not when the uid they are about reaches the daemon anyway),
  * counted when repeated, at most SESSION_MAX_NOTICES distinct ones per
  * session (the others counted), their control characters replaced, and
- * printed one line each, exactly.
+ * their records (REC_NOTICE) said one line each, exactly, in the words
+ * tracectl and the log share (common/noticetext.c).
  *
- * The rest of the session daemon is the test's: the sessions (ss), allow_uid() (as
- * allow.c has it), and reply_text()/reply_end(), which collect the reply.
+ * The rest of the session daemon is the test's: the sessions (ss) and
+ * allow_uid() (as allow.c has it).
  */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +24,8 @@
 #include "log.h"
 #include "allow.h"
 #include "app.h"
-#include "client.h"
 #include "notice.h"
+#include "noticetext.h"
 #include "session.h"
 
 struct sessions ss;
@@ -39,35 +41,32 @@ int allow_uid(const struct session *s, uid_t uid)
 }
 
 static char reply[1 << 16];
-static size_t reply_len;
 
-int reply_text(int fd, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	ck_assert_int_eq(fd, 7);
-	va_start(ap, fmt);
-	n = vsnprintf(reply + reply_len, sizeof(reply) - reply_len, fmt, ap);
-	va_end(ap);
-	ck_assert_int_ge(n, 0);
-	ck_assert_uint_lt(reply_len + (size_t)n, sizeof(reply));
-	reply_len += (size_t)n;
-	return 0;
-}
-
-int reply_end(int fd, int status, const char *fmt, ...)
-{
-	ck_assert_int_eq(fd, 7);
-	ck_assert_ptr_null(fmt);
-	return status;
-}
-
+/*
+ * The session's notices as tracectl status prints them: its records
+ * (notice_record()) in the shared words (common/noticetext.c).
+ */
 static const char *status_of(const struct session *s)
 {
-	reply_len = 0;
+	char text[PROTO_PATH_MAX + 512];
+	size_t len = 0;
+
 	reply[0] = 0;
-	notices_status(7, s);
+	if (s->notices || s->notices_lost)
+		len += (size_t)snprintf(reply + len, sizeof(reply) - len, "  not traced:\n");
+	for (const struct notice *n = s->notices; n; n = n->next) {
+		struct rec_notice rn;
+
+		notice_record(s, n, &rn);
+		ck_assert_str_eq(rn.session, s->name);
+		ck_assert_uint_eq(rn.daemon_uid, geteuid());
+		notice_words(&rn, text, sizeof(text));
+		len += (size_t)snprintf(reply + len, sizeof(reply) - len, "    %s\n", text);
+		ck_assert_uint_lt(len, sizeof(reply));
+	}
+	if (s->notices_lost)
+		snprintf(reply + len, sizeof(reply) - len, "    (%" PRIu64 " more notices not kept)\n",
+			 s->notices_lost);
 	return reply;
 }
 

@@ -564,6 +564,114 @@ START_TEST(test_cmd_encode)
 }
 END_TEST
 
+/* An item body: the header then @len bytes of @rec. */
+static size_t item(char *buf, uint32_t kind, uint32_t version, const void *rec, size_t len)
+{
+	struct msg_item h = { .kind = kind, .version = version };
+
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), rec, len);
+	return sizeof(h) + len;
+}
+
+/* Records of replies: sizes, offsets, and what the reader refuses or skips. */
+START_TEST(test_item_decode)
+{
+	static char buf[PROTO_MAX_MSG];
+	static union proto_rec_body in, out;
+	struct {
+		uint32_t kind;
+		size_t off, len;	/* a char array of the record */
+	} strs[] = {
+		{ REC_SESSION, offsetof(struct rec_session, name), PROTO_NAME_MAX },
+		{ REC_SESSION, offsetof(struct rec_session, output), PROTO_PATH_MAX },
+		{ REC_SESSION, offsetof(struct rec_session, relay_path), 256 },
+		{ REC_SESSION, offsetof(struct rec_session, stream_why), PROTO_WHY_MAX },
+		{ REC_CHANNEL, offsetof(struct rec_channel, name), PROTO_NAME_MAX },
+		{ REC_CHANNEL, offsetof(struct rec_channel, stats.werr_path), PROTO_PATH_MAX },
+		{ REC_ENABLER, offsetof(struct rec_enabler, filter), PROTO_FILTER_MAX },
+		{ REC_PROCESS, offsetof(struct rec_process, name), PROTO_PROCNAME },
+		{ REC_NOTICE, offsetof(struct rec_notice, path), PROTO_PATH_MAX },
+		{ REC_AGGREGATION, offsetof(struct rec_agg, key[3].field), REC_AGG_FIELD },
+		{ REC_AGGREGATION, offsetof(struct rec_agg, func[7].field), REC_AGG_FIELD },
+		{ REC_EVENT, offsetof(struct rec_event, field[15].name), PROTO_FIELDNAME_MAX },
+		{ REC_SNAPSHOT, offsetof(struct rec_snapshot, output), PROTO_PATH_MAX },
+		{ REC_ROTATION, offsetof(struct rec_rotation, path), PROTO_PATH_MAX },
+		{ REC_NOTE, offsetof(struct rec_error, detail), PROTO_WHY_MAX },
+		{ REC_ERROR, offsetof(struct rec_error, path), PROTO_PATH_MAX },
+		{ REC_DAEMON, offsetof(struct rec_daemon, home), PROTO_PATH_MAX },
+	};
+	uint32_t kind;
+	size_t n;
+
+	/* the layouts doc/protocol.md gives */
+	ck_assert_uint_eq(sizeof(struct rec_session), 5096);
+	ck_assert_uint_eq(sizeof(struct rec_channel), 4384);
+	ck_assert_uint_eq(sizeof(struct rec_enabler), 4496);
+	ck_assert_uint_eq(sizeof(struct rec_process), 112);
+	ck_assert_uint_eq(sizeof(struct rec_notice), 4192);
+	ck_assert_uint_eq(sizeof(struct rec_agg), 5112);
+	ck_assert_uint_eq(sizeof(struct rec_event), 1424);
+	ck_assert_uint_eq(sizeof(struct rec_snapshot), 8264);
+	ck_assert_uint_eq(sizeof(struct rec_rotation), 4184);
+	ck_assert_uint_eq(sizeof(struct rec_error), 5032);
+	ck_assert_uint_eq(sizeof(struct rec_daemon), 4136);
+	ck_assert_uint_eq(offsetof(struct rec_channel, stats) + offsetof(struct msg_c_stats, wlost),
+			  184 + 56);
+	ck_assert_uint_eq(offsetof(struct rec_error, n), 8);
+	ck_assert_uint_eq(offsetof(struct rec_error, session), 40);
+	for (uint32_t k = 1; k < REC_MAX; k++)
+		ck_assert_uint_lt(sizeof(struct msg_item) + proto_rec_size(k),
+				  PROTO_MAX_MSG - sizeof(struct proto_hdr));
+
+	/* a record read back as it was written */
+	memset(&in, 0, sizeof(in));
+	snprintf(in.channel.session, sizeof(in.channel.session), "s");
+	snprintf(in.channel.name, sizeof(in.channel.name), "channel0");
+	in.channel.stats.events = 400002;
+	in.channel.stats.werr = ENOSPC;
+	n = item(buf, REC_CHANNEL, PROTO_REC_VERSION, &in, sizeof(in.channel));
+	ck_assert_int_eq(proto_item_decode(buf, n, &kind, &out), 1);
+	ck_assert_uint_eq(kind, REC_CHANNEL);
+	ck_assert_mem_eq(&out, &in, sizeof(in.channel));
+
+	/* a later version, longer: its prefix is ours */
+	n = item(buf, REC_CHANNEL, PROTO_REC_VERSION + 1, &in, sizeof(in.channel));
+	memset(buf + n, 0x55, 64);
+	ck_assert_int_eq(proto_item_decode(buf, n + 64, &kind, &out), 1);
+	ck_assert_uint_eq(out.channel.stats.events, 400002);
+
+	/* shorter, earlier, or no header: refused */
+	n = item(buf, REC_CHANNEL, PROTO_REC_VERSION, &in, sizeof(in.channel));
+	ck_assert_int_eq(proto_item_decode(buf, n - 1, &kind, &out), -EPROTO);
+	ck_assert_int_eq(proto_item_decode(buf, sizeof(struct msg_item), &kind, &out), -EPROTO);
+	ck_assert_int_eq(proto_item_decode(buf, 7, &kind, &out), -EPROTO);
+	n = item(buf, REC_CHANNEL, PROTO_REC_VERSION - 1, &in, sizeof(in.channel));
+	ck_assert_int_eq(proto_item_decode(buf, n, &kind, &out), -EPROTO);
+
+	/* a kind of a later daemon: skipped, whatever it holds */
+	n = item(buf, REC_MAX + 7, 1, "xyz", 3);
+	ck_assert_int_eq(proto_item_decode(buf, n, &kind, &out), 0);
+	ck_assert_uint_eq(kind, REC_MAX + 7);
+	n = item(buf, 0, 1, "", 0);
+	ck_assert_int_eq(proto_item_decode(buf, n, &kind, &out), 0);
+
+	/* every char array must hold its NUL */
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		size_t size = proto_rec_size(strs[i].kind);
+
+		memset(&in, 0, sizeof(in));
+		n = item(buf, strs[i].kind, PROTO_REC_VERSION, &in, size);
+		ck_assert_int_eq(proto_item_decode(buf, n, &kind, &out), 1);
+		memset(buf + sizeof(struct msg_item) + strs[i].off, 'a', strs[i].len);
+		ck_assert_msg(proto_item_decode(buf, n, &kind, &out) == -EPROTO,
+			      "kind %u, string at %zu", strs[i].kind, strs[i].off);
+		buf[sizeof(struct msg_item) + strs[i].off + strs[i].len - 1] = 0;
+		ck_assert_int_eq(proto_item_decode(buf, n, &kind, &out), 1);
+	}
+}
+END_TEST
+
 START_TEST(test_name_rules)
 {
 	ck_assert(proto_name_ok("s"));
@@ -658,13 +766,13 @@ START_TEST(test_send_recv)
 
 	/* the largest message */
 	memset(buf, 'x', sizeof(buf));
-	ck_assert_int_eq(proto_send(sv[0], MSG_REPLY_TEXT, 0, buf, PROTO_MAX_MSG - sizeof(h),
+	ck_assert_int_eq(proto_send(sv[0], MSG_REPLY_ITEM, 0, buf, PROTO_MAX_MSG - sizeof(h),
 				    NULL, 0), 0);
 	memset(buf, 0, sizeof(buf));
 	ck_assert_int_eq(proto_recv(sv[1], buf, &h, fds, 0), PROTO_MAX_MSG - sizeof(h));
 	ck_assert_int_eq(buf[0], 'x');
 	ck_assert_int_eq(buf[PROTO_MAX_MSG - sizeof(h) - 1], 'x');
-	ck_assert_int_eq(proto_send(sv[0], MSG_REPLY_TEXT, 0, buf, PROTO_MAX_MSG - sizeof(h) + 1,
+	ck_assert_int_eq(proto_send(sv[0], MSG_REPLY_ITEM, 0, buf, PROTO_MAX_MSG - sizeof(h) + 1,
 				    NULL, 0), -EMSGSIZE);
 	ck_assert_int_eq(proto_send(sv[0], MSG_REPLY, 0, NULL, 0, in, PROTO_MAX_FDS + 1),
 			 -EMSGSIZE);
@@ -849,8 +957,11 @@ static const struct badmsg bad[] = {
 	{ "fds: 12 (more than fit)", PROTO_MAGIC, PROTO_VERSION, MSG_REPLY, 0, 0, 12 },
 	{ "shorter than a header", PROTO_MAGIC, PROTO_VERSION, MSG_REPLY, -4, 0, 0 },
 	{ "shorter than a header, fds", PROTO_MAGIC, PROTO_VERSION, MSG_APP_SEGMENT, -15, 0, 1 },
-	{ "longer than PROTO_MAX_MSG", PROTO_MAGIC, PROTO_VERSION, MSG_REPLY_TEXT,
+	{ "longer than PROTO_MAX_MSG", PROTO_MAGIC, PROTO_VERSION, MSG_REPLY_ITEM,
 	  PROTO_MAX_MSG, 0, 0 },
+	{ "reply item shorter than its header", PROTO_MAGIC, PROTO_VERSION, MSG_REPLY_ITEM,
+	  4, 0, 0 },
+	{ "the text reply (65) of old", PROTO_MAGIC, PROTO_VERSION, 65, 16, 0, 0 },
 	{ "longer than PROTO_MAX_MSG, fds", PROTO_MAGIC, PROTO_VERSION, MSG_APP_SEGMENT,
 	  PROTO_MAX_MSG - 8, 0, 1 },
 };
@@ -936,7 +1047,7 @@ START_TEST(test_recv_raw_good)
 		{ MSG_APP_EVENTS, 16, 0 }, { MSG_C_EVENTS, 100, 0 },
 		{ MSG_C_CHANNEL_ADD, (int32_t)sizeof(struct msg_c_channel), 1 },
 		{ MSG_C_CHANNEL_DEL, 8, 0 }, { MSG_C_FLUSH, 8, 0 }, { MSG_C_APP_DEL, 8, 0 },
-		{ MSG_REPLY_TEXT, 1, 0 }, { MSG_APP_SYNC, 8, 0 }, { MSG_C_ADOPT, 8, 0 },
+		{ MSG_REPLY_ITEM, 8, 0 }, { MSG_APP_SYNC, 8, 0 }, { MSG_C_ADOPT, 8, 0 },
 		{ MSG_C_ADOPT_APP, 56, 3 }, { MSG_C_ADOPT_END, 152, 0 },
 	};
 	struct proto_hdr h;
@@ -1016,6 +1127,7 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_cmd_decode);
 	tcase_add_test(tc, test_cmd_encode);
 	tcase_add_test(tc, test_name_rules);
+	tcase_add_test(tc, test_item_decode);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tm, test_send_recv);
 	tcase_add_loop_test(tm, test_recv_rejects, 0, (int)(sizeof(bad) / sizeof(bad[0])));
