@@ -822,6 +822,7 @@ enum proto_why {
 	/* notes */
 	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */
 	RN_AGG_NOT_NUMBER,		/* name: pattern, name2: field, n0: function */
+	RN_PATTERN_UNKNOWN,		/* name: pattern none of the known events matches */
 	RN_MAX
 };
 

@@ -454,6 +454,26 @@ static struct enabler *channel_enable(struct channel *ch, struct enabler *want)
 	return e;
 }
 
+/*
+ * Does @pattern take an event some registered process has described? 1 if
+ * so, 0 if not while others are known (a likely typo: the reply notes it),
+ * -1 when no event is known at all (nothing registered yet, the usual order).
+ */
+static int pattern_known(const char *pattern)
+{
+	int any = 0;
+
+	for (const struct app *a = apps_list(); a; a = a->next)
+		for (uint32_t id = 0; id < a->nev; id++) {
+			if (!a->ev[id].known)
+				continue;
+			if (glob_match(pattern, a->ev[id].desc.name))
+				return 1;
+			any = 1;
+		}
+	return any ? 0 : -1;
+}
+
 /* enable-event: [filter] then patterns (proto.h) */
 static int cmd_enable(struct reply *r, struct session *s, const struct proto_cmd *c)
 {
@@ -477,6 +497,8 @@ static int cmd_enable(struct reply *r, struct session *s, const struct proto_cmd
 		if (!e)
 			return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "pattern");
 		enabler_send(r, ch, e, 0);
+		if (!pattern_known(e->pattern))
+			reply_note(r, RN_PATTERN_UNKNOWN, .name = e->pattern);
 	}
 	apps_update_all();
 	return 0;

@@ -56,6 +56,13 @@ j 0 start s
 j 1 start s
 gen_idle g -n 2000 -t 2 -T
 j 0 list-events
+# a pattern none of the registered events matches is noted; one that does, not
+j 0 enable-event -s s 'shmtrace_tset:*'
+[ "$(jget "$WORK/one.json" notes @0 code)" = pattern-unknown ] &&
+	[ "$(jget "$WORK/one.json" notes @0 pattern)" = 'shmtrace_tset:*' ] ||
+	fail "no note of a pattern nothing matches: $(cat "$WORK/one.json")"
+j 0 enable-event -s s 'shmtrace_test:ev*'
+[ "$(jget_or '' "$WORK/one.json" notes '#')" = "" ] || fail "a note of a known pattern: $(cat "$WORK/one.json")"
 j 0 status s
 j 0 list
 j 0 show-aggregations -s s

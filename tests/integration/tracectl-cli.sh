@@ -133,6 +133,14 @@ expect 2 "unknown command 'enable'; did you mean 'enable-" "$TRACECTL" enable
 expect 2 "no context field 'pid' (known: ip, cpu_id)" "$TRACECTL" add-context -t pid
 expect 2 "list: --session is not an option of list" "$TRACECTL" list -s x
 expect 2 "'--output' needs a value" "$TRACECTL" create s --output
+# a misspelt option: the closest of the verb's own options, whoever parses it
+expect 2 "create: unknown option '--outptu'; did you mean '--output'?" "$TRACECTL" create s --outptu
+expect 2 "did you mean '--session'?" "$TRACECTL" aggregate --sesion s a 'x:*'
+expect 2 "did you mean '--interval'?" "$TRACECTL" show-aggregations --intreval 1s
+expect 2 "did you mean '--output'?" "$TRACECTL" record --outpt "$WORK/r" true
+expect 2 "'-o' needs a value" "$TRACECTL" record -o
+expect 2 "start: unknown option '--outptu'" "$TRACECTL" start --outptu	# start takes no --output
+! grep -q "did you mean" "$WORK/o" || fail "start was offered an option it does not take: $(cat "$WORK/o")"
 expect 2 "bad channel name 'a/b'" "$TRACECTL" enable-event -c a/b 'x:*'
 expect 2 "show-aggregations: --interval '5': a unit is needed" \
 	"$TRACECTL" show-aggregations --interval 5

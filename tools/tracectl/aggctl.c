@@ -110,7 +110,7 @@ int agg_main(const struct verb *v, int argc, char **argv)
 	int c, ret = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
+	while ((c = verb_getopt(v, argc, argv)) != -1) {
 		switch (c) {
 		case 's': session = optarg; break;
 		case 'f': filter = optarg; break;
@@ -173,7 +173,7 @@ int show_agg_main(const struct verb *v, int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
+	while ((c = verb_getopt(v, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
 			session = optarg;

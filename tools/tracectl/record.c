@@ -965,7 +965,7 @@ int record_main(const struct verb *v, int argc, char **argv)
 	uint64_t wlost = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
+	while ((c = verb_getopt(v, argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -1030,8 +1030,7 @@ int record_main(const struct verb *v, int argc, char **argv)
 		case 'h':
 			verb_help(v, stdout);
 			return 0;
-		default:
-			verb_help(v, stderr);
+		default:	/* verb_getopt() said what was wrong */
 			return 2;
 		}
 	}

@@ -335,12 +335,9 @@ static int parse(struct ctl_req *r, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, v->shortopts, v->longopts, NULL)) != -1) {
+	while ((c = verb_getopt(v, argc, argv)) != -1) {
 		if (c == '?')
-			return bad(r, "unknown option '%s'", argv[optind - 1]);
-		if (c == ':')
-			return bad(r, "'%s' needs a value", argv[optind - 1]);
+			return -EINVAL;
 		if (!verb_takes(v, c))
 			return bad(r, "--%s is not an option of %s", opt_name(c), v->name);
 		if (c == 'h' || c == 'l') {

@@ -25,6 +25,7 @@
 #include <string.h>
 #include "ctl-client.h"
 #include "proto.h"
+#include "suggest.h"
 #include "verbs.h"
 
 static void usage(FILE *out)
@@ -51,50 +52,14 @@ static void usage(FILE *out)
 		"$XDG_RUNTIME_DIR/shmtrace, else ~/.shmtrace) is started when none runs.\n");
 }
 
-/* Edit distance of @a and @b (short words), for "did you mean". */
-static unsigned int distance(const char *a, const char *b)
-{
-	unsigned int row[32], n = (unsigned int)strlen(b);
-
-	if (n >= 32 || strlen(a) >= 32)
-		return 99;
-	for (unsigned int j = 0; j <= n; j++)
-		row[j] = j;
-	for (unsigned int i = 1; a[i - 1]; i++) {
-		unsigned int diag = row[0];
-
-		row[0] = i;
-		for (unsigned int j = 1; j <= n; j++) {
-			unsigned int up = row[j];
-			unsigned int best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[n];
-}
-
 static int unknown_verb(const char *name)
 {
-	const char *best = NULL;
-	unsigned int bestd = 3;		/* suggest only close names, or a beginning */
+	const char *names[64], *best;
+	size_t n = 0;
 
-	for (size_t i = 0; i < nverbs; i++) {
-		const char *n = verbs[i].name;
-		unsigned int d = distance(name, n);
-
-		if (strlen(name) >= 3 && !strncmp(n, name, strlen(name)))
-			d = 1;
-		if (d < bestd) {
-			bestd = d;
-			best = n;
-		}
-	}
+	for (size_t i = 0; i < nverbs && n < 64; i++)
+		names[n++] = verbs[i].name;
+	best = suggest_word(name, names, n);
 	if (best)
 		fprintf(stderr, "tracectl: unknown command '%s'; did you mean '%s'?\n", name, best);
 	else

@@ -12,7 +12,8 @@ tracectl_verb_sources = \
 	tools/tracectl/ctl-client.c tools/tracectl/ctl-client.h tools/exit-status.h \
 	tools/tracectl/render.c tools/tracectl/render.h \
 	tools/tracectl/why.c tools/tracectl/why.h \
-	tools/tracectl/jwrite.c tools/tracectl/jwrite.h
+	tools/tracectl/jwrite.c tools/tracectl/jwrite.h \
+	tools/suggest.c tools/suggest.h
 
 bin_PROGRAMS += tracectl
 tracectl_SOURCES = tools/tracectl/tracectl.c $(tracectl_verb_sources)

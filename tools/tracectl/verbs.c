@@ -8,6 +8,7 @@
  */
 #include <stddef.h>
 #include <string.h>
+#include "suggest.h"
 #include "aggctl.h"
 #include "record.h"
 #include "request.h"
@@ -303,4 +304,37 @@ const struct verb *verb_find(const char *name)
 		if (!strcmp(name, verbs[i].name))
 			return &verbs[i];
 	return NULL;
+}
+
+int verb_getopt(const struct verb *v, int argc, char **argv)
+{
+	struct option own[64];
+	char shortopts[128];
+	const char *arg, *hint;
+	size_t n = 0;
+	int c;
+
+	opterr = 0;
+	snprintf(shortopts, sizeof(shortopts), ":%s", v->shortopts);
+	c = getopt_long(argc, argv, shortopts, v->longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	arg = argv[optind - 1];
+	if (c == ':') {
+		fprintf(stderr, "tracectl: %s: '%s' needs a value (see tracectl %s --help)\n",
+			v->name, arg, v->name);
+		return '?';
+	}
+	for (const struct option *o = v->longopts; o->name && n + 1 < 64; o++)
+		if (verb_takes(v, o->val))
+			own[n++] = *o;
+	own[n] = (struct option){ 0 };
+	hint = suggest_option(arg, own);
+	if (hint)
+		fprintf(stderr, "tracectl: %s: unknown option '%s'; did you mean '--%s'?\n",
+			v->name, arg, hint);
+	else
+		fprintf(stderr, "tracectl: %s: unknown option '%s' (see tracectl %s --help)\n",
+			v->name, arg, v->name);
+	return '?';
 }

@@ -62,6 +62,15 @@ static inline bool verb_takes(const struct verb *v, int val)
 	       (val && strchr(v->letters, val));
 }
 
+/*
+ * getopt_long() over @v's own options (those verb_takes() admits), with
+ * the messages a person needs: an unknown option, with the closest option
+ * of @v when one is near ("did you mean"), or an option missing its value.
+ * Returns the option's val, -1 after the last option, or '?' once the
+ * message is printed (the verb then exits EXIT_USAGE).
+ */
+int verb_getopt(const struct verb *v, int argc, char **argv);
+
 /* "usage: tracectl USAGE", a blank line and the help: what VERB --help prints. */
 static inline void verb_help(const struct verb *v, FILE *out)
 {

@@ -166,6 +166,10 @@ static const struct why_entry table[] = {
 	{ .code = RN_AGG_NOT_NUMBER, .name = "not-a-number",
 	  .text = "Note: '%m' is not a number in the events of '%n' known now: %f counts it as 0.",
 	  .f_name = "pattern", .f_name2 = "field", .f_n = { "function" } },
+	{ .code = RN_PATTERN_UNKNOWN, .name = "pattern-unknown",
+	  .text = "Note: no event of the traced processes matches '%n' (tracectl list-events "
+		  "shows their events); it is enabled for those still to come.",
+	  .f_name = "pattern" },
 };
 
 static const struct why_entry *entry(uint32_t code)
