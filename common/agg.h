@@ -41,7 +41,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "filter.h"
+#include "common/filter.h"
 
 #define AGG_MAGIC		0x47474153u	/* "SAGG" */
 #define AGG_VERSION		1
@@ -128,53 +128,79 @@ enum agg_role agg_profile_role(const char *provider, const char *name);
 #define AGG_PROFILE_NSUMS	7
 extern const char *const agg_profile_sums[AGG_PROFILE_NSUMS];
 
+/*
+ * The table in shared memory, as its writer (agg_update()) and its
+ * readers (support/aggmerge.c) see it: this header, then the entries,
+ * each AGG_ENTRY_KEY bytes of tag and state, then its key, then its
+ * functions' values (struct agg_geom). Values are 8-byte words, read and
+ * written with memcpy (an entry's size is a multiple of 8, not its
+ * alignment).
+ */
+struct agg_hdr {
+	uint32_t magic, version;
+	uint64_t seq;
+	uint32_t capacity, entry_size, used, def_hash;
+	uint64_t dropped, updates;
+	uint8_t reserved[16];
+};
+_Static_assert(sizeof(struct agg_hdr) == AGG_HDR, "agg hdr");
+_Static_assert(offsetof(struct agg_hdr, seq) == 8, "agg seq");
+_Static_assert(offsetof(struct agg_hdr, capacity) == 16, "agg capacity");
+_Static_assert(offsetof(struct agg_hdr, dropped) == 32, "agg dropped");
+_Static_assert(offsetof(struct agg_hdr, updates) == 40, "agg updates");
+
+#define AGG_ENTRY_KEY	8
+
+/* A key's hash (never 0): keys are whole 8-byte words, hashed a word at a time. */
+static inline uint32_t agg_key_tag(const char *key, uint32_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (uint32_t i = 0; i < len; i += 8) {
+		uint64_t w;
+
+		__builtin_memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (uint32_t)h | 1;
+}
+
+static inline int agg_key_eq(const char *a, const char *b, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i += 8) {
+		uint64_t x, y;
+
+		__builtin_memcpy(&x, a + i, 8);
+		__builtin_memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
+static inline int64_t agg_ld(const char *p)
+{
+	int64_t v;
+
+	__builtin_memcpy(&v, p, 8);
+	return v;
+}
+
+static inline void agg_st(char *p, int64_t v)
+{
+	__builtin_memcpy(p, &v, 8);
+}
+
+static inline void agg_add(char *p, int64_t v)
+{
+	agg_st(p, (int64_t)((uint64_t)agg_ld(p) + (uint64_t)v));
+}
+
 /* DTrace's quantize: the bucket of @v (0..AGG_QBUCKETS-1) and its range. */
 unsigned int agg_qbucket(int64_t v);
 void agg_qrange(unsigned int b, int64_t *lo, int64_t *hi);
 /* lquantize: 0 below lo, 1 + (v - lo) / step, nbuckets + 1 from hi on. */
 unsigned int agg_lbucket(const struct agg_func *f, int64_t v);
-
-/*
- * Readers. agg_snapshot() copies the table at @shm (@len bytes mapped,
- * written by another process) into @copy (as many bytes) and checks it
- * against the definition: 1 consistent, 0 torn (its writer is gone or kept
- * it odd), -EINVAL when the header does not match (not merged).
- */
-int agg_snapshot(const void *shm, size_t len, const struct agg_def *d,
-		 const struct agg_geom *g, void *copy);
-
-/* Merged results: a growing set of entries of the same geometry. */
-struct agg_merged {
-	const struct agg_def *def;
-	struct agg_geom geom;
-	char *entries;			/* n entries, entry_size each */
-	uint32_t n, cap;
-	uint32_t *index;		/* open addressing by tag: entry + 1, 0 empty */
-	uint32_t icap;			/* a power of two, >= 2 * cap */
-	uint64_t dropped, updates, torn;
-	uint64_t lost;			/* updates never made: nested in a signal
-					 * handler, during fork, no table to be had */
-};
-
-int agg_merged_init(struct agg_merged *m, const struct agg_def *d);
-/* Add a checked copy (agg_snapshot() >= 0). 0 or -ENOMEM. */
-int agg_merge(struct agg_merged *m, const void *copy, int torn);
-/* Add merged results @src (the same definition) to @m. 0 or -ENOMEM. */
-int agg_merged_add(struct agg_merged *m, const struct agg_merged *src);
-void agg_merged_free(struct agg_merged *m);
-
-/* Accessors of an entry (of a table or of merged results). */
-static inline const char *agg_entry(const struct agg_merged *m, uint32_t i)
-{
-	return m->entries + (size_t)i * m->geom.entry_size;
-}
-
-static inline uint64_t agg_u64(const char *entry, uint32_t off)
-{
-	uint64_t v;
-
-	__builtin_memcpy(&v, entry + off, 8);
-	return v;
-}
 
 #endif

@@ -34,8 +34,8 @@
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include "execcheck.h"
-#include "proto.h"
+#include "common/execcheck.h"
+#include "common/proto.h"
 
 /*
  * open, pread and close as system calls, not through the C library's

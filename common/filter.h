@@ -13,7 +13,8 @@
  * A comparison that names a field the event lacks, or compares a string
  * with a number, is false.
  *
- * The bytecode is position-independent and self-contained (field names and
+ * The compiler (flt_compile()) is support/filtercc.h's: no traced process
+ * carries it. The bytecode is position-independent and self-contained (field names and
  * strings in its own table), so it can be sent to another process, which
  * must check it with flt_validate() before it binds the field slots
  * (flt_nfields(), flt_field_name()) and calls flt_eval():
@@ -83,13 +84,6 @@ struct flt_value {
 		const char *str;	/* NUL-terminated */
 	};
 };
-
-/*
- * Compile @expr into @out (at most @cap bytes). Returns the bytecode size,
- * or -EINVAL with *col set to the 1-based column of the error and @msg
- * (@msglen bytes) saying what is wrong, -E2BIG when too long.
- */
-long flt_compile(const char *expr, void *out, size_t cap, int *col, char *msg, size_t msglen);
 
 /* Check bytecode received from elsewhere. 0 or -EINVAL. */
 int flt_validate(const void *code, size_t len);

@@ -6,7 +6,7 @@
  * after a star, retry from the star with one more character consumed.
  * O(len(pattern) * len(s)) at worst, no recursion, no allocation.
  */
-#include "glob.h"
+#include "common/glob.h"
 
 int glob_match(const char *p, const char *s)
 {

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "home.h"
-#include "util.h"
+#include "common/home.h"
+#include "common/util.h"
 
 static int cat2(char *out, size_t cap, const char *a, const char *b)
 {

@@ -66,7 +66,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "ringbuf.h"
+#include "common/ringbuf.h"
 
 static inline uint64_t ld_acq(const uint64_t *p)
 {

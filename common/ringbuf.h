@@ -7,7 +7,7 @@
 #define SHMTRACE_COMMON_RINGBUF_H
 
 #include <stdint.h>
-#include "shm.h"
+#include "common/shm.h"
 
 /* A slot as seen by one process: where its header and data are mapped. */
 struct rb_slot {

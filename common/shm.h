@@ -123,7 +123,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <shmtrace/shmtrace.h>
-#include "agg.h"
+#include "common/agg.h"
 
 #define SHM_VERSION		5
 #define SHM_MAX_CHAN		SHMTRACE__MAX_CHAN

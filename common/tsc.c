@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tsc.h"
-#include "util.h"
+#include "common/tsc.h"
+#include "common/util.h"
 
 /* Do the first CPU's flags include constant_tsc and nonstop_tsc? */
 static int cpu_has_flags(void)

@@ -41,10 +41,12 @@
 #include "aggr.h"
 #include "app.h"
 #include "chan.h"
-#include "home.h"
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "common/home.h"
+#include "support/log.h"
+#include "common/proto.h"
+#include "support/protomsg.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 static int ad_fd = -1;
 static int ad_epfd = -1;

@@ -21,11 +21,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "aggfmt.h"
+#include "support/aggfmt.h"
 #include "aggr.h"
-#include "log.h"
-#include "shm.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/shm.h"
+#include "common/util.h"
+#include "support/sysutil.h"
+#include "support/aggmerge.h"
 
 struct c_aggseg {
 	uint64_t app_id;

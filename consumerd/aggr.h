@@ -6,7 +6,7 @@
 #define SHMTRACE_CONSUMERD_AGGR_H
 
 #include <stdint.h>
-#include "proto.h"
+#include "common/proto.h"
 
 /* An aggregation defined (MSG_C_AGG_ADD); 0, -EEXIST, -EINVAL, -ENOMEM. */
 int cagg_add(const struct msg_c_agg *m);

@@ -11,8 +11,8 @@
 #include <urcu/list.h>
 #include <urcu/rculfhash.h>
 #include "count.h"
-#include "proto.h"
-#include "shm.h"
+#include "common/proto.h"
+#include "common/shm.h"
 
 struct c_trace;
 struct c_seg;

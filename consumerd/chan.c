@@ -34,13 +34,14 @@
 #include "app.h"
 #include "chan.h"
 #include "drain.h"
-#include "lfht.h"
+#include "support/lfht.h"
 #include "net.h"
 #include "progress.h"
 #include "seg.h"
-#include "shm.h"
+#include "common/shm.h"
 #include "trace.h"
-#include "util.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 struct cds_lfht *c_chan_ht;
 

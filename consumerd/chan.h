@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include <urcu/urcu-memb.h>
 #include <urcu/rculfhash.h>
-#include "proto.h"
+#include "common/proto.h"
 
 struct c_relay;
 struct prog_base;

@@ -19,9 +19,10 @@
 #include <string.h>
 #include <time.h>
 #include "clock.h"
-#include "log.h"
-#include "tsc.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/tsc.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 struct c_clock {
 	char name[16];

@@ -6,7 +6,7 @@
 #define SHMTRACE_CONSUMERD_CLOCK_H
 
 #include <stdint.h>
-#include "ctfmeta.h"
+#include "support/ctfmeta.h"
 
 /* Describe both clocks, once, before the first trace (main thread). */
 void clock_init(void);

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <lz4frame.h>
 #include "compress.h"
-#include "ctfmeta.h"
+#include "support/ctfmeta.h"
 
 static __thread char *c_lz4_in, *c_lz4_out;
 static __thread size_t c_lz4_in_size, c_lz4_out_size;

@@ -48,16 +48,18 @@
 #include "chan.h"
 #include "clock.h"
 #include "drain.h"
-#include "home.h"
-#include "log.h"
+#include "common/home.h"
+#include "support/log.h"
 #include "net.h"
 #include "rotate.h"
 #include "seg.h"
 #include "snapshot.h"
 #include "stats.h"
-#include "util.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 #include "wake.h"
 #include "worker.h"
+#include "support/protomsg.h"
 
 static int cd_fd = -1;
 static int cd_epfd = -1;

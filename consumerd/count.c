@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "count.h"
-#include "util.h"
+#include "common/util.h"
 
 #define CNT_SLACK	1000u	/* growth believed whatever the time seen */
 

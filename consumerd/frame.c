@@ -23,7 +23,7 @@
 #include <shmtrace/shmtrace.h>
 #include "app.h"
 #include "frame.h"
-#include "ringbuf.h"
+#include "common/ringbuf.h"
 
 static uint8_t frame_size(uint32_t type)
 {

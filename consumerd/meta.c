@@ -39,7 +39,8 @@
 #include "net.h"
 #include "seg.h"
 #include "trace.h"
-#include "util.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 /* Describe events [@from, @to) of @a in stream class @ctx, to @fd. */
 static int meta_write_events(int fd, const struct c_app *a, uint32_t ctx, uint32_t from,

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ctfmeta.h"
+#include "support/ctfmeta.h"
 
 struct c_app;
 struct c_trace;

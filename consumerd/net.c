@@ -89,13 +89,13 @@
 #include "chan.h"
 #include "clock.h"
 #include "drain.h"
-#include "log.h"
+#include "support/log.h"
 #include "net.h"
-#include "relay.h"
+#include "support/relay.h"
 #include "seg.h"
 #include "trace.h"
-#include "tsc.h"
-#include "util.h"
+#include "common/tsc.h"
+#include "common/util.h"
 
 #define NET_QMAX		(4u << 20)	/* queued bytes before packets wait */
 #define NET_WAITS		16384u		/* replies awaited at most */

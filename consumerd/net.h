@@ -7,7 +7,7 @@
 #define SHMTRACE_CONSUMERD_NET_H
 
 #include <stdint.h>
-#include "proto.h"
+#include "common/proto.h"
 
 struct c_seg;
 struct c_stream;

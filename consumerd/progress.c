@@ -52,11 +52,12 @@
 #include <unistd.h>
 #include "app.h"
 #include "chan.h"
-#include "log.h"
+#include "support/log.h"
 #include "progress.h"
 #include "seg.h"
 #include "trace.h"
-#include "util.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 #include "werr.h"
 
 static uint64_t prog_hash(const void *p, size_t len)

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "proto.h"
+#include "common/proto.h"
 
 struct c_chan;
 struct c_trace;

@@ -29,11 +29,11 @@
 #include "app.h"
 #include "chan.h"
 #include "drain.h"
-#include "log.h"
+#include "support/log.h"
 #include "rotate.h"
 #include "seg.h"
 #include "trace.h"
-#include "util.h"
+#include "common/util.h"
 
 int rotate_output(struct c_chan *ch, const char *chunk)
 {

@@ -36,12 +36,13 @@
 #include <unistd.h>
 #include "app.h"
 #include "drain.h"
-#include "log.h"
+#include "support/log.h"
 #include "progress.h"
 #include "seg.h"
 #include "stats.h"
 #include "trace.h"
-#include "util.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 #include "worker.h"
 
 int seg_add(struct c_app *a, const struct msg_segment *m, int fd)

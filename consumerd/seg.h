@@ -10,9 +10,9 @@
 #include "chan.h"
 #include "count.h"
 #include "net.h"
-#include "proto.h"
-#include "ringbuf.h"
-#include "shm.h"
+#include "common/proto.h"
+#include "common/ringbuf.h"
+#include "common/shm.h"
 
 struct c_app;
 struct c_trace;

@@ -32,12 +32,13 @@
 #include <unistd.h>
 #include "app.h"
 #include "chan.h"
-#include "log.h"
+#include "support/log.h"
 #include "meta.h"
 #include "seg.h"
 #include "snapshot.h"
 #include "trace.h"
-#include "util.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 /* Copy packet @seq of @st if the ring still holds it: its length, or < 0. */
 static long snap_packet(const struct c_stream *st, uint64_t seq, int open_packet, char *scratch,

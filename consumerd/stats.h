@@ -6,7 +6,7 @@
 #define SHMTRACE_CONSUMERD_STATS_H
 
 #include <stdint.h>
-#include "proto.h"
+#include "common/proto.h"
 
 struct c_seg;
 

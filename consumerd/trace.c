@@ -39,13 +39,14 @@
 #include "app.h"
 #include "chan.h"
 #include "clock.h"
-#include "log.h"
+#include "support/log.h"
 #include "meta.h"
 #include "net.h"
 #include "progress.h"
 #include "seg.h"
 #include "trace.h"
-#include "util.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 #include "werr.h"
 
 /* A new uuid, and the whole metadata of @t written to its meta_fd. */

@@ -8,9 +8,9 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include "ctfmeta.h"
+#include "support/ctfmeta.h"
 #include "net.h"
-#include "proto.h"
+#include "common/proto.h"
 
 struct c_app;
 struct c_chan;

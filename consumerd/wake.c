@@ -49,7 +49,7 @@
 #include "app.h"
 #include "drain.h"
 #include "seg.h"
-#include "util.h"
+#include "common/util.h"
 #include "wake.h"
 #include "worker.h"
 

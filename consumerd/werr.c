@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "chan.h"
-#include "log.h"
+#include "support/log.h"
 #include "trace.h"
 #include "werr.h"
 

@@ -49,7 +49,7 @@
 #include <urcu/wfcqueue.h>
 #include "app.h"
 #include "chan.h"
-#include "log.h"
+#include "support/log.h"
 #include "seg.h"
 #include "trace.h"
 #include "worker.h"

@@ -56,7 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib.h"
-#include "proto.h"
+#include "common/proto.h"
 
 #define AGGR_BINDS	32		/* two-way, by event id and slot */
 #define AGGR_DEPTH	256		/* profile: deepest call stack followed */

@@ -64,10 +64,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "lib.h"
-#include "home.h"
-#include "proto.h"
-#include "tsc.h"
-#include "util.h"
+#include "common/home.h"
+#include "common/proto.h"
+#include "common/tsc.h"
+#include "common/util.h"
 
 struct lib_state lib = {
 	.sock = LIB_FD_NONE, .ctl_fd = LIB_FD_NONE, .proc_fd = LIB_FD_NONE,

@@ -116,7 +116,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib.h"
-#include "util.h"
+#include "common/util.h"
 
 #define BELL_RING_WAIT_NS	100000000u
 #define BELL_MAX_FLIPS		16	/* withdrawals by the taker's mask in a second */

@@ -30,7 +30,7 @@
  */
 #include <string.h>
 #include <sys/mman.h>
-#include "filter.h"
+#include "common/filter.h"
 #include "lib.h"
 
 #define EVF_CACHE	4

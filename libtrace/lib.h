@@ -22,8 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <shmtrace/shmtrace.h>
-#include "shm.h"
-#include "ringbuf.h"
+#include "common/shm.h"
+#include "common/ringbuf.h"
 
 #define LIB_PENDING_REGISTER	1u
 

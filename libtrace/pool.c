@@ -45,8 +45,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "lib.h"
-#include "proto.h"
-#include "util.h"
+#include "common/proto.h"
+#include "common/util.h"
 
 static struct shm_slot *pool_slot(const struct lib_pool *p, const struct lib_seg *s, uint32_t i)
 {

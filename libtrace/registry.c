@@ -47,7 +47,7 @@
 #include <sched.h>
 #include <string.h>
 #include "lib.h"
-#include "proto.h"
+#include "common/proto.h"
 
 /* a polled event's masks: any channel; shmtrace__filter() refuses it
  * (its `polled` values: lib.h) */

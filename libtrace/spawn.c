@@ -58,9 +58,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "lib.h"
-#include "execcheck.h"
-#include "home.h"
-#include "proto.h"
+#include "common/execcheck.h"
+#include "common/home.h"
+#include "common/proto.h"
 
 #define SPAWN_LIB	"libshmtrace.so"	/* matched with its version suffixes */
 #define SPAWN_TRIES	64			/* lib_trylock() attempts for a notice */

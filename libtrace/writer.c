@@ -19,7 +19,7 @@
 #include <sys/rseq.h>
 #endif
 #include "lib.h"
-#include "tsc.h"
+#include "common/tsc.h"
 
 #define WRITER_NOBUF_RETRY	63
 #define W_NONE { NULL, 0, 0, 0, &rb_no_commit }

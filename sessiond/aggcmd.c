@@ -33,8 +33,9 @@
 #include "consumer.h"
 #include "life.h"
 #include "session.h"
-#include "log.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/util.h"
+#include "support/protomsg.h"
 
 #define AGG_DEFAULT_KEYS	1024u
 #define AGG_DEFAULT_TABLE	(4u << 20)	/* a default table stays under this */

@@ -5,7 +5,7 @@
 #ifndef SHMTRACE_SESSIOND_AGGCMD_H
 #define SHMTRACE_SESSIOND_AGGCMD_H
 
-#include "proto.h"
+#include "common/proto.h"
 #include "session.h"
 
 struct reply;

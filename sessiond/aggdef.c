@@ -27,9 +27,9 @@
 #include "aggdef.h"
 #include "consumer.h"
 #include "session.h"
-#include "glob.h"
-#include "log.h"
-#include "util.h"
+#include "common/glob.h"
+#include "support/log.h"
+#include "common/util.h"
 
 #define AGG_JSON		"aggregations.json"
 

@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "agg.h"
+#include "common/agg.h"
 #include "session.h"
-#include "shm.h"
+#include "common/shm.h"
 
 /* An aggregation: in slot `slot` of every control page while its session is active. */
 struct aggregation {

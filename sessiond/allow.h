@@ -6,7 +6,7 @@
 #define SHMTRACE_SESSIOND_ALLOW_H
 
 #include <sys/types.h>
-#include "proto.h"
+#include "common/proto.h"
 #include "session.h"
 
 /* Does @s trace processes of @uid? Ours always. */

@@ -60,13 +60,15 @@
 #include "consumer.h"
 #include "ctlpage.h"
 #include "fdlimit.h"
-#include "home.h"
+#include "common/home.h"
 #include "loop.h"
 #include "notice.h"
 #include "seg.h"
-#include "log.h"
-#include "tsc.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/tsc.h"
+#include "common/util.h"
+#include "support/sysutil.h"
+#include "support/protomsg.h"
 
 /* A process image: what app_same() looks for. */
 struct app_image {

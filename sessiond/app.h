@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "htab.h"
-#include "proto.h"
+#include "common/proto.h"
 #include "seg.h"
-#include "shm.h"
+#include "common/shm.h"
 
 struct app_event {
 	struct proto_event desc;

@@ -37,9 +37,9 @@
 #include <unistd.h>
 #include "client.h"
 #include "loop.h"
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/proto.h"
+#include "common/util.h"
 
 #define PENDING_MAX	256
 #define PENDING_MS	2000u

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "proto.h"
+#include "common/proto.h"
 
 /* A connection's first message is readable: read it, then register @fd
  * (ev_add()) or close it. */

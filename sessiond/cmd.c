@@ -45,11 +45,13 @@
 #include "notice.h"
 #include "session.h"
 #include "state.h"
-#include "ctfmeta.h"
-#include "home.h"
-#include "glob.h"
-#include "log.h"
-#include "util.h"
+#include "support/ctfmeta.h"
+#include "common/home.h"
+#include "common/glob.h"
+#include "support/log.h"
+#include "common/util.h"
+#include "support/sysutil.h"
+#include "support/protomsg.h"
 
 static const char *cmd_home;
 

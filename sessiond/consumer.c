@@ -38,10 +38,11 @@
 #include <unistd.h>
 #include "consumer.h"
 #include "fdlimit.h"
-#include "home.h"
+#include "common/home.h"
 #include "loop.h"
-#include "log.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/util.h"
+#include "support/protomsg.h"
 
 #define CONSUMER_TIMEOUT_MS	10000
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
-#include "proto.h"
+#include "common/proto.h"
 
 /* Find the consumer's program (SHMTRACE_CONSUMERD, beside us, BINDIR), read the timeout. */
 void consumer_setup(const char *home);

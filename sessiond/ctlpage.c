@@ -34,8 +34,9 @@
 #include "app.h"
 #include "fdlimit.h"
 #include "session.h"
-#include "log.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 int ctl_may_ring(pid_t pid, int signo)
 {

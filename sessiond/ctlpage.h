@@ -7,7 +7,8 @@
 
 #include <sys/types.h>
 #include "session.h"
-#include "shm.h"
+#include "common/shm.h"
+#include "support/sysutil.h"
 
 struct app;
 

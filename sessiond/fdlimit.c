@@ -21,8 +21,9 @@
 #include <unistd.h>
 #include "fdlimit.h"
 #include "loop.h"
-#include "log.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 #define FD_RESERVE	16
 

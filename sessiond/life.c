@@ -31,8 +31,8 @@
 #include "replay.h"
 #include "seg.h"
 #include "session.h"
-#include "log.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/util.h"
 
 /*
  * Everything committed in @s's channels written out, confirmed by the

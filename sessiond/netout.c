@@ -31,7 +31,7 @@
 #include "client.h"
 #include "consumer.h"
 #include "session.h"
-#include "log.h"
+#include "support/log.h"
 
 #define NETOUT_TIMEOUT_MS	3000
 #define NETOUT_LIVE_DEFAULT	1000000u	/* us, as lttng */

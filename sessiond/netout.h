@@ -7,8 +7,8 @@
 #define SHMTRACE_SESSIOND_NETOUT_H
 
 #include <stdint.h>
-#include "proto.h"
-#include "relay.h"
+#include "common/proto.h"
+#include "support/relay.h"
 
 /* A streamed session's relay: where, and how its current relay session is named. */
 struct netout {

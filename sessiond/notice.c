@@ -3,7 +3,7 @@
  * notice.c - why processes were not traced, as traced processes tell
  * (MSG_APP_NOTICE), kept by the sessions, and their records for the
  * replies (tracectl and the log say them in the words of
- * common/noticetext.c).
+ * support/noticetext.c).
  *
  * A notice is checked whole before anything is kept
  * (proto_notice_decode(): version, kind, pid range, the path's length
@@ -50,8 +50,9 @@
 #include "allow.h"
 #include "app.h"
 #include "session.h"
-#include "log.h"
-#include "noticetext.h"
+#include "support/log.h"
+#include "support/noticetext.h"
+#include "support/protomsg.h"
 
 static uint64_t notices_refused;	/* by this daemon: how often to log */
 

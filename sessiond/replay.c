@@ -28,7 +28,7 @@
 #include "loop.h"
 #include "netout.h"
 #include "session.h"
-#include "log.h"
+#include "support/log.h"
 
 /* A new consumer daemon: tell it everything it must drain. */
 static void replay_all(void)

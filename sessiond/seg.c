@@ -38,8 +38,9 @@
 #include "allow.h"
 #include "consumer.h"
 #include "session.h"
-#include "log.h"
-#include "util.h"
+#include "support/log.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 #define SAME_AT(f, fbuf, fagg)								\
 	_Static_assert(offsetof(struct seg_head, f) == offsetof(struct msg_segment, fbuf) &&	\

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "proto.h"
+#include "common/proto.h"
 
 /* What a segment holds; its owner is a channel or an aggregation. */
 enum seg_kind {

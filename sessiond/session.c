@@ -29,12 +29,14 @@
 #include "session.h"
 #include "client.h"
 #include "consumer.h"
-#include "ctfmeta.h"
-#include "filter.h"
-#include "glob.h"
-#include "home.h"
-#include "log.h"
-#include "util.h"
+#include "support/ctfmeta.h"
+#include "common/filter.h"
+#include "support/filtercc.h"
+#include "common/glob.h"
+#include "common/home.h"
+#include "support/log.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 struct sessions ss;
 

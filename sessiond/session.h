@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "proto.h"
-#include "shm.h"
+#include "common/proto.h"
+#include "common/shm.h"
 
 #define DEFAULT_SUBBUF		(512u << 10)
 #define DEFAULT_NUM_SUBBUF	16u

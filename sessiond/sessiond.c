@@ -53,10 +53,11 @@
 #include "replay.h"
 #include "session.h"
 #include "state.h"
-#include "home.h"
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "common/home.h"
+#include "support/log.h"
+#include "common/proto.h"
+#include "support/protomsg.h"
+#include "common/util.h"
 
 static char home[1024];
 static int listen_fd = -1;

@@ -42,10 +42,12 @@
 #include "aggdef.h"
 #include "netout.h"
 #include "session.h"
-#include "home.h"
-#include "json.h"
-#include "log.h"
-#include "util.h"
+#include "common/home.h"
+#include "support/json.h"
+#include "support/log.h"
+#include "common/util.h"
+#include "support/sysutil.h"
+#include "support/protomsg.h"
 
 #define STATE_FILE	HOME_STATE
 #define STATE_VERSION	1

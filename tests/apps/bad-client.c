@@ -23,10 +23,10 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "agg.h"
-#include "home.h"
-#include "proto.h"
-#include "shm.h"
+#include "common/agg.h"
+#include "common/home.h"
+#include "common/proto.h"
+#include "common/shm.h"
 
 static struct sockaddr_un sa = { .sun_family = AF_UNIX };
 

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "shm.h"
+#include "common/shm.h"
 #include "test-events.h"
 
 /* the first writable mapping named @name: its address and size */

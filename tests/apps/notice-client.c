@@ -49,9 +49,9 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "home.h"
-#include "proto.h"
-#include "shm.h"
+#include "common/home.h"
+#include "common/proto.h"
+#include "common/shm.h"
 
 static char home[1024];
 

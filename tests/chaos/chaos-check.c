@@ -49,7 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <shmtrace/reader.h>
-#include "json.h"
+#include "support/json.h"
 
 struct proc;
 

@@ -8,7 +8,7 @@ check_PROGRAMS += tests/apps/chaos-app tests/chaos/chaos-check
 tests_apps_chaos_app_SOURCES = tests/apps/chaos-app.c tests/apps/test-events.h
 tests_apps_chaos_app_LDADD = libshmtrace.la
 tests_chaos_chaos_check_SOURCES = tests/chaos/chaos-check.c
-tests_chaos_chaos_check_LDADD = libshmtrace-reader.la libcommon.la
+tests_chaos_chaos_check_LDADD = libshmtrace-reader.la libsupport.la libcommon.la
 
 TESTS += tests/chaos/chaos.sh
 dist_check_SCRIPTS += tests/chaos/chaos.sh

@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto.h"
+#include "common/proto.h"
 #include "fuzz.h"
 
 #define DRV_MAX_INPUT	(PROTO_MAX_MSG + 128)

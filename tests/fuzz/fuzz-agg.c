@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
+#include "common/agg.h"
+#include "support/aggmerge.h"
 #include "fuzz.h"
 
 #define CHECK(cond) do {							\

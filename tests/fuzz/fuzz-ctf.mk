@@ -67,7 +67,7 @@ check_PROGRAMS += tests/fuzz/fuzz-agg
 TESTS += tests/fuzz/fuzz-agg
 tests_fuzz_fuzz_agg_SOURCES = tests/fuzz/fuzz-agg.c tests/fuzz/driver.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_agg_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-agg"'
-tests_fuzz_fuzz_agg_LDADD = libcommon.la
+tests_fuzz_fuzz_agg_LDADD = libsupport.la libcommon.la
 
 # the JSON parser and the reader of aggregations.json, on damaged documents
 fuzz_json_corpus = \
@@ -82,7 +82,7 @@ check_PROGRAMS += tests/fuzz/fuzz-json
 TESTS += tests/fuzz/fuzz-json
 tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz-json.c tests/fuzz/driver.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_json_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_DRIVER_CORPUS='"tests/fuzz/corpus-json"'
-tests_fuzz_fuzz_json_LDADD = libcommon.la
+tests_fuzz_fuzz_json_LDADD = libsupport.la libcommon.la
 
 # trace-read on truncated, flipped and missing trace files
 TESTS += tests/integration/read-corrupt.sh
@@ -128,12 +128,13 @@ fuzz-stream: $(srcdir)/tests/fuzz/fuzz-stream.c $(fuzz_ctf_reader_sources) \
 CLEANFILES += tests/fuzz/fuzz-metadata-libfuzzer tests/fuzz/fuzz-stream-libfuzzer \
 	tests/fuzz/.fuzz-metadata-probe tests/fuzz/.fuzz-stream-probe
 
-# make fuzz: fuzz-json, with the common/ sources it needs
+# make fuzz: fuzz-json, with the sources it needs
 fuzz_json_sources = \
 	$(srcdir)/tests/fuzz/fuzz-json.c \
-	$(srcdir)/common/json.c \
-	$(srcdir)/common/aggjson.c \
-	$(srcdir)/common/aggfmt.c \
+	$(srcdir)/support/json.c \
+	$(srcdir)/support/aggjson.c \
+	$(srcdir)/support/aggfmt.c \
+	$(srcdir)/support/aggmerge.c \
 	$(srcdir)/common/agg.c
 
 .PHONY: fuzz-json

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggjson.h"
-#include "json.h"
+#include "support/aggjson.h"
+#include "support/json.h"
 #include "fuzz.h"
 
 #define CHECK(cond) do {							\

@@ -39,8 +39,9 @@
 #include <unistd.h>
 
 #include <shmtrace/shmtrace.h>
-#include "ctfmeta.h"
-#include "proto.h"
+#include "support/ctfmeta.h"
+#include "common/proto.h"
+#include "support/protomsg.h"
 #include "fuzz.h"
 
 #define CHECK(cond) do {							\

@@ -31,7 +31,7 @@ EXTRA_DIST += $(fuzz_corpus)
 check_PROGRAMS += tests/fuzz/fuzz-proto
 TESTS += tests/fuzz/fuzz-proto
 tests_fuzz_fuzz_proto_SOURCES = tests/fuzz/fuzz-proto.c tests/fuzz/driver.c tests/fuzz/fuzz.h
-tests_fuzz_fuzz_proto_LDADD = libcommon.la
+tests_fuzz_fuzz_proto_LDADD = libsupport.la libcommon.la
 CLEANFILES += fuzz-crash-input
 
 FUZZ_CC = clang
@@ -39,7 +39,8 @@ FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 fuzz_proto_libfuzzer_sources = \
 	$(srcdir)/tests/fuzz/fuzz-proto.c \
 	$(srcdir)/common/proto.c \
-	$(srcdir)/common/ctfmeta.c
+	$(srcdir)/support/protomsg.c \
+	$(srcdir)/support/ctfmeta.c
 
 .PHONY: fuzz
 fuzz: $(fuzz_proto_libfuzzer_sources) $(srcdir)/tests/fuzz/fuzz.h

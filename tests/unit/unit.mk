@@ -25,19 +25,19 @@ TESTS += $(unit_tests)
 
 tests_unit_ringbuf_test_ringbuf_SOURCES = tests/unit/ringbuf/test-ringbuf.c
 tests_unit_ringbuf_test_ringbuf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_ringbuf_test_ringbuf_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_ringbuf_test_ringbuf_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_ctfmeta_test_ctfmeta_SOURCES = tests/unit/ctfmeta/test-ctfmeta.c
 tests_unit_ctfmeta_test_ctfmeta_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_ctfmeta_test_ctfmeta_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_ctfmeta_test_ctfmeta_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_units_test_units_SOURCES = tests/unit/units/test-units.c
 tests_unit_units_test_units_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_units_test_units_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_units_test_units_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_util_test_util_SOURCES = tests/unit/util/test-util.c
 tests_unit_util_test_util_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_util_test_util_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_util_test_util_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_flagnames_test_flagnames_SOURCES = tests/unit/flagnames/test-flagnames.c \
 	tools/trace-read/flagnames.c tools/trace-read/flagnames.h
@@ -63,7 +63,7 @@ tests_unit_notice_test_notice_SOURCES = tests/unit/notice/test-notice.c sessiond
 	sessiond/notice.h
 tests_unit_notice_test_notice_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sessiond
 tests_unit_notice_test_notice_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_notice_test_notice_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_notice_test_notice_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 # sessiond/loop.c and sessiond/htab.c alone: the descriptor registry, the table
 tests_unit_sessiond_test_loop_SOURCES = tests/unit/sessiond/test-loop.c sessiond/loop.c \
@@ -74,35 +74,35 @@ tests_unit_sessiond_test_loop_LDADD = $(CHECK_LIBS)
 
 tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
 tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_glob_test_glob_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_glob_test_glob_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_proto_test_proto_SOURCES = tests/unit/proto/test-proto.c
 tests_unit_proto_test_proto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_proto_test_proto_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_proto_test_proto_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_filter_test_filter_SOURCES = tests/unit/filter/test-filter.c
 tests_unit_filter_test_filter_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_filter_test_filter_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_filter_test_filter_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_execcheck_test_execcheck_SOURCES = tests/unit/execcheck/test-execcheck.c
 tests_unit_execcheck_test_execcheck_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_execcheck_test_execcheck_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_execcheck_test_execcheck_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
-tests_unit_relay_test_relay_SOURCES = tests/unit/relay/test-relay.c common/relay.c common/relay.h
+tests_unit_relay_test_relay_SOURCES = tests/unit/relay/test-relay.c
 tests_unit_relay_test_relay_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_relay_test_relay_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_relay_test_relay_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_agg_test_agg_SOURCES = tests/unit/agg/test-agg.c
 tests_unit_agg_test_agg_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_agg_test_agg_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_agg_test_agg_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_json_test_json_SOURCES = tests/unit/json/test-json.c
 tests_unit_json_test_json_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_json_test_json_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_json_test_json_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 
 tests_unit_aggjson_test_aggjson_SOURCES = tests/unit/aggjson/test-aggjson.c
 tests_unit_aggjson_test_aggjson_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_aggjson_test_aggjson_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_aggjson_test_aggjson_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
 endif
 
 include $(srcdir)/tests/fuzz/fuzz.mk
@@ -113,8 +113,10 @@ dist_check_SCRIPTS += tests/unit/calls/sessiond-calls.sh
 EXTRA_DIST += tests/unit/calls/calls.py
 
 # what a disabled event costs its call site, read off the compiled code
-TESTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh
-dist_check_SCRIPTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh
+TESTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh \
+	tests/unit/header/lib-symbols.sh
+dist_check_SCRIPTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh \
+	tests/unit/header/lib-symbols.sh
 EXTRA_DIST += tests/unit/header/sites.c
 
 # the consumer's checks of what a traced process writes in its own memory
@@ -122,4 +124,4 @@ tests_unit_consumerd_test_consumerd_SOURCES = tests/unit/consumerd/test-consumer
 	consumerd/count.c consumerd/frame.c
 tests_unit_consumerd_test_consumerd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/consumerd
 tests_unit_consumerd_test_consumerd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(URCU_CFLAGS)
-tests_unit_consumerd_test_consumerd_LDADD = libcommon.la $(CHECK_LIBS)
+tests_unit_consumerd_test_consumerd_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)

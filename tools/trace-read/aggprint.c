@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "aggjson.h"
+#include "support/aggjson.h"
 #include "aggprint.h"
 #include "exit-status.h"
-#include "json.h"
+#include "support/json.h"
 #include "output.h"
 #include "profile.h"
 

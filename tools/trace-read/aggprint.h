@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * aggprint.h - trace-read --aggregations: print the aggregations.json a
- * consumer wrote when its session stopped (common/aggjson.h reads it,
- * common/aggfmt.h prints it), as DTrace-style text or as one JSON
+ * consumer wrote when its session stopped (support/aggjson.h reads it,
+ * support/aggfmt.h prints it), as DTrace-style text or as one JSON
  * document; function profiles as --profile prints them, named from the
  * state dumps of the traces beside the file.
  */

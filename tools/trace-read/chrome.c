@@ -77,7 +77,7 @@
 #include "printers.h"
 #include "profile.h"
 #include "select.h"
-#include "util.h"
+#include "common/util.h"
 
 #define CH_DEPTH	1024
 #define CH_ARENA	(256 << 10)

@@ -35,7 +35,7 @@
 #include <unistd.h>
 #include "exit-status.h"
 #include "follow.h"
-#include "proto.h"
+#include "common/proto.h"
 
 #define FOLLOW_PERIOD_NS	100000000
 #define FOLLOW_MARGIN_NS	50000000

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "glob.h"
+#include "common/glob.h"
 #include "latency.h"
 #include "select.h"
-#include "util.h"
+#include "common/util.h"
 
 /* @ns as "N ns", "N.NNN us", "N.NNN ms" or "N.NNN s". */
 static void fmt_ns(char *buf, size_t len, uint64_t ns)

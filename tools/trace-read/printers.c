@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "flagnames.h"
-#include "json.h"
+#include "support/json.h"
 #include "output.h"
 #include "printers.h"
 #include "select.h"

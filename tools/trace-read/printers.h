@@ -50,7 +50,7 @@ void pr_json(const struct pr_state *ps, const struct shmtrace_rd_event *ev);
 
 /*
  * Strings in every JSON that trace-read prints (events here, --export
- * chrome; aggregations through common/aggfmt.c, which writes them the
+ * chrome; aggregations through support/aggfmt.c, which writes them the
  * same), so that the output is valid UTF-8 whatever the trace holds:
  * valid UTF-8 stays as it is; '"' and '\' are escaped; control characters
  * and DEL are written \u00XX; a byte that is not part of valid UTF-8

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "profile.h"
-#include "util.h"
+#include "common/util.h"
 
 enum { PK_UNKNOWN, PK_ENTRY, PK_EXIT, PK_ALLOC, PK_OTHER };
 

@@ -18,9 +18,10 @@
 #include <string.h>
 #include <time.h>
 #include "select.h"
-#include "units.h"
-#include "filter.h"
-#include "glob.h"
+#include "support/units.h"
+#include "common/filter.h"
+#include "support/filtercc.h"
+#include "common/glob.h"
 #include "suggest.h"
 
 #define SEL_MAX_IDS 64

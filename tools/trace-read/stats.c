@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include "stats.h"
-#include "util.h"
+#include "common/util.h"
 
 enum { ROLE_OTHER, ROLE_FORK, ROLE_EXEC };
 

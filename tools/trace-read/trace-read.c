@@ -40,15 +40,15 @@
 #include <shmtrace/reader.h>
 #include "aggprint.h"
 #include "exit-status.h"
-#include "filter.h"
+#include "common/filter.h"
 #include "follow.h"
-#include "glob.h"
+#include "common/glob.h"
 #include "output.h"
 #include "printers.h"
 #include "select.h"
 #include "sinks.h"
 #include "suggest.h"
-#include "units.h"
+#include "support/units.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"

@@ -17,4 +17,4 @@ trace_read_SOURCES = tools/trace-read/trace-read.c tools/exit-status.h \
 	tools/trace-read/chrome.c tools/trace-read/chrome.h \
 	tools/trace-read/select.c tools/trace-read/select.h
 trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tools/trace-read
-trace_read_LDADD = libreadercore.la libcommon.la
+trace_read_LDADD = libreadercore.la libsupport.la libcommon.la

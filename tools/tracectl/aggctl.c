@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "agg.h"
+#include "common/agg.h"
 #include "aggctl.h"
 #include "ctl-client.h"
 #include "render.h"
-#include "units.h"
+#include "support/units.h"
 #include "verbs.h"
 
 /* One function of @a, from its option: "F", or "F,LOW,HIGH,STEP" for lquantize. */

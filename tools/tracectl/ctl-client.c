@@ -41,9 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "ctl-client.h"
-#include "home.h"
-#include "units.h"
-#include "util.h"
+#include "common/home.h"
+#include "support/units.h"
+#include "common/util.h"
+#include "support/protomsg.h"
 
 #define NS_PER_MS	UINT64_C(1000000)
 

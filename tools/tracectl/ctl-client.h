@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "exit-status.h"
-#include "proto.h"
+#include "common/proto.h"
+#include "support/protomsg.h"
 
 
 /* A record of a reply, checked (proto_item_decode()): its kind and a copy of it. */

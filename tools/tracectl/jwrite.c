@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
+#include "support/json.h"
 #include "jwrite.h"
 
 void jw_init(struct jw *w, FILE *out)

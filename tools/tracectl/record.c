@@ -52,17 +52,17 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "ctfmeta.h"
-#include "execcheck.h"
-#include "home.h"
-#include "shm.h"
+#include "support/ctfmeta.h"
+#include "common/execcheck.h"
+#include "common/home.h"
+#include "common/shm.h"
 #include "ctl-client.h"
 #include "record.h"
 #include "render.h"
-#include "noticetext.h"
+#include "support/noticetext.h"
 #include "why.h"
-#include "units.h"
-#include "util.h"
+#include "support/units.h"
+#include "common/util.h"
 #include "verbs.h"
 #include <shmtrace/reader.h>
 

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <shmtrace/shmtrace.h>
-#include "aggfmt.h"
-#include "ctfmeta.h"
-#include "json.h"
-#include "noticetext.h"
+#include "support/aggfmt.h"
+#include "support/ctfmeta.h"
+#include "support/json.h"
+#include "support/noticetext.h"
 #include "render.h"
-#include "shm.h"
+#include "common/shm.h"
 #include "why.h"
 
 int ctl_format_parse(const char *verb, const char *arg, enum ctl_format *fmt)

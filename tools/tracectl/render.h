@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include "ctl-client.h"
 #include "jwrite.h"
-#include "proto.h"
+#include "common/proto.h"
 
 /* The version of the JSON documents (doc/json.md): a change of a field's
  * meaning or type, or a field removed, makes the next one. */

@@ -20,13 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "ctfmeta.h"
+#include "support/ctfmeta.h"
 #include "ctl-client.h"
-#include "proto.h"
+#include "common/proto.h"
+#include "support/protomsg.h"
 #include "render.h"
 #include "request.h"
-#include "shm.h"
-#include "units.h"
+#include "common/shm.h"
+#include "support/units.h"
 #include "verbs.h"
 
 /* A command line, parsed: each option into every body it belongs to. */

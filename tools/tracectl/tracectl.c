@@ -24,7 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "ctl-client.h"
-#include "proto.h"
+#include "common/proto.h"
+#include "support/protomsg.h"
 #include "suggest.h"
 #include "verbs.h"
 

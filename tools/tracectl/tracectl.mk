@@ -18,11 +18,11 @@ tracectl_verb_sources = \
 bin_PROGRAMS += tracectl
 tracectl_SOURCES = tools/tracectl/tracectl.c $(tracectl_verb_sources)
 tracectl_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tracectl_LDADD = libcommon.la libreadercore.la
+tracectl_LDADD = libsupport.la libcommon.la libreadercore.la
 
 # the table of verbs, for the tests that check the usage lines, the
 # manual page and the bash completion against it
 check_PROGRAMS += tests/apps/verb-table
 tests_apps_verb_table_SOURCES = tests/apps/verb-table.c $(tracectl_verb_sources)
 tests_apps_verb_table_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tools/tracectl
-tests_apps_verb_table_LDADD = libcommon.la libreadercore.la
+tests_apps_verb_table_LDADD = libsupport.la libcommon.la libreadercore.la

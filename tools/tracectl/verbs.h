@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include "proto.h"
+#include "common/proto.h"
 
 struct ctl_req;
 

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "ctl-client.h"
-#include "proto.h"
-#include "relay.h"
+#include "common/proto.h"
+#include "support/relay.h"
 #include "render.h"
 #include "verbs.h"
 #include "view.h"

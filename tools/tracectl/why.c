@@ -15,8 +15,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "aggfmt.h"
-#include "ctfmeta.h"
+#include "support/aggfmt.h"
+#include "support/ctfmeta.h"
 #include "why.h"
 
 struct why_entry {

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include "jwrite.h"
-#include "proto.h"
+#include "common/proto.h"
 
 /* The sentence of @e into @buf (@len bytes). */
 void why_text(const struct rec_error *e, char *buf, size_t len);

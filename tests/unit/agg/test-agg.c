@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-agg.c - unit tests of common/agg.c: bucket functions, every
- * aggregation function exact on known values through per-thread tables
- * merged, sums and averages whose partial sums overflow near the int64
- * limits, string keys, a full table dropping and counting, torn and
+ * test-agg.c - unit tests of common/agg.c and support/aggmerge.c: bucket
+ * functions, every aggregation function exact on known values through
+ * per-thread tables merged, sums and averages whose partial sums overflow
+ * near the int64 limits, string keys, a full table dropping and counting, torn and
  * hostile tables; both printed forms, exactly.
  */
 #include <check.h>
@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
-#include "aggfmt.h"
+#include "common/agg.h"
+#include "support/aggmerge.h"
+#include "support/aggfmt.h"
 
 START_TEST(test_qbucket)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-aggjson.c - unit tests of aggregations.json (common/aggfmt.c writes
- * it, common/aggjson.c reads it back): merged results -> JSON -> read ->
+ * test-aggjson.c - unit tests of aggregations.json (support/aggfmt.c writes
+ * it, support/aggjson.c reads it back): merged results -> JSON -> read ->
  * text is merged results -> text, byte for byte, and the JSON written again
  * from what was read is the same document; string keys with quotes,
  * control characters and bytes that are not UTF-8, negative and extreme
@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
-#include "aggfmt.h"
-#include "aggjson.h"
+#include "common/agg.h"
+#include "support/aggmerge.h"
+#include "support/aggfmt.h"
+#include "support/aggjson.h"
 
 /* Merged results of @nev events of @nv values each, through one table. */
 static void merged_from(struct agg_merged *m, const struct agg_def *d, const struct flt_value *ev,

@@ -15,7 +15,7 @@
 #include "app.h"
 #include "count.h"
 #include "frame.h"
-#include "ringbuf.h"
+#include "common/ringbuf.h"
 
 /* ---- count.c ------------------------------------------------------------ */
 

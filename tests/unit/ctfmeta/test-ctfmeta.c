@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-ctfmeta.c - unit tests of the CTF metadata and packet headers
- * (common/ctfmeta.c) against doc/trace-format.md.
+ * (support/ctfmeta.c) against doc/trace-format.md.
  *
  * The preamble and event blocks are compared with the exact text of the
  * format document, -ENOSPC is checked at every buffer size, and the packet
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include <shmtrace/shmtrace.h>
-#include "ctfmeta.h"
-#include "proto.h"
+#include "support/ctfmeta.h"
+#include "common/proto.h"
 
 static void trace_info(struct ctf_trace_info *t)
 {

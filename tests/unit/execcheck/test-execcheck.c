@@ -21,8 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "execcheck.h"
-#include "proto.h"
+#include "common/execcheck.h"
+#include "common/proto.h"
+#include "support/protomsg.h"
 
 static char dir[256];
 static char pathbuf[8][512];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-filter.c - unit tests of the filter compiler and evaluator
- * (common/filter.c).
+ * (support/filtercc.c compiles, common/filter.c checks and runs).
  *
  * Expressions evaluated against fixed field values (numbers of each kind,
  * strings with globs, missing fields, precedence, short-circuits), errors
@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
+#include "common/filter.h"
+#include "support/filtercc.h"
 
 static unsigned char code[8192];
 

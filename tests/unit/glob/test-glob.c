@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "glob.h"
+#include "common/glob.h"
 
 struct gcase {
 	const char *pattern;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-json.c - unit tests of common/json.c: every kind of value, escapes
+ * test-json.c - unit tests of support/json.c: every kind of value, escapes
  * and UTF-8, integers kept exact where a double is not, documents refused
  * with the offset and the reason, the limits (depth, values, bytes), and
  * nesting far past the depth limit without recursion.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "support/json.h"
 
 static struct js_doc *parse_ok(const char *s)
 {

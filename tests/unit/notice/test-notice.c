@@ -7,7 +7,7 @@
  * counted when repeated, at most SESSION_MAX_NOTICES distinct ones per
  * session (the others counted), their control characters replaced, and
  * their records (REC_NOTICE) said one line each, exactly, in the words
- * tracectl and the log share (common/noticetext.c).
+ * tracectl and the log share (support/noticetext.c).
  *
  * The rest of the session daemon is the test's: the sessions (ss) and
  * allow_uid() (as allow.c has it).
@@ -21,11 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "support/log.h"
 #include "allow.h"
 #include "app.h"
 #include "notice.h"
-#include "noticetext.h"
+#include "support/noticetext.h"
 #include "session.h"
 
 struct sessions ss;
@@ -44,7 +44,7 @@ static char reply[1 << 16];
 
 /*
  * The session's notices as tracectl status prints them: its records
- * (notice_record()) in the shared words (common/noticetext.c).
+ * (notice_record()) in the shared words (support/noticetext.c).
  */
 static const char *status_of(const struct session *s)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-proto.c - unit tests of the wire protocol (common/proto.c).
+ * test-proto.c - unit tests of the wire protocol (common/proto.c, support/protomsg.c).
  *
  * Event descriptions: encode/decode round trips and every way a record can
  * be malformed. MSG_CMD arguments. proto_send/proto_recv over a
@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include <shmtrace/shmtrace.h>
-#include "proto.h"
+#include "common/proto.h"
+#include "support/protomsg.h"
 
 /* ---- raw record builder ---------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-relay.c - unit tests of common/relay.c: relay addresses, the
+ * test-relay.c - unit tests of support/relay.c: relay addresses, the
  * encoding of every message at its documented offsets (big endian), and
  * the bounded exchanges against a peer that answers, answers wrong, or
  * says nothing.
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "relay.h"
+#include "support/relay.h"
 
 START_TEST(test_url)
 {

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include <shmtrace/shmtrace.h>
-#include "ringbuf.h"
+#include "common/ringbuf.h"
 
 /* The inline clock reads this flag, which libshmtrace defines; this test
  * links only the ring buffer code, so it stamps with CLOCK_MONOTONIC. */

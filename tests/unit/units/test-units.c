@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-units.c - unit tests of units_duration() and units_size()
- * (common/units.c): every unit, exact fractions, a missing unit, junk,
+ * (support/units.c): every unit, exact fractions, a missing unit, junk,
  * and the limits of 64 bits.
  */
 #include <check.h>
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "units.h"
+#include "support/units.h"
 
 struct ucase {
 	const char *s;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-util.c - unit tests of mkdir_p_made() and rmdir_made()
- * (common/util.c): what is made is reported and removed again, what was
+ * (common/util.c, support/sysutil.c): what is made is reported and removed again, what was
  * there before and what is not empty stay; dir_walk() and dir_base():
  * directories made and opened under a descriptor, never through a link.
  * And proc_ring_check(): what /proc says of sending a signal to a process,
@@ -21,7 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "common/util.h"
+#include "support/sysutil.h"
 
 static char root[256];
 

@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "units.h"
+#include "support/units.h"
 
 struct unit {
 	const char *name;

@@ -8,7 +8,7 @@
 #define SHMTRACE_COMMON_NOTICETEXT_H
 
 #include <stddef.h>
-#include "proto.h"
+#include "common/proto.h"
 
 /*
  * "pid 1234 exec /usr/bin/passwd: not traced: set-user-ID program (runs as

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <shmtrace/shmtrace.h>
-#include "ctfmeta.h"
+#include "support/ctfmeta.h"
 
 struct sbuf {
 	char *buf;

@@ -52,7 +52,8 @@
 #define SHMTRACE_COMMON_AGGFMT_H
 
 #include <stdio.h>
-#include "agg.h"
+#include "common/agg.h"
+#include "support/aggmerge.h"
 
 /* The names an aggregation was defined with. */
 struct agg_names {

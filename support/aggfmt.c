@@ -11,8 +11,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggfmt.h"
-#include "json.h"
+#include "support/aggfmt.h"
+#include "support/json.h"
+#include "support/aggmerge.h"
 
 static const char *const fn_names[AGG_NFN] = {
 	"count", "sum", "min", "max", "avg", "quantize", "lquantize",

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "aggfmt.h"
+#include "support/aggfmt.h"
 
 struct agg_json_doc;
 

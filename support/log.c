@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "log.h"
+#include "support/log.h"
 
 int log_debug;
 static const char *log_prog = "shmtrace";

@@ -15,8 +15,8 @@
 #include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
-#include "relay.h"
-#include "util.h"
+#include "support/relay.h"
+#include "common/util.h"
 
 void rly_hdr(uint8_t *b, uint32_t cmd, uint64_t size)
 {

@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
+#include "support/json.h"
 
 #define JS_MAX_NUMBER	1024	/* characters of a number literal */
 #define NO_NAME		UINT32_MAX

@@ -5,7 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include "noticetext.h"
+#include "support/noticetext.h"
 
 #define DROPS "the loader drops LD_PRELOAD"
 

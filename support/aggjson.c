@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggjson.h"
-#include "json.h"
+#include "support/aggjson.h"
+#include "support/json.h"
 
 /* One aggregation read. */
 struct jagg {

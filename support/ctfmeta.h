@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "proto.h"
+#include "common/proto.h"
 
 #define CTF_MAGIC		0xC1FC1FC1u
 #define CTF_PACKET_HDR		84	/* packet header + context, bytes */
