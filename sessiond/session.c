@@ -278,9 +278,9 @@ void channel_defaults(const struct session *s, struct channel *ch, const char *n
 
 /*
  * The output's marker (PROTO_ACTIVE_MARKER) says to readers following the
- * session that more may come: made at start, removed once stop wrote
- * everything out (with the directory, when start made it and it stayed
- * empty).
+ * session that more may come: made at start (whole, by a rename), removed
+ * once stop wrote everything out (with the directory, when start made it
+ * and it stayed empty).
  */
 /*
  * The descriptor of what exists of @s's output now (at create, or when a
@@ -304,6 +304,8 @@ int session_open_base(struct session *s)
 	return 0;
 }
 
+#define MARKER_TMP	PROTO_ACTIVE_MARKER ".new"
+
 void marker_make(struct session *s)
 {
 	char text[64];
@@ -326,13 +328,17 @@ void marker_make(struct session *s)
 		log_warn("session %s: cannot make %s: %s", s->name, s->output, strerror(-dfd));
 		return;		/* (the consumer says why at its first trace) */
 	}
-	fd = openat(dfd, PROTO_ACTIVE_MARKER, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0640);
+	/* written aside, then renamed: a follower never reads it half made */
+	fd = openat(dfd, MARKER_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd >= 0) {
+		int ret = write_all(fd, text, (size_t)snprintf(text, sizeof(text), "%d %u\n",
+							       (int)getpid(), ms));
+
+		close(fd);
+		if (ret < 0 || renameat(dfd, MARKER_TMP, dfd, PROTO_ACTIVE_MARKER) < 0)
+			unlinkat(dfd, MARKER_TMP, 0);	/* (only followers miss it) */
+	}
 	close(dfd);
-	if (fd < 0)
-		return;		/* (only followers miss it) */
-	write_all(fd, text, (size_t)snprintf(text, sizeof(text), "%d %u\n", (int)getpid(), ms));
-	close(fd);
 }
 
 void marker_remove(struct session *s)

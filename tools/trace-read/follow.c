@@ -19,6 +19,9 @@
  * whole. When the marker the session daemon keeps while the session is
  * active goes (or its daemon died), a last round hands over everything,
  * every stream to its end or to its damage, then names each damaged file.
+ * Before the session first starts, a directory that holds no trace yet
+ * (or does not exist) is waited for; one that holds a trace and no
+ * marker is a finished session: it is read once, whole.
  *
  * Each round reads every trace from its beginning: the cost of a round
  * grows with the size of the traces, which suits watching a session, not
@@ -103,6 +106,28 @@ static int active(const char *dir, int64_t *hold_ns)
 		ms = FOLLOW_DEFAULT_HOLD_MS;
 	*hold_ns = (int64_t)ms * 1000000 + FOLLOW_MARGIN_NS;
 	return 1;
+}
+
+/*
+ * Is there a trace under @dir, which no active session writes? A
+ * directory that holds none (not made yet, or made by a start whose
+ * marker is not there yet) is waited for.
+ */
+static int holds_trace(const char *dir)
+{
+	const char *paths[1] = { dir };
+	struct shmtrace_rd_reader *r;
+	char err[SHMTRACE_RD_ERRLEN];
+	int rc;
+
+	if (access(dir, F_OK) < 0)
+		return 0;
+	rc = shmtrace_rd_open(&r, paths, 1, err, sizeof(err));
+	if (rc == -ENOENT)
+		return 0;
+	if (rc >= 0)
+		shmtrace_rd_close(r);
+	return 1;	/* a trace, or one that cannot be read: the last round says */
 }
 
 /*
@@ -201,7 +226,7 @@ int follow_run(const char *dir, follow_fn fn, follow_round_fn round, void *arg)
 
 		if (act)
 			was_active = 1;
-		else if (was_active || access(dir, F_OK) == 0)
+		else if (was_active || holds_trace(dir))
 			last = 1;	/* stopped, destroyed, or never to start again */
 		if (!act && !last) {
 			nanosleep(&ts, NULL);	/* not started yet */
