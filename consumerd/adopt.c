@@ -144,7 +144,7 @@ static int adopt_inventory(int fd)
 			.starttime = a->starttime, .instance = a->instance, .uid = a->uid,
 			.signo = a->signo,
 		};
-		int fds[3] = { a->proc_fd, a->efd, a->ctl_fd };
+		int fds[3] = { a->proc_fd, a->wake_fd, a->ctl_fd };
 
 		memcpy(m.procname, a->procname, sizeof(m.procname));
 		ret = adopt_send(fd, MSG_C_ADOPT_APP, &m, sizeof(m), fds, 3);

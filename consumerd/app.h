@@ -55,7 +55,7 @@ struct c_app {
 	uint32_t nev;
 	struct c_trace *traces;
 	struct c_seg *segs;
-	int efd;			/* its wake socket (wake.c) */
+	int wake_fd;		/* its wake socket (wake.c) */
 	int asleep;			/* consumer_sleeping set: its streams parked (wake.c) */
 	uint64_t last_data;		/* when its streams last gave something (ns) */
 	struct cds_list_head awake;	/* in the list of polled processes, if !asleep */

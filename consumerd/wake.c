@@ -63,21 +63,21 @@ void wake_init(int epfd)
 	wake_epfd = epfd;
 }
 
-static void wake_watch(struct c_app *a, int efd)
+static void wake_watch(struct c_app *a, int wake_fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = a->id };
 
-	a->efd = efd;
-	epoll_ctl(wake_epfd, EPOLL_CTL_ADD, efd, &ev);
+	a->wake_fd = wake_fd;
+	epoll_ctl(wake_epfd, EPOLL_CTL_ADD, wake_fd, &ev);
 }
 
 static void wake_unwatch(struct c_app *a)
 {
-	if (a->efd < 0)
+	if (a->wake_fd < 0)
 		return;
-	epoll_ctl(wake_epfd, EPOLL_CTL_DEL, a->efd, NULL);
-	close(a->efd);
-	a->efd = -1;
+	epoll_ctl(wake_epfd, EPOLL_CTL_DEL, a->wake_fd, NULL);
+	close(a->wake_fd);
+	a->wake_fd = -1;
 }
 
 /* Move every stream of @a to the polled or parked lists; -ENOMEM, none moved. */
@@ -106,18 +106,18 @@ static void wake_app(struct c_app *a, uint64_t now)
 	cds_list_add(&a->awake, &awake_apps);
 }
 
-void wake_start(struct c_app *a, int efd, uint64_t now)
+void wake_start(struct c_app *a, int wake_fd, uint64_t now)
 {
-	wake_watch(a, efd);
+	wake_watch(a, wake_fd);
 	__atomic_store_n(&a->proc->consumer_sleeping, 0, __ATOMIC_RELAXED);
 	a->last_data = now;
 	cds_list_add(&a->awake, &awake_apps);
 }
 
-void wake_renew(struct c_app *a, int efd, uint64_t now)
+void wake_renew(struct c_app *a, int wake_fd, uint64_t now)
 {
 	wake_unwatch(a);
-	wake_watch(a, efd);
+	wake_watch(a, wake_fd);
 	if (!a->asleep)
 		__atomic_store_n(&a->proc->consumer_sleeping, 0, __ATOMIC_RELAXED);
 	wake_app(a, now);
@@ -135,7 +135,7 @@ void wake_socket(uint64_t app_id)
 	struct c_app *a = capp_find(app_id);
 	char buf[16];
 
-	for (int i = 0; a && i < 64 && recv(a->efd, buf, sizeof(buf), MSG_DONTWAIT) >= 0; i++)
+	for (int i = 0; a && i < 64 && recv(a->wake_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0; i++)
 		;
 	if (a)
 		wake_app(a, now_ns(CLOCK_MONOTONIC));

@@ -11,10 +11,10 @@ struct c_app;
 
 /* The epoll set that watches the wake sockets; keys are the app ids. */
 void wake_init(int epfd);
-/* A new process @a, with its wake socket @efd: watched, polled from @now. */
-void wake_start(struct c_app *a, int efd, uint64_t now);
-/* @a registered again with a new page and wake socket @efd: polled from @now. */
-void wake_renew(struct c_app *a, int efd, uint64_t now);
+/* A new process @a, with its wake socket @wake_fd: watched, polled from @now. */
+void wake_start(struct c_app *a, int wake_fd, uint64_t now);
+/* @a registered again with a new page and wake socket @wake_fd: polled from @now. */
+void wake_renew(struct c_app *a, int wake_fd, uint64_t now);
 /* @a ends: no longer polled, its wake socket closed. */
 void wake_stop(struct c_app *a);
 /* Datagrams on the wake socket of process @app_id: polled again. */

@@ -34,7 +34,7 @@
  * vector's lengths, read after the call and only when the kernel accepted
  * the vector (0 when the call failed with EFAULT, EINVAL or EBADF).
  *
- * The tracer's own I/O (its eventfd, socket, marker files) happens with
+ * The tracer's own I/O (its wake socket, sockets, marker files) happens with
  * shmtrace__tls.nesting raised and is never recorded. Calls that glibc
  * makes internally (stdio, dlopen) do not go through these symbols and are
  * not recorded either.

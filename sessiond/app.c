@@ -145,7 +145,7 @@ static int app_consumer_add(struct app *a)
 	struct msg_c_app m = { .app_id = a->id, .pid = (uint32_t)a->pid, .clock = a->clock,
 			       .starttime = a->starttime, .instance = a->instance,
 			       .uid = (uint32_t)a->uid, .signo = (uint32_t)a->signo };
-	int fds[3] = { a->proc_fd, a->efd, a->ctl_fd };
+	int fds[3] = { a->proc_fd, a->wake_fd, a->ctl_fd };
 
 	memcpy(m.procname, a->procname, sizeof(m.procname));
 	return consumer_call(MSG_C_APP_ADD, &m, sizeof(m), fds, 3, NULL, 0);
@@ -229,8 +229,8 @@ static int app_continue(struct app *a, int fd, const struct msg_app_register *m,
 		return -ENOMEM;
 	}
 	app_set_sock(a, fd);
-	close(a->efd);
-	a->efd = fds[2];
+	close(a->wake_fd);
+	a->wake_fd = fds[2];
 	a->reattached++;
 	app_consumer_add(a);	/* the same app id: a new page and wake socket */
 	log_warn("%s[%d] registered again after losing its connection (%u): its trace goes on",
@@ -325,7 +325,7 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	a->instance = m->instance;
 	a->pidfd = pidfd_open(a->pid, 0);
 	app_name(a, m->procname);
-	a->efd = fds[2];
+	a->wake_fd = fds[2];
 	a->sock = -1;
 	app_link(a);
 	app_set_sock(a, fd);
@@ -368,7 +368,7 @@ int app_adopt(const struct msg_c_app *m, const int *fds)
 	a->starttime = m->starttime;
 	a->instance = m->instance;
 	app_name(a, m->procname);
-	a->efd = fds[1];
+	a->wake_fd = fds[1];
 	a->sock = -1;
 	a->blind = 1;
 	a->detached = 1;
@@ -692,7 +692,7 @@ static void app_release(struct app *a)
 	munmap((void *)a->proc, SHM_PROC_SIZE);
 	close(a->proc_fd);
 	close(a->ctl_fd);
-	close(a->efd);
+	close(a->wake_fd);
 	segs_release(&a->segs);
 	free(a->ev);
 	free(a);

@@ -38,7 +38,7 @@ struct app {
 	ino_t ctl_ino;
 	int ctl_fd;
 	int proc_fd;
-	int efd;			/* its wake socket, for the consumer */
+	int wake_fd;		/* its wake socket, for the consumer */
 	int pidfd;			/* -1, or (registered in the loop) while detached */
 	int detached;			/* its connection closed while it runs */
 	unsigned int reattached;	/* times it registered again */

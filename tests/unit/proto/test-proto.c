@@ -828,7 +828,7 @@ START_TEST(test_send_recv)
 		struct msg_c_app app = { .app_id = 5, .pid = 77 };
 
 		in[0] = memfd_with("page");
-		in[1] = memfd_with("efd");
+		in[1] = memfd_with("wake");
 		in[2] = memfd_with("ctl");
 		ck_assert_int_eq(proto_send(sv[1], MSG_C_APP_ADD, 0, &app, sizeof(app), in, 3), 0);
 		close(in[0]);
@@ -836,7 +836,7 @@ START_TEST(test_send_recv)
 		close(in[2]);
 		ck_assert_int_eq(proto_recv(sv[0], buf, &h, fds, 0), sizeof(app));
 		check_memfd(fds[0], "page");
-		check_memfd(fds[1], "efd");
+		check_memfd(fds[1], "wake");
 		check_memfd(fds[2], "ctl");
 		close(fds[0]);
 		close(fds[1]);
