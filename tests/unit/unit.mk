@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# ---- unit tests of common/ (libcheck) ---------------------------------------
+# ---- unit tests of the modules (libcheck) -----------------------------------
 if HAVE_CHECK
 unit_tests = \
 	tests/unit/ringbuf/test-ringbuf \
@@ -118,6 +118,11 @@ TESTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh \
 dist_check_SCRIPTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh \
 	tests/unit/header/lib-symbols.sh
 EXTRA_DIST += tests/unit/header/sites.c
+
+# doc/architecture.md's table of components names every file, and no file
+# that is not there
+TESTS += tests/unit/doc/doc-files.sh
+dist_check_SCRIPTS += tests/unit/doc/doc-files.sh
 
 # the consumer's checks of what a traced process writes in its own memory
 tests_unit_consumerd_test_consumerd_SOURCES = tests/unit/consumerd/test-consumerd.c \

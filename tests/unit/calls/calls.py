@@ -9,8 +9,8 @@ object that the other defines (T, D, B, R, ...). Prints each file with the
 files it calls, then the groups of files that call each other in a loop
 (strongly connected components of more than one file). Exits 1 when such a
 group has more than N files (--max), or, with --doc, when a file is not
-named in FILE: as `DIR/FILE`, or as `FILE` in the line of FILE's table of
-components that names `DIR/`.
+named in FILE: as `DIR/FILE`, or as `FILE` (or `x.[ch]` for x.c) in the
+line of FILE's table of components that names `DIR/`.
 """
 import os
 import re
@@ -101,7 +101,8 @@ def main():
         text = open(doc, encoding="utf-8").read()
         row = "".join(l for l in text.splitlines() if l.startswith(f"| `{top}/` |"))
         for f in sorted(files):
-            if f"{top}/{f}" not in text and f"`{f}`" not in row:
+            pair = f"`{f[:-2]}.[ch]`" if f.endswith((".c", ".h")) else None
+            if f"{top}/{f}" not in text and f"`{f}`" not in row and (pair is None or pair not in row):
                 print(f"{f} is not named in {os.path.basename(doc)}")
                 bad = 1
     return bad
