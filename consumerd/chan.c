@@ -35,7 +35,7 @@
 #include "chan.h"
 #include "drain.h"
 #include "support/lfht.h"
-#include "net.h"
+#include "relaydata.h"
 #include "progress.h"
 #include "seg.h"
 #include "common/shm.h"
@@ -70,7 +70,7 @@ struct c_chan *chan_find(uint64_t id)
 
 int chan_add(const struct msg_c_channel *m, int fd)
 {
-	struct c_relay *relay = m->relay_id ? net_find(m->relay_id) : NULL;
+	struct c_relay *relay = m->relay_id ? rdata_find(m->relay_id) : NULL;
 	struct cds_lfht_iter it;
 	struct c_chan *ch;
 	struct c_app *a;

@@ -25,7 +25,7 @@ struct c_chan {
 	int werr;			/* first write error (errno), 0 none (werr.c) */
 	uint32_t werr_traces;		/* traces of the channel that met one */
 	char werr_path[PROTO_PATH_MAX];	/* where the first one happened */
-	struct c_relay *relay;		/* streamed there (net.c), or NULL: files */
+	struct c_relay *relay;		/* streamed there (relaydata.c), or NULL: files */
 	int flush_due;			/* this round writes open packets too (worker.c) */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];

@@ -50,7 +50,7 @@
 #include "drain.h"
 #include "common/home.h"
 #include "support/log.h"
-#include "net.h"
+#include "relaydata.h"
 #include "rotate.h"
 #include "seg.h"
 #include "snapshot.h"
@@ -133,13 +133,13 @@ static void handle_request(void)
 		drain_flush(id->id);
 		break;
 	case MSG_C_RELAY_ADD:
-		ret = net_add((const void *)buf, fds);
+		ret = rdata_add((const void *)buf, fds);
 		break;
 	case MSG_C_RELAY_DEL:
-		net_del(id->id);
+		rdata_del(id->id);
 		break;
 	case MSG_C_RELAY_CHECK:
-		ret = net_check(id->id);
+		ret = rdata_check(id->id);
 		break;
 	case MSG_C_APP_ADD:
 		ret = capp_add((const void *)buf, fds);
@@ -224,7 +224,7 @@ static void loop(void)
 		int n, stuck;
 
 		wk_round(DRAIN_LAZY, NULL, chan_flush_due(now), now);
-		net_tick();
+		rdata_tick();
 		if (wake_sleep_idle(now, &stuck)) {
 			struct timespec ts = { 0, POLL_NS };
 			struct pollfd pfd = { .fd = cd_epfd, .events = POLLIN };
@@ -234,7 +234,7 @@ static void loop(void)
 			urcu_memb_read_lock();
 		} else {
 			/* until the next channel flush is due, at most a second */
-			int timeout = chan_flush_timeout(now_ns(CLOCK_MONOTONIC), net_timeout(1000));
+			int timeout = chan_flush_timeout(now_ns(CLOCK_MONOTONIC), rdata_timeout(1000));
 
 			if (stuck && timeout > 100)
 				timeout = 100;	/* could not write it: retry, do not spin */
@@ -260,7 +260,7 @@ static void loop(void)
 					ep_add(cd_fd, EP_CTL, 0);
 				}
 			} else if (key & NET_KEY) {
-				net_event(key, evs[i].events);
+				rdata_event(key, evs[i].events);
 			} else {
 				wake_socket(key);
 			}
@@ -389,7 +389,7 @@ int main(int argc, char **argv)
 	ep_add(cd_fd, EP_CTL, 0);
 	if (home[0] && (ret = adopt_init(home, cd_epfd, EP_ADOPT)) < 0)
 		log_warn("no socket for a session daemon to take us over: %s", strerror(-ret));
-	net_init(cd_epfd);
+	rdata_init(cd_epfd);
 	wake_init(cd_epfd);
 	log_info("started (%u workers at most)", workers > 1 ? workers : 0);
 	loop();

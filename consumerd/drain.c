@@ -2,7 +2,7 @@
 /*
  * drain.c - the buffers' packets written out: each buffer slot of a
  * segment is one CTF stream, written to `<trace>/<channel>_<slot>` (or
- * sent to a relay, net.c).
+ * sent to a relay, relaydata.c).
  *
  * Every range that rb_next() returns becomes one packet: an 84-byte header
  * and context built here, then the events copied as they are (one LZ4
@@ -128,7 +128,7 @@ static int stream_open(struct c_seg *s, struct c_stream *st)
 	int ret;
 
 	if (s->chan->relay) {
-		ret = net_stream_open(s, st);
+		ret = rdata_stream_open(s, st);
 		if (ret < 0 && ret != -EAGAIN) {
 			stream_path(s, st, path, sizeof(path));
 			werr_record(s->chan, s->trace, path, -ret);
@@ -229,8 +229,8 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 
 	if (st->torn)
 		return -EIO;	/* recorded when it happened */
-	if (relay && !net_room(s)) {
-		net_deferred++;
+	if (relay && !rdata_room(s)) {
+		rdata_deferred++;
 		return -EAGAIN;
 	}
 	ret = trace_ready(s);
@@ -269,7 +269,7 @@ static int stream_packet(struct c_seg *s, struct c_stream *st, const struct rb_r
 	iov[1].iov_len = rg->len;
 	if (relay) {
 		n = (ssize_t)p.content_bytes;
-		ret = net_packet(s, st, hdr, &p, rg->data, rg->len, rg->nev);
+		ret = rdata_packet(s, st, hdr, &p, rg->data, rg->len, rg->nev);
 	} else if (s->chan->compress == PROTO_COMPRESS_LZ4) {
 		const void *frame = NULL;
 
@@ -433,18 +433,18 @@ int drain_seg(struct c_seg *s, enum drain how)
 
 /*
  * Everything committed in @s's buffers, out (DRAIN_FINAL); streamed to a
- * relay, waiting (bounded: net_settle) for it to take what is left.
+ * relay, waiting (bounded: rdata_settle) for it to take what is left.
  */
 void drain_seg_out(struct c_seg *s)
 {
 	struct c_relay *r = s->chan->relay;
 
 	for (;;) {
-		net_deferred = 0;
+		rdata_deferred = 0;
 		drain_seg(s, DRAIN_FINAL);
-		if (!r || !net_deferred || r->err)
+		if (!r || !rdata_deferred || r->err)
 			return;
-		net_settle(r, 0);
+		rdata_settle(r, 0);
 	}
 }
 
@@ -466,7 +466,7 @@ void drain_flush(uint64_t chan_id)
 			if (s->chan == ch)
 				drain_seg_out(s);
 	/* the relay's word that all of it is stored */
-	net_settle(ch->relay, 1);
+	rdata_settle(ch->relay, 1);
 }
 
 /* Is a complete packet waiting in this segment? */
@@ -496,7 +496,7 @@ void drain_stream_close(struct c_seg *s, struct c_stream *st)
 	int err = 0;
 
 	if (s->chan->relay)
-		net_stream_close(s, st);
+		rdata_stream_close(s, st);
 	if (st->fd < 0)
 		return;
 	/* the last chance to hear of a write the disk failed after all */

@@ -31,7 +31,7 @@ void drain_counts(const struct c_seg *s, struct c_stream *st);
 int drain_seg(struct c_seg *s, enum drain how);
 /*
  * Everything committed in @s's buffers, out (DRAIN_FINAL); streamed to a
- * relay, waiting (bounded: net_settle()) for it to take what is left.
+ * relay, waiting (bounded: rdata_settle()) for it to take what is left.
  */
 void drain_seg_out(struct c_seg *s);
 /* Is a complete packet waiting in @s? */

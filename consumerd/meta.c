@@ -20,7 +20,7 @@
  * A file trace holds no descriptor between appends (they are rare: a new
  * event, a new stream class), so that a traced process costs the
  * consumer a descriptor per stream and its wake socket only. A streamed
- * trace keeps its memfd, which net.c sends to the relay as it grows.
+ * trace keeps its memfd, which relaydata.c sends to the relay as it grows.
  *
  * Who writes: a trace's metadata fields (meta_fd, meta_bad, nev_written,
  * classes) and file are written under the trace's lock by the thread that
@@ -36,7 +36,7 @@
 #include "chan.h"
 #include "meta.h"
 #include "progress.h"
-#include "net.h"
+#include "relaydata.h"
 #include "seg.h"
 #include "trace.h"
 #include "common/util.h"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "chan.h"
 #include "count.h"
-#include "net.h"
+#include "relaydata.h"
 #include "common/proto.h"
 #include "common/ringbuf.h"
 #include "common/shm.h"
@@ -44,7 +44,7 @@ struct c_stream {
 	uint64_t last_closed;		/* the slot's closed counter at the last look */
 	uint64_t bytes;
 	uint64_t wlost;			/* events lost to write errors */
-	struct net_stream net;		/* streamed: its relay stream */
+	struct rdata_stream net;		/* streamed: its relay stream */
 };
 
 struct c_seg {

@@ -28,7 +28,7 @@
 #include "drain.h"
 #include "trace.h"
 #include "chan.h"
-#include "net.h"
+#include "relaydata.h"
 #include "seg.h"
 #include "stats.h"
 
@@ -44,7 +44,7 @@ static void stats_add(struct msg_c_stats *st, const struct c_seg *s, struct c_st
 	if (x->broken && !st->damaged_streams++)
 		st->damaged_pid = s->trace->app->pid;
 	st->streams += seg_stream_is_open(x);
-	st->unconfirmed += net_unconfirmed(s, x);
+	st->unconfirmed += rdata_unconfirmed(s, x);
 }
 
 void stats_seg_gone(const struct c_seg *s)

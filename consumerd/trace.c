@@ -41,7 +41,7 @@
 #include "clock.h"
 #include "support/log.h"
 #include "meta.h"
-#include "net.h"
+#include "relaydata.h"
 #include "progress.h"
 #include "seg.h"
 #include "trace.h"
@@ -67,7 +67,7 @@ static int trace_begin(struct c_trace *t)
 
 /*
  * A trace streamed to a relay: the path BASE/PROC-PID there (-N after the
- * first start), the metadata in a memfd, announced (net.c).
+ * first start), the metadata in a memfd, announced (relaydata.c).
  */
 static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch)
 {
@@ -80,7 +80,7 @@ static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch
 			 t->starts);
 	else
 		snprintf(t->dir, sizeof(t->dir), "%s/%s-%u", r->base, a->procname, a->pid);
-	ret = net_trace_start(t);
+	ret = rdata_trace_start(t);
 	if (ret == 0)
 		ret = trace_begin(t);
 	if (ret < 0) {
@@ -89,7 +89,7 @@ static int trace_start_net(struct c_app *a, struct c_trace *t, struct c_chan *ch
 		if (t->meta_fd >= 0)
 			close(t->meta_fd);
 		t->meta_fd = -1;
-		net_trace_close(t);
+		rdata_trace_close(t);
 	}
 	return ret;
 }
@@ -335,7 +335,7 @@ static int trace_ready_locked(struct c_seg *s)
 	if (ret == 0)
 		ret = meta_add_class(t, s->context);
 	if (ret == 0 && s->chan->relay)
-		ret = net_trace_ready(t);
+		ret = rdata_trace_ready(t);
 	if (ret < 0 && ret != -EAGAIN) {
 		meta_path(t, path, sizeof(path));
 		werr_record(s->chan, t, path, -ret);
@@ -395,7 +395,7 @@ void trace_free(struct c_trace *t)
 	int ret;
 
 	if (t->chan->relay) {
-		net_trace_close(t);
+		rdata_trace_close(t);
 		if (t->meta_fd >= 0)
 			close(t->meta_fd);
 		pthread_mutex_destroy(&t->lock);

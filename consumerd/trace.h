@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "support/ctfmeta.h"
-#include "net.h"
+#include "relaydata.h"
 #include "common/proto.h"
 
 struct c_app;
@@ -37,7 +37,7 @@ struct c_trace {
 	struct prog_rec *prog_old;	/* records of an adopted trace, by index */
 	uint32_t prog_nold;
 	int meta_fd;			/* streamed: a memfd, sent as it grows */
-	struct net_stream net_meta;	/* streamed: the metadata stream */
+	struct rdata_stream net_meta;	/* streamed: the metadata stream */
 	uint64_t net_meta_sent;		/* bytes of metadata sent */
 	unsigned int starts;		/* times started */
 	int adopt_tried;		/* its first start looked for a trace to continue */

@@ -5,7 +5,7 @@
  * Streams are sharded: each belongs to exactly one thread, so one thread
  * at a time drains it, and its reader state (struct c_stream) needs no
  * lock. A worker holds streams written to files; the main thread holds
- * the streams sent to a relay (net.c is the main thread's) and every
+ * the streams sent to a relay (relaydata.c is the main thread's) and every
  * stream when there is no worker. A new stream goes to the thread with
  * the fewest; a worker is started when every running one has a stream
  * already, up to the configured count, so there are never more workers

@@ -41,7 +41,7 @@
 #include "consumer.h"
 #include "fdlimit.h"
 #include "life.h"
-#include "netout.h"
+#include "relayctl.h"
 #include "notice.h"
 #include "session.h"
 #include "state.h"
@@ -94,7 +94,7 @@ static void session_record(const struct session *s, struct rec_session *rs)
 	rs->pool_size = s->def_pool;
 	rs->live_us = s->live_us;
 	allow_record(s, rs);
-	netout_record(s, rs);
+	relayctl_record(s, rs);
 	for (const struct app *a = apps_list(); a; a = a->next)
 		rs->nprocs += (uint32_t)allow_uid(s, a->uid);
 	for (const struct channel *ch = s->chans; ch; ch = ch->next)
@@ -275,7 +275,7 @@ static int cmd_create(struct reply *r, const char *name, const struct cmd_create
 	net = c->set_url[0] || c->ctrl_url[0] || c->data_url[0] || c->live;
 	if (net) {
 		ret = c->output[0] ? reply_fail(r, -EINVAL, RE_OUTPUT_AND_RELAY) :
-		      netout_create(r, s, c, stamp);
+		      relayctl_create(r, s, c, stamp);
 		if (ret < 0)
 			goto fail;
 	} else if (c->output[0]) {
@@ -310,7 +310,7 @@ static int cmd_create(struct reply *r, const char *name, const struct cmd_create
 	session_send(r, s);
 	return 0;
 fail:
-	netout_close(s);
+	relayctl_close(s);
 	free(s);
 	app_socket_update();
 	return ret;
@@ -692,8 +692,8 @@ static int session_failure(struct reply *r, const struct session *s,
 							 rc[i].unflushed_buffers });
 		return reply_fail(r, s->flush_err, RE_NOT_WRITTEN, .session = s->name);
 	}
-	if (!netout_ok(s))
-		return netout_fail(r, s);
+	if (!relayctl_ok(s))
+		return relayctl_fail(r, s);
 	if (s->agg_werr) {	/* aggregations.json at the last stop */
 		aggs_json_path(s, path, sizeof(path));
 		return reply_fail(r, s->agg_werr, RE_AGG_WRITE, .session = s->name, .path = path);
@@ -884,7 +884,7 @@ static int cmd_start(struct reply *r, struct session *s)
 
 	if (s->active)
 		return reply_fail(r, -EALREADY, RE_ACTIVE, .session = s->name);
-	ret = netout_check(r, s);
+	ret = relayctl_check(r, s);
 	if (ret < 0)
 		return ret;
 	marker_make(s);

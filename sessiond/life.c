@@ -26,7 +26,7 @@
 #include "aggdef.h"
 #include "app.h"
 #include "consumer.h"
-#include "netout.h"
+#include "relayctl.h"
 #include "notice.h"
 #include "replay.h"
 #include "seg.h"
@@ -114,7 +114,7 @@ void session_destroy(struct session *s)
 		free(ch);
 	}
 	aggs_free(s);
-	netout_close(s);
+	relayctl_close(s);
 	if (s->base_fd >= 0)
 		close(s->base_fd);
 	log_info("session %s destroyed", s->name);

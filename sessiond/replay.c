@@ -26,16 +26,16 @@
 #include "app.h"
 #include "consumer.h"
 #include "loop.h"
-#include "netout.h"
+#include "relayctl.h"
 #include "session.h"
 #include "support/log.h"
 
 /* A new consumer daemon: tell it everything it must drain. */
 static void replay_all(void)
 {
-	netout_replay();
+	relayctl_replay();
 	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
-		if (ss.chan[i] && netout_ok(ss.chan[i]->session))
+		if (ss.chan[i] && relayctl_ok(ss.chan[i]->session))
 			channel_to_consumer(ss.chan[i]);
 	aggs_replay();
 	apps_replay();

@@ -21,7 +21,7 @@
 #define SESSION_MAX_ALLOW	16	/* uids of create --allow-uid */
 
 struct aggregation;
-struct netout;
+struct relayctl;
 struct notice;
 struct reply;
 struct session;
@@ -78,8 +78,8 @@ struct session {
 	int allow_all;			/* processes of any uid may register (allow.c) */
 	unsigned int nallow;
 	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */
-	uint64_t relay_id;		/* streamed to a relay (netout.c), 0: files */
-	struct netout *net;		/* its address and state (netout.c) */
+	uint64_t relay_id;		/* streamed to a relay (relayctl.c), 0: files */
+	struct relayctl *net;		/* its address and state (relayctl.c) */
 	uint32_t live_us;		/* live timer, 0: not live */
 	size_t made_output;		/* start made the output directory from
 					 * this prefix on (mkdir_p_made()) */

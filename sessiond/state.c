@@ -40,7 +40,7 @@
 #include <unistd.h>
 #include "state.h"
 #include "aggdef.h"
-#include "netout.h"
+#include "relayctl.h"
 #include "session.h"
 #include "common/home.h"
 #include "support/json.h"
@@ -165,7 +165,7 @@ static void jw_agg(FILE *f, const struct aggregation *ag)
 
 static void jw_session(FILE *f, const struct session *s)
 {
-	const struct netout *n = s->net;
+	const struct relayctl *n = s->net;
 
 	fputc('{', f);
 	jw_key(f, "name");
@@ -243,7 +243,7 @@ void state_save(void)
 		goto fail;
 	fprintf(f, "{\"version\":%d,", STATE_VERSION);
 	jw_u64(f, "next_id", ss.next_id);
-	jw_u64(f, "next_relay_id", netout_last_id());
+	jw_u64(f, "next_relay_id", relayctl_last_id());
 	fputs("\"sessions\":[", f);
 	for (const struct session *s = ss.list; s; s = s->next) {
 		jw_session(f, s);
@@ -482,7 +482,7 @@ static struct aggregation *rd_agg(struct rd *r, const struct js_node *o, struct 
 
 static int rd_relay(struct rd *r, const struct js_node *o, struct session *s)
 {
-	struct netout *n = calloc(1, sizeof(*n));
+	struct relayctl *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
@@ -503,7 +503,7 @@ static int rd_relay(struct rd *r, const struct js_node *o, struct session *s)
 		return -EINVAL;
 	}
 	s->net = n;
-	netout_seen_id(s->relay_id);
+	relayctl_seen_id(s->relay_id);
 	return 0;
 }
 
@@ -639,7 +639,7 @@ int state_load(const char *home)
 	next = rd_u64(&r, root, "next_id", UINT64_MAX);
 	if (next > ss.next_id)
 		ss.next_id = next;	/* ids stay unique across daemons */
-	netout_seen_id(rd_u64(&r, root, "next_relay_id", UINT64_MAX));
+	relayctl_seen_id(rd_u64(&r, root, "next_relay_id", UINT64_MAX));
 	arr = rd_get(&r, root, "sessions", JS_ARR);
 	for (el = arr ? js_child(doc, arr) : NULL; el && !r.why; el = js_next(doc, arr, el)) {
 		struct session *s = rd_session(&r, el);

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * netout.c - sessions streamed to lttng-relayd.
+ * relayctl.c - sessions streamed to lttng-relayd, the control side: the
+ * session daemon makes the relay session; the consumer sends the data
+ * (consumerd/relaydata.c).
  *
  * At `create --set-url` (or --ctrl-url/--data-url, or --live) the session
  * daemon connects to the relay's control and data ports, checks the
  * protocol version, creates the relay session (named after the session,
  * with this machine's host name and the live timer), and hands both
- * sockets to the consumer, which does all the rest without blocking
- * (consumerd/net.c). Each step is bounded by NETOUT_TIMEOUT_MS, so a relay
- * that is not there is an error of `create` at once, and an unreachable
- * host delays the daemon by that much at most.
+ * sockets to the consumer, which does all the rest without blocking.
+ * Each step is bounded by RELAYCTL_TIMEOUT_MS, so a relay that is not
+ * there is an error of `create` at once, and an unreachable host delays
+ * the daemon by that much at most.
  *
  * The consumer stops streaming for good when the relay goes away; `start`
  * then fails, and status and stop say why and what was lost. A consumer
@@ -17,7 +19,7 @@
  * new relay session (its path ends in -N), or says why it could not.
  *
  * State: the last relay id given (saved with the sessions, state.c); each
- * streamed session's relay is in its struct netout. The sockets are the
+ * streamed session's relay is in its struct relayctl. The sockets are the
  * consumer's once handed over: a crash of the session daemon leaves the
  * streaming to the consumer.
  */
@@ -27,29 +29,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "netout.h"
+#include "relayctl.h"
 #include "client.h"
 #include "consumer.h"
 #include "session.h"
 #include "support/log.h"
 
-#define NETOUT_TIMEOUT_MS	3000
-#define NETOUT_LIVE_DEFAULT	1000000u	/* us, as lttng */
+#define RELAYCTL_TIMEOUT_MS	3000
+#define RELAYCTL_LIVE_DEFAULT	1000000u	/* us, as lttng */
 
-static uint64_t netout_next_id;
+static uint64_t relayctl_next_id;
 
 /*
  * The relay addresses of @cr: set_url (net://HOST[:C[:D]]), ctrl_url and
  * data_url (tcp://HOST:PORT), live and its period (0: the default).
  */
-static int netout_parse(struct reply *r, const struct cmd_create *cr, struct rly_url *c,
+static int relayctl_parse(struct reply *r, const struct cmd_create *cr, struct rly_url *c,
 			struct rly_url *d, uint32_t *live_us)
 {
 	const char *set = cr->set_url, *ctrl = cr->ctrl_url, *data = cr->data_url;
 
 	*live_us = 0;
 	if (cr->live) {
-		*live_us = cr->live_us ? cr->live_us : NETOUT_LIVE_DEFAULT;
+		*live_us = cr->live_us ? cr->live_us : RELAYCTL_LIVE_DEFAULT;
 		if (*live_us > 3600000000u)
 			return reply_fail(r, -EINVAL, RE_RANGE, .name = "--live (us)",
 					  .n = { *live_us, 1, 3600000000u });
@@ -69,10 +71,10 @@ static int netout_parse(struct reply *r, const struct cmd_create *cr, struct rly
 }
 
 /* The relay's address and the relay session's path of @s's @nth relay session. */
-static void netout_names(const struct session *s, unsigned int nth, char *url, size_t ulen,
+static void relayctl_names(const struct session *s, unsigned int nth, char *url, size_t ulen,
 			 char *base, size_t blen)
 {
-	const struct netout *n = s->net;
+	const struct relayctl *n = s->net;
 
 	snprintf(url, ulen, "net://%.100s:%u:%u", n->c.host, n->c.ctrl, n->d.data);
 	if (strcmp(n->c.host, n->d.host))
@@ -90,30 +92,30 @@ static void netout_names(const struct session *s, unsigned int nth, char *url, s
  * Connect, create the relay session and hand both sockets to the
  * consumer (as relay s->relay_id). 0, or -errno with @why set.
  */
-static int netout_open(struct session *s, char *why, size_t len)
+static int relayctl_open(struct session *s, char *why, size_t len)
 {
-	struct netout *n = s->net;
+	struct relayctl *n = s->net;
 	struct msg_c_relay m;
 	uint64_t rid;
 	int fds[2] = { -1, -1 }, ret;
 	const char *step;
 
 	memset(&m, 0, sizeof(m));
-	netout_names(s, n->opened, m.url, sizeof(m.url), m.base, sizeof(m.base));
+	relayctl_names(s, n->opened, m.url, sizeof(m.url), m.base, sizeof(m.base));
 	step = "cannot connect to the relay's control port";
-	fds[0] = ret = rly_connect(n->c.host, n->c.ctrl, NETOUT_TIMEOUT_MS);
+	fds[0] = ret = rly_connect(n->c.host, n->c.ctrl, RELAYCTL_TIMEOUT_MS);
 	if (ret >= 0) {
 		step = "cannot connect to the relay's data port";
-		fds[1] = ret = rly_connect(n->d.host, n->d.data, NETOUT_TIMEOUT_MS);
+		fds[1] = ret = rly_connect(n->d.host, n->d.data, RELAYCTL_TIMEOUT_MS);
 	}
 	if (ret >= 0) {
 		step = "the relay does not speak its protocol version 2";
-		ret = rly_handshake(fds[0], NETOUT_TIMEOUT_MS);
+		ret = rly_handshake(fds[0], RELAYCTL_TIMEOUT_MS);
 	}
 	if (ret >= 0) {
 		step = "the relay refused the session";
 		ret = rly_create_session(fds[0], s->name, n->host, s->live_us, &rid,
-					 NETOUT_TIMEOUT_MS);
+					 RELAYCTL_TIMEOUT_MS);
 	}
 	if (ret >= 0) {
 		step = "the consumer daemon cannot stream";
@@ -136,16 +138,16 @@ static int netout_open(struct session *s, char *why, size_t len)
 	return ret;
 }
 
-int netout_create(struct reply *r, struct session *s, const struct cmd_create *cr,
+int relayctl_create(struct reply *r, struct session *s, const struct cmd_create *cr,
 		  const char *stamp)
 {
-	struct netout *n = calloc(1, sizeof(*n));
+	struct relayctl *n = calloc(1, sizeof(*n));
 	char why[PROTO_PATH_MAX];
 	int ret;
 
 	if (!n)
 		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "relay");
-	ret = netout_parse(r, cr, &n->c, &n->d, &s->live_us);
+	ret = relayctl_parse(r, cr, &n->c, &n->d, &s->live_us);
 	if (ret < 0) {
 		free(n);
 		return ret;
@@ -157,12 +159,12 @@ int netout_create(struct reply *r, struct session *s, const struct cmd_create *c
 			*p = '_';
 	snprintf(n->stamp, sizeof(n->stamp), "%s", stamp);
 	s->net = n;
-	s->relay_id = ++netout_next_id;
-	ret = netout_open(s, why, sizeof(why));
+	s->relay_id = ++relayctl_next_id;
+	ret = relayctl_open(s, why, sizeof(why));
 	if (ret < 0) {
 		char url[PROTO_URL_MAX], base[192];
 
-		netout_names(s, 0, url, sizeof(url), base, sizeof(base));
+		relayctl_names(s, 0, url, sizeof(url), base, sizeof(base));
 		reply_fail(r, ret, RE_RELAY_CONNECT, .name = url, .detail = why);
 		free(n);
 		s->net = NULL;
@@ -175,53 +177,53 @@ int netout_create(struct reply *r, struct session *s, const struct cmd_create *c
  * The consumer restarted (its relay connections died with it): each
  * streamed session gets a new relay session, or says why it stopped.
  */
-void netout_replay(void)
+void relayctl_replay(void)
 {
 	for (struct session *s = ss.list; s; s = s->next) {
-		struct netout *n = s->net;
+		struct relayctl *n = s->net;
 
 		if (!n || n->err)
 			continue;
-		n->err = netout_open(s, n->why, sizeof(n->why));
+		n->err = relayctl_open(s, n->why, sizeof(n->why));
 		if (n->err)
 			log_err("session %s: streaming stopped after the consumer restarted: %s",
 				s->name, n->why);
 	}
 }
 
-uint64_t netout_last_id(void)
+uint64_t relayctl_last_id(void)
 {
-	return netout_next_id;
+	return relayctl_next_id;
 }
 
-void netout_seen_id(uint64_t id)
+void relayctl_seen_id(uint64_t id)
 {
-	if (id > netout_next_id)
-		netout_next_id = id;
+	if (id > relayctl_next_id)
+		relayctl_next_id = id;
 }
 
-int netout_ok(const struct session *s)
+int relayctl_ok(const struct session *s)
 {
 	return !s->net || !s->net->err;
 }
 
-/* The session's streaming stopped (netout_ok() false): its -errno, said in @r. */
-int netout_fail(struct reply *r, const struct session *s)
+/* The session's streaming stopped (relayctl_ok() false): its -errno, said in @r. */
+int relayctl_fail(struct reply *r, const struct session *s)
 {
 	return reply_fail(r, s->net->err, RE_STREAMING, .session = s->name, .detail = s->net->why);
 }
 
 /* For a session's record: where it streams, and whether that stopped. */
-void netout_record(const struct session *s, struct rec_session *rs)
+void relayctl_record(const struct session *s, struct rec_session *rs)
 {
-	const struct netout *n = s->net;
+	const struct relayctl *n = s->net;
 	char base[192];
 
 	if (!n)
 		return;
 	rs->flags |= REC_SESSION_STREAMED;
 	/* the relay session made last (a new one per consumer) */
-	netout_names(s, n->opened ? n->opened - 1 : 0, rs->output, sizeof(rs->output), base,
+	relayctl_names(s, n->opened ? n->opened - 1 : 0, rs->output, sizeof(rs->output), base,
 		     sizeof(base));
 	snprintf(rs->relay_path, sizeof(rs->relay_path), "%s", base);
 	if (n->err) {
@@ -230,22 +232,22 @@ void netout_record(const struct session *s, struct rec_session *rs)
 	}
 }
 
-int netout_check(struct reply *r, const struct session *s)
+int relayctl_check(struct reply *r, const struct session *s)
 {
 	struct msg_c_id m = { .id = s->relay_id };
 	int ret;
 
 	if (!s->relay_id)
 		return 0;
-	if (!netout_ok(s))
-		return netout_fail(r, s);
+	if (!relayctl_ok(s))
+		return relayctl_fail(r, s);
 	ret = consumer_call(MSG_C_RELAY_CHECK, &m, sizeof(m), NULL, 0, NULL, 0);
 	if (ret < 0)
 		return reply_fail(r, ret, RE_STREAM_CHECK, .session = s->name);
 	return 0;
 }
 
-void netout_close(struct session *s)
+void relayctl_close(struct session *s)
 {
 	struct msg_c_id m = { .id = s->relay_id };
 

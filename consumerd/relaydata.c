@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * net.c - streaming a session's traces to lttng-relayd.
+ * relaydata.c - streaming a session's traces to lttng-relayd, the data
+ * side: streams, packets and their indexes, metadata, beacons (the relay
+ * session itself is made by the session daemon, sessiond/relayctl.c).
  *
  * The session daemon connects to the relay, creates the relay session and
  * hands the two sockets over (MSG_C_RELAY_ADD). From then on everything
@@ -21,7 +23,7 @@
  *   buffers, which then discard new events as they would on a slow disk:
  *   the queues are bounded and every loss is counted in the trace.
  * - Replies come back in the order of the commands: a ring of awaited
- *   replies (struct net_wait) says what each is. A stream freed while its
+ *   replies (struct rdata_wait) says what each is. A stream freed while its
  *   reply is out is forgotten (its entry's object cleared).
  * - Every NET_CONFIRM_NS, a stream with unconfirmed packets asks the relay
  *   (DATA_PENDING) whether its data and index up to the last packet sent
@@ -69,7 +71,7 @@
  *   each stream's events sent but not confirmed counted as unconfirmed
  *   (those of streams already closed or retired too: retired streams keep
  *   asking DATA_PENDING, and the counts of closed ones are kept by channel
- *   until then, struct net_gone), and every later packet counted as lost
+ *   until then, struct rdata_gone), and every later packet counted as lost
  *   (as a write error, with the relay's address), so that
  *     emitted == sent (confirmed + unconfirmed) + lost + discarded.
  */
@@ -90,7 +92,7 @@
 #include "clock.h"
 #include "drain.h"
 #include "support/log.h"
-#include "net.h"
+#include "relaydata.h"
 #include "support/relay.h"
 #include "seg.h"
 #include "trace.h"
@@ -111,36 +113,36 @@
 
 enum wait_kind { W_GENERIC, W_STREAM, W_META, W_PENDING, W_RPENDING };
 
-struct net_wait {
+struct rdata_wait {
 	enum wait_kind kind;
 	void *obj;			/* c_stream (W_STREAM, W_PENDING), c_trace (W_META) */
 	uint64_t events;		/* W_PENDING: sent_ev when asked; W_RPENDING: handle */
 };
 
 /* A live index entry held back until @at (monotonic ns). */
-struct net_held {
+struct rdata_held {
 	uint8_t msg[RLY_HDR + RLY_INDEX_BODY];
 	uint64_t at;
 };
 
-static struct c_relay *net_relays;
-static int net_epfd = -1;
-unsigned long net_deferred;
+static struct c_relay *rdata_relays;
+static int rdata_epfd = -1;
+unsigned long rdata_deferred;
 
-void net_init(int epfd)
+void rdata_init(int epfd)
 {
-	net_epfd = epfd;
+	rdata_epfd = epfd;
 }
 
-struct c_relay *net_find(uint64_t id)
+struct c_relay *rdata_find(uint64_t id)
 {
-	for (struct c_relay *r = net_relays; r; r = r->next)
+	for (struct c_relay *r = rdata_relays; r; r = r->next)
 		if (r->id == id)
 			return r;
 	return NULL;
 }
 
-static size_t queued(const struct net_queue *q)
+static size_t queued(const struct rdata_queue *q)
 {
 	return q->len - q->head;
 }
@@ -155,10 +157,10 @@ static void watch(struct c_relay *r)
 	ev.data.u64 = NET_KEY | r->id << 1;
 	if (queued(&r->cq))
 		ev.events |= EPOLLOUT;
-	epoll_ctl(net_epfd, EPOLL_CTL_MOD, r->cfd, &ev);
+	epoll_ctl(rdata_epfd, EPOLL_CTL_MOD, r->cfd, &ev);
 	ev.events = EPOLLIN | (queued(&r->dq) ? EPOLLOUT : 0);
 	ev.data.u64 = NET_KEY | r->id << 1 | 1;
-	epoll_ctl(net_epfd, EPOLL_CTL_MOD, r->dfd, &ev);
+	epoll_ctl(rdata_epfd, EPOLL_CTL_MOD, r->dfd, &ev);
 }
 
 /*
@@ -180,9 +182,9 @@ static void gone_unconfirmed(struct c_relay *r)
 }
 
 /* Streaming to @r stops: say why once, count what was not confirmed. */
-static void net_break(struct c_relay *r, int err, const char *fmt, ...)
+static void rdata_break(struct c_relay *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void net_break(struct c_relay *r, int err, const char *fmt, ...)
+static void rdata_break(struct c_relay *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -194,8 +196,8 @@ static void net_break(struct c_relay *r, int err, const char *fmt, ...)
 	vsnprintf(r->why, sizeof(r->why), fmt, ap);
 	va_end(ap);
 	log_err("%s: streaming stopped: %s", r->url, r->why);
-	epoll_ctl(net_epfd, EPOLL_CTL_DEL, r->cfd, NULL);
-	epoll_ctl(net_epfd, EPOLL_CTL_DEL, r->dfd, NULL);
+	epoll_ctl(rdata_epfd, EPOLL_CTL_DEL, r->cfd, NULL);
+	epoll_ctl(rdata_epfd, EPOLL_CTL_DEL, r->dfd, NULL);
 	shutdown(r->cfd, SHUT_RDWR);
 	shutdown(r->dfd, SHUT_RDWR);
 	r->cq.head = r->cq.len = 0;
@@ -205,7 +207,7 @@ static void net_break(struct c_relay *r, int err, const char *fmt, ...)
 }
 
 /* Send what the kernel takes now; -1 when the relay went away. */
-static int pump(struct c_relay *r, int fd, struct net_queue *q)
+static int pump(struct c_relay *r, int fd, struct rdata_queue *q)
 {
 	while (queued(q)) {
 		ssize_t n = send(fd, q->buf + q->head, queued(q), MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -215,7 +217,7 @@ static int pump(struct c_relay *r, int fd, struct net_queue *q)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (n <= 0) {
-			net_break(r, errno, "%s", strerror(errno));
+			rdata_break(r, errno, "%s", strerror(errno));
 			return -1;
 		}
 		q->head += (size_t)n;
@@ -225,7 +227,7 @@ static int pump(struct c_relay *r, int fd, struct net_queue *q)
 	return 0;
 }
 
-static int enqueue(struct c_relay *r, struct net_queue *q, const void *a, size_t al,
+static int enqueue(struct c_relay *r, struct rdata_queue *q, const void *a, size_t al,
 		   const void *b, size_t bl)
 {
 	size_t need = queued(q) + al + bl;
@@ -266,11 +268,11 @@ static int command(struct c_relay *r, const void *msg, size_t len, const void *m
 		return -EAGAIN;
 	ret = enqueue(r, &r->cq, msg, len, more, mlen);
 	if (ret < 0) {
-		net_break(r, -ret, "out of memory");
+		rdata_break(r, -ret, "out of memory");
 		return ret;
 	}
 	if (reply) {
-		struct net_wait *w = &r->waits[(r->whead + r->wlen++) % NET_WAITS];
+		struct rdata_wait *w = &r->waits[(r->whead + r->wlen++) % NET_WAITS];
 
 		w->kind = kind;
 		w->obj = obj;
@@ -316,11 +318,11 @@ static uint64_t promise(uint32_t kind)
 /* Hold back live index entry @msg until @at. */
 static int hold(struct c_relay *r, const uint8_t *msg, uint64_t at)
 {
-	struct net_held *h;
+	struct rdata_held *h;
 
 	if (r->hlen == r->hcap) {
 		uint32_t cap = r->hcap ? r->hcap * 2 : 256;
-		struct net_held *nh = malloc(cap * sizeof(*nh));
+		struct rdata_held *nh = malloc(cap * sizeof(*nh));
 
 		if (!nh)
 			return -ENOMEM;
@@ -341,7 +343,7 @@ static int hold(struct c_relay *r, const uint8_t *msg, uint64_t at)
 static void release(struct c_relay *r, uint64_t now, int all)
 {
 	while (r->hlen && !r->err && (all || r->held[r->hhead].at <= now)) {
-		struct net_held *h = &r->held[r->hhead];
+		struct rdata_held *h = &r->held[r->hhead];
 
 		if (command(r, h->msg, sizeof(h->msg), NULL, 0, W_GENERIC, NULL, 0, 1) < 0)
 			break;	/* no reply slot free (or the relay gone): later */
@@ -377,14 +379,14 @@ static int put_packet(struct c_relay *r, uint64_t handle, uint64_t net_seq, cons
 	rly_data_hdr(dh, handle, net_seq, (uint32_t)p->content_bytes);
 	if (enqueue(r, &r->dq, dh, sizeof(dh), hdr, CTF_PACKET_HDR) < 0 ||
 	    (len && enqueue(r, &r->dq, data, len, NULL, 0) < 0)) {
-		net_break(r, ENOMEM, "out of memory");
+		rdata_break(r, ENOMEM, "out of memory");
 		return -ENOMEM;
 	}
 	rly_index(ih, &ix);
 	if (r->live_us) {
 		*rel_at = now_ns(CLOCK_MONOTONIC) + NET_HOLD_NS;
 		if (hold(r, ih, *rel_at) < 0) {
-			net_break(r, ENOMEM, "out of memory");
+			rdata_break(r, ENOMEM, "out of memory");
 			return -ENOMEM;
 		}
 	} else {
@@ -413,7 +415,7 @@ static void send_beacon(struct c_relay *r, uint64_t handle, uint64_t ts, uint32_
 }
 
 /* Retired stream @x: an empty packet at @ts (a packet, not a beacon). */
-static void retired_empty(struct c_relay *r, struct net_retired *x, uint64_t ts)
+static void retired_empty(struct c_relay *r, struct rdata_retired *x, uint64_t ts)
 {
 	struct ctf_trace_info info;
 	uint8_t hdr[CTF_PACKET_HDR];
@@ -455,10 +457,10 @@ static void retired_close(struct c_relay *r, uint32_t n)
  * until NET_LINGER_NS (NET_LINGER_PERIODS live periods at least) have
  * passed. The entry to fill in, or NULL: not live, or no memory, closed now.
  */
-static struct net_retired *retire(struct c_relay *r, uint64_t handle, uint64_t net_seq)
+static struct rdata_retired *retire(struct c_relay *r, uint64_t handle, uint64_t net_seq)
 {
 	uint64_t linger = (uint64_t)r->live_us * 1000u * NET_LINGER_PERIODS;
-	struct net_retired *x;
+	struct rdata_retired *x;
 
 	if (!r->live_us)
 		goto close;
@@ -468,7 +470,7 @@ static struct net_retired *retire(struct c_relay *r, uint64_t handle, uint64_t n
 		retired_close(r, 1);
 	if (r->nret == r->cret) {
 		uint32_t cap = r->cret ? r->cret * 2 : 64;
-		struct net_retired *nr = realloc(r->ret, cap * sizeof(*nr));
+		struct rdata_retired *nr = realloc(r->ret, cap * sizeof(*nr));
 
 		if (!nr)
 			goto close;
@@ -487,12 +489,12 @@ close:
 	return NULL;
 }
 
-int net_add(const struct msg_c_relay *m, const int *fds)
+int rdata_add(const struct msg_c_relay *m, const int *fds)
 {
 	struct c_relay *r;
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	if (net_find(m->relay_id) || !m->relay_id || !memchr(m->url, 0, sizeof(m->url)) ||
+	if (rdata_find(m->relay_id) || !m->relay_id || !memchr(m->url, 0, sizeof(m->url)) ||
 	    !memchr(m->base, 0, sizeof(m->base)) || !m->base[0] || m->base[0] == '/' ||
 	    strstr(m->base, ".."))
 		goto bad;
@@ -513,11 +515,11 @@ int net_add(const struct msg_c_relay *m, const int *fds)
 	fcntl(r->cfd, F_SETFL, fcntl(r->cfd, F_GETFL) | O_NONBLOCK);
 	fcntl(r->dfd, F_SETFL, fcntl(r->dfd, F_GETFL) | O_NONBLOCK);
 	ev.data.u64 = NET_KEY | r->id << 1;
-	epoll_ctl(net_epfd, EPOLL_CTL_ADD, r->cfd, &ev);
+	epoll_ctl(rdata_epfd, EPOLL_CTL_ADD, r->cfd, &ev);
 	ev.data.u64 = NET_KEY | r->id << 1 | 1;
-	epoll_ctl(net_epfd, EPOLL_CTL_ADD, r->dfd, &ev);
-	r->next = net_relays;
-	net_relays = r;
+	epoll_ctl(rdata_epfd, EPOLL_CTL_ADD, r->dfd, &ev);
+	r->next = rdata_relays;
+	rdata_relays = r;
 	log_info("streaming to %s under %s%s", r->url, r->base, r->live_us ? ", live" : "");
 	return 0;
 bad:
@@ -526,9 +528,9 @@ bad:
 	return -EINVAL;
 }
 
-void net_del(uint64_t id)
+void rdata_del(uint64_t id)
 {
-	for (struct c_relay **pp = &net_relays; *pp; pp = &(*pp)->next) {
+	for (struct c_relay **pp = &rdata_relays; *pp; pp = &(*pp)->next) {
 		struct c_relay *r = *pp;
 
 		if (r->id != id)
@@ -537,11 +539,11 @@ void net_del(uint64_t id)
 		release(r, 0, 1);
 		if (!r->err)
 			retired_close(r, 0);
-		net_settle(r, 0);
+		rdata_settle(r, 0);
 		*pp = r->next;
 		if (!r->err) {
-			epoll_ctl(net_epfd, EPOLL_CTL_DEL, r->cfd, NULL);
-			epoll_ctl(net_epfd, EPOLL_CTL_DEL, r->dfd, NULL);
+			epoll_ctl(rdata_epfd, EPOLL_CTL_DEL, r->cfd, NULL);
+			epoll_ctl(rdata_epfd, EPOLL_CTL_DEL, r->dfd, NULL);
 		}
 		close(r->cfd);
 		close(r->dfd);
@@ -556,9 +558,9 @@ void net_del(uint64_t id)
 	}
 }
 
-int net_check(uint64_t id)
+int rdata_check(uint64_t id)
 {
-	struct c_relay *r = net_find(id);
+	struct c_relay *r = rdata_find(id);
 
 	return !r ? -ENOENT : r->err ? -r->err : 0;
 }
@@ -567,7 +569,7 @@ int net_check(uint64_t id)
 static void forget(struct c_relay *r, const void *obj)
 {
 	for (uint32_t i = 0; i < r->wlen; i++) {
-		struct net_wait *w = &r->waits[(r->whead + i) % NET_WAITS];
+		struct rdata_wait *w = &r->waits[(r->whead + i) % NET_WAITS];
 
 		if (w->obj == obj)
 			w->obj = NULL;
@@ -577,7 +579,7 @@ static void forget(struct c_relay *r, const void *obj)
 /* One whole reply to the oldest command awaiting one. */
 static void reply(struct c_relay *r, const uint8_t *b)
 {
-	struct net_wait w = r->waits[r->whead];
+	struct rdata_wait w = r->waits[r->whead];
 	uint32_t status = 0;
 
 	r->whead = (r->whead + 1) % NET_WAITS;
@@ -586,7 +588,7 @@ static void reply(struct c_relay *r, const uint8_t *b)
 	case W_STREAM:
 	case W_META: {
 		uint64_t handle = rly_get64(b);
-		enum net_state st = rly_get32(b + 8) == RLY_OK ? NET_READY : NET_FAILED;
+		enum rdata_state st = rly_get32(b + 8) == RLY_OK ? NET_READY : NET_FAILED;
 
 		if (!w.obj) {
 			if (st == NET_READY)
@@ -601,7 +603,7 @@ static void reply(struct c_relay *r, const uint8_t *b)
 			((struct c_trace *)w.obj)->net_meta.handle = handle;
 		}
 		if (st == NET_FAILED)
-			net_break(r, EREMOTEIO, "the relay refused a stream (status %u)",
+			rdata_break(r, EREMOTEIO, "the relay refused a stream (status %u)",
 				  rly_get32(b + 8));
 		return;
 	}
@@ -628,12 +630,12 @@ static void reply(struct c_relay *r, const uint8_t *b)
 	case W_GENERIC:
 		status = rly_get32(b);
 		if (status != RLY_OK)
-			net_break(r, EREMOTEIO, "the relay refused a command (status %u)", status);
+			rdata_break(r, EREMOTEIO, "the relay refused a command (status %u)", status);
 		return;
 	}
 	/* DATA_PENDING: 0 stored, 1 not yet; anything else an error */
 	if (status > 1)
-		net_break(r, EREMOTEIO, "the relay refused a command (status %u)", status);
+		rdata_break(r, EREMOTEIO, "the relay refused a command (status %u)", status);
 }
 
 static uint32_t reply_size(enum wait_kind k)
@@ -653,9 +655,9 @@ static void replies(struct c_relay *r)
 
 			n = recv(r->cfd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
 			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-				net_break(r, n ? errno : ECONNRESET, "the relay closed the connection");
+				rdata_break(r, n ? errno : ECONNRESET, "the relay closed the connection");
 			else if (n > 0)
-				net_break(r, EPROTO, "the relay sent an unexpected reply");
+				rdata_break(r, EPROTO, "the relay sent an unexpected reply");
 			return;
 		}
 		need = reply_size(r->waits[r->whead].kind);
@@ -663,7 +665,7 @@ static void replies(struct c_relay *r)
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n <= 0) {
-			net_break(r, n ? errno : ECONNRESET, "%s",
+			rdata_break(r, n ? errno : ECONNRESET, "%s",
 				  n ? strerror(errno) : "the relay closed the connection");
 			return;
 		}
@@ -675,9 +677,9 @@ static void replies(struct c_relay *r)
 	}
 }
 
-void net_event(uint64_t key, uint32_t events)
+void rdata_event(uint64_t key, uint32_t events)
 {
-	struct c_relay *r = net_find((key & ~NET_KEY) >> 1);
+	struct c_relay *r = rdata_find((key & ~NET_KEY) >> 1);
 	int data = key & 1;
 
 	if (!r || r->err)
@@ -687,7 +689,7 @@ void net_event(uint64_t key, uint32_t events)
 		ssize_t n = recv(r->dfd, &c, 1, MSG_DONTWAIT);
 
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR)) {
-			net_break(r, n < 0 ? errno : ECONNRESET, "the relay closed the data connection");
+			rdata_break(r, n < 0 ? errno : ECONNRESET, "the relay closed the data connection");
 			return;
 		}
 	}
@@ -754,7 +756,7 @@ static int unconfirmed_one(struct c_relay *r, struct c_seg *s, struct c_stream *
 }
 
 /* Ask the relay to confirm retired stream @x's packets, its index entries all sent. */
-static void retired_confirm(struct c_relay *r, struct net_retired *x, uint64_t now)
+static void retired_confirm(struct c_relay *r, struct rdata_retired *x, uint64_t now)
 {
 	uint8_t m[RLY_HDR + RLY_PAIR_BODY];
 
@@ -821,7 +823,7 @@ static void live_stream_tick(struct c_relay *r, struct c_seg *s, struct c_stream
 	p.seq = st->seq;
 	p.discarded = st->discarded - st->disc_base;
 	ctf_packet_header(hdr, &s->trace->info, &p);
-	if (net_packet(s, st, hdr, &p, NULL, 0, 0) == 0) {
+	if (rdata_packet(s, st, hdr, &p, NULL, 0, 0) == 0) {
 		st->seq++;	/* a packet of the stream like any other */
 		st->fd_packets++;
 	}
@@ -875,7 +877,7 @@ static void live_tick(struct c_relay *r, uint64_t now)
 		if (gone)
 			retired_close(r, gone);
 		for (uint32_t i = 0; i < r->nret; i++) {
-			struct net_retired *x = &r->ret[i];
+			struct rdata_retired *x = &r->ret[i];
 			uint64_t ts = promise(x->clock);
 
 			if (x->stream_id == UINT32_MAX || !x->net_seq || ts <= x->ts_sent ||
@@ -893,22 +895,22 @@ static void live_tick(struct c_relay *r, uint64_t now)
 	release(r, now, 0);
 }
 
-void net_tick(void)
+void rdata_tick(void)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
-	for (struct c_relay *r = net_relays; r; r = r->next) {
+	for (struct c_relay *r = rdata_relays; r; r = r->next) {
 		if (r->live_us && !r->err)
 			live_tick(r, now);
 		relay_tick(r, now);
 	}
 }
 
-int net_timeout(int t)
+int rdata_timeout(int t)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
-	for (struct c_relay *r = net_relays; r; r = r->next) {
+	for (struct c_relay *r = rdata_relays; r; r = r->next) {
 		uint64_t due = r->next_confirm;
 		int ms;
 
@@ -927,7 +929,7 @@ int net_timeout(int t)
 	return t;
 }
 
-void net_settle(struct c_relay *r, int confirm_all)
+void rdata_settle(struct c_relay *r, int confirm_all)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC), deadline = now + NET_SETTLE_NS, last = now, asked = 0;
 	size_t before = SIZE_MAX;
@@ -952,7 +954,7 @@ void net_settle(struct c_relay *r, int confirm_all)
 			last = now;
 		}
 		if (left && (now - last >= NET_STALL_NS || now >= deadline)) {
-			net_break(r, ETIMEDOUT, "the relay took nothing for %u ms",
+			rdata_break(r, ETIMEDOUT, "the relay took nothing for %u ms",
 				  (unsigned int)((now - last) / 1000000u));
 			return;
 		}
@@ -966,7 +968,7 @@ void net_settle(struct c_relay *r, int confirm_all)
 		}
 		if (poll(p, 2, 10) < 0 && errno != EINTR)
 			return;
-		net_event(NET_KEY | r->id << 1, (uint32_t)(p[0].revents ? EPOLLIN : 0));
+		rdata_event(NET_KEY | r->id << 1, (uint32_t)(p[0].revents ? EPOLLIN : 0));
 	}
 }
 
@@ -974,11 +976,11 @@ void net_settle(struct c_relay *r, int confirm_all)
 
 /*
  * The trace's metadata in a memfd. Its stream is announced with the
- * trace's first data stream (net_stream_open()): babeltrace2 drops a
+ * trace's first data stream (rdata_stream_open()): babeltrace2 drops a
  * trace that a viewer got with no data stream, and never shows the
  * streams that come after.
  */
-int net_trace_start(struct c_trace *t)
+int rdata_trace_start(struct c_trace *t)
 {
 	struct c_relay *r = t->chan->relay;
 	uint8_t m[RLY_HDR + RLY_ADD_STREAM_BODY];
@@ -998,7 +1000,7 @@ int net_trace_start(struct c_trace *t)
 }
 
 /* The metadata stream is announced, and every byte of it sent (or not announced yet). */
-int net_trace_ready(struct c_trace *t)
+int rdata_trace_ready(struct c_trace *t)
 {
 	struct c_relay *r = t->chan->relay;
 	static char buf[65536];
@@ -1009,7 +1011,7 @@ int net_trace_ready(struct c_trace *t)
 	if (t->net_meta.state == NET_NONE)
 		return 0;	/* with the first data stream */
 	if (t->net_meta.state == NET_ADDING) {
-		net_deferred++;
+		rdata_deferred++;
 		return -EAGAIN;
 	}
 	if (t->net_meta.state != NET_READY)
@@ -1033,7 +1035,7 @@ int net_trace_ready(struct c_trace *t)
 	return 0;
 }
 
-void net_trace_close(struct c_trace *t)
+void rdata_trace_close(struct c_trace *t)
 {
 	struct c_relay *r = t->chan->relay;
 
@@ -1048,7 +1050,7 @@ void net_trace_close(struct c_trace *t)
  * publish them to viewers (STREAMS_SENT) at once: before any later index
  * entry of the session, and never a trace without a data stream.
  */
-int net_stream_open(struct c_seg *s, struct c_stream *st)
+int rdata_stream_open(struct c_seg *s, struct c_stream *st)
 {
 	struct c_relay *r = s->chan->relay;
 	struct c_trace *t = s->trace;
@@ -1064,7 +1066,7 @@ int net_stream_open(struct c_seg *s, struct c_stream *st)
 	case NET_FAILED:
 		return -EREMOTEIO;
 	case NET_ADDING:
-		net_deferred++;
+		rdata_deferred++;
 		return -EAGAIN;
 	case NET_NONE:
 		break;
@@ -1089,11 +1091,11 @@ int net_stream_open(struct c_seg *s, struct c_stream *st)
 	rly_hdr(m, RLY_STREAMS_SENT, 0);
 	command(r, m, RLY_HDR, NULL, 0, W_GENERIC, NULL, 0, 1);
 	r->announced = 1;
-	net_deferred++;
+	rdata_deferred++;
 	return -EAGAIN;
 }
 
-int net_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
+int rdata_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
 	       const struct ctf_packet *pk, const void *data, size_t len, uint32_t nev)
 {
 	struct c_relay *r = s->chan->relay;
@@ -1122,7 +1124,7 @@ int net_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
 	return 0;
 }
 
-int net_room(const struct c_seg *s)
+int rdata_room(const struct c_seg *s)
 {
 	const struct c_relay *r = s->chan->relay;
 
@@ -1142,7 +1144,7 @@ static void gone_add(struct c_relay *r, uint64_t chan_id, uint64_t events)
 	if (i == r->ngone) {
 		if (r->ngone == r->cgone) {
 			uint32_t cap = r->cgone ? r->cgone * 2 : 8;
-			struct net_gone *ng = realloc(r->gone, cap * sizeof(*ng));
+			struct rdata_gone *ng = realloc(r->gone, cap * sizeof(*ng));
 
 			if (!ng)
 				return;	/* then counted as confirmed */
@@ -1155,10 +1157,10 @@ static void gone_add(struct c_relay *r, uint64_t chan_id, uint64_t events)
 	r->gone[i].events += events;
 }
 
-void net_stream_close(struct c_seg *s, struct c_stream *st)
+void rdata_stream_close(struct c_seg *s, struct c_stream *st)
 {
 	struct c_relay *r = s->chan->relay;
-	struct net_retired *x;
+	struct rdata_retired *x;
 
 	forget(r, st);
 	if (st->net.state != NET_READY || r->err)
@@ -1184,7 +1186,7 @@ void net_stream_close(struct c_seg *s, struct c_stream *st)
 	memcpy(x->uuid, s->trace->info.uuid, sizeof(x->uuid));
 }
 
-uint64_t net_unconfirmed(const struct c_seg *s, const struct c_stream *st)
+uint64_t rdata_unconfirmed(const struct c_seg *s, const struct c_stream *st)
 {
 	const struct c_relay *r = s->chan->relay;
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * net.h - streaming a session's traces to lttng-relayd (net.c, whose
- * opening comment has the invariants).
+ * relaydata.h - streaming a session's traces to lttng-relayd, the data
+ * side (relaydata.c, whose opening comment has the invariants).
  */
-#ifndef SHMTRACE_CONSUMERD_NET_H
-#define SHMTRACE_CONSUMERD_NET_H
+#ifndef SHMTRACE_CONSUMERD_RELAYDATA_H
+#define SHMTRACE_CONSUMERD_RELAYDATA_H
 
 #include <stdint.h>
 #include "common/proto.h"
@@ -15,7 +15,7 @@ struct c_trace;
 struct ctf_packet;
 
 /* Where a relay stream or a trace's metadata stream stands. */
-enum net_state {
+enum rdata_state {
 	NET_NONE,		/* not announced to the relay yet */
 	NET_ADDING,		/* ADD_STREAM sent, its handle not back yet */
 	NET_READY,
@@ -23,8 +23,8 @@ enum net_state {
 };
 
 /* A stream's side of the relay (in struct c_stream). */
-struct net_stream {
-	enum net_state state;
+struct rdata_stream {
+	enum rdata_state state;
 	int asking;			/* a DATA_PENDING is out */
 	int kick;			/* live: its handle came back, drain it */
 	uint64_t handle;
@@ -37,10 +37,10 @@ struct net_stream {
 
 /*
  * A live relay stream whose buffer (or trace) is gone, kept open for
- * viewers that have not read it all yet (net.c): beacons and empty
+ * viewers that have not read it all yet (relaydata.c): beacons and empty
  * packets only, then closed.
  */
-struct net_retired {
+struct rdata_retired {
 	uint64_t handle;
 	uint64_t net_seq;		/* packets sent */
 	uint64_t seq;			/* the packet_seq_num of its next packet */
@@ -58,12 +58,12 @@ struct net_retired {
 };
 
 /* Events sent on a channel's streams closed before the relay confirmed them. */
-struct net_gone {
+struct rdata_gone {
 	uint64_t chan_id;
 	uint64_t events;
 };
 
-struct net_held;
+struct rdata_held;
 
 struct c_relay {
 	uint64_t id;
@@ -76,58 +76,58 @@ struct c_relay {
 	uint64_t next_confirm, next_live, next_kick;	/* monotonic ns */
 	char url[256];
 	char base[192];
-	struct net_queue { char *buf; size_t head, len, cap; } cq, dq;
-	struct net_wait *waits;		/* replies awaited, in order: a ring */
+	struct rdata_queue { char *buf; size_t head, len, cap; } cq, dq;
+	struct rdata_wait *waits;		/* replies awaited, in order: a ring */
 	uint32_t whead, wlen;
-	struct net_held *held;		/* live: index entries held back, oldest first: a ring */
+	struct rdata_held *held;		/* live: index entries held back, oldest first: a ring */
 	uint32_t hhead, hlen, hcap;
-	struct net_retired *ret;	/* live: streams retired, oldest first */
+	struct rdata_retired *ret;	/* live: streams retired, oldest first */
 	uint32_t nret, cret;
-	struct net_gone *gone;		/* not live: closed streams' unconfirmed events */
+	struct rdata_gone *gone;		/* not live: closed streams' unconfirmed events */
 	uint32_t ngone, cgone;
 	uint8_t rbuf[16];
 	uint32_t rlen;
 	struct c_relay *next;
 };
 
-void net_init(int epfd);
+void rdata_init(int epfd);
 /* epoll keys of relay sockets have this bit */
 #define NET_KEY		(1ull << 62)
-int net_add(const struct msg_c_relay *m, const int *fds);
-void net_del(uint64_t id);
-struct c_relay *net_find(uint64_t id);
+int rdata_add(const struct msg_c_relay *m, const int *fds);
+void rdata_del(uint64_t id);
+struct c_relay *rdata_find(uint64_t id);
 /* 0 while streaming, else -errno of why it stopped (logged). */
-int net_check(uint64_t id);
-void net_event(uint64_t key, uint32_t events);
+int rdata_check(uint64_t id);
+void rdata_event(uint64_t key, uint32_t events);
 /*
  * Every loop of the main thread, between rounds: send what is queued, ask
  * for confirmations; live: announce new streams (draining them), send
  * the index entries held back that are due, beacons every period.
  */
-void net_tick(void);
-/* Milliseconds until net_tick() has work, at most @t. */
-int net_timeout(int t);
+void rdata_tick(void);
+/* Milliseconds until rdata_tick() has work, at most @t. */
+int rdata_timeout(int t);
 
 /*
  * Wait (bounded) until everything queued for @r is sent and answered,
  * giving up on a relay that accepts nothing for a second. With @confirm,
  * first ask the relay to confirm every stream's packets.
  */
-void net_settle(struct c_relay *r, int confirm);
+void rdata_settle(struct c_relay *r, int confirm);
 /* Packets left in the buffers because the relay could not take them. */
-extern unsigned long net_deferred;
+extern unsigned long rdata_deferred;
 
 /* Hooks of trace.c and drain.c; -EAGAIN: not now, the packet stays in its buffer. */
-int net_trace_start(struct c_trace *t);
-int net_trace_ready(struct c_trace *t);
-void net_trace_close(struct c_trace *t);
-int net_stream_open(struct c_seg *s, struct c_stream *st);
+int rdata_trace_start(struct c_trace *t);
+int rdata_trace_ready(struct c_trace *t);
+void rdata_trace_close(struct c_trace *t);
+int rdata_stream_open(struct c_seg *s, struct c_stream *st);
 /* May a packet of @s be queued now? (the queues are bounded) */
-int net_room(const struct c_seg *s);
-int net_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
+int rdata_room(const struct c_seg *s);
+int rdata_packet(struct c_seg *s, struct c_stream *st, const uint8_t *hdr,
 	       const struct ctf_packet *p, const void *data, size_t len, uint32_t nev);
-void net_stream_close(struct c_seg *s, struct c_stream *st);
+void rdata_stream_close(struct c_seg *s, struct c_stream *st);
 /* Events sent but not confirmed by a relay that went away. */
-uint64_t net_unconfirmed(const struct c_seg *s, const struct c_stream *st);
+uint64_t rdata_unconfirmed(const struct c_seg *s, const struct c_stream *st);
 
 #endif
