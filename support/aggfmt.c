@@ -380,32 +380,7 @@ int agg_print_text(FILE *out, struct agg_merged *m, const struct agg_names *n)
 /* A JSON string of @s: valid UTF-8 whatever its bytes (aggfmt.h). */
 static void json_str(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', out);
-	while (*p) {
-		unsigned char c = *p;
-
-		if (c == '"' || c == '\\') {
-			fprintf(out, "\\%c", c);
-		} else if (c < 32 || c == 127) {
-			fprintf(out, "\\u%04x", c);
-		} else if (c < 128) {
-			fputc(c, out);
-		} else {
-			/* a NUL ends a sequence before 4 bytes are read */
-			size_t k = js_utf8_len(p, 4);
-
-			if (k) {
-				fwrite(p, 1, k, out);
-				p += k;
-				continue;
-			}
-			fprintf(out, "\\udc%02x", c);
-		}
-		p++;
-	}
-	fputc('"', out);
+	js_put_str(out, s, strlen(s));
 }
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as @d. */

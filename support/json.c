@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * json.c - a strict JSON parser (json.h has what it accepts).
+ * json.c - a strict JSON parser (json.h has what it accepts), and the
+ * writer of a JSON string that every JSON output of shmtrace shares.
  *
  * Invariants:
  * - Nodes are made in document order (pre-order): the first member of an
@@ -596,4 +597,33 @@ double js_double(const struct js_node *n)
 	if (n->num == JS_INT_U64)
 		return (double)n->v.u;
 	return n->v.d;
+}
+
+void js_put_str(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	fputc('"', out);
+	while (p < end) {
+		unsigned char c = *p;
+
+		if (c == '"' || c == '\\') {
+			fprintf(out, "\\%c", c);
+		} else if (c < 32 || c == 127) {
+			fprintf(out, "\\u%04x", c);
+		} else if (c < 128) {
+			fputc(c, out);
+		} else {
+			size_t k = js_utf8_len(p, (size_t)(end - p) < 4 ? (size_t)(end - p) : 4);
+
+			if (k) {
+				fwrite(p, 1, k, out);
+				p += k;
+				continue;
+			}
+			fprintf(out, "\\udc%02x", c);	/* a byte of no character */
+		}
+		p++;
+	}
+	fputc('"', out);
 }

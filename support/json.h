@@ -2,7 +2,8 @@
 /*
  * json.h - a strict JSON parser (RFC 8259) for documents that anyone may
  * have damaged: a whole text in, a tree of nodes out, or an error that
- * says where (the byte offset) and why.
+ * says where (the byte offset) and why; and js_put_str(), the one writer
+ * of a JSON string of the daemons and the tools.
  *
  * What it accepts: one value, surrounded by optional white space (space,
  * tab, CR, LF); objects, arrays, strings, numbers, true, false, null.
@@ -29,6 +30,7 @@
 #define SHMTRACE_COMMON_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 enum js_type { JS_NULL, JS_FALSE, JS_TRUE, JS_NUM, JS_STR, JS_ARR, JS_OBJ };
@@ -70,6 +72,14 @@ struct js_doc;
  * surrogate, beyond U+10FFFF, cut).
  */
 size_t js_utf8_len(const unsigned char *s, size_t n);
+
+/*
+ * Write the @n bytes at @s to @out as a JSON string, quotes included:
+ * '"' and '\\' escaped, control characters as \u00XX, valid UTF-8 as it
+ * is, and each byte of no character as \udcXX (XX the byte), the way
+ * Python's surrogateescape reads it back.
+ */
+void js_put_str(FILE *out, const char *s, size_t n);
 
 /*
  * Parse @len bytes at @text (need not be NUL-terminated) with @lim (NULL:

@@ -60,39 +60,10 @@ void jw_end_arr(struct jw *w)
 	jw_close(w, ']');
 }
 
-static void jw_esc(FILE *out, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-
-	fputc('"', out);
-	while (p < end) {
-		unsigned char c = *p;
-
-		if (c == '"' || c == '\\') {
-			fprintf(out, "\\%c", c);
-		} else if (c < 32 || c == 127) {
-			fprintf(out, "\\u%04x", c);
-		} else if (c < 128) {
-			fputc(c, out);
-		} else {
-			size_t k = js_utf8_len(p, (size_t)(end - p) < 4 ? (size_t)(end - p) : 4);
-
-			if (k) {
-				fwrite(p, 1, k, out);
-				p += k;
-				continue;
-			}
-			fprintf(out, "\\udc%02x", c);	/* a byte of no character */
-		}
-		p++;
-	}
-	fputc('"', out);
-}
-
 void jw_key(struct jw *w, const char *k)
 {
 	jw_value(w);
-	jw_esc(w->out, k, strlen(k));
+	js_put_str(w->out, k, strlen(k));
 	fputc(':', w->out);
 	w->keyed = true;
 }
@@ -100,7 +71,7 @@ void jw_key(struct jw *w, const char *k)
 void jw_strn(struct jw *w, const char *s, size_t n)
 {
 	jw_value(w);
-	jw_esc(w->out, s, n);
+	js_put_str(w->out, s, n);
 }
 
 void jw_str(struct jw *w, const char *s)

@@ -63,6 +63,7 @@
 #include "why.h"
 #include "support/units.h"
 #include "common/util.h"
+#include "support/sysutil.h"
 #include "verbs.h"
 #include <shmtrace/reader.h>
 
@@ -590,20 +591,6 @@ static int record_cmp_name(const void *a, const void *b)
 		      ((const struct record_count *)b)->name);
 }
 
-/* Is @dir an existing directory with something in it? */
-static int record_used(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int used = 0;
-
-	while (d && !used && (e = readdir(d)) != NULL)
-		used = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	if (d)
-		closedir(d);
-	return used;
-}
-
 /* What the trace holds, as read: processes, events per name, discarded, time span. */
 struct record_read {
 	struct shmtrace_rd_reader *r;	/* (the names below are its) */
@@ -1085,7 +1072,7 @@ int record_main(const struct verb *v, int argc, char **argv)
 		fprintf(stderr, "tracectl: record: output path too long\n");
 		return 2;
 	}
-	if (!streamed && record_used(dir)) {
+	if (!streamed && dir_used(dir)) {
 		struct rec_error e = { .code = RE_OUTPUT_USED, .err = EEXIST };
 		char text[PROTO_PATH_MAX + 256];
 

@@ -323,6 +323,38 @@ START_TEST(test_many_values)
 }
 END_TEST
 
+/* js_put_str(): escapes, UTF-8 kept, a byte of no character as \udcXX;
+ * what it writes parses back to the same bytes where they were UTF-8 */
+START_TEST(test_put_str)
+{
+	static const struct {
+		const char *in;
+		size_t n;
+		const char *out;
+	} cases[] = {
+		{ "plain", 5, "\"plain\"" },
+		{ "q\"b\\", 4, "\"q\\\"b\\\\\"" },
+		{ "\x01\t\x7f", 3, "\"\\u0001\\u0009\\u007f\"" },
+		{ "\xc3\xa9t\xc3\xa9", 5, "\"\xc3\xa9t\xc3\xa9\"" },
+		{ "a\xff" "b", 3, "\"a\\udcffb\"" },
+		{ "\xc3", 1, "\"\\udcc3\"" },		/* cut at the end */
+		{ "x\0y", 3, "\"x\\u0000y\"" },		/* n bytes, NUL included */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		ck_assert_ptr_nonnull(f);
+		js_put_str(f, cases[i].in, cases[i].n);
+		fclose(f);
+		ck_assert_msg(!strcmp(buf, cases[i].out), "case %zu: %s", i, buf);
+		free(buf);
+	}
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -335,6 +367,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_many_values);
+	tcase_add_test(tc, test_put_str);
 	suite_add_tcase(s, tc);
 	return s;
 }
