@@ -73,6 +73,12 @@ enum proto_type {
 	MSG_C_ADOPT_APP = 68,		/* body struct msg_c_app; fds as MSG_C_APP_ADD */
 	MSG_C_ADOPT_END = 69,		/* body struct msg_c_adopt_end; status */
 	MSG_REPLY_ITEM = 70,		/* body struct msg_item, then a record; more follows */
+	/* traced process -> session daemon, no reply, no body: look at the
+	 * firings of the process page's trigger area */
+	MSG_APP_TRIGGER = 71,
+	/* session daemon -> consumer daemon: which keys of an aggregation
+	 * meet a condition; body struct msg_c_agg_eval, fd: write them there */
+	MSG_C_AGG_EVAL = 72,
 };
 
 struct proto_hdr {
@@ -193,6 +199,10 @@ enum proto_verb {
 	VERB_AGGREGATE,			/* 17: struct cmd_aggregate [, its filter] */
 	VERB_DISABLE_AGG,		/* 18: NAME... */
 	VERB_SHOW_AGG,			/* 19: struct cmd_show_agg */
+	VERB_ADD_TRIGGER,		/* 20: struct cmd_trigger [, its filter] */
+	VERB_LIST_TRIGGERS,		/* 21: - */
+	VERB_REMOVE_TRIGGER,		/* 22: NAME... */
+	VERB_WAIT_TRIGGER,		/* 23: struct cmd_wait_trigger */
 	VERB_MAX
 };
 
@@ -219,6 +229,10 @@ enum proto_verb {
  *   aggregate             cmd_aggregate        [filter]
  *   disable-aggregation   -                    name...              (1 to 255)
  *   show-aggregations     cmd_show_agg         -
+ *   add-trigger           cmd_trigger          [filter]
+ *   list-triggers         -                    -
+ *   remove-trigger        -                    name...              (1 to 255)
+ *   wait-trigger          cmd_wait_trigger     -
  */
 #define PROTO_CMD_MAX_STR	256
 
@@ -344,6 +358,65 @@ struct cmd_show_agg {
 };
 _Static_assert(sizeof(struct cmd_show_agg) == PROTO_NAME_MAX + 8, "cmd show agg");
 
+/*
+ * A condition on an aggregation's values (add-trigger --when), per key:
+ * STAT OP VALUE. Parsed by tracectl and the session daemon
+ * (support/aggcond.h), evaluated by the consumer over merged results.
+ */
+enum proto_agg_stat {
+	AGGC_COUNT = 1,			/* the count function, or a histogram's total */
+	AGGC_SUM, AGGC_MIN, AGGC_MAX, AGGC_AVG,
+	AGGC_PCT,			/* a percentile of a quantize or lquantize */
+	AGGC_MAX_STAT
+};
+enum proto_agg_op { AGGC_GT = 1, AGGC_GE, AGGC_LT, AGGC_LE, AGGC_EQ, AGGC_NE, AGGC_MAX_OP };
+
+struct proto_agg_cond {
+	uint32_t stat;			/* enum proto_agg_stat */
+	uint32_t op;			/* enum proto_agg_op */
+	uint32_t permille;		/* AGGC_PCT: 1..999 (p99 = 990, p99.9 = 999) */
+	uint32_t func;			/* the aggregation's function it reads */
+	int64_t value;			/* integers (durations in ns) */
+	char field[32];			/* "" or the function's field: sum(F) */
+};
+_Static_assert(sizeof(struct proto_agg_cond) == 56, "agg cond");
+
+/* cmd_trigger.kind */
+#define CMD_TRIG_EVENT		1	/* --on-event PATTERN [--filter EXPR] */
+#define CMD_TRIG_AGG		2	/* --on-aggregation AGG --when EXPR */
+
+/* cmd_trigger.action */
+#define CMD_ACT_SNAPSHOT	1	/* snapshot-session SESSION */
+#define CMD_ACT_START		2	/* start-session SESSION */
+#define CMD_ACT_STOP		3	/* stop-session SESSION */
+#define CMD_ACT_ROTATE		4	/* rotate-session SESSION */
+#define CMD_ACT_NOTIFY		5	/* notify: wait-trigger and the log */
+
+#define PROTO_WHEN_MAX		128	/* --when's text, NUL included */
+
+struct cmd_trigger {
+	char name[PROTO_NAME_MAX];
+	uint32_t kind;			/* CMD_TRIG_* */
+	uint32_t action;		/* CMD_ACT_* */
+	char action_session[PROTO_NAME_MAX];	/* "" for notify */
+	char pattern[PROTO_EVNAME_MAX];	/* CMD_TRIG_EVENT */
+	uint32_t filter;		/* 1: the string is a filter */
+	uint32_t policy;		/* SHM_TRIG_EVERY, SHM_TRIG_ONCE_AFTER */
+	uint64_t n;			/* its N, >= 1 */
+	char agg_session[PROTO_NAME_MAX];	/* CMD_TRIG_AGG: the aggregation's session */
+	char agg[PROTO_NAME_MAX];	/* ... and name */
+	char when[PROTO_WHEN_MAX];	/* ... the condition as written */
+	uint64_t every_ms;		/* ... evaluated this often, 0: 1 s */
+};
+_Static_assert(sizeof(struct cmd_trigger) == 4 * PROTO_NAME_MAX + PROTO_EVNAME_MAX + 24 +
+	       PROTO_WHEN_MAX + 8, "cmd trigger");
+
+struct cmd_wait_trigger {
+	char name[PROTO_NAME_MAX];
+	uint64_t timeout_ms;		/* 0: none */
+};
+_Static_assert(sizeof(struct cmd_wait_trigger) == PROTO_NAME_MAX + 8, "cmd wait trigger");
+
 union cmd_body {
 	struct cmd_create create;
 	struct cmd_channel channel;
@@ -353,6 +426,8 @@ union cmd_body {
 	struct cmd_snapshot snapshot;
 	struct cmd_aggregate aggregate;
 	struct cmd_show_agg show_agg;
+	struct cmd_trigger trigger;
+	struct cmd_wait_trigger wait_trigger;
 };
 
 /* A MSG_CMD as proto_cmd_decode() found it. */
@@ -511,6 +586,28 @@ struct msg_c_agg_show {
 _Static_assert(sizeof(struct msg_c_agg_show) == 72, "c agg show");
 
 /*
+ * Which keys of aggregation @agg_id meet @cond (MSG_C_AGG_EVAL): the
+ * consumer merges it and writes into the descriptor sent with it one
+ * struct msg_c_agg_hit per key that does, at most @max.
+ */
+struct msg_c_agg_eval {
+	uint64_t agg_id;
+	uint32_t max;
+	uint32_t reserved;
+	struct proto_agg_cond cond;
+};
+_Static_assert(sizeof(struct msg_c_agg_eval) == 16 + sizeof(struct proto_agg_cond), "c agg eval");
+
+#define PROTO_AGG_KEY_TEXT	256	/* a key as printed: "K1 = V1, K2 = V2" */
+
+struct msg_c_agg_hit {
+	int64_t value;			/* the statistic (avg: rounded down) */
+	int64_t lo, hi;			/* AGGC_PCT: its bucket [lo, hi] */
+	char key[PROTO_AGG_KEY_TEXT];
+};
+_Static_assert(sizeof(struct msg_c_agg_hit) == 24 + PROTO_AGG_KEY_TEXT, "c agg hit");
+
+/*
  * Replies to MSG_CMD (doc/protocol.md, "Replies"): any number of
  * MSG_REPLY_ITEM, each one typed record, then one MSG_REPLY whose status
  * is the result (0 or -errno) and whose body is empty; on failure the
@@ -540,6 +637,8 @@ enum proto_rec {
 	REC_NOTE = 10,			/* struct rec_error: something to know, not an error */
 	REC_ERROR = 11,			/* struct rec_error: why the command failed */
 	REC_DAEMON = 12,		/* struct rec_daemon */
+	REC_TRIGGER = 13,		/* struct rec_trigger */
+	REC_FIRING = 14,		/* struct rec_firing */
 	REC_MAX
 };
 
@@ -755,6 +854,80 @@ struct rec_daemon {
 };
 _Static_assert(sizeof(struct rec_daemon) == 40 + PROTO_PATH_MAX, "rec daemon");
 
+/* rec_trigger.flags */
+#define REC_TRIGGER_FILTER	(1u << 0)	/* filter holds its filter */
+#define REC_TRIGGER_FILTER_CUT	(1u << 1)
+#define REC_TRIGGER_REMOVED	(1u << 2)	/* remove-trigger removed it */
+#define REC_TRIGGER_SPENT	(1u << 3)	/* once-after: it fired, it will not again */
+#define REC_TRIGGER_FIRED	(1u << 4)	/* last_* hold its last firing */
+
+/* A trigger (add-trigger, list-triggers, remove-trigger). */
+struct rec_trigger {
+	char name[PROTO_NAME_MAX];
+	uint64_t id;
+	uint32_t kind;			/* CMD_TRIG_* */
+	uint32_t action;		/* CMD_ACT_* */
+	char action_session[PROTO_NAME_MAX];
+	uint32_t flags;			/* REC_TRIGGER_* */
+	uint32_t policy;		/* SHM_TRIG_* */
+	uint64_t n;
+	char pattern[PROTO_EVNAME_MAX];	/* CMD_TRIG_EVENT */
+	char agg_session[PROTO_NAME_MAX];	/* CMD_TRIG_AGG */
+	char agg[PROTO_NAME_MAX];
+	char when[PROTO_WHEN_MAX];
+	uint64_t every_ms;
+	uint64_t matches;		/* events that met the condition (live processes) */
+	uint64_t fired;			/* firings acted on */
+	uint64_t lost;			/* firings lost: a process's ring was full */
+	uint64_t failed;		/* actions that failed */
+	uint64_t ignored;		/* firings after a once-after fired, or damaged */
+	uint32_t waiters;		/* wait-trigger waiting now */
+	uint32_t last_pid;		/* REC_TRIGGER_FIRED: its last firing's process */
+	uint32_t last_tid;
+	int32_t last_err;		/* its action's errno (positive), 0: done */
+	uint64_t last_time_ns;		/* ... its time (CLOCK_REALTIME, ns) */
+	char last_path[PROTO_PATH_MAX];	/* ... a snapshot's or chunk's directory */
+	uint32_t filter_len;
+	uint32_t reserved;
+	char filter[PROTO_FILTER_MAX];
+};
+_Static_assert(sizeof(struct rec_trigger) == 4 * PROTO_NAME_MAX + PROTO_EVNAME_MAX + PROTO_WHEN_MAX +
+	       PROTO_PATH_MAX + PROTO_FILTER_MAX + 112, "rec trigger");
+_Static_assert(offsetof(struct rec_trigger, last_path) == 744, "rec trigger path");
+
+#define REC_FIRING_STR		320	/* bytes of a string field (SHM_TRIG_STR) */
+#define REC_FIRING_CUT		(1u << 0)	/* a string was cut */
+#define REC_FIRING_EARLY	(1u << 1)	/* told before its event was written */
+#define REC_FIRING_EVENT	(1u << 2)	/* of an event: pid, tid, event, fields */
+
+/* A firing (wait-trigger): what fired, when. */
+struct rec_firing {
+	char trigger[PROTO_NAME_MAX];
+	uint32_t kind;			/* CMD_TRIG_* */
+	uint32_t flags;			/* REC_FIRING_* */
+	uint64_t time_ns;		/* CLOCK_REALTIME, ns */
+	uint64_t ts;			/* the event's timestamp (trace clock) */
+	uint64_t count;			/* the match that fired (its process's) */
+	uint32_t pid;
+	uint32_t tid;
+	int64_t value;			/* CMD_TRIG_AGG: the statistic */
+	int64_t lo, hi;			/* ... a percentile's bucket */
+	char key[PROTO_AGG_KEY_TEXT];	/* ... the key */
+	char event[PROTO_EVNAME_MAX];	/* CMD_TRIG_EVENT: provider:event */
+	uint32_t nfields;
+	uint32_t reserved;
+	struct {
+		char name[PROTO_FIELDNAME_MAX];
+		uint32_t type;		/* SHMTRACE_TYPE_* (| SHMTRACE_TYPE_SEQ: its length) */
+		uint32_t reserved;
+		uint64_t value;		/* integers, doubles (bits), addresses */
+		char str[REC_FIRING_STR];	/* strings */
+	} field[PROTO_MAX_FIELDS];
+};
+_Static_assert(sizeof(struct rec_firing) == PROTO_NAME_MAX + 64 + PROTO_AGG_KEY_TEXT +
+	       PROTO_EVNAME_MAX + 8 + PROTO_MAX_FIELDS * (PROTO_FIELDNAME_MAX + 16 + REC_FIRING_STR),
+	       "rec firing");
+
 /*
  * Why a command failed (REC_ERROR), or what it had to say besides
  * (REC_NOTE): a code, the errno, and the code's fields (which of them
@@ -818,6 +991,13 @@ enum proto_why {
 	RE_RELAY_URL,		/* name: the address, name2: which ("relay", "control", "data") */
 	RE_URL_PAIR,
 	RE_RELAY_CONNECT,	/* err, name: the address, detail: the step */
+	RE_TRIGGER_EXISTS,	/* name */
+	RE_NO_TRIGGER,		/* name */
+	RE_TRIGGERS_FULL,	/* n0: event triggers at most */
+	RE_TRIGGER_ARGS,	/* name: what is wrong ("kind", "action", "policy", "every") */
+	RE_AGG_COND,		/* name: the condition, detail: why */
+	RE_WAIT_TIMEOUT,	/* name: the trigger, n0: ms waited */
+	RE_TRIGGER_GONE,	/* name: the trigger, removed while waited for */
 	RE_MAX_ERROR,
 	/* notes */
 	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */
@@ -853,6 +1033,8 @@ union proto_rec_body {
 	struct rec_rotation rotation;
 	struct rec_error error;
 	struct rec_daemon daemon;
+	struct rec_trigger trigger;
+	struct rec_firing firing;
 };
 
 int proto_send(int fd, unsigned int type, int status, const void *body, size_t len,

@@ -32,8 +32,16 @@
  *      12      4     max_events (SHM_MAX_EVENTS)
  *      16      8     generation (odd while being written)
  *      24      4     ringing: 1 while the daemon sends the doorbell signal
- *      28      36    reserved
+ *      28      4     reserved
+ *      32      8     trig_read: firings the daemon has read from the process
+ *                    page's ring (written by the daemon outside the
+ *                    generation; read by the process with acquire)
+ *      40      24    reserved
  *      64      512   chan[8], 64 bytes each (struct shm_ctl_chan)
+ *      1024    1024  trig[16], 64 bytes each (struct shm_ctl_trig): an event
+ *                    trigger (tracectl add-trigger --on-event): its id (0:
+ *                    slot unused), its filter number (0: none), its rate
+ *                    policy and N
  *      4096    8192  enabled[event id]: mask of channel slots
  *      12288   65536 filt[channel slot][event id]: 0, or the number (1..255)
  *                    of the filter that decides the event in that channel
@@ -50,6 +58,8 @@
  *                    index `names` (field names of the event, or context:
  *                    $ctx.vtid, $ctx.vpid, $ctx.cpu_id); the process copies
  *                    it under the generation and checks it with agg_geom()
+ *      110592  16384 trigen[event id]: u16 mask of trigger slots whose
+ *                    pattern takes the event
  *
  * 2. The process page (struct shm_proc_page, 4096 bytes). Shared
  *    read-write by the process and the consumer daemon, mapped read-only
@@ -83,6 +93,19 @@
  *                    consumer that takes the page)
  *      64      4     consumer_sleeping (written by the consumer)
  *      128     64    lost_nobuf[channel slot] (atomic adds by the process)
+ *      4096    12288 the trigger area (struct shm_trig_area): the firings of
+ *                    event triggers, written by the traced threads, read by
+ *                    the session daemon:
+ *        4096  8     head: records claimed so far (compare-and-swap)
+ *        4104  8     lost: firings dropped, the ring full (atomic add)
+ *        4160  128   count[trigger slot]: matches of the slot's trigger, the
+ *                    low 16 bits of its id in bits 48-63 and the count in
+ *                    bits 0-47 (compare-and-swap: exact across threads)
+ *        4288  128   lost_slot[trigger slot]: its firings dropped (the ring
+ *                    full), tagged and counted the same way
+ *        8192  8192  ring[16], 512 bytes each (struct shm_trig_rec): record
+ *                    n in ring[n % 16], complete once its seq is n + 1
+ *                    (release); claimed only while n - ctl.trig_read < 16
  *
  * 3. Buffer segments (struct shm_seg_hdr then slots), one table of segments
  *    per process and channel; a segment never moves nor shrinks. A slot is
@@ -125,7 +148,7 @@
 #include <shmtrace/shmtrace.h>
 #include "common/agg.h"
 
-#define SHM_VERSION		5
+#define SHM_VERSION		6
 #define SHM_MAX_CHAN		SHMTRACE__MAX_CHAN
 #define SHM_MAX_EVENTS		8192
 #define SHM_PAGE		4096u
@@ -165,8 +188,25 @@ struct shm_ctl_chan {
 #define SHM_AGG_NAMES		(AGG_MAX_KEYS + AGG_MAX_FUNCS)
 #define SHM_AGG_NAME		32	/* bytes of a field name, NUL included */
 #define SHM_CTL_AGG_SIZE	1024u
+#define SHM_MAX_TRIG		16	/* event trigger slots of a process */
+#define SHM_CTL_TRIG_OFF	1024u
 #define SHM_CTL_SIZE		(SHM_CTL_HDR + SHM_MAX_EVENTS + SHM_MAX_CHAN * SHM_MAX_EVENTS + \
-				 SHM_FILTERS_SIZE + SHM_MAX_EVENTS + SHM_MAX_AGG * SHM_CTL_AGG_SIZE)
+				 SHM_FILTERS_SIZE + SHM_MAX_EVENTS + SHM_MAX_AGG * SHM_CTL_AGG_SIZE + \
+				 2 * SHM_MAX_EVENTS)
+
+/* Rate policies of event triggers (shm_ctl_trig.policy). */
+#define SHM_TRIG_EVERY		0	/* at every N-th match (N = 1: each) */
+#define SHM_TRIG_ONCE_AFTER	1	/* once, at the N-th match */
+
+/* An event trigger's slot of the control page (tracectl add-trigger --on-event). */
+struct shm_ctl_trig {
+	uint64_t trig_id;		/* 0: slot unused */
+	uint32_t filter;		/* 0, or its filter's number in `filters` */
+	uint32_t policy;		/* SHM_TRIG_* */
+	uint64_t n;			/* N of the policy, >= 1 */
+	uint8_t reserved[40];
+};
+_Static_assert(sizeof(struct shm_ctl_trig) == 64, "ctl trig size");
 
 /* Aggregation flags. */
 #define SHM_AGG_PROFILE		1u	/* values from function entry and exit (aggr.c) */
@@ -196,9 +236,13 @@ struct shm_ctl_page {
 	uint32_t max_events;
 	uint64_t generation;
 	uint32_t ringing;		/* the daemon is sending the doorbell */
-	uint8_t reserved[36];
+	uint32_t reserved0;
+	uint64_t trig_read;		/* firings the daemon read (outside the generation) */
+	uint8_t reserved[24];
 	struct shm_ctl_chan chan[SHM_MAX_CHAN];
-	uint8_t pad[SHM_CTL_HDR - 64 - SHM_MAX_CHAN * sizeof(struct shm_ctl_chan)];
+	uint8_t pad[SHM_CTL_TRIG_OFF - 64 - SHM_MAX_CHAN * sizeof(struct shm_ctl_chan)];
+	struct shm_ctl_trig trig[SHM_MAX_TRIG];
+	uint8_t pad2[SHM_CTL_HDR - SHM_CTL_TRIG_OFF - SHM_MAX_TRIG * sizeof(struct shm_ctl_trig)];
 	uint8_t enabled[SHM_MAX_EVENTS];
 	uint8_t filt[SHM_MAX_CHAN][SHM_MAX_EVENTS];
 	struct shm_ctl_filters {
@@ -212,12 +256,15 @@ struct shm_ctl_page {
 	} filters;
 	uint8_t aggen[SHM_MAX_EVENTS];
 	struct shm_ctl_agg agg[SHM_MAX_AGG];
+	uint16_t trigen[SHM_MAX_EVENTS];
 };
 
 _Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
 _Static_assert(offsetof(struct shm_ctl_chan, context) == 24, "ctl chan context");
 _Static_assert(offsetof(struct shm_ctl_page, generation) == 16, "ctl generation");
 _Static_assert(offsetof(struct shm_ctl_page, ringing) == 24, "ctl ringing");
+_Static_assert(offsetof(struct shm_ctl_page, trig_read) == 32, "ctl trig read");
+_Static_assert(offsetof(struct shm_ctl_page, trig) == SHM_CTL_TRIG_OFF, "ctl trig");
 _Static_assert(offsetof(struct shm_ctl_page, chan) == 64, "ctl chan offset");
 _Static_assert(offsetof(struct shm_ctl_page, enabled) == SHM_CTL_HDR, "ctl enabled");
 _Static_assert(offsetof(struct shm_ctl_page, filt) == SHM_CTL_HDR + SHM_MAX_EVENTS, "ctl filt");
@@ -225,9 +272,61 @@ _Static_assert(offsetof(struct shm_ctl_page, filters) == 77824, "ctl filters");
 _Static_assert(sizeof(struct shm_ctl_filters) == SHM_FILTERS_SIZE, "ctl filters size");
 _Static_assert(offsetof(struct shm_ctl_page, aggen) == 94208, "ctl aggen");
 _Static_assert(offsetof(struct shm_ctl_page, agg) == 102400, "ctl agg");
+_Static_assert(offsetof(struct shm_ctl_page, trigen) == 110592, "ctl trigen");
 _Static_assert(sizeof(struct shm_ctl_page) == SHM_CTL_SIZE, "ctl size");
 
-#define SHM_PROC_SIZE		SHM_PAGE
+#define SHM_PROC_SIZE		(4 * SHM_PAGE)
+
+/* The firings of event triggers: the trigger area of the process page. */
+#define SHM_TRIG_RING		16u	/* records */
+#define SHM_TRIG_REC		512u	/* bytes of one */
+#define SHM_TRIG_FIELDS		16	/* field values a record holds */
+#define SHM_TRIG_STR		320u	/* bytes of its strings */
+#define SHM_TRIG_COUNT_BITS	48	/* count[]: the count; the id's low 16 bits above */
+
+/* shm_trig_rec.flags */
+#define SHM_TRIG_CUT		1u	/* a string was cut to fit */
+#define SHM_TRIG_EARLY		2u	/* told before the event was written (an
+					 * instrumented module of ABI 2) */
+
+/*
+ * One firing: written by the thread whose event fired the trigger, whole
+ * before its seq is stored (release), after the event itself was committed.
+ */
+struct shm_trig_rec {
+	uint64_t seq;			/* its number + 1 once complete */
+	uint64_t trig_id;
+	uint64_t ts;			/* the event's time (trace clock) */
+	uint64_t count;			/* the match of the process that fired */
+	uint64_t mono_ns;		/* CLOCK_MONOTONIC when told */
+	uint32_t slot;			/* trigger slot */
+	int32_t tid;
+	uint32_t event_id;
+	uint16_t nfields;		/* values in val[] (the event's fields, in order) */
+	uint16_t flags;			/* SHM_TRIG_CUT, SHM_TRIG_EARLY */
+	uint32_t str_used;		/* bytes of str[] */
+	uint32_t reserved;
+	uint64_t val[SHM_TRIG_FIELDS];	/* integers, doubles (bits), addresses; a
+					 * sequence: its length */
+	char str[SHM_TRIG_STR];		/* string fields, in order, NUL-terminated */
+};
+_Static_assert(sizeof(struct shm_trig_rec) == SHM_TRIG_REC, "trig rec size");
+_Static_assert(offsetof(struct shm_trig_rec, val) == 64, "trig rec val");
+_Static_assert(offsetof(struct shm_trig_rec, str) == 192, "trig rec str");
+
+struct shm_trig_area {
+	uint64_t head;			/* records claimed (compare-and-swap) */
+	uint64_t lost;			/* firings dropped: the ring full (atomic add) */
+	uint8_t reserved0[48];
+	uint64_t count[SHM_MAX_TRIG];	/* matches per slot (compare-and-swap) */
+	uint64_t lost_slot[SHM_MAX_TRIG];	/* ... firings of the slot dropped (the same) */
+	uint8_t pad[SHM_PAGE - 64 - 16 * SHM_MAX_TRIG];
+	struct shm_trig_rec ring[SHM_TRIG_RING];
+};
+_Static_assert(offsetof(struct shm_trig_area, count) == 64, "trig count");
+_Static_assert(offsetof(struct shm_trig_area, lost_slot) == 192, "trig lost slot");
+_Static_assert(offsetof(struct shm_trig_area, ring) == SHM_PAGE, "trig ring");
+_Static_assert(sizeof(struct shm_trig_area) == 3 * SHM_PAGE, "trig area size");
 
 struct shm_proc_page {
 	uint32_t magic;
@@ -246,12 +345,15 @@ struct shm_proc_page {
 	/* cache line 2: written by the process (atomic adds) */
 	uint64_t lost_nobuf[SHM_MAX_CHAN];
 	uint8_t pad[SHM_PAGE - 192];
+	/* pages 1 to 3: written by the process, read by the session daemon */
+	struct shm_trig_area trig;
 };
 
 _Static_assert(offsetof(struct shm_proc_page, doorbell_off) == 16, "proc doorbell");
 _Static_assert(offsetof(struct shm_proc_page, nobuf_fresh) == 20, "proc nobuf fresh");
 _Static_assert(offsetof(struct shm_proc_page, consumer_sleeping) == 64, "proc sleeping");
 _Static_assert(offsetof(struct shm_proc_page, lost_nobuf) == 128, "proc lost");
+_Static_assert(offsetof(struct shm_proc_page, trig) == SHM_PAGE, "proc trig");
 _Static_assert(sizeof(struct shm_proc_page) == SHM_PROC_SIZE, "proc size");
 
 /*

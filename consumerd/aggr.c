@@ -5,7 +5,9 @@
  * when asked (MSG_C_AGG_SHOW: tracectl show-aggregations, and the session
  * daemon at stop for aggregations.json), and folds a process's tables into
  * the aggregation's retired results when the process is gone, so that
- * memory follows the processes alive, not all those that ever ran.
+ * memory follows the processes alive, not all those that ever ran; and
+ * evaluates a trigger's condition over the merged results, key by key
+ * (MSG_C_AGG_EVAL: the keys that meet it, written into a descriptor).
  *
  * Everything in a segment is written by its process and trusted for
  * nothing: the header's sizes are checked against the definition the
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "support/aggcond.h"
 #include "support/aggfmt.h"
 #include "aggr.h"
 #include "support/log.h"
@@ -267,6 +270,155 @@ int cagg_show(const struct msg_c_agg_show *m, int fd)
 		ret = -EIO;
 	if (fclose(out) != 0 && !ret)
 		ret = -EIO;
+	return ret;
+}
+
+/*
+ * Conditions of triggers (support/aggcond.h), key by key: a statistic of
+ * an entry compared with a value. A percentile is read from the
+ * histogram's buckets (nearest rank) and holds only when every value of
+ * its bucket makes it hold: the bucket's lowest value for > and >=, its
+ * highest for < and <=; an open bucket (lquantize's outer ones) never.
+ */
+static int cond_cmp(const struct proto_agg_cond *c, int64_t v)
+{
+	switch (c->op) {
+	case AGGC_GT: return v > c->value;
+	case AGGC_GE: return v >= c->value;
+	case AGGC_LT: return v < c->value;
+	case AGGC_LE: return v <= c->value;
+	case AGGC_EQ: return v == c->value;
+	case AGGC_NE: return v != c->value;
+	default: return 0;
+	}
+}
+
+static int cond_eval(const struct proto_agg_cond *c, const struct agg_view *v,
+		 const struct agg_ventry *e, struct msg_c_agg_hit *hit)
+{
+	const struct agg_vval *val;
+	const struct agg_func *f;
+	uint64_t total = 0, rank, seen = 0;
+	int64_t lo, hi;
+	int open_lo, open_hi;
+
+	if (c->func >= v->def.nfuncs || c->func >= AGG_MAX_FUNCS)
+		return 0;
+	val = &e->val[c->func];
+	f = &v->def.f[c->func];
+	memset(hit, 0, sizeof(*hit));
+	if (f->fn == AGG_QUANTIZE || f->fn == AGG_LQUANTIZE) {
+		for (uint32_t i = 0; i < val->nb; i++)
+			total += val->b[i].count;
+		if (!total)
+			return 0;
+		if (c->stat == AGGC_COUNT) {
+			hit->value = total > INT64_MAX ? INT64_MAX : (int64_t)total;
+			return cond_cmp(c, hit->value);
+		}
+		if (c->stat != AGGC_PCT)
+			return 0;
+		/* nearest rank: the smallest value with permille/1000 of them at or below */
+		rank = (uint64_t)(((unsigned __int128)total * c->permille + 999) / 1000);
+		for (uint32_t i = 0; i < val->nb; i++) {
+			seen += val->b[i].count;
+			if (seen < rank)
+				continue;
+			agg_bucket_range(&v->def, &v->geom, c->func, val->b[i].b, &lo, &hi,
+					 &open_lo, &open_hi);
+			hit->lo = lo;
+			hit->hi = hi;
+			if (c->op == AGGC_GT || c->op == AGGC_GE) {
+				hit->value = lo;
+				return !open_lo && cond_cmp(c, lo);
+			}
+			hit->value = hi;
+			return !open_hi && cond_cmp(c, hi);
+		}
+		return 0;
+	}
+	if (!val->set)
+		return 0;
+	hit->value = f->fn == AGG_AVG ? (int64_t)val->avg : val->v;
+	if (f->fn == AGG_AVG) {
+		/* compared exactly: avg > X when the mean is above X */
+		double x = (double)c->value;
+
+		switch (c->op) {
+		case AGGC_GT: return val->avg > x;
+		case AGGC_GE: return val->avg >= x;
+		case AGGC_LT: return val->avg < x;
+		case AGGC_LE: return val->avg <= x;
+		case AGGC_EQ: return val->avg == x;
+		default: return val->avg != x;
+		}
+	}
+	return cond_cmp(c, hit->value);
+}
+
+static void cond_key(const struct agg_view *v, const struct agg_ventry *e, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = 0;
+	if (!v->def.nkeys) {
+		snprintf(buf, len, "(all)");
+		return;
+	}
+	for (unsigned int k = 0; k < v->def.nkeys && k < AGG_MAX_KEYS && pos < len; k++) {
+		const char *name = v->names.key[k] ? v->names.key[k] : "?";
+		int n;
+
+		if (v->def.key_kind[k] == AGG_KEY_STR) {
+			n = snprintf(buf + pos, len - pos, "%s%s = ", k ? ", " : "", name);
+			pos += n > 0 ? (size_t)n : 0;
+			for (const char *s = e->key[k].s; *s && pos + 1 < len; s++)
+				buf[pos++] = (unsigned char)*s < 32 || *s == 127 ? '?' : *s;
+			if (pos < len)
+				buf[pos] = 0;
+		} else {
+			n = snprintf(buf + pos, len - pos, "%s%s = %lld", k ? ", " : "", name,
+				     (long long)e->key[k].i);
+			pos += n > 0 ? (size_t)n : 0;
+		}
+	}
+	buf[len - 1] = 0;
+}
+
+int cagg_eval(const struct msg_c_agg_eval *m, int fd)
+{
+	const struct c_agg *a = cagg_find(m->agg_id);
+	struct msg_c_agg_hit hit;
+	struct agg_merged mg;
+	struct agg_names names;
+	struct agg_view v;
+	uint32_t n = 0;
+	int ret, viewed;
+
+	if (!a)
+		return -ENOENT;
+	if (m->cond.func >= a->def.nfuncs || m->cond.stat == 0 || m->cond.stat >= AGGC_MAX_STAT ||
+	    m->cond.op == 0 || m->cond.op >= AGGC_MAX_OP || m->cond.permille >= 1000)
+		return -EINVAL;
+	ret = cagg_merge(a, &mg);
+	if (ret < 0)
+		return ret;
+	cagg_names(a, &names);
+	ret = agg_view_merged(&v, &mg, &names);
+	viewed = ret == 0;
+	for (uint32_t i = 0; !ret && i < v.n && n < m->max; i++) {
+		struct agg_ventry e;
+
+		if (agg_view_entry(&v, i, &e) < 0 || !cond_eval(&m->cond, &v, &e, &hit))
+			continue;
+		cond_key(&v, &e, hit.key, sizeof(hit.key));
+		if (write_all(fd, &hit, sizeof(hit)) < 0)
+			ret = -EIO;
+		n++;
+	}
+	if (viewed)
+		agg_view_free(&v);
+	agg_merged_free(&mg);
 	return ret;
 }
 

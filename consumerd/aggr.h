@@ -20,5 +20,7 @@ void cagg_app_gone(uint64_t app_id);
 uint32_t cagg_ids(uint64_t *ids, uint32_t max);
 /* Print the aggregations @m names into @fd (text or JSON). 0 or -errno. */
 int cagg_show(const struct msg_c_agg_show *m, int fd);
+/* The keys of aggregation m->agg_id meeting m->cond, as struct msg_c_agg_hit into @fd. 0 or -errno. */
+int cagg_eval(const struct msg_c_agg_eval *m, int fd);
 
 #endif

@@ -182,6 +182,10 @@ static void handle_request(void)
 		ret = cagg_show((const void *)buf, fds[0]);
 		close(fds[0]);
 		break;
+	case MSG_C_AGG_EVAL:
+		ret = cagg_eval((const void *)buf, fds[0]);
+		close(fds[0]);
+		break;
 	case MSG_C_SEGMENT:
 		a = capp_find(((const struct msg_segment *)(const void *)buf)->app_id);
 		ret = a ? seg_add(a, (const void *)buf, fds[0]) : -ENOENT;

@@ -114,8 +114,12 @@ void lib_lock(void)
 void lib_unlock(void)
 {
 	for (;;) {
-		if (__atomic_exchange_n(&lib.pending, 0, __ATOMIC_ACQ_REL) & LIB_PENDING_REGISTER)
+		unsigned int p = __atomic_exchange_n(&lib.pending, 0, __ATOMIC_ACQ_REL);
+
+		if (p & LIB_PENDING_REGISTER)
 			lib_register_locked(0);
+		if (p & LIB_PENDING_TRIGGER)
+			trig_wake_locked();
 		__atomic_store_n(&lib.lock, 0, __ATOMIC_RELEASE);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		shmtrace__tls.nesting--;
@@ -692,6 +696,8 @@ static void lib_after_fork_child(void)
 	__atomic_store_n(&lib.ctl, NULL, __ATOMIC_RELEASE);
 	lib.proc = NULL;
 	lib_copy_control(parent);
+	/* the daemon's position was in the parent's ring; ours starts empty */
+	lib_ctl_copy.trig_read = 0;
 	if (parent)
 		munmap(parent, SHM_CTL_SIZE);
 	lib.lock = 0;

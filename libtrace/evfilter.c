@@ -10,7 +10,9 @@
  * `filtered` mask, with the event's field values. An event that updates
  * aggregations is filtered in every channel that records it (or polled
  * when none does): shmtrace__filter() hands it to aggr_event() first,
- * whose filters (`tracectl aggregate --filter`) use the same cache.
+ * whose filters (`tracectl aggregate --filter`) use the same cache, and
+ * the triggers of the event to trig_event() (trigger.c), whose filters do
+ * too.
  *
  * The control page is written by another process: a thread copies a
  * filter's code into its own cache (a few entries in pages it maps at its
@@ -298,18 +300,21 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 					   const struct shmtrace__fval *v)
 {
 	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
-	unsigned int todo = mask & ev->filtered;
+	unsigned int todo = mask & ev->filtered, fire = 0;
 
 	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED))
 		aggr_event(ctl, ev, v);
+	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->trigen[ev->id], __ATOMIC_RELAXED) &&
+	    trig_event(ctl, ev, v))
+		fire = SHMTRACE__FIRE;	/* only for ABI 3 and later (trigger.c) */
 	if (__builtin_expect(ev->polled, 0)) {
-		/* recorded nowhere: it only looked for changes or aggregated */
+		/* recorded nowhere: it only looked for changes, aggregated or fired */
 		if (ev->polled == REG_POLL_LOOK && __atomic_load_n(&lib.late, __ATOMIC_RELAXED))
 			lib_late_event();
-		return 0;
+		return fire;
 	}
 	if (!ctl || ev->id >= SHM_MAX_EVENTS)
-		return mask;
+		return mask | fire;
 	while (todo) {
 		unsigned int c = (unsigned int)__builtin_ctz(todo);
 
@@ -319,5 +324,5 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 		if (!evf_keep(ctl, ev, __atomic_load_n(&ctl->filt[c][ev->id], __ATOMIC_RELAXED), v))
 			mask &= ~(1u << c);
 	}
-	return mask;
+	return mask | fire;
 }

@@ -26,10 +26,11 @@
 #include "common/ringbuf.h"
 
 #define LIB_PENDING_REGISTER	1u
+#define LIB_PENDING_TRIGGER	2u	/* tell the session daemon of firings (trigger.c) */
 
 /* An event's `polled` byte (registry.c) */
 #define REG_POLL_LOOK	1u	/* no doorbell: looks for control changes */
-#define REG_POLL_AGG	2u	/* aggregated, recorded nowhere */
+#define REG_POLL_AGG	2u	/* aggregated or a trigger's, recorded nowhere */
 
 /* A descriptor of ours, with the identity of its open file (ownfd.c). */
 struct lib_fd {
@@ -203,6 +204,17 @@ void evf_kind(uint32_t type, uint8_t *vtype, uint8_t *sext);
 /* Does filter number @num (0: none) keep the event? Unreadable: yes. */
 int evf_keep(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev, unsigned int num,
 	     const struct shmtrace__fval *v);
+
+/* trigger.c */
+/*
+ * The triggers of event @ev (trigen in @ctl) decided with its field values
+ * @v: 1 when some fired and shmtrace__fire() must tell them once the event
+ * is committed (SHMTRACE__FIRE), 0 otherwise.
+ */
+int trig_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+	       const struct shmtrace__fval *v);
+/* Tell the session daemon to read the firings (lock held; lib_unlock()). */
+void trig_wake_locked(void);
 
 /* aggr.c */
 void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,

@@ -41,7 +41,14 @@
  * records it is marked filtered (a channel without a filter keeps it
  * there), and an event recorded nowhere but aggregated is polled with
  * REG_POLL_AGG, so that its emit function calls shmtrace__filter(), which
- * updates the aggregations (aggr.c) and records nothing.
+ * updates the aggregations (aggr.c) and records nothing. An event that a
+ * trigger's pattern takes (trigen, tracectl add-trigger --on-event) is
+ * marked the same way, so that shmtrace__filter() decides the trigger
+ * (trigger.c): a trigger costs the events it does not take nothing.
+ *
+ * Events of modules built for ABI 2 (before triggers) are registered too:
+ * their emit function never calls shmtrace__fire(), so their firings are
+ * told before the event is written (trigger.c).
  */
 #include <errno.h>
 #include <sched.h>
@@ -82,7 +89,7 @@ static unsigned int reg_chan_mask(const struct shm_ctl_page *ctl)
 static void reg_set(struct shmtrace_event *ev, uint8_t en, uint8_t f, int poll, int agg)
 {
 	if (agg)
-		f = en;		/* every channel: the aggregations see the fields */
+		f = en;		/* every channel: the aggregations (triggers) see the fields */
 	if ((poll || agg) && !en) {
 		__atomic_store_n(&ev->polled, agg ? REG_POLL_AGG : REG_POLL_LOOK, __ATOMIC_RELAXED);
 		__atomic_store_n(&ev->filtered, REG_POLL_MASK, __ATOMIC_RELEASE);
@@ -133,7 +140,8 @@ void reg_apply(void)
 					if (__atomic_load_n(&ctl->filt[c][id], __ATOMIC_RELAXED))
 						f |= (uint8_t)(1u << c);
 				reg_set(ev, en, f, poll,
-					__atomic_load_n(&ctl->aggen[id], __ATOMIC_RELAXED) != 0);
+					__atomic_load_n(&ctl->aggen[id], __ATOMIC_RELAXED) != 0 ||
+					__atomic_load_n(&ctl->trigen[id], __ATOMIC_RELAXED) != 0);
 			}
 		}
 		__atomic_sub_fetch(&reg_readers, 1, __ATOMIC_SEQ_CST);
@@ -246,7 +254,8 @@ SHMTRACE_API int shmtrace_register_events(struct shmtrace_event *const *begin,
 	for (struct shmtrace_event *const *p = begin; p < end; p++) {
 		struct shmtrace_event *ev = *p;
 
-		if (!ev || ev->registered || ev->abi_version != SHMTRACE_ABI_VERSION)
+		if (!ev || ev->registered || ev->abi_version < 2 ||
+		    ev->abi_version > SHMTRACE_ABI_VERSION)
 			continue;
 		if (lib.next_id >= SHM_MAX_EVENTS) {
 			full = 1;

@@ -59,6 +59,7 @@
 #include "client.h"
 #include "consumer.h"
 #include "ctlpage.h"
+#include "firing.h"
 #include "fdlimit.h"
 #include "common/home.h"
 #include "loop.h"
@@ -193,6 +194,7 @@ static int app_map(struct app *a, int ctl_fd, int proc_fd)
 	ctl->size = SHM_CTL_SIZE;
 	ctl->max_events = SHM_MAX_EVENTS;
 	ctl->ringing = 0;
+	firings_attach(a);
 	return 0;
 }
 
@@ -515,6 +517,9 @@ static int app_message(struct app *a)
 		return 1;
 	case MSG_APP_NOTICE:
 		return app_notice(a, (const char *)buf, (size_t)n) < 0 ? -EPROTO : 1;
+	case MSG_APP_TRIGGER:
+		firings_take(a);	/* acted on by trigger.c, from the loop */
+		return 1;
 	case MSG_APP_SEGMENT:
 	case MSG_APP_AGG_SEG: {
 		struct seg_from from = { .app_id = a->id, .uid = a->uid, .pid = a->pid,
@@ -568,6 +573,12 @@ void apps_poll_all(void)
 		if (ret < 0)
 			app_closed(a);
 	}
+}
+
+void apps_firings(void)
+{
+	for (struct app *a = apps; a; a = a->next)
+		firings_take(a);
 }
 
 /*
@@ -730,6 +741,7 @@ void app_remove(struct app *a)
 	}
 	log_info("%s[%d] is gone", a->procname, (int)a->pid);
 	app_forget_marker(a);
+	firings_last(a);	/* what it fired last is acted on now: its buffers are there */
 	munmap(a->ctl, SHM_CTL_SIZE);
 	a->ctl = NULL;
 	if (app_consumer_del(a) < 0) {

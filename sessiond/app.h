@@ -71,6 +71,8 @@ void apps_ids_after(uint64_t max);
 /* Take in everything processes sent so far (a command acts on every
  * segment created before it arrived). */
 void apps_poll_all(void);
+/* Every process's trigger firings read (firing.c): those whose wake-up was lost. */
+void apps_firings(void);
 /* @a's process is gone (or exec'd): the consumer drains it. */
 void app_remove(struct app *a);
 /* Every control page written again (ctl_update()). */

@@ -148,8 +148,8 @@ int client_peer_ours(int fd, uid_t *uid)
 static void reply_send(int fd, unsigned int type, int status, const void *b1, size_t l1,
 		       const void *b2, size_t l2, const int *fds, int nfds)
 {
-	if (fd == reply_stuck_fd)
-		return;
+	if (fd < 0 || fd == reply_stuck_fd)
+		return;	/* a reply to nobody (a trigger's action), or a stuck client */
 	for (int tries = 0; tries < 100; tries++) {
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 
@@ -169,12 +169,20 @@ struct reply {
 };
 
 static struct reply the_reply = { .fd = -1 };
+static struct reply aside_reply = { .fd = -1 };
 
 struct reply *reply_open(int fd)
 {
 	memset(&the_reply, 0, sizeof(the_reply));
 	the_reply.fd = fd;
 	return &the_reply;
+}
+
+struct reply *reply_open_aside(int fd)
+{
+	memset(&aside_reply, 0, sizeof(aside_reply));
+	aside_reply.fd = fd;
+	return &aside_reply;
 }
 
 void reply_rec(struct reply *r, uint32_t kind, const void *rec, size_t len)
@@ -220,6 +228,14 @@ void reply_note_(struct reply *r, uint32_t code, const struct reply_why *w)
 
 	fill(&e, code, 0, w);
 	reply_rec(r, REC_NOTE, &e, sizeof(e));
+}
+
+int reply_detach(struct reply *r)
+{
+	int fd = r->fd;
+
+	r->fd = -1;
+	return fd;
 }
 
 int reply_finish(struct reply *r, int status)

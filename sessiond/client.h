@@ -46,7 +46,16 @@ struct reply_why {
 	const char *session, *name, *name2, *detail, *path;
 };
 
+/* @fd -1: a reply to nobody (a trigger's action runs a verb): its records go nowhere. */
 struct reply *reply_open(int fd);
+/*
+ * A second builder, for what a trigger answers (its action's verb, its
+ * waiters): it may do so while a command is served (a process gone in the
+ * middle of one), whose reply stays whole.
+ */
+struct reply *reply_open_aside(int fd);
+/* The connection of @r, taken by its handler to answer later (reply_open() again). */
+int reply_detach(struct reply *r);
 void reply_rec(struct reply *r, uint32_t kind, const void *rec, size_t len);
 void reply_fd(struct reply *r, int fd);
 int reply_fail_(struct reply *r, int status, uint32_t code, const struct reply_why *w);

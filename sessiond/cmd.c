@@ -45,6 +45,7 @@
 #include "notice.h"
 #include "session.h"
 #include "state.h"
+#include "trigger.h"
 #include "support/ctfmeta.h"
 #include "common/home.h"
 #include "common/glob.h"
@@ -834,9 +835,10 @@ static int path_inside(const char *dir, const char *top)
  * snapshot: what the buffers of every channel hold now, as traces of
  * their own (the consumer copies the session's channels at once).
  */
+static struct rec_snapshot snap_rec;	/* the last snapshot's record (cmd_action()) */
+
 static int cmd_snapshot(struct reply *r, struct session *s, const struct cmd_snapshot *c)
 {
-	static struct rec_snapshot rs;
 	struct msg_c_snapshot m;
 	char stamp[32];
 	time_t now = time(NULL);
@@ -869,12 +871,12 @@ static int cmd_snapshot(struct reply *r, struct session *s, const struct cmd_sna
 		return reply_fail(r, ret, RE_SNAPSHOT, .session = s->name, .path = m.output);
 	if (!given)
 		s->nsnapshots++;	/* N of the default places */
-	memset(&rs, 0, sizeof(rs));
-	REC_SET(rs.session, s->name);
-	REC_SET(rs.path, m.output);
-	REC_SET(rs.output, s->output);
-	rs.flags = path_inside(m.output, s->output) ? REC_SNAPSHOT_INSIDE : 0;
-	reply_rec(r, REC_SNAPSHOT, &rs, sizeof(rs));
+	memset(&snap_rec, 0, sizeof(snap_rec));
+	REC_SET(snap_rec.session, s->name);
+	REC_SET(snap_rec.path, m.output);
+	REC_SET(snap_rec.output, s->output);
+	snap_rec.flags = path_inside(m.output, s->output) ? REC_SNAPSHOT_INSIDE : 0;
+	reply_rec(r, REC_SNAPSHOT, &snap_rec, sizeof(snap_rec));
 	return 0;
 }
 
@@ -949,6 +951,14 @@ static int session_dispatch(struct reply *r, const struct proto_cmd *c)
 		return cmd_status(r, c->session);
 	case VERB_PROCESSES:
 		return cmd_processes(r);
+	case VERB_ADD_TRIGGER:
+		return cmd_add_trigger(r, c);
+	case VERB_LIST_TRIGGERS:
+		return cmd_list_triggers(r);
+	case VERB_REMOVE_TRIGGER:
+		return cmd_remove_trigger(r, c);
+	case VERB_WAIT_TRIGGER:
+		return cmd_wait_trigger(r, &c->b.wait_trigger);
 	default:
 		break;
 	}
@@ -992,7 +1002,38 @@ static int verb_reads(unsigned int verb)
 {
 	return verb == VERB_PING || verb == VERB_LIST || verb == VERB_LIST_EVENTS ||
 	       verb == VERB_STATUS || verb == VERB_PROCESSES || verb == VERB_NOTICES ||
-	       verb == VERB_SHOW_AGG;
+	       verb == VERB_SHOW_AGG || verb == VERB_LIST_TRIGGERS || verb == VERB_WAIT_TRIGGER;
+}
+
+int cmd_action(unsigned int verb, struct session *s, char *path, size_t len)
+{
+	static const union cmd_body none;	/* snapshot and rotate: the defaults */
+	struct reply *r = reply_open_aside(-1);	/* answered to nobody */
+	int ret;
+
+	path[0] = 0;
+	switch (verb) {
+	case VERB_SNAPSHOT:
+		ret = cmd_snapshot(r, s, &none.snapshot);
+		if (!ret)
+			snprintf(path, len, "%s", snap_rec.path);
+		break;
+	case VERB_START:
+		ret = cmd_start(r, s);
+		break;
+	case VERB_STOP:
+		ret = cmd_stop(r, s);
+		break;
+	case VERB_ROTATE:
+		ret = cmd_rotate(r, s, &none.rotate);
+		if (!ret)
+			snprintf(path, len, "%.4000s/chunk-%u", s->output, s->nrotations - 1);
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	return reply_finish(r, ret);
 }
 
 void cmd_init(const char *home)
@@ -1011,6 +1052,8 @@ int session_command(int fd, const char *body, size_t len)
 		return reply_finish(r, reply_fail(r, -EPROTO, RE_MALFORMED));
 	}
 	ret = session_dispatch(r, &c);
+	if (ret == CMD_KEPT)
+		return CMD_KEPT;	/* a wait-trigger: answered when it fires */
 	if (!verb_reads(c.verb))
 		state_save();	/* a daemon after us resumes from there */
 	return reply_finish(r, ret);

@@ -5,7 +5,8 @@
  * The session daemon is the only writer of a process's control page: the
  * channel table, per event id the mask of channel slots recording it and
  * the number of its filter in each, the aggregations' slots and per event
- * the aggregations taking it, the filters' bytecode (shm.h).
+ * the aggregations taking it, the event triggers' slots and per event the
+ * triggers taking it, the filters' bytecode (shm.h).
  *
  * Update (ctl_update()): make the generation odd, write the page, make it
  * even (release), then ring the doorbell if a mask gained a bit
@@ -34,6 +35,8 @@
 #include "app.h"
 #include "fdlimit.h"
 #include "session.h"
+#include "trigdef.h"
+#include "common/glob.h"
 #include "support/log.h"
 #include "common/util.h"
 #include "support/sysutil.h"
@@ -200,10 +203,45 @@ static void ctl_aggs(const struct app *a, struct shm_ctl_agg *slots, uint8_t *ag
 	}
 }
 
+/*
+ * The event triggers' part of @a's control page: the slots into @slots,
+ * the slots each event's name takes into @trigen (a->nev entries), the
+ * filters appended to @fl (a trigger whose filter does not fit takes
+ * every event of its pattern: said in the log). A once-after trigger that
+ * fired is off. Every process has them, whatever its sessions.
+ */
+static void ctl_trigs(const struct app *a, struct shm_ctl_trig *slots, uint16_t *trigen,
+		      struct shm_ctl_filters *fl)
+{
+	memset(trigen, 0, a->nev * sizeof(*trigen));
+	for (unsigned int i = 0; i < SHM_MAX_TRIG; i++) {
+		const struct trigger *t = trigs.slot[i];
+		struct shm_ctl_trig *c = &slots[i];
+
+		memset(c, 0, sizeof(*c));
+		if (!t || t->spent)
+			continue;
+		c->trig_id = t->id;
+		c->policy = t->policy;
+		c->n = t->n;
+		if (t->ev.code) {
+			c->filter = ctl_filter_add(fl, &t->ev);
+			if (!c->filter)
+				log_warn("trigger %s: no room for its filter in the control page: "
+					 "every event of its pattern fires it", t->name);
+		}
+		for (uint32_t id = 0; id < a->nev; id++)
+			if (a->ev[id].known && glob_match(t->ev.pattern, a->ev[id].desc.name))
+				trigen[id] |= (uint16_t)(1u << i);
+	}
+}
+
 void ctl_update(struct app *a, int ring)
 {
 	static uint8_t masks[SHM_MAX_EVENTS], filt[SHM_MAX_CHAN][SHM_MAX_EVENTS];
 	static uint8_t aggen[SHM_MAX_EVENTS];
+	static uint16_t trigen[SHM_MAX_EVENTS];
+	static struct shm_ctl_trig tslots[SHM_MAX_TRIG];
 	static struct shm_ctl_agg slots[SHM_MAX_AGG];
 	static struct shm_ctl_chan chans[SHM_MAX_CHAN];
 	static struct shm_ctl_filters fl;
@@ -221,9 +259,12 @@ void ctl_update(struct app *a, int ring)
 	app_chans(a, chans);
 	app_masks(a, masks, filt, &fl);
 	ctl_aggs(a, slots, aggen, &fl);
+	ctl_trigs(a, tslots, trigen, &fl);
 	same = !(g & 1) && !memcmp(c->chan, chans, sizeof(chans)) &&
 	       !memcmp(c->agg, slots, sizeof(slots)) && !memcmp(&c->filters, &fl, sizeof(fl)) &&
-	       !memcmp(c->enabled, masks, a->nev) && !memcmp(c->aggen, aggen, a->nev);
+	       !memcmp(c->enabled, masks, a->nev) && !memcmp(c->aggen, aggen, a->nev) &&
+	       !memcmp(c->trig, tslots, sizeof(tslots)) &&
+	       !memcmp(c->trigen, trigen, a->nev * sizeof(*trigen));
 	for (unsigned int k = 0; same && k < SHM_MAX_CHAN; k++)
 		same = !memcmp(c->filt[k], filt[k], a->nev);
 	if (same && ring)
@@ -249,11 +290,19 @@ void ctl_update(struct app *a, int ring)
 		/* an aggregation's events: a doorbell, so that they take it now */
 		changed |= aggen[id] & ~c->aggen[id];
 		c->aggen[id] = aggen[id];
+		/* and a trigger's */
+		changed |= (trigen[id] & ~c->trigen[id]) != 0;
+		c->trigen[id] = trigen[id];
 	}
 	for (unsigned int i = 0; i < SHM_MAX_AGG; i++) {
 		if (c->agg[i].agg_id != slots[i].agg_id && slots[i].agg_id)
 			changed = 1;
 		memcpy(&c->agg[i], &slots[i], sizeof(slots[i]));
+	}
+	for (unsigned int i = 0; i < SHM_MAX_TRIG; i++) {
+		if (c->trig[i].trig_id != tslots[i].trig_id && tslots[i].trig_id)
+			changed = 1;
+		memcpy(&c->trig[i], &tslots[i], sizeof(tslots[i]));
 	}
 	memcpy(&c->filters, &fl, sizeof(fl));
 	__atomic_store_n(&c->generation, g + 1, __ATOMIC_RELEASE);

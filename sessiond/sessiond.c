@@ -53,6 +53,7 @@
 #include "replay.h"
 #include "session.h"
 #include "state.h"
+#include "trigger.h"
 #include "common/home.h"
 #include "support/log.h"
 #include "common/proto.h"
@@ -89,7 +90,8 @@ static void client_first(int fd)
 		break;
 	case MSG_CMD:
 		apps_poll_all();
-		session_command(fd, (const char *)buf, (size_t)n);
+		if (session_command(fd, (const char *)buf, (size_t)n) == CMD_KEPT)
+			return;	/* a waiter's, watched (trigger.c) */
 		break;
 	default:
 		log_warn("unexpected first message type %u", h.type);
@@ -254,7 +256,7 @@ static void loop(void)
 	uint64_t last_sweep = now_ns(CLOCK_MONOTONIC);
 
 	while (!ev_quitting()) {
-		int timeout = client_wait_ms(sessions_tick_ms());
+		int timeout = client_wait_ms(trig_wait_ms(sessions_tick_ms()));
 
 		timeout = consumer_wait_ms(timeout < 0 ? INT_MAX : timeout);
 		if (ev_run_once(timeout) < 0)
@@ -265,6 +267,8 @@ static void loop(void)
 		fds_round();
 		if (!ev_quitting() && sessions_tick())
 			state_save();	/* the chunk counts */
+		if (!ev_quitting() && trig_tick())
+			state_save();	/* the triggers' counts and keys */
 		if (now_ns(CLOCK_MONOTONIC) - last_sweep >= MARKER_SWEEP_MS * 1000000ull) {
 			apps_markers(0);
 			last_sweep = now_ns(CLOCK_MONOTONIC);
@@ -367,6 +371,7 @@ int main(int argc, char **argv)
 	ev_add(sig_fd, on_signal, NULL);
 	sessions_init();
 	cmd_init(home);
+	trig_init();
 	/* the sessions of a daemon before us that did not stop them (killed) */
 	if (state_load(home) > 0)
 		app_socket_update();
@@ -381,6 +386,7 @@ int main(int argc, char **argv)
 	log_info("shutting down");
 	/* no new client: a daemon started now waits for us to finish */
 	client_stopping(listen_fd);
+	trig_shutdown();
 	close_listen();
 	/* what processes sent before we were told to stop (a segment their
 	 * threads already write into) is taken in before the final flush */

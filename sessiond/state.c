@@ -10,8 +10,9 @@
  * and channel slots (the traced processes' control pages and buffer
  * segments name them), geometry, flush interval, compression, context and
  * enabled patterns (with their filters, as the user wrote them); its
- * aggregations with their ids, slots and compiled definitions. The format
- * is documented in doc/state.md.
+ * aggregations with their ids, slots and compiled definitions; and the
+ * triggers (trigger.c writes and reads them). The format is documented in
+ * doc/state.md.
  *
  * Writing: after every command that changes a session (state_save()),
  * the whole state goes to a temporary file in the home, which is then
@@ -42,6 +43,7 @@
 #include "aggdef.h"
 #include "relayctl.h"
 #include "session.h"
+#include "trigger.h"
 #include "common/home.h"
 #include "support/json.h"
 #include "support/log.h"
@@ -244,6 +246,7 @@ void state_save(void)
 	fprintf(f, "{\"version\":%d,", STATE_VERSION);
 	jw_u64(f, "next_id", ss.next_id);
 	jw_u64(f, "next_relay_id", relayctl_last_id());
+	trig_state_save(f);
 	fputs("\"sessions\":[", f);
 	for (const struct session *s = ss.list; s; s = s->next) {
 		jw_session(f, s);
@@ -656,6 +659,8 @@ int state_load(const char *home)
 		tail = &s->next;
 		n++;
 	}
+	if (!r.why)
+		r.why = trig_state_load(doc, root);	/* after the sessions they name */
 	if (r.why) {
 		snprintf(err, sizeof(err), "bad or missing \"%s\"", r.why);
 		ret = -EINVAL;

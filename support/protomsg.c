@@ -55,6 +55,8 @@ long proto_body_min(unsigned int type)
 	case MSG_REPLY:		return 0;
 	case MSG_REPLY_ITEM:	return sizeof(struct msg_item);
 	case MSG_C_STATS_REPLY:	return sizeof(struct msg_c_stats);
+	case MSG_APP_TRIGGER:	return 0;
+	case MSG_C_AGG_EVAL:	return sizeof(struct msg_c_agg_eval);
 	default:		return -1;
 	}
 }
@@ -72,6 +74,7 @@ int proto_nfds(unsigned int type)
 	case MSG_APP_AGG_SEG:
 	case MSG_C_AGG_SEG:
 	case MSG_C_AGG_SHOW:
+	case MSG_C_AGG_EVAL:
 	case MSG_REPLY_FD:	return 1;
 	default:		return 0;
 	}
@@ -184,6 +187,10 @@ static const struct {
 	[VERB_AGGREGATE]	= { sizeof(struct cmd_aggregate), 0, 1 },
 	[VERB_DISABLE_AGG]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
 	[VERB_SHOW_AGG]		= { sizeof(struct cmd_show_agg), 0, 0 },
+	[VERB_ADD_TRIGGER]	= { sizeof(struct cmd_trigger), 0, 1 },
+	[VERB_LIST_TRIGGERS]	= { 0, 0, 0 },
+	[VERB_REMOVE_TRIGGER]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
+	[VERB_WAIT_TRIGGER]	= { sizeof(struct cmd_wait_trigger), 0, 0 },
 };
 
 #define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)
@@ -222,6 +229,13 @@ static int cmd_body_ok(uint32_t verb, const union cmd_body *b, uint32_t nstr)
 		return 1;
 	case VERB_SHOW_AGG:
 		return TERMINATED(b->show_agg.name);
+	case VERB_ADD_TRIGGER:
+		return TERMINATED(b->trigger.name) && TERMINATED(b->trigger.action_session) &&
+		       TERMINATED(b->trigger.pattern) && TERMINATED(b->trigger.agg_session) &&
+		       TERMINATED(b->trigger.agg) && TERMINATED(b->trigger.when) &&
+		       b->trigger.filter == nstr;
+	case VERB_WAIT_TRIGGER:
+		return TERMINATED(b->wait_trigger.name);
 	default:
 		return 1;
 	}
@@ -316,6 +330,8 @@ size_t proto_rec_size(uint32_t kind)
 	case REC_NOTE:
 	case REC_ERROR:		return sizeof(struct rec_error);
 	case REC_DAEMON:	return sizeof(struct rec_daemon);
+	case REC_TRIGGER:	return sizeof(struct rec_trigger);
+	case REC_FIRING:	return sizeof(struct rec_firing);
 	default:		return 0;
 	}
 }
@@ -365,6 +381,16 @@ static int rec_terminated(uint32_t kind, const union proto_rec_body *r)
 		       TERM(r->error.detail) && TERM(r->error.path);
 	case REC_DAEMON:
 		return TERM(r->daemon.version) && TERM(r->daemon.home);
+	case REC_TRIGGER:
+		return TERM(r->trigger.name) && TERM(r->trigger.action_session) &&
+		       TERM(r->trigger.pattern) && TERM(r->trigger.agg_session) &&
+		       TERM(r->trigger.agg) && TERM(r->trigger.when) &&
+		       TERM(r->trigger.last_path) && TERM(r->trigger.filter);
+	case REC_FIRING:
+		for (unsigned int i = 0; i < PROTO_MAX_FIELDS; i++)
+			if (!TERM(r->firing.field[i].name) || !TERM(r->firing.field[i].str))
+				return 0;
+		return TERM(r->firing.trigger) && TERM(r->firing.key) && TERM(r->firing.event);
 	default:
 		return 0;
 	}

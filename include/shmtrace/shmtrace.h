@@ -102,7 +102,7 @@ extern SHMTRACE_API uint64_t shmtrace__clock_monotonic(void);
 #define SHMTRACE__NOINSTR __attribute__((no_instrument_function))
 
 /* Version of the ABI between instrumented modules and libshmtrace. */
-#define SHMTRACE_ABI_VERSION 2
+#define SHMTRACE_ABI_VERSION 3
 
 /* Log levels, most severe first (the syslog order). */
 enum shmtrace_loglevel {
@@ -252,9 +252,18 @@ struct shmtrace__fval {
 	uint64_t u;
 	const char *s;
 };
-/* The channels of @mask whose filter keeps the event. */
+/*
+ * The channels of @mask whose filter keeps the event; with SHMTRACE__FIRE
+ * added (events of ABI 3 and later) when the event fires a trigger
+ * (tracectl add-trigger): the emit function then calls shmtrace__fire()
+ * once the event is committed, so that the daemons are told of it after
+ * it is in the buffers.
+ */
 SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsigned int mask,
 					   const struct shmtrace__fval *v);
+#define SHMTRACE__FIRE	0x100u
+/* Tell the daemons of the trigger firings @ev made (its time @ts, 0: none read). */
+SHMTRACE_API void shmtrace__fire(const struct shmtrace_event *ev, uint64_t ts);
 
 /* Nonzero when events are stamped with the TSC (set once, at start-up). */
 extern SHMTRACE_API int shmtrace__clock_tsc;
@@ -548,7 +557,8 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 { \
 	struct shmtrace__tls *shmtrace__t = &shmtrace__tls; \
 	unsigned int shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
-	uint64_t shmtrace__ts; \
+	unsigned int shmtrace__fired = 0; \
+	uint64_t shmtrace__ts = 0; \
 	SHMTRACE__MAP(SHMTRACE__LEN, __VA_ARGS__) \
 	const uint64_t shmtrace__size = 0 SHMTRACE__MAP(SHMTRACE__SUM, __VA_ARGS__); \
 	if (__builtin_expect(shmtrace__t->nesting++ != 0, 0)) { \
@@ -568,6 +578,11 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		(void)shmtrace__fp; \
 		shmtrace__mask = shmtrace__filter(&SHMTRACE__EV(prov, ev), shmtrace__mask, \
 						  shmtrace__fv); \
+		if (__builtin_expect(shmtrace__mask >= SHMTRACE__FIRE, 0)) { \
+			/* a trigger fired: told once the event is committed */ \
+			shmtrace__fired = 1; \
+			shmtrace__mask &= SHMTRACE__FIRE - 1; \
+		} \
 		if (!shmtrace__mask) \
 			goto out; \
 	} \
@@ -613,6 +628,8 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 				 (uint32_t)(shmtrace__word >> 32) + 1, shmtrace__ts); \
 	} \
 out: \
+	if (__builtin_expect(shmtrace__fired, 0)) \
+		shmtrace__fire(&SHMTRACE__EV(prov, ev), shmtrace__ts); \
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); \
 	shmtrace__t->nesting--; \
 }

@@ -65,6 +65,7 @@ INTEGRATION_TESTS = \
 	tests/integration/completion.sh \
 	tests/integration/status.sh \
 	tests/integration/snapshot.sh \
+	tests/integration/trigger-snapshot.sh \
 	tests/integration/rotate.sh \
 	tests/integration/context.sh \
 	tests/integration/output-refused.sh \

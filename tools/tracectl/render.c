@@ -20,6 +20,7 @@
 #include "support/noticetext.h"
 #include "render.h"
 #include "common/shm.h"
+#include "trigctl.h"
 #include "why.h"
 
 int ctl_format_parse(const char *verb, const char *arg, enum ctl_format *fmt)
@@ -166,6 +167,12 @@ int rtree_build(const struct ctl_reply *rep, struct rtree *t)
 		case REC_ERROR:
 			t->error = b;
 			break;
+		case REC_TRIGGER:
+			ret = rvec_add(&t->triggers, b);
+			break;
+		case REC_FIRING:
+			t->firing = b;
+			break;
 		default:
 			break;
 		}
@@ -214,6 +221,7 @@ void rtree_free(struct rtree *t)
 	rvec_free(&t->aggs);
 	rvec_free(&t->events);
 	rvec_free(&t->notes);
+	rvec_free(&t->triggers);
 }
 
 const struct rt_session *rtree_session(const struct rtree *t, const char *name)
@@ -648,6 +656,7 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 	else if (t->rotation)
 		fprintf(out, "Session %s: chunk %u written to %s\n", t->rotation->session,
 			t->rotation->chunk, t->rotation->path);
+	trig_text(out, cmd, t);
 	if (rep->has_file)
 		fwrite(rep->file, 1, rep->file_len, out);
 }
@@ -1068,6 +1077,7 @@ static int json_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 		jw_key(&w, "results");
 		jw_raw(&w, rep->file, rep->file_len);
 	}
+	trig_json(&w, cmd, t);
 	if (t->notes.n) {
 		jw_karr(&w, "notes");
 		for (size_t i = 0; i < t->notes.n; i++)

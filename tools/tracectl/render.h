@@ -63,6 +63,8 @@ struct rtree {
 	const struct rec_snapshot *snapshot;
 	const struct rec_rotation *rotation;
 	const struct rec_error *error;
+	struct rvec triggers;		/* rec_trigger */
+	const struct rec_firing *firing;
 };
 
 /* The tree of @rep (its records borrowed: free @rep after @t). 0, or -ENOMEM. */

@@ -12,6 +12,7 @@
 #include "aggctl.h"
 #include "record.h"
 #include "request.h"
+#include "trigctl.h"
 #include "verbs.h"
 #include "view.h"
 
@@ -239,6 +240,65 @@ const struct verb verbs[] = {
 			"one object per aggregation; see trace-read --aggregations). With\n"
 			"--interval TIME (e.g. 2s, 500ms), again every TIME until the session is gone.",
 		.longopts = show_agg_opts, .shortopts = SHOW_AGG_SHORTOPTS, .main = show_agg_main,
+	},
+	{
+		.name = "add-trigger",
+		.usage = "add-trigger NAME --on-event PATTERN [--filter EXPR]\n"
+			 "         [--rate-policy every:N | once-after:N] --action ACTION\n"
+			 "       add-trigger NAME --on-aggregation AGGREGATION [-s NAME] --when EXPR\n"
+			 "         [--every TIME] --action ACTION\n"
+			 "         ACTION: snapshot-session SESSION | start-session SESSION |\n"
+			 "                 stop-session SESSION | rotate-session SESSION | notify",
+		.help = "Act on its own when something happens, without a process switch on the\n"
+			"fast path.\n"
+			"--on-event PATTERN [--filter EXPR]: an event whose \"provider:event\" name\n"
+			"matches PATTERN (and whose fields satisfy EXPR, as for enable-event),\n"
+			"decided in the thread that emits it before anything is copied. The\n"
+			"action sees the event: a snapshot holds it and what came before it.\n"
+			"--rate-policy every:N (default every:1): at every N-th such event of a\n"
+			"process; once-after:N: once, at the N-th (counted per process, exactly\n"
+			"across its threads).\n"
+			"--on-aggregation AGGREGATION --when EXPR: a condition on an\n"
+			"aggregation's values (of session NAME, by default the only one), per\n"
+			"key: STAT OP VALUE with STAT count, sum, min, max, avg or pNN (a\n"
+			"percentile of its quantize or lquantize: true once every value of the\n"
+			"percentile's bucket makes it true), OP > >= < <= == !=, VALUE a number\n"
+			"or a duration (compared as nanoseconds), e.g. 'p99 > 5ms',\n"
+			"'count > 1000'. Evaluated every TIME (--every, default 1s); it fires\n"
+			"for a key when the condition becomes true for it (not while it stays\n"
+			"true; again after it was false once).\n"
+			"--action: snapshot-session SESSION (what its buffers hold, as snapshot\n"
+			"does), start-session, stop-session, rotate-session SESSION, or notify\n"
+			"(wait-trigger and the session daemon's log are told).\n"
+			"Triggers belong to the session daemon, not to a session, and outlive\n"
+			"its restarts.",
+		.longopts = add_trigger_opts, .shortopts = ADD_TRIGGER_SHORTOPTS,
+		.main = add_trigger_main,
+	},
+	{
+		.name = "list-triggers", .verb = VERB_LIST_TRIGGERS,
+		.usage = "list-triggers",
+		.help = "List the triggers: their condition, action, and what they did (events\n"
+			"that met the condition, firings acted on, failed, lost, the last one).",
+		REQUEST(""), .min_args = 0, .max_args = 0, .session_arg = 0,
+	},
+	{
+		.name = "remove-trigger", .verb = VERB_REMOVE_TRIGGER,
+		.usage = "remove-trigger NAME...",
+		.help = "Remove triggers: they fire no more (a wait-trigger waiting for one\n"
+			"is told).",
+		REQUEST(""), .min_args = 1, .max_args = 255, .session_arg = 0,
+		.build = build_names,
+	},
+	{
+		.name = "wait-trigger",
+		.usage = "wait-trigger NAME [--timeout TIME]",
+		.help = "Wait until the trigger fires, then print what fired: the trigger, the\n"
+			"time, and for an event its process, thread and fields (for an\n"
+			"aggregation, the key and the value). --timeout TIME: give up after TIME\n"
+			"(exit status 1; default: wait as long as it takes).",
+		.longopts = wait_trigger_opts, .shortopts = WAIT_TRIGGER_SHORTOPTS,
+		.main = wait_trigger_main,
 	},
 	{
 		.name = "record",

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trigctl.h - tracectl add-trigger and wait-trigger, and how the records
+ * of triggers and firings are printed (trigctl.c); list-triggers and
+ * remove-trigger are plain requests (request.h).
+ */
+#ifndef SHMTRACE_TOOLS_TRIGCTL_H
+#define SHMTRACE_TOOLS_TRIGCTL_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include "common/proto.h"
+#include "jwrite.h"
+
+struct verb;
+struct rtree;
+
+/* Their options, for the verb table. */
+extern const struct option add_trigger_opts[];
+#define ADD_TRIGGER_SHORTOPTS "s:f:h"
+extern const struct option wait_trigger_opts[];
+#define WAIT_TRIGGER_SHORTOPTS "h"
+
+/* tracectl add-trigger ARGS, wait-trigger ARGS (@argv[0]: the verb): the exit status. */
+int add_trigger_main(const struct verb *v, int argc, char **argv);
+int wait_trigger_main(const struct verb *v, int argc, char **argv);
+
+/* The triggers and the firing of a reply, as text (render.c). */
+void trig_text(FILE *out, const char *cmd, const struct rtree *t);
+/* ... as the members "triggers" and "firing" of its JSON document. */
+void trig_json(struct jw *w, const char *cmd, const struct rtree *t);
+
+#endif
