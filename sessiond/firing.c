@@ -45,7 +45,7 @@
 static struct firing *q_head, **q_tail = &q_head;
 static unsigned int q_len;
 static uint64_t dropped;
-static void (*hook)(void);
+static void (*hook)(const struct app *a);
 
 void firings_attach(struct app *a)
 {
@@ -136,7 +136,7 @@ void firings_take(struct app *a)
 	}
 }
 
-void firings_set_hook(void (*act)(void))
+void firings_set_hook(void (*act)(const struct app *a))
 {
 	hook = act;
 }
@@ -144,8 +144,8 @@ void firings_set_hook(void (*act)(void))
 void firings_last(struct app *a)
 {
 	firings_take(a);
-	if (q_head && hook)
-		hook();
+	if (hook)
+		hook(a);
 }
 
 struct firing *firings_pop(void)

@@ -30,10 +30,10 @@ void firings_attach(struct app *a);
 void firings_take(struct app *a);
 /*
  * What acts on the firings queued (trigger.c registers it): called when a
- * process that fired goes, before the consumer is told (its buffers are
- * still there for a snapshot).
+ * process goes, before the consumer is told (its buffers are still there
+ * for a snapshot), also to count what its trigger area counted.
  */
-void firings_set_hook(void (*act)(void));
+void firings_set_hook(void (*act)(const struct app *a));
 /* @a is going: its last firings read and, when there are any, acted on. */
 void firings_last(struct app *a);
 /* The oldest firing queued, or NULL; free() it. */

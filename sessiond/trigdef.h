@@ -33,6 +33,7 @@ struct trigger {
 	uint32_t action;		/* CMD_ACT_* */
 	char action_session[PROTO_NAME_MAX];
 	uint64_t fired, failed, ignored;
+	uint64_t matches_gone, lost_gone;	/* counted by processes that are gone */
 	int spent;			/* once-after: acted on once */
 	uint64_t last_time_ns;		/* its last firing acted on: when */
 	uint32_t last_pid, last_tid;

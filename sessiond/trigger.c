@@ -82,22 +82,26 @@ static uint64_t last_sweep_ns;
 
 /* ---- records ------------------------------------------------------------- */
 
-/* The sum over the processes of a slot's tagged counters (libtrace/trigger.c). */
-static uint64_t slot_sum(const struct trigger *t, int lost)
+/* What process @a counted for @t in its trigger area (libtrace/trigger.c): its tagged counter. */
+static uint64_t app_count(const struct trigger *t, const struct app *a, int lost)
 {
 	uint64_t tag = (t->id & 0xffff) << SHM_TRIG_COUNT_BITS;
-	uint64_t mask = (UINT64_C(1) << SHM_TRIG_COUNT_BITS) - 1, n = 0;
+	uint64_t mask = (UINT64_C(1) << SHM_TRIG_COUNT_BITS) - 1, v;
 
-	if (t->kind != CMD_TRIG_EVENT || t->slot < 0)
+	if (t->kind != CMD_TRIG_EVENT || t->slot < 0 || !a->proc)
 		return 0;
-	for (const struct app *a = apps_list(); a; a = a->next) {
-		const uint64_t *w = lost ? &a->proc->trig.lost_slot[t->slot] :
-				    &a->proc->trig.count[t->slot];
-		uint64_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+	v = __atomic_load_n(lost ? &a->proc->trig.lost_slot[t->slot] : &a->proc->trig.count[t->slot],
+			    __ATOMIC_RELAXED);
+	return (v & ~mask) == tag ? v & mask : 0;
+}
 
-		if ((v & ~mask) == tag)
-			n += v & mask;
-	}
+/* The sum over the processes, those gone included, of a slot's counters. */
+static uint64_t slot_sum(const struct trigger *t, int lost)
+{
+	uint64_t n = lost ? t->lost_gone : t->matches_gone;
+
+	for (const struct app *a = apps_list(); a; a = a->next)
+		n += app_count(t, a, lost);
 	return n;
 }
 
@@ -214,7 +218,13 @@ static int trig_make(struct reply *r, struct trigger *t, const struct cmd_trigge
 		return reply_fail(r, -EINVAL, RE_RANGE, .name = "--every (ms)",
 				  .n = { c->every_ms, TRIG_EVERY_MIN_MS, TRIG_EVERY_MAX_MS });
 	t->every_ms = c->every_ms ? c->every_ms : TRIG_EVERY_MS;
-	snprintf(t->agg_session, sizeof(t->agg_session), "%s", c->agg_session);
+	if (!c->agg_session[0] && !ss.list)
+		return reply_fail(r, -ENOENT, RE_NO_SESSIONS);
+	if (!c->agg_session[0] && ss.list->next)
+		return reply_fail(r, -EINVAL, RE_SEVERAL_SESSIONS);
+	/* the session's name, not "the only one": it is the same after a restart */
+	snprintf(t->agg_session, sizeof(t->agg_session), "%s",
+		 c->agg_session[0] ? c->agg_session : ss.list->name);
 	snprintf(t->agg, sizeof(t->agg), "%s", c->agg);
 	snprintf(t->when, sizeof(t->when), "%s", c->when);
 	t->policy = SHM_TRIG_EVERY;
@@ -517,9 +527,13 @@ static int firings_act(void)
 	return changed;
 }
 
-/* A process that fired goes (firing.c): its firings acted on now. */
-static void firings_now(void)
+/* A process goes (firing.c): its firings acted on now, its counts kept. */
+static void firings_now(const struct app *a)
 {
+	for (struct trigger *t = trigs.list; t; t = t->next) {
+		t->matches_gone += app_count(t, a, 0);
+		t->lost_gone += app_count(t, a, 1);
+	}
 	dirty |= firings_act();
 }
 
@@ -672,9 +686,10 @@ void trig_state_save(FILE *f)
 
 		fprintf(f, "{\"id\":%" PRIu64 ",\"slot\":%d,\"kind\":%u,\"action\":%u,"
 			"\"policy\":%u,\"n\":%" PRIu64 ",\"every_ms\":%" PRIu64 ",\"fired\":%" PRIu64
-			",\"failed\":%" PRIu64 ",\"ignored\":%" PRIu64 ",\"spent\":%d,",
-			t->id, t->slot, t->kind, t->action, t->policy, t->n, t->every_ms, t->fired,
-			t->failed, t->ignored, t->spent);
+			",\"failed\":%" PRIu64 ",\"ignored\":%" PRIu64 ",\"spent\":%d,"
+			"\"matches_gone\":%" PRIu64 ",\"lost_gone\":%" PRIu64 ",",
+			t->id, t->slot < 0 ? SHM_MAX_TRIG : t->slot, t->kind, t->action, t->policy, t->n, t->every_ms, t->fired,
+			t->failed, t->ignored, t->spent, t->matches_gone, t->lost_gone);
 		put_str(f, "name", t->name);
 		put_str(f, "session", t->action_session);
 		put_str(f, "pattern", t->ev.pattern);
@@ -764,7 +779,7 @@ static struct trigger *trd_trigger(struct trd *r, const struct js_node *o)
 
 	memset(&c, 0, sizeof(c));
 	id = trd_u64(r, o, "id", UINT64_MAX);
-	slot = trd_u64(r, o, "slot", UINT32_MAX + (uint64_t)1) ;
+	slot = trd_u64(r, o, "slot", SHM_MAX_TRIG);
 	b->kind = (uint32_t)trd_u64(r, o, "kind", CMD_TRIG_AGG);
 	b->action = (uint32_t)trd_u64(r, o, "action", CMD_ACT_NOTIFY);
 	b->policy = (uint32_t)trd_u64(r, o, "policy", SHM_TRIG_ONCE_AFTER);
@@ -836,6 +851,8 @@ static struct trigger *trd_trigger(struct trd *r, const struct js_node *o)
 	t->failed = trd_u64(r, o, "failed", UINT64_MAX);
 	t->ignored = trd_u64(r, o, "ignored", UINT64_MAX);
 	t->spent = (int)trd_u64(r, o, "spent", 1);
+	t->matches_gone = trd_u64(r, o, "matches_gone", UINT64_MAX);
+	t->lost_gone = trd_u64(r, o, "lost_gone", UINT64_MAX);
 	t->next_ns = now_ns(CLOCK_MONOTONIC) + t->every_ms * 1000000u;
 	if (t->kind == CMD_TRIG_EVENT) {
 		if (slot >= SHM_MAX_TRIG || trigs.slot[slot]) {

@@ -66,6 +66,9 @@ INTEGRATION_TESTS = \
 	tests/integration/status.sh \
 	tests/integration/snapshot.sh \
 	tests/integration/trigger-snapshot.sh \
+	tests/integration/trigger-policy.sh \
+	tests/integration/trigger-aggregation.sh \
+	tests/integration/trigger-restart.sh \
 	tests/integration/rotate.sh \
 	tests/integration/context.sh \
 	tests/integration/output-refused.sh \
