@@ -243,12 +243,10 @@ const struct verb verbs[] = {
 	},
 	{
 		.name = "add-trigger",
-		.usage = "add-trigger NAME --on-event PATTERN [--filter EXPR]\n"
-			 "         [--rate-policy every:N | once-after:N] --action ACTION\n"
-			 "       add-trigger NAME --on-aggregation AGGREGATION [-s NAME] --when EXPR\n"
-			 "         [--every TIME] --action ACTION\n"
-			 "         ACTION: snapshot-session SESSION | start-session SESSION |\n"
-			 "                 stop-session SESSION | rotate-session SESSION | notify",
+		.usage = "add-trigger NAME --on-event PATTERN [--filter EXPR] [--rate-policy every:N | once-after:N]\n"
+			 "         | --on-aggregation AGGREGATION [-s NAME] --when EXPR [--every TIME]\n"
+			 "         --action snapshot-session SESSION | start-session SESSION | stop-session SESSION\n"
+			 "         | rotate-session SESSION | notify",
 		.help = "Act on its own when something happens, without a process switch on the\n"
 			"fast path.\n"
 			"--on-event PATTERN [--filter EXPR]: an event whose \"provider:event\" name\n"
