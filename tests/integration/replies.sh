@@ -54,7 +54,28 @@ j 1 aggregate -s s agg 'shmtrace_test:event'
 j 1 show-aggregations -s s nope
 j 0 start s
 j 1 start s
+j 0 add-trigger tr --on-event 'shmtrace_test:event' --filter 'seq == 5' --rate-policy every:1 \
+	--action notify
+j 1 add-trigger tr --on-event 'x:*' --action notify
+j 0 add-trigger ta --on-aggregation agg -s s --when 'p99 >= 500' --every 100ms \
+	--action snapshot-session s
+j 1 add-trigger tb --on-aggregation agg -s s --when 'sum > 1' --action notify
+j 0 list-triggers
+j 1 wait-trigger tr --timeout 100ms
+"$TRACECTL" wait-trigger tr --timeout 60s --format json >"$WORK/waited.json" &
+waiter=$!
+for _ in $(seq 100); do
+	"$TRACECTL" list-triggers --format json >"$WORK/lt.json"
+	[ "$(jget "$WORK/lt.json" triggers tr waiters)" -eq 1 ] && break
+	sleep 0.1
+done
 gen_idle g -n 2000 -t 2 -T
+wait "$waiter" || fail "wait-trigger: $(cat "$WORK/waited.json")"
+[ "$(jget "$WORK/waited.json" command)" = wait-trigger ] || fail "$(cat "$WORK/waited.json")"
+cat "$WORK/waited.json" >>"$ALL"
+t wait-trigger tr --timeout 10ms
+j 0 list-triggers
+t list-triggers
 j 0 list-events
 # a pattern none of the registered events matches is noted; one that does, not
 j 0 enable-event -s s 'shmtrace_tset:*'
@@ -75,6 +96,8 @@ release_idle g
 wait "$IDLE_PID" || fail "gen-events failed"
 j 0 disable-event -s s 'shmtrace_test:*'
 j 1 disable-event -s s 'nope:*'
+j 0 remove-trigger tr ta
+j 1 remove-trigger tr
 j 0 disable-aggregation -s s agg
 j 0 stop s
 j 1 stop s
@@ -87,7 +110,8 @@ j 1 create n --set-url "net://127.0.0.1:$port:$port"
 new_session "$WORK/d" 'shmtrace_test:*'
 "$GEN" -n 100 -t 1 || fail "gen-events failed"
 j 0 destroy s
-for v in create enable-channel enable-event start stop destroy list status list-events; do
+for v in create enable-channel enable-event start stop destroy list status list-events \
+	add-trigger list-triggers remove-trigger wait-trigger; do
 	grep -q "\"command\":\"$v\"" "$ALL" || fail "no document of $v checked"
 done
 # record: its summary, and a record that cannot run its command
