@@ -193,6 +193,7 @@ enum proto_verb {
 	VERB_AGGREGATE,			/* 17: struct cmd_aggregate [, its filter] */
 	VERB_DISABLE_AGG,		/* 18: NAME... */
 	VERB_SHOW_AGG,			/* 19: struct cmd_show_agg */
+	VERB_DISABLE_CHANNEL,		/* 20: CHANNEL... */
 	VERB_MAX
 };
 
@@ -219,6 +220,7 @@ enum proto_verb {
  *   aggregate             cmd_aggregate        [filter]
  *   disable-aggregation   -                    name...              (1 to 255)
  *   show-aggregations     cmd_show_agg         -
+ *   disable-channel       -                    channel...           (1 to 255)
  */
 #define PROTO_CMD_MAX_STR	256
 
@@ -596,6 +598,7 @@ _Static_assert(offsetof(struct rec_session, rot_bytes) == 5048, "rec session rot
 /* rec_channel.flags */
 #define REC_CHANNEL_STATS	(1u << 0)	/* stats holds the consumer's counters */
 #define REC_CHANNEL_UNFLUSHED	(1u << 1)	/* stop could not write it out: unflushed_* */
+#define REC_CHANNEL_DISABLED	(1u << 2)	/* disable-channel: it records nothing */
 
 /* A channel: its settings and, when REC_CHANNEL_STATS, its counters. */
 struct rec_channel {

@@ -138,6 +138,8 @@ static void channel_record(const struct channel *ch, int stats, struct rec_chann
 	rc->context = ch->context;
 	for (const struct enabler *e = ch->enablers; e; e = e->next)
 		rc->nenablers++;
+	if (ch->disabled)
+		rc->flags |= REC_CHANNEL_DISABLED;
 	if (ch->unflushed) {
 		rc->flags |= REC_CHANNEL_UNFLUSHED;
 		rc->unflushed_events = ch->unflushed_events;
@@ -342,7 +344,37 @@ static struct channel *channel_make(struct reply *r, struct session *s, const st
 	return ch;
 }
 
-/* enable-channel: the settings given, the session's defaults for the rest. */
+/* A setting of enable-channel given that differs from @ch's. */
+#define CHAN_DIFFERS(c, ch, bit, field)	(((c)->set & (bit)) && (c)->field != (ch)->field)
+
+/*
+ * enable-channel of channel @ch that disable-channel disabled: enabled
+ * again, its settings as they were (any given must be the same).
+ */
+static int channel_reenable(struct reply *r, struct channel *ch, const struct cmd_channel *c)
+{
+	struct rec_channel rc;
+
+	if (!ch->disabled || CHAN_DIFFERS(c, ch, CMD_CHAN_SUBBUF, subbuf_size) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_NUM, num_subbuf) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_FLUSH, flush_ms) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_POOL, pool_size) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_MODE, mode) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_COMPRESS, compress))
+		return reply_fail(r, -EEXIST, RE_CHANNEL_EXISTS, .session = ch->session->name,
+				  .name = ch->name);
+	ch->disabled = 0;
+	log_info("session %s: channel %s enabled again", ch->session->name, ch->name);
+	apps_update_all();
+	channel_record(ch, 0, &rc);
+	reply_rec(r, REC_CHANNEL, &rc, sizeof(rc));
+	return 0;
+}
+
+/*
+ * enable-channel: the settings given, the session's defaults for the
+ * rest; a channel disabled by disable-channel is enabled again.
+ */
 static int cmd_enable_channel(struct reply *r, struct session *s, const struct cmd_channel *c)
 {
 	struct channel want, *ch;
@@ -351,9 +383,9 @@ static int cmd_enable_channel(struct reply *r, struct session *s, const struct c
 	if (!proto_name_ok(c->name) || strlen(c->name) > 32)
 		return reply_fail(r, -EINVAL, RE_BAD_NAME, .name = c->name, .name2 = "channel",
 				  .n = { 32 });
-	if (channel_find(s, c->name))
-		return reply_fail(r, -EEXIST, RE_CHANNEL_EXISTS, .session = s->name,
-				  .name = c->name);
+	ch = channel_find(s, c->name);
+	if (ch)
+		return channel_reenable(r, ch, c);
 	CHAN_CHECK(c, CMD_CHAN_SUBBUF, subbuf_size, SHM_MIN_SUBBUF, SHM_MAX_SUBBUF,
 		   "--subbuf-size");
 	CHAN_CHECK(c, CMD_CHAN_NUM, num_subbuf, 2, SHM_MAX_NUM_SUBBUF, "--num-subbuf");
@@ -528,6 +560,33 @@ static int cmd_disable(struct reply *r, struct session *s, const struct proto_cm
 		*pp = e->next;
 		enabler_send(r, ch, e, REC_ENABLER_REMOVED);
 		enabler_free(e);
+	}
+	apps_update_all();
+	return 0;
+}
+
+/*
+ * disable-channel: the channels named record nothing from now on (their
+ * patterns enable nothing: the processes see it at their next event, as
+ * for disable-event); their slots, buffers and traces stay, and
+ * enable-channel enables them again. A channel disabled already stays so.
+ */
+static int cmd_disable_channel(struct reply *r, struct session *s, const struct proto_cmd *c)
+{
+	for (uint32_t i = 0; i < c->nstr; i++) {
+		if (!channel_find(s, c->str[i]))
+			return reply_fail(r, -ENOENT, RE_NO_CHANNEL, .session = s->name,
+					  .name = c->str[i]);
+	}
+	for (uint32_t i = 0; i < c->nstr; i++) {
+		struct channel *ch = channel_find(s, c->str[i]);
+		struct rec_channel rc;
+
+		if (!ch->disabled)
+			log_info("session %s: channel %s disabled", s->name, ch->name);
+		ch->disabled = 1;
+		channel_record(ch, 0, &rc);
+		reply_rec(r, REC_CHANNEL, &rc, sizeof(rc));
 	}
 	apps_update_all();
 	return 0;
@@ -982,6 +1041,8 @@ static int session_dispatch(struct reply *r, const struct proto_cmd *c)
 		return cmd_start(r, s);
 	case VERB_STOP:
 		return cmd_stop(r, s);
+	case VERB_DISABLE_CHANNEL:
+		return cmd_disable_channel(r, s, c);
 	default:
 		return reply_fail(r, -EINVAL, RE_MALFORMED);
 	}

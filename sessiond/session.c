@@ -5,12 +5,14 @@
  *
  * Each channel of a session takes one of the SHM_MAX_CHAN channel slots
  * that every control page has; an event is recorded in a slot when the
- * slot's session is active and one of the channel's patterns matches the
- * event's "provider:event" name (and log level). Sessions are fully
- * independent: each channel has its own buffers (a pool per process and
- * channel), and each session its own output. enable-event without -c uses
- * the channel "channel0", created at the first use with the settings of
- * create (--overwrite, --pool-size).
+ * slot's session is active, the channel is not disabled (disable-channel:
+ * it keeps its slot, its buffers and its traces, and records nothing until
+ * enable-channel enables it again) and one of the channel's patterns
+ * matches the event's "provider:event" name (and log level). Sessions are
+ * fully independent: each channel has its own buffers (a pool per process
+ * and channel), and each session its own output. enable-event without -c
+ * uses the channel "channel0", created at the first use with the settings
+ * of create (--overwrite, --pool-size).
  *
  * State: the sessions and the slots (`ss`), owned here; what ends them
  * (stop, destroy) is life.c's. A crash leaves them in state.json, written
@@ -187,7 +189,7 @@ unsigned int session_mask(const char *event_name, int loglevel,
 		struct channel *ch = ss.chan[i];
 
 		filter[i] = NULL;
-		if (ch && ch->session->active &&
+		if (ch && ch->session->active && !ch->disabled &&
 		    channel_enables(ch, event_name, loglevel, &filter[i]))
 			m |= 1u << i;
 	}

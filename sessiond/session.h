@@ -49,6 +49,7 @@ struct channel {
 	uint32_t flush_ms;
 	uint32_t compress;		/* PROTO_COMPRESS_* */
 	uint32_t context;		/* SHMTRACE__CTX_* (add-context) */
+	int disabled;			/* disable-channel: its patterns enable nothing */
 	int unflushed;			/* the last stop could not write it out: */
 	uint64_t unflushed_events;	/* ... events its buffers still held */
 	uint64_t unflushed_buffers;	/* ... in so many buffers */

@@ -132,6 +132,7 @@ static void jw_channel(FILE *f, const struct channel *ch)
 	jw_u64(f, "flush_ms", ch->flush_ms);
 	jw_u64(f, "compress", ch->compress);
 	jw_u64(f, "context", ch->context);
+	jw_u64(f, "enabled", (uint64_t)!ch->disabled);
 	fputs("\"enablers\":[", f);
 	for (const struct enabler *e = ch->enablers; e; e = e->next) {
 		fputc('{', f);
@@ -315,6 +316,17 @@ static uint64_t rd_u64(struct rd *r, const struct js_node *obj, const char *name
 	return v;
 }
 
+/* A member added after the first daemons: @def when absent (an older file). */
+static uint64_t rd_u64_opt(struct rd *r, const struct js_node *obj, const char *name,
+			   uint64_t max, uint64_t def)
+{
+	unsigned int count = 0;
+
+	if (!js_member(r->doc, obj, name, &count))
+		return def;
+	return rd_u64(r, obj, name, max);
+}
+
 static int64_t rd_s32(struct rd *r, const struct js_node *obj, const char *name)
 {
 	const struct js_node *n = rd_get(r, obj, name, JS_NUM);
@@ -415,6 +427,7 @@ static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct 
 	ch->flush_ms = (uint32_t)rd_u64(r, o, "flush_ms", UINT32_MAX);
 	ch->compress = (uint32_t)rd_u64(r, o, "compress", PROTO_COMPRESS_LZ4);
 	ch->context = (uint32_t)rd_u64(r, o, "context", SHMTRACE__CTX_ALL);
+	ch->disabled = !rd_u64_opt(r, o, "enabled", 1, 1);
 	if (!r->why && (!proto_name_ok(ch->name) || !ch->id || ss.chan[ch->slot] ||
 			!shm_geometry_ok(ch->subbuf_size, ch->num_subbuf) || !ch->pool_size))
 		r->why = "channel";

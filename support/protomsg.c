@@ -184,6 +184,7 @@ static const struct {
 	[VERB_AGGREGATE]	= { sizeof(struct cmd_aggregate), 0, 1 },
 	[VERB_DISABLE_AGG]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
 	[VERB_SHOW_AGG]		= { sizeof(struct cmd_show_agg), 0, 0 },
+	[VERB_DISABLE_CHANNEL]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
 };
 
 #define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)

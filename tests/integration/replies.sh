@@ -75,6 +75,9 @@ release_idle g
 wait "$IDLE_PID" || fail "gen-events failed"
 j 0 disable-event -s s 'shmtrace_test:*'
 j 1 disable-event -s s 'nope:*'
+j 0 disable-channel -s s c
+j 1 disable-channel -s s nope
+j 0 enable-channel -s s c
 j 0 disable-aggregation -s s agg
 j 0 stop s
 j 1 stop s

@@ -413,8 +413,10 @@ static void text_channel(FILE *out, const struct rt_channel *rc, bool streamed)
 	const struct rec_channel *c = rc->c;
 	char names[128], what[PROTO_EVNAME_MAX + PROTO_FILTER_MAX + 64];
 
-	fprintf(out, "  channel %s: %s, %u sub-buffers of %u KiB, pool of %u buffers, "
-		"flush every %u ms%s\n", c->name, mode_name(c->mode), c->num_subbuf,
+	fprintf(out, "  channel %s%s: %s, %u sub-buffers of %u KiB, pool of %u buffers, "
+		"flush every %u ms%s\n", c->name,
+		(c->flags & REC_CHANNEL_DISABLED) ? " (disabled: records nothing)" : "",
+		mode_name(c->mode), c->num_subbuf,
 		c->subbuf_size >> 10, c->pool_size, c->flush_ms,
 		c->compress == PROTO_COMPRESS_LZ4 ? ", lz4" : "");
 	if (c->context) {
@@ -598,7 +600,8 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 			fprintf(out, "Context of channel %s in session %s: %s.\n", c->name, c->session,
 				text);
 		} else {
-			fprintf(out, "Channel %s enabled in session %s.\n", c->name, c->session);
+			fprintf(out, "Channel %s %s in session %s.\n", c->name,
+				(c->flags & REC_CHANNEL_DISABLED) ? "disabled" : "enabled", c->session);
 		}
 		for (size_t k = 0; k < ((const struct rt_channel *)t->chans.v[i])->en.n; k++) {
 			const struct rec_enabler *e = ((const struct rt_channel *)t->chans.v[i])->en.v[k];
@@ -706,6 +709,7 @@ static void json_channel(struct jw *w, const struct rt_channel *rc, bool all)
 		if (c->context & ctf_contexts[i].bit)
 			jw_str(w, ctf_contexts[i].name);
 	jw_end_arr(w);
+	jw_kbool(w, "enabled", !(c->flags & REC_CHANNEL_DISABLED));
 	if (c->flags & REC_CHANNEL_STATS) {
 		jw_ku64(w, "recorded", st->events);
 		jw_ku64(w, "discarded", st->discarded);
@@ -962,7 +966,8 @@ static bool json_always(const char *cmd, const char *what)
 		{ "notices", "sessions" }, { "processes", "processes" },
 		{ "list-events", "processes" }, { "enable-event", "enablers" },
 		{ "disable-event", "enablers" }, { "enable-channel", "channels" },
-		{ "add-context", "channels" }, { "aggregate", "aggregations" },
+		{ "add-context", "channels" }, { "disable-channel", "channels" },
+		{ "aggregate", "aggregations" },
 		{ "disable-aggregation", "aggregations" },
 	};
 

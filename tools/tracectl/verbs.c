@@ -71,7 +71,9 @@ const struct verb verbs[] = {
 			"--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF;\n"
 			"default none).\n"
 			"Events go to a channel with enable-event -c CHANNEL; without -c, to\n"
-			"channel0, created with the session's defaults at its first use.",
+			"channel0, created with the session's defaults at its first use.\n"
+			"A channel that disable-channel disabled is enabled again (its settings\n"
+			"stay as they were).",
 		REQUEST("sBNODFZP"), .min_args = 1, .max_args = 1, .session_arg = 0,
 		.build = build_channel,
 	},
@@ -154,6 +156,15 @@ const struct verb verbs[] = {
 		.help = "Remove PATTERNs previously enabled with enable-event.",
 		REQUEST("sc"), .min_args = 1, .max_args = 255, .session_arg = 0,
 		.build = build_events,
+	},
+	{
+		.name = "disable-channel", .verb = VERB_DISABLE_CHANNEL,
+		.usage = "disable-channel [-s NAME] CHANNEL...",
+		.help = "Stop recording into CHANNELs: their patterns enable nothing from now\n"
+			"on (each traced process sees it at its next event). They keep their\n"
+			"settings, buffers and traces; enable-channel CHANNEL enables one again.",
+		REQUEST("s"), .min_args = 1, .max_args = 255, .session_arg = 0,
+		.build = build_names,
 	},
 	{
 		.name = "start", .verb = VERB_START,
