@@ -211,8 +211,9 @@ enum proto_verb {
  *   status ping notices   -                    -
  *   processes             -                    -
  *   enable-channel        cmd_channel          -
- *   enable-event          cmd_events           [filter] pattern...  (1 to 255 patterns;
- *                                              a filter's text < PROTO_FILTER_MAX)
+ *   enable-event          cmd_events           [filter] [exclusion...] pattern...
+ *                                              (1 to 255 patterns; a filter's text
+ *                                              < PROTO_FILTER_MAX; nexclude exclusions)
  *   disable-event         cmd_events           pattern...           (no condition)
  *   add-context           cmd_context          -
  *   rotate                cmd_rotate           -
@@ -283,9 +284,14 @@ struct cmd_events {
 	uint32_t ll_kind;		/* CMD_LL_* */
 	uint32_t loglevel;		/* 0 (emerg) to 7 (debug) */
 	uint32_t filter;		/* 1: the first string is a filter */
-	uint32_t reserved;
+	uint32_t nexclude;		/* enable-event: exclusions after the filter (-x), at
+					 * most PROTO_EXCLUDE_MAX; disable-event: 0 */
 };
 _Static_assert(sizeof(struct cmd_events) == PROTO_NAME_MAX + 16, "cmd events");
+_Static_assert(offsetof(struct cmd_events, nexclude) == PROTO_NAME_MAX + 12, "cmd events excl");
+
+/* Exclusions of one pattern (enable-event -x): patterns of the events it leaves out. */
+#define PROTO_EXCLUDE_MAX	16
 
 struct cmd_context {
 	char channel[PROTO_NAME_MAX];	/* "" = every channel of the session */
@@ -542,6 +548,7 @@ enum proto_rec {
 	REC_NOTE = 10,			/* struct rec_error: something to know, not an error */
 	REC_ERROR = 11,			/* struct rec_error: why the command failed */
 	REC_DAEMON = 12,		/* struct rec_daemon */
+	REC_EXCLUSION = 13,		/* struct rec_exclusion, after its enabler */
 	REC_MAX
 };
 
@@ -641,6 +648,19 @@ struct rec_enabler {
 };
 _Static_assert(sizeof(struct rec_enabler) == 2 * PROTO_NAME_MAX + PROTO_EVNAME_MAX + 16 +
 	       PROTO_FILTER_MAX, "rec enabler");
+
+/*
+ * An exclusion of an enabled pattern (enable-event -x): sent after the
+ * REC_ENABLER it belongs to, one per exclusion, in the order given.
+ */
+struct rec_exclusion {
+	char session[PROTO_NAME_MAX];
+	char channel[PROTO_NAME_MAX];
+	char pattern[PROTO_EVNAME_MAX];	/* the enabler's */
+	char exclude[PROTO_EVNAME_MAX];	/* events matching it are left out */
+};
+_Static_assert(sizeof(struct rec_exclusion) == 2 * PROTO_NAME_MAX + 2 * PROTO_EVNAME_MAX,
+	       "rec exclusion");
 
 /* rec_process.flags */
 #define REC_PROCESS_DETACHED	(1u << 0)	/* closed its connection, still traced */
@@ -821,6 +841,7 @@ enum proto_why {
 	RE_RELAY_URL,		/* name: the address, name2: which ("relay", "control", "data") */
 	RE_URL_PAIR,
 	RE_RELAY_CONNECT,	/* err, name: the address, detail: the step */
+	RE_EXCLUDE_WILD,	/* name: a pattern with exclusions but no '*' */
 	RE_MAX_ERROR,
 	/* notes */
 	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */
@@ -856,6 +877,7 @@ union proto_rec_body {
 	struct rec_rotation rotation;
 	struct rec_error error;
 	struct rec_daemon daemon;
+	struct rec_exclusion exclusion;
 };
 
 int proto_send(int fd, unsigned int type, int status, const void *body, size_t len,

@@ -180,6 +180,7 @@ static void enabler_record(const struct channel *ch, const struct enabler *e, ui
 	}
 }
 
+/* The record of pattern @e of @ch, then one per exclusion of it. */
 static void enabler_send(struct reply *r, const struct channel *ch, const struct enabler *e,
 			 uint32_t flags)
 {
@@ -187,6 +188,16 @@ static void enabler_send(struct reply *r, const struct channel *ch, const struct
 
 	enabler_record(ch, e, flags, &re);
 	reply_rec(r, REC_ENABLER, &re, sizeof(re));
+	for (uint32_t i = 0; i < e->nexcl; i++) {
+		struct rec_exclusion rx;
+
+		memset(&rx, 0, sizeof(rx));
+		REC_SET(rx.session, ch->session->name);
+		REC_SET(rx.channel, ch->name);
+		REC_SET(rx.pattern, e->pattern);
+		REC_SET(rx.exclude, e->excl[i]);
+		reply_rec(r, REC_EXCLUSION, &rx, sizeof(rx));
+	}
 }
 
 /*
@@ -421,23 +432,49 @@ static int cmd_enable_channel(struct reply *r, struct session *s, const struct c
 	return 0;
 }
 
+/* Has @pattern a '*' (not escaped)? */
+static int pattern_wild(const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '*')
+			return 1;
+	}
+	return 0;
+}
+
 /*
- * @e for @pattern with the conditions of @ev and @filter (NULL: none);
- * 0, or the failure in @r.
+ * @e for @pattern with the conditions of @ev, @filter (NULL: none) and
+ * the ev->nexclude exclusions @excl; 0, or the failure in @r (@e holds
+ * nothing then).
  */
 static int enabler_make(struct reply *r, struct enabler *e, const char *pattern,
-			const struct cmd_events *ev, const char *filter)
+			const struct cmd_events *ev, const char *filter, const char *const *excl)
 {
+	int ret;
+
 	_Static_assert(LL_RANGE == CMD_LL_RANGE && LL_ONLY == CMD_LL_ONLY, "log level kinds");
 	memset(e, 0, sizeof(*e));
 	if (!pattern[0] || strlen(pattern) >= PROTO_EVNAME_MAX)
 		return reply_fail(r, -EINVAL, RE_BAD_PATTERN, .name = pattern);
 	if (ev->ll_kind > CMD_LL_ONLY || ev->loglevel > 7)
 		return reply_fail(r, -EINVAL, RE_BAD_LOGLEVEL);
+	/* as lttng's --exclude: exclusions take a part of what a wildcard matches */
+	if (ev->nexclude && !pattern_wild(pattern))
+		return reply_fail(r, -EINVAL, RE_EXCLUDE_WILD, .name = pattern);
+	for (uint32_t i = 0; i < ev->nexclude; i++)
+		if (!excl[i][0] || strlen(excl[i]) >= PROTO_EVNAME_MAX)
+			return reply_fail(r, -EINVAL, RE_BAD_PATTERN, .name = excl[i]);
 	snprintf(e->pattern, sizeof(e->pattern), "%s", pattern);
 	e->ll_kind = (enum ll_kind)ev->ll_kind;
 	e->loglevel = (int)ev->loglevel;
-	return filter ? filter_make(r, e, filter) : 0;
+	if (excl_set(e, excl, ev->nexclude) < 0)
+		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "exclusions");
+	ret = filter ? filter_make(r, e, filter) : 0;
+	if (ret < 0)
+		enabler_free_parts(e);
+	return ret;
 }
 
 /*
@@ -508,20 +545,21 @@ static int pattern_known(const char *pattern)
 	return any ? 0 : -1;
 }
 
-/* enable-event: [filter] then patterns (proto.h) */
+/* enable-event: [filter] [exclusions] then patterns (proto.h) */
 static int cmd_enable(struct reply *r, struct session *s, const struct proto_cmd *c)
 {
 	const struct cmd_events *ev = &c->b.events;
 	const char *filter = ev->filter ? c->str[0] : NULL;
+	const char *const *excl = &c->str[ev->filter];
 	struct channel *ch = enable_channel(r, s, ev->channel, 1);
 
 	if (!ch)
 		return -ENOENT;
 	enablers_free(ch->combos);	/* the patterns change: made again */
 	ch->combos = NULL;
-	for (uint32_t i = ev->filter; i < c->nstr; i++) {
+	for (uint32_t i = ev->filter + ev->nexclude; i < c->nstr; i++) {
 		struct enabler *e, want;
-		int ret = enabler_make(r, &want, c->str[i], ev, filter);
+		int ret = enabler_make(r, &want, c->str[i], ev, filter, excl);
 
 		if (ret < 0) {
 			apps_update_all();
@@ -600,7 +638,8 @@ static int cmd_disable_channel(struct reply *r, struct session *s, const struct 
 static int channel_records(const struct channel *ch, const char *name)
 {
 	for (const struct enabler *e = ch->enablers; e; e = e->next)
-		if (glob_match(e->pattern, name) && e->ll_kind == LL_ANY && !e->filter)
+		if (glob_match(e->pattern, name) && e->ll_kind == LL_ANY && !e->filter &&
+		    !enabler_excludes(e, name))
 			return 1;
 	return 0;
 }

@@ -47,13 +47,37 @@ void sessions_init(void)
 	ss.next_id = now_ns(CLOCK_REALTIME);
 }
 
+int enabler_excludes(const struct enabler *e, const char *name)
+{
+	for (uint32_t i = 0; i < e->nexcl; i++)
+		if (glob_match(e->excl[i], name))
+			return 1;
+	return 0;
+}
+
+int excl_set(struct enabler *e, const char *const *excl, uint32_t n)
+{
+	e->nexcl = 0;
+	e->excl = NULL;
+	if (!n)
+		return 0;
+	e->excl = calloc(n, sizeof(*e->excl));
+	if (!e->excl)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		snprintf(e->excl[i], sizeof(e->excl[i]), "%s", excl[i]);
+	e->nexcl = n;
+	return 0;
+}
+
+/* Its pattern matches, no exclusion does, the log level is its own. */
 static int enabler_matches(const struct enabler *e, const char *name, int loglevel)
 {
 	if (e->ll_kind == LL_RANGE && loglevel > e->loglevel)
 		return 0;
 	if (e->ll_kind == LL_ONLY && loglevel != e->loglevel)
 		return 0;
-	return glob_match(e->pattern, name);
+	return glob_match(e->pattern, name) && !enabler_excludes(e, name);
 }
 
 /* @expr and its bytecode @code (@len bytes) as @e's filter: 0, or -ENOMEM. */
@@ -358,11 +382,14 @@ void marker_remove(struct session *s)
 	s->made_output = 0;
 }
 
-/* What @e holds besides itself: its filter's text and code. */
+/* What @e holds besides itself: its filter's text and code, its exclusions. */
 void enabler_free_parts(struct enabler *e)
 {
 	free(e->filter);
 	free(e->code);
+	free(e->excl);
+	e->excl = NULL;
+	e->nexcl = 0;
 }
 
 void enabler_free(struct enabler *e)

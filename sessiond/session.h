@@ -35,6 +35,8 @@ struct enabler {
 	char *filter;			/* the expression, NULL = none */
 	unsigned char *code;		/* its bytecode (filter.h) */
 	uint32_t code_len;
+	uint32_t nexcl;			/* exclusions (enable-event -x): events that */
+	char (*excl)[PROTO_EVNAME_MAX];	/* ... match one are left out; NULL when none */
 	struct enabler *next;
 };
 
@@ -122,6 +124,10 @@ struct channel *channel_find(const struct session *s, const char *name);
 /* A new channel of @s in a free slot, known to the consumer; NULL and *@err (-EBUSY: no slot). */
 struct channel *channel_new(struct session *s, const struct channel *want, int *err);
 void channel_defaults(const struct session *s, struct channel *ch, const char *name);
+/* Does an exclusion of @e take event @name? (it then does not enable it) */
+int enabler_excludes(const struct enabler *e, const char *name);
+/* @n exclusions @excl as @e's: 0, or -ENOMEM. */
+int excl_set(struct enabler *e, const char *const *excl, uint32_t n);
 /* Compile @expr into @e's filter; on error, @err says what and where. */
 int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen);
 /* The same for a command: 0, or the failure (RE_FILTER...) in @r. */

@@ -102,12 +102,18 @@ static void jw_hex(FILE *f, const char *k, const void *p, size_t n)
 	fputs("\",", f);
 }
 
-/* An enabler's pattern, log level condition and filter. */
+/* An enabler's pattern, exclusions, log level condition and filter. */
 static void jw_enabler(FILE *f, const struct enabler *e)
 {
 	jw_key(f, "pattern");
 	jw_str(f, e->pattern);
-	fputc(',', f);
+	fputs(",\"exclude\":[", f);
+	for (uint32_t i = 0; i < e->nexcl; i++) {
+		jw_str(f, e->excl[i]);
+		if (i + 1 < e->nexcl)
+			fputc(',', f);
+	}
+	fputs("],", f);
 	jw_u64(f, "ll_kind", (uint64_t)e->ll_kind);
 	fprintf(f, "\"loglevel\":%d,", e->loglevel);
 	jw_key(f, "filter");
@@ -382,6 +388,34 @@ bad:
 	return -EINVAL;
 }
 
+/* Exclusions of @e (later: none when absent), as enable-event checks them. */
+static int rd_excl(struct rd *r, const struct js_node *o, struct enabler *e)
+{
+	const char *excl[PROTO_EXCLUDE_MAX];
+	const struct js_node *arr, *el;
+	unsigned int count = 0;
+	uint32_t n = 0;
+
+	arr = js_member(r->doc, o, "exclude", &count);
+	if (!arr)
+		return 0;
+	if (count != 1 || arr->type != JS_ARR)
+		goto bad;
+	for (el = js_child(r->doc, arr); el; el = js_next(r->doc, arr, el)) {
+		if (n == PROTO_EXCLUDE_MAX || el->type != JS_STR || !el->len ||
+		    el->len >= PROTO_EVNAME_MAX || memchr(js_str(r->doc, el), 0, el->len))
+			goto bad;
+		excl[n++] = js_str(r->doc, el);
+	}
+	if (n && !strchr(e->pattern, '*'))
+		goto bad;
+	if (excl_set(e, excl, n) == 0)
+		return 0;
+bad:
+	r->why = "exclude";
+	return -EINVAL;
+}
+
 static int rd_enabler(struct rd *r, const struct js_node *o, struct enabler *e)
 {
 	const struct js_node *flt;
@@ -391,7 +425,7 @@ static int rd_enabler(struct rd *r, const struct js_node *o, struct enabler *e)
 	rd_str(r, o, "pattern", e->pattern, sizeof(e->pattern));
 	e->ll_kind = (enum ll_kind)rd_u64(r, o, "ll_kind", LL_ONLY);
 	e->loglevel = (int)rd_s32(r, o, "loglevel");
-	if (r->why || !e->pattern[0])
+	if (r->why || !e->pattern[0] || rd_excl(r, o, e) < 0)
 		return -EINVAL;
 	flt = js_member(r->doc, o, "filter", &count);
 	if (count != 1 || !flt) {

@@ -201,10 +201,11 @@ static int cmd_body_ok(uint32_t verb, const union cmd_body *b, uint32_t nstr)
 		return TERMINATED(b->channel.name);
 	case VERB_ENABLE_EVENT:
 		return TERMINATED(b->events.channel) && b->events.filter <= 1 &&
-		       nstr > b->events.filter;
+		       b->events.nexclude <= PROTO_EXCLUDE_MAX &&
+		       nstr > b->events.filter + b->events.nexclude;
 	case VERB_DISABLE_EVENT:
 		return TERMINATED(b->events.channel) && !b->events.filter &&
-		       b->events.ll_kind == CMD_LL_ANY;
+		       !b->events.nexclude && b->events.ll_kind == CMD_LL_ANY;
 	case VERB_ADD_CONTEXT:
 		return TERMINATED(b->context.channel);
 	case VERB_SNAPSHOT:
@@ -317,6 +318,7 @@ size_t proto_rec_size(uint32_t kind)
 	case REC_NOTE:
 	case REC_ERROR:		return sizeof(struct rec_error);
 	case REC_DAEMON:	return sizeof(struct rec_daemon);
+	case REC_EXCLUSION:	return sizeof(struct rec_exclusion);
 	default:		return 0;
 	}
 }
@@ -366,6 +368,9 @@ static int rec_terminated(uint32_t kind, const union proto_rec_body *r)
 		       TERM(r->error.detail) && TERM(r->error.path);
 	case REC_DAEMON:
 		return TERM(r->daemon.version) && TERM(r->daemon.home);
+	case REC_EXCLUSION:
+		return TERM(r->exclusion.session) && TERM(r->exclusion.channel) &&
+		       TERM(r->exclusion.pattern) && TERM(r->exclusion.exclude);
 	default:
 		return 0;
 	}

@@ -46,6 +46,8 @@ j 1 enable-channel -s s c
 j 0 enable-event -s s -c c 'shmtrace_test:*' --filter 'seq >= 10'
 j 0 enable-event -s s --loglevel info 'shmtrace_test:*'
 j 1 enable-event -s s --filter 'seq >=' 'x:*'
+j 0 enable-event -s s -c c 'shmtrace_*:*' -x 'shmtrace_test:mark,shmtrace_proc:*'
+j 1 enable-event -s s 'x:y' -x 'x:z'
 j 0 add-context -s s -c c -t ip -t cpu_id
 t add-context -s s -t cpu_id
 j 0 aggregate -s s agg 'shmtrace_test:event' --by thread,nosuchfield --count --quantize seq \

@@ -126,6 +126,15 @@ int rtree_build(const struct ctl_reply *rep, struct rtree *t)
 				ret = rvec_add(&t->enablers, e);
 			break;
 		}
+		case REC_EXCLUSION: {
+			const struct rec_exclusion *x = b;
+
+			if (cc && !strcmp(cc->c->session, x->session) && !strcmp(cc->c->name, x->channel))
+				ret = rvec_add(&cc->ex, x);
+			else
+				ret = rvec_add(&t->excls, x);
+			break;
+		}
 		case REC_PROCESS: {
 			const struct rec_process *p = b;
 
@@ -179,6 +188,7 @@ static void chans_free(struct rvec *v)
 		struct rt_channel *c = (struct rt_channel *)v->v[i];
 
 		rvec_free(&c->en);
+		rvec_free(&c->ex);
 		free(c);
 	}
 	rvec_free(v);
@@ -210,6 +220,7 @@ void rtree_free(struct rtree *t)
 	chans_free(&t->chans);
 	procs_free(&t->procs);
 	rvec_free(&t->enablers);
+	rvec_free(&t->excls);
 	rvec_free(&t->notices);
 	rvec_free(&t->aggs);
 	rvec_free(&t->events);
@@ -301,10 +312,27 @@ static const char *loglevel_macro(int32_t level)
 	return level >= 0 && level < 8 ? n[level] : NULL;
 }
 
-/* "pattern (loglevel <= info) [filter: ...]" */
-static void enabler_words(const struct rec_enabler *e, char *buf, size_t len)
+/* Is exclusion @x of enabler @e? */
+static bool excl_of(const struct rec_exclusion *x, const struct rec_enabler *e)
+{
+	return !strcmp(x->session, e->session) && !strcmp(x->channel, e->channel) &&
+	       !strcmp(x->pattern, e->pattern);
+}
+
+/* "pattern (loglevel <= info) [filter: ...]", then " excluding a, b" from @ex */
+static void enabler_words(const struct rec_enabler *e, const struct rvec *ex, char *buf,
+			  size_t len)
 {
 	int n = snprintf(buf, len, "%s", e->pattern);
+	bool first = true;
+
+	for (size_t i = 0; i < ex->n && n >= 0 && (size_t)n < len; i++) {
+		if (!excl_of(ex->v[i], e))
+			continue;
+		n += snprintf(buf + n, len - (size_t)n, "%s%s", first ? " excluding " : ", ",
+			      ((const struct rec_exclusion *)ex->v[i])->exclude);
+		first = false;
+	}
 
 	if (e->ll_kind != CMD_LL_ANY && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " (loglevel %s %s)",
@@ -425,7 +453,7 @@ static void text_channel(FILE *out, const struct rt_channel *rc, bool streamed)
 	}
 	fprintf(out, "    enabled events:%s\n", rc->en.n ? "" : " none");
 	for (size_t i = 0; i < rc->en.n; i++) {
-		enabler_words(rc->en.v[i], what, sizeof(what));
+		enabler_words(rc->en.v[i], &rc->ex, what, sizeof(what));
 		fprintf(out, "      %s\n", what);
 	}
 	text_counters(out, c);
@@ -614,7 +642,7 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 	for (size_t i = 0; i < t->enablers.n; i++) {
 		const struct rec_enabler *e = t->enablers.v[i];
 
-		enabler_words(e, text, sizeof(text));
+		enabler_words(e, &t->excls, text, sizeof(text));
 		if (e->flags & REC_ENABLER_REMOVED)
 			fprintf(out, "Event pattern '%s' disabled in channel %s of session %s.\n",
 				e->pattern, e->channel, e->session);
@@ -665,12 +693,17 @@ static void json_why_errno(struct jw *w, const char *key, int err)
 	jw_end(w);
 }
 
-static void json_enabler(struct jw *w, const struct rec_enabler *e)
+static void json_enabler(struct jw *w, const struct rec_enabler *e, const struct rvec *ex)
 {
 	jw_obj(w);
 	jw_kstr(w, "session", e->session);
 	jw_kstr(w, "channel", e->channel);
 	jw_kstr(w, "pattern", e->pattern);
+	jw_karr(w, "exclusions");
+	for (size_t i = 0; i < ex->n; i++)
+		if (excl_of(ex->v[i], e))
+			jw_str(w, ((const struct rec_exclusion *)ex->v[i])->exclude);
+	jw_end_arr(w);
 	if (e->ll_kind == CMD_LL_ANY) {
 		jw_knull(w, "loglevel");
 	} else {
@@ -747,7 +780,7 @@ static void json_channel(struct jw *w, const struct rt_channel *rc, bool all)
 	if (all || rc->en.n) {
 		jw_karr(w, "enablers");
 		for (size_t i = 0; i < rc->en.n; i++)
-			json_enabler(w, rc->en.v[i]);
+			json_enabler(w, rc->en.v[i], &rc->ex);
 		jw_end_arr(w);
 	}
 	jw_end(w);
@@ -1021,7 +1054,7 @@ static int json_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 	if (t->enablers.n || json_always(cmd, "enablers")) {
 		jw_karr(&w, "enablers");
 		for (size_t i = 0; i < t->enablers.n; i++)
-			json_enabler(&w, t->enablers.v[i]);
+			json_enabler(&w, t->enablers.v[i], &t->excls);
 		jw_end_arr(&w);
 	}
 	if (t->notices.n) {

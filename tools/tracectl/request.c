@@ -44,6 +44,8 @@ struct ctl_req {
 	struct cmd_rotate rotate;
 	struct cmd_snapshot snapshot;
 	const char *filter;
+	unsigned int nexclude;		/* enable-event -x */
+	const char *exclude[PROTO_EXCLUDE_MAX];	/* (in copies of the lists given, kept) */
 	int nargs;			/* positional arguments (and add-context's -t) */
 	const char *args[PROTO_CMD_MAX_STR];
 	const void *body;		/* what the verb sends */
@@ -59,6 +61,7 @@ const struct option request_opts[] = {
 	{ "loglevel", required_argument, NULL, 'L' },
 	{ "channel", required_argument, NULL, 'c' },
 	{ "filter", required_argument, NULL, 'f' },
+	{ "exclude", required_argument, NULL, 'x' },
 	{ "subbuf-size", required_argument, NULL, 'B' },
 	{ "num-subbuf", required_argument, NULL, 'N' },
 	{ "discard", no_argument, NULL, 'D' },
@@ -140,6 +143,25 @@ static int set_name(const struct ctl_req *r, char *dst, const char *name, const 
 	if (!proto_name_ok(name))
 		return bad(r, "bad %s name '%s': %s", what, name, PROTO_NAME_RULES);
 	snprintf(dst, PROTO_NAME_MAX, "%s", name);
+	return 0;
+}
+
+/* -x PATTERN[,PATTERN]...: the exclusions of enable-event's patterns. */
+static int add_exclusions(struct ctl_req *r, const char *arg)
+{
+	char *list = strdup(arg), *save = NULL;
+
+	if (!list)
+		return bad(r, "out of memory");
+	for (char *x = strtok_r(list, ",", &save); x; x = strtok_r(NULL, ",", &save)) {
+		if (strlen(x) >= PROTO_EVNAME_MAX)
+			return bad(r, "--exclude '%s': at most %d bytes", x, PROTO_EVNAME_MAX - 1);
+		if (r->nexclude == PROTO_EXCLUDE_MAX)
+			return bad(r, "--exclude: at most %d exclusions", PROTO_EXCLUDE_MAX);
+		r->exclude[r->nexclude++] = x;
+	}
+	if (!r->nexclude)
+		return bad(r, "--exclude '%s': name the events to leave out", arg);
 	return 0;
 }
 
@@ -225,6 +247,8 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 		r->filter = arg;
 		r->events.filter = 1;
 		return 0;
+	case 'x':
+		return add_exclusions(r, arg);
 	case 'L':
 	case 'Y':
 		ll = parse_loglevel(arg);
@@ -273,12 +297,17 @@ int build_channel(struct ctl_req *r)
 	return set_name(r, r->channel.name, r->args[0], "channel");
 }
 
-/* enable-event, disable-event: [filter] then the patterns */
+/* enable-event, disable-event: [filter] [exclusions] then the patterns */
 int build_events(struct ctl_req *r)
 {
 	r->body = &r->events;
 	if (r->filter)
 		r->str[r->nstr++] = r->filter;
+	if (r->nargs + r->nexclude + 1 > PROTO_CMD_MAX_STR)
+		return bad(r, "too many patterns and exclusions");
+	for (unsigned int i = 0; i < r->nexclude; i++)
+		r->str[r->nstr++] = r->exclude[i];
+	r->events.nexclude = r->nexclude;
 	for (int i = 0; i < r->nargs; i++) {
 		if (strlen(r->args[i]) >= PROTO_EVNAME_MAX)
 			return bad(r, "pattern too long: at most %d bytes", PROTO_EVNAME_MAX - 1);

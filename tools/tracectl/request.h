@@ -16,7 +16,7 @@ struct verb;
 
 /* The options of every request verb; its entry's letters say which it takes. */
 extern const struct option request_opts[];
-#define REQUEST_SHORTOPTS ":s:o:c:f:t:hl"
+#define REQUEST_SHORTOPTS ":s:o:c:f:t:x:hl"
 
 /*
  * Each verb's body and strings from the parsed command line: 0, or

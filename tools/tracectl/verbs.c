@@ -112,7 +112,7 @@ const struct verb verbs[] = {
 	{
 		.name = "enable-event", .verb = VERB_ENABLE_EVENT,
 		.usage = "enable-event [-s NAME] [-c CHANNEL] [--loglevel LEVEL | --loglevel-only LEVEL]\n"
-			 "         [--filter EXPR] PATTERN...",
+			 "         [--filter EXPR] [-x PATTERN[,PATTERN]...] PATTERN...",
 		.help = "Record the events whose \"provider:event\" name matches a PATTERN\n"
 			"('*' matches any characters; '\\' escapes).\n"
 			"--loglevel LEVEL: only events of LEVEL or more severe; --loglevel-only\n"
@@ -126,9 +126,14 @@ const struct verb verbs[] = {
 			"  'seq >= 500 && (thread == 1 || path == \"/var/*\")'\n"
 			"A field the event lacks makes its comparison false; $ctx.cpu_id (or\n"
 			"cpu_id), $ctx.vtid and $ctx.vpid name the emitting thread's CPU, thread\n"
-			"and process. Enabling a pattern again replaces its conditions; an event\n"
-			"that several patterns match is recorded when any of them keeps it.",
-		REQUEST("scfLY"), .min_args = 1, .max_args = 255, .session_arg = 0,
+			"and process.\n"
+			"-x, --exclude PATTERN[,PATTERN]...: leave out the events these patterns\n"
+			"match (repeatable; at most 16), e.g. enable-event 'app:*' -x 'app:noisy*';\n"
+			"only with PATTERNs that have a '*'. Decided when the session daemon\n"
+			"enables the events, never per event.\n"
+			"Enabling a pattern again replaces its conditions and exclusions; an\n"
+			"event that several patterns match is recorded when any of them keeps it.",
+		REQUEST("scfLYx"), .min_args = 1, .max_args = 255, .session_arg = 0,
 		.build = build_events,
 	},
 	{

@@ -159,6 +159,9 @@ static const struct why_entry table[] = {
 	  .text = "--ctrl-url and --data-url go together" },
 	{ .code = RE_RELAY_CONNECT, .name = "relay-unreachable",
 	  .text = "%d (is lttng-relayd running there?)", .f_name = "address", .f_detail = "why" },
+	{ .code = RE_EXCLUDE_WILD, .name = "exclude-needs-wildcard",
+	  .text = "pattern '%n' has no '*': there is nothing to exclude from it",
+	  .f_name = "pattern" },
 	{ .code = RN_AGG_KEY_UNKNOWN, .name = "key-unknown",
 	  .text = "Note: no event known yet that '%n' matches has a field '%m': it is taken as "
 		  "an integer key (say %m:str for a string).",
