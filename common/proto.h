@@ -194,6 +194,7 @@ enum proto_verb {
 	VERB_DISABLE_AGG,		/* 18: NAME... */
 	VERB_SHOW_AGG,			/* 19: struct cmd_show_agg */
 	VERB_DISABLE_CHANNEL,		/* 20: CHANNEL... */
+	VERB_REGENERATE,		/* 21: struct cmd_regenerate */
 	VERB_MAX
 };
 
@@ -222,6 +223,7 @@ enum proto_verb {
  *   disable-aggregation   -                    name...              (1 to 255)
  *   show-aggregations     cmd_show_agg         -
  *   disable-channel       -                    channel...           (1 to 255)
+ *   regenerate            cmd_regenerate       -
  */
 #define PROTO_CMD_MAX_STR	256
 
@@ -352,6 +354,15 @@ struct cmd_show_agg {
 };
 _Static_assert(sizeof(struct cmd_show_agg) == PROTO_NAME_MAX + 8, "cmd show agg");
 
+/* What regenerate makes again (cmd_regenerate.what). */
+#define PROTO_REGEN_STATEDUMP	1	/* every process's state dump */
+
+struct cmd_regenerate {
+	uint32_t what;			/* PROTO_REGEN_* */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct cmd_regenerate) == 8, "cmd regenerate");
+
 union cmd_body {
 	struct cmd_create create;
 	struct cmd_channel channel;
@@ -361,6 +372,7 @@ union cmd_body {
 	struct cmd_snapshot snapshot;
 	struct cmd_aggregate aggregate;
 	struct cmd_show_agg show_agg;
+	struct cmd_regenerate regenerate;
 };
 
 /* A MSG_CMD as proto_cmd_decode() found it. */
@@ -847,6 +859,7 @@ enum proto_why {
 	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */
 	RN_AGG_NOT_NUMBER,		/* name: pattern, name2: field, n0: function */
 	RN_PATTERN_UNKNOWN,		/* name: pattern none of the known events matches */
+	RN_STATEDUMP_OFF,		/* session, name: the state dump's event no channel records */
 	RN_MAX
 };
 

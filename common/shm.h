@@ -32,7 +32,10 @@
  *      12      4     max_events (SHM_MAX_EVENTS)
  *      16      8     generation (odd while being written)
  *      24      4     ringing: 1 while the daemon sends the doorbell signal
- *      28      36    reserved
+ *      28      4     dump_req: the daemon adds 1 to ask for a state dump
+ *                    again (regenerate statedump); the process writes one
+ *                    at its next enabled event after it sees it change
+ *      32      32    reserved
  *      64      512   chan[8], 64 bytes each (struct shm_ctl_chan)
  *      4096    8192  enabled[event id]: mask of channel slots
  *      12288   65536 filt[channel slot][event id]: 0, or the number (1..255)
@@ -196,7 +199,8 @@ struct shm_ctl_page {
 	uint32_t max_events;
 	uint64_t generation;
 	uint32_t ringing;		/* the daemon is sending the doorbell */
-	uint8_t reserved[36];
+	uint32_t dump_req;		/* changed: write the state dump again */
+	uint8_t reserved[32];
 	struct shm_ctl_chan chan[SHM_MAX_CHAN];
 	uint8_t pad[SHM_CTL_HDR - 64 - SHM_MAX_CHAN * sizeof(struct shm_ctl_chan)];
 	uint8_t enabled[SHM_MAX_EVENTS];
@@ -218,6 +222,7 @@ _Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
 _Static_assert(offsetof(struct shm_ctl_chan, context) == 24, "ctl chan context");
 _Static_assert(offsetof(struct shm_ctl_page, generation) == 16, "ctl generation");
 _Static_assert(offsetof(struct shm_ctl_page, ringing) == 24, "ctl ringing");
+_Static_assert(offsetof(struct shm_ctl_page, dump_req) == 28, "ctl dump_req");
 _Static_assert(offsetof(struct shm_ctl_page, chan) == 64, "ctl chan offset");
 _Static_assert(offsetof(struct shm_ctl_page, enabled) == SHM_CTL_HDR, "ctl enabled");
 _Static_assert(offsetof(struct shm_ctl_page, filt) == SHM_CTL_HDR + SHM_MAX_EVENTS, "ctl filt");

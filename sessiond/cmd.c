@@ -39,6 +39,7 @@
 #include "app.h"
 #include "client.h"
 #include "consumer.h"
+#include "ctlpage.h"
 #include "fdlimit.h"
 #include "life.h"
 #include "relayctl.h"
@@ -976,6 +977,31 @@ static int cmd_snapshot(struct reply *r, struct session *s, const struct cmd_sna
 	return 0;
 }
 
+/*
+ * regenerate statedump: every process the active session traces writes
+ * its state dump again (shmtrace_statedump:*), at its next enabled event,
+ * asked through its control page (ctl_dump()): the session, then each
+ * process asked; a note when no channel of the session records the dump.
+ */
+static int cmd_regenerate(struct reply *r, struct session *s, const struct cmd_regenerate *c)
+{
+	if (c->what != PROTO_REGEN_STATEDUMP)
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "regenerate",
+				  .n = { c->what, PROTO_REGEN_STATEDUMP, PROTO_REGEN_STATEDUMP });
+	if (!s->active)
+		return reply_fail(r, -EINVAL, RE_INACTIVE, .session = s->name);
+	session_send(r, s);
+	for (struct app *a = apps_list(); a; a = a->next) {
+		if (!allow_uid(s, a->uid))
+			continue;
+		ctl_dump(a);
+		process_send(r, a, s->name);
+	}
+	if (!session_records(s, STATEDUMP_EVENT, SHMTRACE_DEBUG))
+		reply_note(r, RN_STATEDUMP_OFF, .session = s->name, .name = STATEDUMP_EVENT);
+	return 0;
+}
+
 static int cmd_start(struct reply *r, struct session *s)
 {
 	int ret;
@@ -1082,6 +1108,8 @@ static int session_dispatch(struct reply *r, const struct proto_cmd *c)
 		return cmd_stop(r, s);
 	case VERB_DISABLE_CHANNEL:
 		return cmd_disable_channel(r, s, c);
+	case VERB_REGENERATE:
+		return cmd_regenerate(r, s, &c->b.regenerate);
 	default:
 		return reply_fail(r, -EINVAL, RE_MALFORMED);
 	}
@@ -1092,7 +1120,7 @@ static int verb_reads(unsigned int verb)
 {
 	return verb == VERB_PING || verb == VERB_LIST || verb == VERB_LIST_EVENTS ||
 	       verb == VERB_STATUS || verb == VERB_PROCESSES || verb == VERB_NOTICES ||
-	       verb == VERB_SHOW_AGG;
+	       verb == VERB_SHOW_AGG || verb == VERB_REGENERATE;
 }
 
 void cmd_init(const char *home)

@@ -98,6 +98,25 @@ void ctl_touch(struct app *a)
 	__atomic_store_n(&a->ctl->generation, g + 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * A new generation whose dump_req changed: the first of @a's threads to
+ * apply it (at its next enabled event, procev.c) writes the state dump
+ * again. No doorbell: its handler must not write a dump (the loader's
+ * lock is not async-signal-safe) and would change no thread's view, so
+ * the process is never signalled for it, whether it blocks the signal or
+ * not. Written for a process taken over (`blind`) too: its masks stay.
+ */
+void ctl_dump(struct app *a)
+{
+	uint64_t g = __atomic_load_n(&a->ctl->generation, __ATOMIC_RELAXED);
+
+	g = (g + 1) | 1;
+	__atomic_store_n(&a->ctl->generation, g, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&a->ctl->dump_req, a->ctl->dump_req + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&a->ctl->generation, g + 1, __ATOMIC_RELEASE);
+}
+
 unsigned int ctl_filter_add(struct shm_ctl_filters *fl, const struct enabler *e)
 {
 	if (fl->nfilters == SHM_MAX_FILTERS || e->code_len > sizeof(fl->code) - fl->used)

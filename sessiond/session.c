@@ -220,6 +220,15 @@ unsigned int session_mask(const char *event_name, int loglevel,
 	return m;
 }
 
+int session_records(const struct session *s, const char *name, int loglevel)
+{
+	for (const struct channel *ch = s->chans; ch; ch = ch->next)
+		for (const struct enabler *e = ch->enablers; e && !ch->disabled; e = e->next)
+			if (enabler_matches(e, name, loglevel))
+				return 1;
+	return 0;
+}
+
 struct session *session_by_name(const char *name)
 {
 	for (struct session *s = ss.list; s; s = s->next)

@@ -114,6 +114,8 @@ void sessions_init(void);
 unsigned int session_mask(const char *event_name, int loglevel,
 			  const struct enabler *filter[SHM_MAX_CHAN]);
 struct session *session_by_name(const char *name);
+/* Does an enabled channel of @s record event @name of @loglevel (filters aside)? */
+int session_records(const struct session *s, const char *name, int loglevel);
 int session_open_base(struct session *s);
 /* The output's marker of an active session (PROTO_ACTIVE_MARKER), made and removed. */
 void marker_make(struct session *s);

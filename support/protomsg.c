@@ -185,6 +185,7 @@ static const struct {
 	[VERB_DISABLE_AGG]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
 	[VERB_SHOW_AGG]		= { sizeof(struct cmd_show_agg), 0, 0 },
 	[VERB_DISABLE_CHANNEL]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
+	[VERB_REGENERATE]	= { sizeof(struct cmd_regenerate), 0, 0 },
 };
 
 #define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)

@@ -67,6 +67,7 @@ j 0 enable-event -s s 'shmtrace_test:ev*'
 [ "$(jget_or '' "$WORK/one.json" notes '#')" = "" ] || fail "a note of a known pattern: $(cat "$WORK/one.json")"
 j 0 status s
 j 0 list
+j 0 regenerate statedump -s s
 j 0 show-aggregations -s s
 j 0 snapshot -s s --output "$WORK/snap"
 j 0 rotate -s s

@@ -591,6 +591,10 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 				(s->flags & REC_SESSION_STREAMED) ? "streamed to" : "written in", text);
 		else if (!strcmp(cmd, "start"))
 			fprintf(out, "Tracing started for session %s.\n", s->name);
+		else if (!strcmp(cmd, "regenerate"))
+			fprintf(out, "State dump asked of %zu process%s of session %s (written at "
+				"their next event).\n", rs->procs.n, rs->procs.n == 1 ? "" : "es",
+				s->name);
 		else if (!strcmp(cmd, "list"))
 			fprintf(out, "%s [%s] %s\n", s->name,
 				(s->flags & REC_SESSION_ACTIVE) ? "active" : "inactive", text);
@@ -996,7 +1000,8 @@ static bool json_always(const char *cmd, const char *what)
 	static const struct { const char *cmd, *what; } always[] = {
 		{ "status", "sessions" }, { "list", "sessions" }, { "create", "sessions" },
 		{ "start", "sessions" }, { "stop", "sessions" }, { "destroy", "sessions" },
-		{ "notices", "sessions" }, { "processes", "processes" },
+		{ "notices", "sessions" }, { "regenerate", "sessions" },
+		{ "processes", "processes" },
 		{ "list-events", "processes" }, { "enable-event", "enablers" },
 		{ "disable-event", "enablers" }, { "enable-channel", "channels" },
 		{ "add-context", "channels" }, { "disable-channel", "channels" },

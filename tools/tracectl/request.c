@@ -43,6 +43,7 @@ struct ctl_req {
 	struct cmd_context context;
 	struct cmd_rotate rotate;
 	struct cmd_snapshot snapshot;
+	struct cmd_regenerate regenerate;
 	const char *filter;
 	unsigned int nexclude;		/* enable-event -x */
 	const char *exclude[PROTO_EXCLUDE_MAX];	/* (in copies of the lists given, kept) */
@@ -346,6 +347,16 @@ int build_rotate(struct ctl_req *r)
 int build_snapshot(struct ctl_req *r)
 {
 	r->body = &r->snapshot;
+	return 0;
+}
+
+int build_regenerate(struct ctl_req *r)
+{
+	if (strcmp(r->args[0], "statedump"))
+		return bad(r, "'%s': only statedump (every traced process's state dump; the "
+			   "metadata of a trace is always whole)", r->args[0]);
+	r->regenerate.what = PROTO_REGEN_STATEDUMP;
+	r->body = &r->regenerate;
 	return 0;
 }
 

@@ -29,6 +29,7 @@ int build_context(struct ctl_req *r);
 int build_rotate(struct ctl_req *r);
 int build_snapshot(struct ctl_req *r);
 int build_names(struct ctl_req *r);		/* the positional arguments as strings */
+int build_regenerate(struct ctl_req *r);
 
 /*
  * Parse the command line of @v (@argv[0]: its name), build its request

@@ -188,6 +188,18 @@ const struct verb verbs[] = {
 		REQUEST("s"), .min_args = 0, .max_args = 0, .session_arg = 1,
 	},
 	{
+		.name = "regenerate", .verb = VERB_REGENERATE,
+		.usage = "regenerate statedump [-s NAME]",
+		.help = "Have every process the session traces write its state dump again\n"
+			"(shmtrace_statedump:start, a bin_info per loaded object, end), as at\n"
+			"its start, into the channels that record shmtrace_statedump:*: for\n"
+			"readers that start from a later point of the trace (a rotated chunk, a\n"
+			"snapshot). Each process writes it before its next enabled event; a\n"
+			"process that emits none writes none. The session must be active.",
+		REQUEST("s"), .min_args = 1, .max_args = 1, .session_arg = 0,
+		.build = build_regenerate,
+	},
+	{
 		.name = "list", .verb = VERB_LIST,
 		.usage = "list",
 		.help = "List the sessions.",

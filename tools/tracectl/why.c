@@ -169,6 +169,10 @@ static const struct why_entry table[] = {
 	{ .code = RN_AGG_NOT_NUMBER, .name = "not-a-number",
 	  .text = "Note: '%m' is not a number in the events of '%n' known now: %f counts it as 0.",
 	  .f_name = "pattern", .f_name2 = "field", .f_n = { "function" } },
+	{ .code = RN_STATEDUMP_OFF, .name = "statedump-not-recorded",
+	  .text = "Note: no channel of session %s records %n: the dumps asked for are not "
+		  "recorded (enable shmtrace_statedump:*).",
+	  .f_session = "session", .f_name = "event" },
 	{ .code = RN_PATTERN_UNKNOWN, .name = "pattern-unknown",
 	  .text = "Note: no event of the traced processes matches '%n' (tracectl list-events "
 		  "shows their events); it is enabled for those still to come.",
