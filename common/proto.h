@@ -195,6 +195,8 @@ enum proto_verb {
 	VERB_SHOW_AGG,			/* 19: struct cmd_show_agg */
 	VERB_DISABLE_CHANNEL,		/* 20: CHANNEL... */
 	VERB_REGENERATE,		/* 21: struct cmd_regenerate */
+	VERB_TRACK,			/* 22: struct cmd_track, exe globs */
+	VERB_UNTRACK,			/* 23: struct cmd_track, exe globs */
 	VERB_MAX
 };
 
@@ -224,6 +226,7 @@ enum proto_verb {
  *   show-aggregations     cmd_show_agg         -
  *   disable-channel       -                    channel...           (1 to 255)
  *   regenerate            cmd_regenerate       -
+ *   track untrack         cmd_track            exe glob...          (0 to 16)
  */
 #define PROTO_CMD_MAX_STR	256
 
@@ -363,6 +366,31 @@ struct cmd_regenerate {
 };
 _Static_assert(sizeof(struct cmd_regenerate) == 8, "cmd regenerate");
 
+/*
+ * Which processes a session records (track, untrack): per kind (pid, uid,
+ * executable), every process, or those of a set. PROTO_TRACK_* number the
+ * kinds; CMD_TRACK_* are their bits.
+ */
+#define PROTO_TRACK_PID		1
+#define PROTO_TRACK_UID		2
+#define PROTO_TRACK_EXE		3
+#define CMD_TRACK_BIT(kind)	(1u << ((kind) - 1))
+#define CMD_TRACK_KINDS		7u	/* every kind's bit */
+#define PROTO_TRACK_MAX		64	/* pids, uids of a set */
+#define PROTO_TRACK_EXE_MAX	16	/* executable globs of a set */
+#define PROTO_TRACK_EXE_LEN	256	/* bytes of a glob, NUL included */
+
+struct cmd_track {
+	uint32_t all;			/* CMD_TRACK_* bits: track: every process again
+					 * (the default); untrack: none (an empty set) */
+	uint32_t npid;			/* then these added (track) or removed (untrack) */
+	uint32_t nuid;
+	uint32_t reserved;		/* the globs are the strings */
+	uint32_t pid[PROTO_TRACK_MAX];
+	uint32_t uid[PROTO_TRACK_MAX];
+};
+_Static_assert(sizeof(struct cmd_track) == 16 + 8 * PROTO_TRACK_MAX, "cmd track");
+
 union cmd_body {
 	struct cmd_create create;
 	struct cmd_channel channel;
@@ -373,6 +401,7 @@ union cmd_body {
 	struct cmd_aggregate aggregate;
 	struct cmd_show_agg show_agg;
 	struct cmd_regenerate regenerate;
+	struct cmd_track track;
 };
 
 /* A MSG_CMD as proto_cmd_decode() found it. */
@@ -561,6 +590,7 @@ enum proto_rec {
 	REC_ERROR = 11,			/* struct rec_error: why the command failed */
 	REC_DAEMON = 12,		/* struct rec_daemon */
 	REC_EXCLUSION = 13,		/* struct rec_exclusion, after its enabler */
+	REC_TRACK = 14,			/* struct rec_track, after its session */
 	REC_MAX
 };
 
@@ -673,6 +703,24 @@ struct rec_exclusion {
 };
 _Static_assert(sizeof(struct rec_exclusion) == 2 * PROTO_NAME_MAX + 2 * PROTO_EVNAME_MAX,
 	       "rec exclusion");
+
+#define REC_TRACK_ALL		(1u << 0)	/* every process: no set */
+
+/*
+ * Which processes of a kind a session records (status, track, untrack):
+ * one record per kind (PROTO_TRACK_*) after the session's.
+ */
+struct rec_track {
+	char session[PROTO_NAME_MAX];
+	uint32_t kind;			/* PROTO_TRACK_* */
+	uint32_t flags;			/* REC_TRACK_* */
+	uint32_t n;			/* values of the set (pids, uids or globs) */
+	uint32_t reserved;
+	uint32_t value[PROTO_TRACK_MAX];	/* pids or uids */
+	char exe[PROTO_TRACK_EXE_MAX][PROTO_TRACK_EXE_LEN];	/* globs */
+};
+_Static_assert(sizeof(struct rec_track) == PROTO_NAME_MAX + 16 + 4 * PROTO_TRACK_MAX +
+	       PROTO_TRACK_EXE_MAX * PROTO_TRACK_EXE_LEN, "rec track");
 
 /* rec_process.flags */
 #define REC_PROCESS_DETACHED	(1u << 0)	/* closed its connection, still traced */
@@ -854,6 +902,8 @@ enum proto_why {
 	RE_URL_PAIR,
 	RE_RELAY_CONNECT,	/* err, name: the address, detail: the step */
 	RE_EXCLUDE_WILD,	/* name: a pattern with exclusions but no '*' */
+	RE_TRACK_ALL,		/* session, name: the kind; untrack a value while all are tracked */
+	RE_NOT_TRACKED,		/* session, name: the value, name2: the kind */
 	RE_MAX_ERROR,
 	/* notes */
 	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */
@@ -891,6 +941,7 @@ union proto_rec_body {
 	struct rec_error error;
 	struct rec_daemon daemon;
 	struct rec_exclusion exclusion;
+	struct rec_track track;
 };
 
 int proto_send(int fd, unsigned int type, int status, const void *body, size_t len,

@@ -46,6 +46,7 @@
 #include "notice.h"
 #include "session.h"
 #include "state.h"
+#include "track.h"
 #include "support/ctfmeta.h"
 #include "common/home.h"
 #include "common/glob.h"
@@ -81,6 +82,12 @@ static struct session *session_get(struct reply *r, const char *name)
 	return ss.list;
 }
 
+/* Does @s record process @a? (its uid allowed, its tracking taking it) */
+static int session_traces(const struct session *s, const struct app *a)
+{
+	return allow_uid(s, a->uid) && track_takes(s, a->pid, a->uid, a->exe);
+}
+
 /* The record of session @s, as it is now. */
 static void session_record(const struct session *s, struct rec_session *rs)
 {
@@ -97,7 +104,7 @@ static void session_record(const struct session *s, struct rec_session *rs)
 	allow_record(s, rs);
 	relayctl_record(s, rs);
 	for (const struct app *a = apps_list(); a; a = a->next)
-		rs->nprocs += (uint32_t)allow_uid(s, a->uid);
+		rs->nprocs += (uint32_t)session_traces(s, a);
 	for (const struct channel *ch = s->chans; ch; ch = ch->next)
 		rs->nchannels++;
 	for (const struct aggregation *ag = s->aggs; ag; ag = ag->next)
@@ -119,6 +126,17 @@ static void session_send(struct reply *r, const struct session *s)
 
 	session_record(s, &rs);
 	reply_rec(r, REC_SESSION, &rs, sizeof(rs));
+}
+
+/* Which processes @s records: a record per kind of tracking. */
+static void tracks_send(struct reply *r, const struct session *s)
+{
+	static struct rec_track rt;
+
+	for (uint32_t k = PROTO_TRACK_PID; k <= PROTO_TRACK_EXE; k++) {
+		track_record(s, k, &rt);
+		reply_rec(r, REC_TRACK, &rt, sizeof(rt));
+	}
 }
 
 /*
@@ -840,10 +858,11 @@ static int cmd_status(struct reply *r, const char *name)
 			continue;
 		shown++;
 		session_send(r, s);
-		/* the processes this session may trace: ours, and those of
-		 * the uids it allows */
+		tracks_send(r, s);
+		/* the processes this session records: ours, and those of the
+		 * uids it allows, that its tracking takes */
 		for (const struct app *a = apps_list(); a; a = a->next)
-			if (allow_uid(s, a->uid))
+			if (session_traces(s, a))
 				process_send(r, a, s->name);
 		for (const struct notice *nt = s->notices; nt; nt = nt->next) {
 			struct rec_notice rn;
@@ -992,13 +1011,31 @@ static int cmd_regenerate(struct reply *r, struct session *s, const struct cmd_r
 		return reply_fail(r, -EINVAL, RE_INACTIVE, .session = s->name);
 	session_send(r, s);
 	for (struct app *a = apps_list(); a; a = a->next) {
-		if (!allow_uid(s, a->uid))
+		if (!session_traces(s, a))
 			continue;
 		ctl_dump(a);
 		process_send(r, a, s->name);
 	}
 	if (!session_records(s, STATEDUMP_EVENT, SHMTRACE_DEBUG))
 		reply_note(r, RN_STATEDUMP_OFF, .session = s->name, .name = STATEDUMP_EVENT);
+	return 0;
+}
+
+/*
+ * track, untrack: which processes the session records, changed for the
+ * processes registered now (their control pages written again) and those
+ * to come; the session, then its tracking.
+ */
+static int cmd_track(struct reply *r, struct session *s, const struct proto_cmd *c, int add)
+{
+	int ret = track_change(r, s, &c->b.track, c->str, c->nstr, add);
+
+	if (ret < 0)
+		return ret;
+	log_info("session %s: tracking changed (%s)", s->name, add ? "track" : "untrack");
+	apps_update_all();
+	session_send(r, s);
+	tracks_send(r, s);
 	return 0;
 }
 
@@ -1110,6 +1147,9 @@ static int session_dispatch(struct reply *r, const struct proto_cmd *c)
 		return cmd_disable_channel(r, s, c);
 	case VERB_REGENERATE:
 		return cmd_regenerate(r, s, &c->b.regenerate);
+	case VERB_TRACK:
+	case VERB_UNTRACK:
+		return cmd_track(r, s, c, c->verb == VERB_TRACK);
 	default:
 		return reply_fail(r, -EINVAL, RE_MALFORMED);
 	}

@@ -26,7 +26,19 @@ struct notice;
 struct reply;
 struct session;
 
-enum ll_kind { LL_ANY, LL_RANGE, LL_ONLY };	/* level <= L (as severe or more), == L */
+enum ll_kind { LL_ANY, LL_RANGE, LL_ONLY };
+
+/*
+ * Which processes a session records (track.c): per kind (PROTO_TRACK_*),
+ * every one, or those whose pid, uid or executable is in its set.
+ */
+struct tracking {
+	unsigned int some;		/* CMD_TRACK_* bits: kinds restricted to their set */
+	uint32_t npid, nuid, nexe;
+	uint32_t pid[PROTO_TRACK_MAX];
+	uint32_t uid[PROTO_TRACK_MAX];
+	char exe[PROTO_TRACK_EXE_MAX][PROTO_TRACK_EXE_LEN];	/* globs */
+};	/* level <= L (as severe or more), == L */
 
 struct enabler {
 	char pattern[PROTO_EVNAME_MAX];
@@ -81,6 +93,7 @@ struct session {
 	int allow_all;			/* processes of any uid may register (allow.c) */
 	unsigned int nallow;
 	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */
+	struct tracking track;		/* ... of them, those it records (track.c) */
 	uint64_t relay_id;		/* streamed to a relay (relayctl.c), 0: files */
 	struct relayctl *net;		/* its address and state (relayctl.c) */
 	uint32_t live_us;		/* live timer, 0: not live */

@@ -42,6 +42,7 @@
 #include "aggdef.h"
 #include "relayctl.h"
 #include "session.h"
+#include "track.h"
 #include "common/home.h"
 #include "support/json.h"
 #include "support/log.h"
@@ -170,6 +171,34 @@ static void jw_agg(FILE *f, const struct aggregation *ag)
 	fputc('}', f);
 }
 
+/* Which processes @s records: per kind null (every one) or its set. */
+static void jw_tracking(FILE *f, const struct session *s)
+{
+	const struct tracking *t = &s->track;
+	const uint32_t *ids[2] = { t->pid, t->uid };
+	const uint32_t nids[2] = { t->npid, t->nuid };
+	static const char *const names[] = { "pid", "uid", "exe" };
+
+	fputs("\"tracking\":{", f);
+	for (uint32_t k = PROTO_TRACK_PID; k <= PROTO_TRACK_EXE; k++) {
+		fprintf(f, "%s\"%s\":", k > PROTO_TRACK_PID ? "," : "", names[k - 1]);
+		if (!(t->some & CMD_TRACK_BIT(k))) {
+			fputs("null", f);
+			continue;
+		}
+		fputc('[', f);
+		for (uint32_t i = 0; k != PROTO_TRACK_EXE && i < nids[k - 1]; i++)
+			fprintf(f, "%s%u", i ? "," : "", ids[k - 1][i]);
+		for (uint32_t i = 0; k == PROTO_TRACK_EXE && i < t->nexe; i++) {
+			if (i)
+				fputc(',', f);
+			jw_str(f, t->exe[i]);
+		}
+		fputc(']', f);
+	}
+	fputs("},", f);
+}
+
 static void jw_session(FILE *f, const struct session *s)
 {
 	const struct relayctl *n = s->net;
@@ -196,6 +225,7 @@ static void jw_session(FILE *f, const struct session *s)
 		fprintf(f, "%s%u", i ? "," : "", (unsigned int)s->allow[i]);
 	fputs("],", f);
 	jw_u64(f, "live_us", s->live_us);
+	jw_tracking(f, s);
 	if (n) {
 		fputs("\"relay\":{", f);
 		jw_u64(f, "id", s->relay_id);
@@ -554,6 +584,63 @@ static int rd_relay(struct rd *r, const struct js_node *o, struct session *s)
 	return 0;
 }
 
+/* One kind of a session's tracking: null, or its set. */
+static void rd_track_kind(struct rd *r, const struct js_node *v, uint32_t kind, struct tracking *t)
+{
+	uint32_t *ids = kind == PROTO_TRACK_PID ? t->pid : t->uid;
+	uint32_t *n = kind == PROTO_TRACK_PID ? &t->npid : kind == PROTO_TRACK_UID ? &t->nuid :
+		      &t->nexe;
+
+	if (v->type == JS_NULL)
+		return;
+	if (v->type != JS_ARR)
+		goto bad;
+	t->some |= CMD_TRACK_BIT(kind);
+	for (const struct js_node *el = js_child(r->doc, v); el; el = js_next(r->doc, v, el)) {
+		if (kind == PROTO_TRACK_EXE) {
+			if (*n == PROTO_TRACK_EXE_MAX || el->type != JS_STR ||
+			    el->len >= PROTO_TRACK_EXE_LEN || memchr(js_str(r->doc, el), 0, el->len))
+				goto bad;
+			memcpy(t->exe[*n], js_str(r->doc, el), el->len + 1);
+		} else {
+			if (*n == PROTO_TRACK_MAX || el->type != JS_NUM || el->num == JS_REAL ||
+			    js_double(el) < 0 || js_double(el) > UINT32_MAX)
+				goto bad;
+			ids[*n] = (uint32_t)js_double(el);
+		}
+		(*n)++;
+	}
+	return;
+bad:
+	if (!r->why)
+		r->why = "tracking";
+}
+
+/* A session's tracking (later: every process when absent), as track checks it. */
+static void rd_tracking(struct rd *r, const struct js_node *o, struct session *s)
+{
+	static const char *const names[] = { "pid", "uid", "exe" };
+	unsigned int count = 0;
+	const struct js_node *tr = js_member(r->doc, o, "tracking", &count);
+
+	if (!tr)
+		return;
+	if (count != 1 || tr->type != JS_OBJ) {
+		r->why = "tracking";
+		return;
+	}
+	for (uint32_t k = PROTO_TRACK_PID; k <= PROTO_TRACK_EXE && !r->why; k++) {
+		const struct js_node *v = js_member(r->doc, tr, names[k - 1], &count);
+
+		if (!v || count != 1)
+			r->why = "tracking";
+		else
+			rd_track_kind(r, v, k, &s->track);
+	}
+	if (!r->why && !track_valid(&s->track))
+		r->why = "tracking";
+}
+
 static struct session *rd_session(struct rd *r, const struct js_node *o)
 {
 	const struct js_node *arr, *el, *relay;
@@ -579,6 +666,8 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 	s->allow_all = (int)rd_u64(r, o, "allow_all", 1);
 	s->live_us = (uint32_t)rd_u64(r, o, "live_us", UINT32_MAX);
 	s->rot_last_ns = now_ns(CLOCK_MONOTONIC);
+	if (!r->why)
+		rd_tracking(r, o, s);
 	arr = rd_get(r, o, "allow", JS_ARR);
 	for (el = arr ? js_child(r->doc, arr) : NULL; el && !r->why; el = js_next(r->doc, arr, el)) {
 		if (s->nallow == SESSION_MAX_ALLOW || el->type != JS_NUM ||

@@ -186,6 +186,8 @@ static const struct {
 	[VERB_SHOW_AGG]		= { sizeof(struct cmd_show_agg), 0, 0 },
 	[VERB_DISABLE_CHANNEL]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
 	[VERB_REGENERATE]	= { sizeof(struct cmd_regenerate), 0, 0 },
+	[VERB_TRACK]		= { sizeof(struct cmd_track), 0, PROTO_TRACK_EXE_MAX },
+	[VERB_UNTRACK]		= { sizeof(struct cmd_track), 0, PROTO_TRACK_EXE_MAX },
 };
 
 #define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)
@@ -225,6 +227,10 @@ static int cmd_body_ok(uint32_t verb, const union cmd_body *b, uint32_t nstr)
 		return 1;
 	case VERB_SHOW_AGG:
 		return TERMINATED(b->show_agg.name);
+	case VERB_TRACK:
+	case VERB_UNTRACK:
+		return !(b->track.all & ~CMD_TRACK_KINDS) && b->track.npid <= PROTO_TRACK_MAX &&
+		       b->track.nuid <= PROTO_TRACK_MAX;
 	default:
 		return 1;
 	}
@@ -320,6 +326,7 @@ size_t proto_rec_size(uint32_t kind)
 	case REC_ERROR:		return sizeof(struct rec_error);
 	case REC_DAEMON:	return sizeof(struct rec_daemon);
 	case REC_EXCLUSION:	return sizeof(struct rec_exclusion);
+	case REC_TRACK:		return sizeof(struct rec_track);
 	default:		return 0;
 	}
 }
@@ -372,6 +379,11 @@ static int rec_terminated(uint32_t kind, const union proto_rec_body *r)
 	case REC_EXCLUSION:
 		return TERM(r->exclusion.session) && TERM(r->exclusion.channel) &&
 		       TERM(r->exclusion.pattern) && TERM(r->exclusion.exclude);
+	case REC_TRACK:
+		for (unsigned int i = 0; i < PROTO_TRACK_EXE_MAX; i++)
+			if (!TERM(r->track.exe[i]))
+				return 0;
+		return TERM(r->track.session);
 	default:
 		return 0;
 	}

@@ -101,7 +101,8 @@ INTEGRATION_TESTS = \
 	tests/integration/consumer-workers.sh \
 	tests/integration/disable-channel.sh \
 	tests/integration/exclusions.sh \
-	tests/integration/regenerate.sh
+	tests/integration/regenerate.sh \
+	tests/integration/track.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py tests/integration/json-schema.py

@@ -68,6 +68,10 @@ j 0 enable-event -s s 'shmtrace_test:ev*'
 j 0 status s
 j 0 list
 j 0 regenerate statedump -s s
+j 0 track -s s --pid "$IDLE_PID" --exe '*/gen-events'
+j 1 untrack -s s --uid 0
+j 0 untrack -s s --pid "$IDLE_PID"
+j 0 track -s s --all
 j 0 show-aggregations -s s
 j 0 snapshot -s s --output "$WORK/snap"
 j 0 rotate -s s

@@ -163,6 +163,14 @@ int rtree_build(const struct ctl_reply *rep, struct rtree *t)
 			ret = rvec_add(ps ? &ps->aggs : &t->aggs, a);
 			break;
 		}
+		case REC_TRACK: {
+			const struct rec_track *k = b;
+
+			ps = parent(cs, k->session);
+			if (ps && k->kind >= PROTO_TRACK_PID && k->kind <= PROTO_TRACK_EXE)
+				ret = rvec_add(&ps->tracks, k);
+			break;
+		}
 		case REC_SNAPSHOT:
 			t->snapshot = b;
 			break;
@@ -214,6 +222,7 @@ void rtree_free(struct rtree *t)
 		rvec_free(&s->notices);
 		chans_free(&s->chans);
 		rvec_free(&s->aggs);
+		rvec_free(&s->tracks);
 		free(s);
 	}
 	rvec_free(&t->sessions);
@@ -366,6 +375,32 @@ static void agg_words(const struct rec_agg *a, char *buf, size_t len)
 				      a->key[k].field, a->key[k].kind == AGG_KEY_STR ? ":str" : "");
 }
 
+static const char *const track_kinds[] = { "", "pid", "uid", "exe" };
+
+/* "pid 12, 34; exe /usr/bin/ls": the kinds restricted to a set ("no uid": empty). */
+static void tracking_words(const struct rt_session *rs, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < rs->tracks.n && n < len; i++) {
+		const struct rec_track *k = rs->tracks.v[i];
+
+		if (k->flags & REC_TRACK_ALL)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s", n ? "; " : "", k->n ? "" : "no ",
+				      track_kinds[k->kind]);
+		for (uint32_t j = 0; j < k->n && n < len; j++) {
+			if (k->kind == PROTO_TRACK_EXE && j < PROTO_TRACK_EXE_MAX)
+				n += (size_t)snprintf(buf + n, len - n, "%s%s", j ? ", " : " ",
+						      k->exe[j]);
+			else if (k->kind != PROTO_TRACK_EXE && j < PROTO_TRACK_MAX)
+				n += (size_t)snprintf(buf + n, len - n, "%s%u", j ? ", " : " ",
+						      k->value[j]);
+		}
+	}
+}
+
 /* The session's output, as people read it. */
 static void output_words(const struct rec_session *s, char *buf, size_t len)
 {
@@ -474,6 +509,9 @@ static void text_status_session(FILE *out, const struct rt_session *rs)
 			"): %" PRIu64 "\n", s->fd_limit, s->fds_refused);
 	for (size_t i = 0; i < rs->procs.n; i++)
 		text_process(out, ((const struct rt_process *)rs->procs.v[i])->p);
+	tracking_words(rs, text, sizeof(text));
+	if (text[0])
+		fprintf(out, "  records only the processes of: %s\n", text);
 	if (s->flags & REC_SESSION_ALLOW_ALL) {
 		fprintf(out, "  processes of every uid allowed\n");
 	} else if (s->nallow) {
@@ -591,7 +629,14 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 				(s->flags & REC_SESSION_STREAMED) ? "streamed to" : "written in", text);
 		else if (!strcmp(cmd, "start"))
 			fprintf(out, "Tracing started for session %s.\n", s->name);
-		else if (!strcmp(cmd, "regenerate"))
+		else if (!strcmp(cmd, "track") || !strcmp(cmd, "untrack")) {
+			tracking_words(rs, text, sizeof(text));
+			if (text[0])
+				fprintf(out, "Session %s records only the processes of: %s\n", s->name,
+					text);
+			else
+				fprintf(out, "Session %s records every process.\n", s->name);
+		} else if (!strcmp(cmd, "regenerate"))
 			fprintf(out, "State dump asked of %zu process%s of session %s (written at "
 				"their next event).\n", rs->procs.n, rs->procs.n == 1 ? "" : "es",
 				s->name);
@@ -967,6 +1012,25 @@ void json_session(struct jw *w, const struct rt_session *rs, bool all)
 	jw_ku64(w, "size", s->rot_bytes);
 	jw_end(w);
 	jw_ku64(w, "snapshots", s->nsnapshots);
+	if (rs->tracks.n) {
+		jw_kobj(w, "tracking");
+		for (size_t i = 0; i < rs->tracks.n; i++) {
+			const struct rec_track *k = rs->tracks.v[i];
+
+			jw_kobj(w, track_kinds[k->kind]);
+			jw_kbool(w, "all", (k->flags & REC_TRACK_ALL) != 0);
+			jw_karr(w, "values");
+			for (uint32_t j = 0; j < k->n; j++) {
+				if (k->kind == PROTO_TRACK_EXE && j < PROTO_TRACK_EXE_MAX)
+					jw_str(w, k->exe[j]);
+				else if (k->kind != PROTO_TRACK_EXE && j < PROTO_TRACK_MAX)
+					jw_u64(w, k->value[j]);
+			}
+			jw_end_arr(w);
+			jw_end(w);
+		}
+		jw_end(w);
+	}
 	if (all || rs->procs.n) {
 		jw_karr(w, "processes");
 		for (size_t i = 0; i < rs->procs.n; i++)
@@ -1001,6 +1065,7 @@ static bool json_always(const char *cmd, const char *what)
 		{ "status", "sessions" }, { "list", "sessions" }, { "create", "sessions" },
 		{ "start", "sessions" }, { "stop", "sessions" }, { "destroy", "sessions" },
 		{ "notices", "sessions" }, { "regenerate", "sessions" },
+		{ "track", "sessions" }, { "untrack", "sessions" },
 		{ "processes", "processes" },
 		{ "list-events", "processes" }, { "enable-event", "enablers" },
 		{ "disable-event", "enablers" }, { "enable-channel", "channels" },

@@ -51,6 +51,7 @@ struct rt_session {
 	struct rvec notices;		/* rec_notice */
 	struct rvec chans;		/* struct rt_channel */
 	struct rvec aggs;		/* rec_agg */
+	struct rvec tracks;		/* rec_track, per kind */
 };
 
 struct rtree {

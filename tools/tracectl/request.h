@@ -30,6 +30,7 @@ int build_rotate(struct ctl_req *r);
 int build_snapshot(struct ctl_req *r);
 int build_names(struct ctl_req *r);		/* the positional arguments as strings */
 int build_regenerate(struct ctl_req *r);
+int build_track(struct ctl_req *r);		/* track, untrack */
 
 /*
  * Parse the command line of @v (@argv[0]: its name), build its request

@@ -200,6 +200,35 @@ const struct verb verbs[] = {
 		.build = build_regenerate,
 	},
 	{
+		.name = "track", .verb = VERB_TRACK,
+		.usage = "track [-s NAME] [--pid PID[,PID]...|all] [--uid UID[,UID]...|all]\n"
+			 "         [--exe GLOB|all]... | --all",
+		.help = "Record only the processes named, from now on: those registered (each\n"
+			"process's events are enabled or not again) and those to come (decided\n"
+			"when they register). By default a session records every process (of\n"
+			"the uids it allows). Per kind, a set: --pid, the processes of these ids;\n"
+			"--uid, of these users (uids or names); --exe, whose executable's path\n"
+			"matches GLOB ('*' any characters, repeatable). A process is recorded\n"
+			"when every kind takes it (--pid 10 --uid 1000: process 10 if it runs\n"
+			"as 1000). The first value of a kind replaces its 'all'; the next ones\n"
+			"are added. all (--pid all...): every process of that kind again; --all:\n"
+			"of every kind, the default. status shows it.",
+		REQUEST("spuea"), .min_args = 0, .max_args = 0, .session_arg = 0,
+		.build = build_track,
+	},
+	{
+		.name = "untrack", .verb = VERB_UNTRACK,
+		.usage = "untrack [-s NAME] [--pid PID[,PID]...|all] [--uid UID[,UID]...|all]\n"
+			 "         [--exe GLOB|all]... | --all",
+		.help = "Take processes out of the sets of track: their events are no longer\n"
+			"recorded by the session. A value that is not in its set is refused, as\n"
+			"is one of a kind that tracks every process. all (--pid all...): none of\n"
+			"that kind (an empty set: the session records nothing until track adds\n"
+			"to it); --all: none of any kind.",
+		REQUEST("spuea"), .min_args = 0, .max_args = 0, .session_arg = 0,
+		.build = build_track,
+	},
+	{
 		.name = "list", .verb = VERB_LIST,
 		.usage = "list",
 		.help = "List the sessions.",

@@ -169,6 +169,12 @@ static const struct why_entry table[] = {
 	{ .code = RN_AGG_NOT_NUMBER, .name = "not-a-number",
 	  .text = "Note: '%m' is not a number in the events of '%n' known now: %f counts it as 0.",
 	  .f_name = "pattern", .f_name2 = "field", .f_n = { "function" } },
+	{ .code = RE_TRACK_ALL, .name = "tracking-all",
+	  .text = "session %s records every %n: there is none to untrack (untrack --%n all "
+		  "records none)", .f_session = "session", .f_name = "kind" },
+	{ .code = RE_NOT_TRACKED, .name = "not-tracked",
+	  .text = "session %s does not track %m %n", .f_session = "session",
+	  .f_name = "value", .f_name2 = "kind" },
 	{ .code = RN_STATEDUMP_OFF, .name = "statedump-not-recorded",
 	  .text = "Note: no channel of session %s records %n: the dumps asked for are not "
 		  "recorded (enable shmtrace_statedump:*).",
