@@ -611,6 +611,7 @@ _Static_assert(sizeof(struct msg_item) == 8, "item");
 #define REC_SESSION_STREAMED	(1u << 2)	/* to a relay: output is its address */
 #define REC_SESSION_ALLOW_ALL	(1u << 3)	/* processes of every uid */
 #define REC_SESSION_CHANNEL0	(1u << 4)	/* channel0 exists (else: its defaults) */
+#define REC_SESSION_OUTPUT_DEFAULT (1u << 5)	/* output chosen by the daemon (none given) */
 
 /* A session (create, start, stop, destroy, list, status, notices). */
 struct rec_session {

@@ -97,7 +97,8 @@ static void session_record(const struct session *s, struct rec_session *rs)
 	REC_SET(rs->name, s->name);
 	REC_SET(rs->output, s->output);
 	rs->flags = (s->active ? REC_SESSION_ACTIVE : 0) | (s->started ? REC_SESSION_STARTED : 0) |
-		    (channel_find(s, "channel0") ? REC_SESSION_CHANNEL0 : 0);
+		    (channel_find(s, "channel0") ? REC_SESSION_CHANNEL0 : 0) |
+		    (s->output_default ? REC_SESSION_OUTPUT_DEFAULT : 0);
 	rs->mode = s->def_mode;
 	rs->pool_size = s->def_pool;
 	rs->live_us = s->live_us;
@@ -318,9 +319,11 @@ static int cmd_create(struct reply *r, const char *name, const struct cmd_create
 		snprintf(s->output, sizeof(s->output), "%s", c->output);
 	} else if (generated) {		/* its name has the date already */
 		snprintf(s->output, sizeof(s->output), "%s/%s/%s", cmd_home, HOME_TRACES, name);
+		s->output_default = 1;
 	} else {
 		snprintf(s->output, sizeof(s->output), "%s/%s/%s-%s", cmd_home, HOME_TRACES,
 			 name, stamp);
+		s->output_default = 1;
 	}
 	ret = net ? 0 : output_probe(s->output);
 	if (ret == 0)

@@ -76,6 +76,7 @@ struct channel {
 struct session {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
+	int output_default;		/* the daemon chose output (create gave none) */
 	int active;
 	int started;			/* was active once: stream layouts are fixed */
 	uint32_t def_mode;		/* the default channel's, from create */

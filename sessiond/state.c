@@ -210,6 +210,7 @@ static void jw_session(FILE *f, const struct session *s)
 	jw_key(f, "output");
 	jw_str(f, s->output);
 	fputc(',', f);
+	jw_u64(f, "output_default", (uint64_t)s->output_default);
 	jw_u64(f, "active", (uint64_t)s->active);
 	jw_u64(f, "started", (uint64_t)s->started);
 	jw_u64(f, "mode", s->def_mode);
@@ -654,6 +655,7 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 	s->base_fd = -1;
 	rd_str(r, o, "name", s->name, sizeof(s->name));
 	rd_str(r, o, "output", s->output, sizeof(s->output));
+	s->output_default = (int)rd_u64_opt(r, o, "output_default", 1, 0);
 	s->active = (int)rd_u64(r, o, "active", 1);
 	s->started = (int)rd_u64(r, o, "started", 1);
 	s->def_mode = (uint32_t)rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);

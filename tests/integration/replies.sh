@@ -72,6 +72,12 @@ j 0 track -s s --pid "$IDLE_PID" --exe '*/gen-events'
 j 1 untrack -s s --uid 0
 j 0 untrack -s s --pid "$IDLE_PID"
 j 0 track -s s --all
+j 0 save s -o "$WORK/p.json"
+sed "s|\"$D\"|\"$WORK/o-load\"|" "$WORK/p.json" >"$WORK/p2.json"
+j 0 load "$WORK/p2.json" --override-name s2
+j 0 destroy s2
+j 1 load "$WORK/p.json"
+j 1 load "$WORK/no-such-profile.json"
 j 0 show-aggregations -s s
 j 0 snapshot -s s --output "$WORK/snap"
 j 0 rotate -s s

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "suggest.h"
 #include "aggctl.h"
+#include "profile.h"
 #include "record.h"
 #include "request.h"
 #include "verbs.h"
@@ -249,6 +250,28 @@ const struct verb verbs[] = {
 			"removed from their environment, run as another user). Exits with status\n"
 			"1 when traces could not be written, saying the first error.",
 		REQUEST("s"), .min_args = 0, .max_args = 0, .session_arg = 1,
+	},
+	{
+		.name = "save",
+		.usage = "save [NAME...] [-o FILE]",
+		.help = "Write the sessions named (every one without NAME) as a profile: what\n"
+			"makes each (settings, channels, patterns with their filters, log levels\n"
+			"and exclusions, context fields, aggregations, tracking, whether it is\n"
+			"active), not what it recorded; JSON, doc/profile.md. To FILE (made\n"
+			"whole or not at all), or to the standard output without -o (or -o -).",
+		.longopts = save_opts, .shortopts = SAVE_SHORTOPTS, .main = save_main,
+	},
+	{
+		.name = "load",
+		.usage = "load FILE [--override-name NEW]",
+		.help = "Make the sessions of a profile written by save (FILE, or - for the\n"
+			"standard input): each as its commands would, started when it was\n"
+			"active. The whole profile is checked first (one of a later version,\n"
+			"or with a member this tracectl does not know, is refused); when the\n"
+			"daemon refuses a step, every session the load made is destroyed again.\n"
+			"--override-name NEW: the profile's one session is named NEW. A session\n"
+			"whose output was given keeps it: it must not hold traces already.",
+		.longopts = load_opts, .shortopts = LOAD_SHORTOPTS, .main = load_main,
 	},
 	{
 		.name = "view",
