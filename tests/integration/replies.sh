@@ -78,6 +78,7 @@ j 0 load "$WORK/p2.json" --override-name s2
 j 0 destroy s2
 j 1 load "$WORK/p.json"
 j 1 load "$WORK/no-such-profile.json"
+j 1 save nope -o "$WORK/x.json"
 j 0 show-aggregations -s s
 j 0 snapshot -s s --output "$WORK/snap"
 j 0 rotate -s s

@@ -369,36 +369,62 @@ static int write_file(const char *path, const char *text, size_t n)
 	return ret;
 }
 
+/* save refused (@e says why): on standard error, and as the document with --format json. */
+static void save_refused(const struct rec_error *e, enum ctl_format fmt)
+{
+	char text[PROTO_PATH_MAX + 256];
+	struct jw w;
+
+	why_text(e, text, sizeof(text));
+	fprintf(stderr, "tracectl: save: %s\n", text);
+	if (fmt != CTL_JSON)
+		return;
+	jw_init(&w, stdout);
+	jw_obj(&w);
+	jw_ku64(&w, "version", CTL_JSON_VERSION);
+	jw_kstr(&w, "command", "save");
+	jw_key(&w, "error");
+	why_json(&w, e);
+	jw_end(&w);
+	fputc('\n', stdout);
+}
+
 /*
  * The sessions of @t named in @names (@n of them), in that order, into
  * @sel; none named: every one, oldest first (the daemon lists the newest
- * first), so that a load makes them again in the same order.
+ * first), so that a load makes them again in the same order. 0, or
+ * -ENOENT with @e saying why.
  */
 static int save_pick(const struct rtree *t, char **names, int n, const struct rt_session **sel,
-		     size_t *nsel)
+		     size_t *nsel, struct rec_error *e)
 {
+	memset(e, 0, sizeof(*e));
 	*nsel = 0;
-	if (!n) {
-		for (size_t i = t->sessions.n; i-- > 0;)
-			sel[(*nsel)++] = t->sessions.v[i];
-		return 0;
-	}
+	for (size_t i = t->sessions.n; !n && i-- > 0;)
+		sel[(*nsel)++] = t->sessions.v[i];
 	for (int i = 0; i < n; i++) {
 		const struct rt_session *rs = rtree_session(t, names[i]);
 
 		if (!rs) {
-			fprintf(stderr, "tracectl: save: no session named '%s'\n", names[i]);
+			e->code = RE_NO_SESSION;
+			e->err = ENOENT;
+			snprintf(e->session, sizeof(e->session), "%s", names[i]);
 			return -ENOENT;
 		}
 		sel[(*nsel)++] = rs;
 	}
-	return 0;
+	if (*nsel)
+		return 0;
+	e->code = RE_NO_SESSIONS;
+	e->err = ENOENT;
+	return -ENOENT;
 }
 
 int save_main(const struct verb *v, int argc, char **argv)
 {
 	enum ctl_format fmt = CTL_TEXT;
 	const struct rt_session **sel = NULL;
+	struct rec_error e;
 	const char *out = NULL;
 	char home[1024], why[PROTO_PATH_MAX + 128] = "";
 	struct ctl_reply rep;
@@ -443,9 +469,9 @@ int save_main(const struct verb *v, int argc, char **argv)
 	}
 	if (ctl_home(home, sizeof(home)))
 		return EXIT_RUNTIME;
-	ret = ctl_request(home, "save", VERB_STATUS, argc - optind == 1 ? argv[optind] : "", NULL,
-			  0, NULL, &rep);
-	if (!rep.answered || (rep.status < 0 && rep.error && rep.error->code == RE_NO_SESSION)) {
+	/* every session: status of one that is not there would fail */
+	ret = ctl_request(home, "save", VERB_STATUS, "", NULL, 0, NULL, &rep);
+	if (!rep.answered) {
 		ret = render_reply("save", &rep, ret ? ret : EXIT_RUNTIME, fmt, stdout);
 		ctl_reply_free(&rep);
 		return ret;
@@ -456,10 +482,8 @@ int save_main(const struct verb *v, int argc, char **argv)
 		fprintf(stderr, "tracectl: save: out of memory\n");
 		goto out;
 	}
-	if (save_pick(&t, argv + optind, argc - optind, sel, &nsel) < 0)
-		goto out;
-	if (!nsel) {
-		fprintf(stderr, "tracectl: save: no session to save\n");
+	if (save_pick(&t, argv + optind, argc - optind, sel, &nsel, &e) < 0) {
+		save_refused(&e, fmt);
 		goto out;
 	}
 	f = open_memstream(&text, &len);
@@ -1175,8 +1199,7 @@ static int ld_cmd(struct ld *l, enum proto_verb verb, const char *session, const
 		if (rep.answered && rep.error) {
 			l->refused = true;
 			l->err = *rep.error;
-			if (l->fmt != CTL_JSON)
-				render_refusal("load", &rep);
+			render_refusal("load", &rep);
 		} else if (!rep.answered) {
 			l->no_reply = true;
 			l->fail = rep.fail;
