@@ -903,14 +903,14 @@ enum proto_why {
 	RE_URL_PAIR,
 	RE_RELAY_CONNECT,	/* err, name: the address, detail: the step */
 	RE_EXCLUDE_WILD,	/* name: a pattern with exclusions but no '*' */
-	RE_TRACK_ALL,		/* session, name: the kind; untrack a value while all are tracked */
+	RE_TRACK_ALL,		/* session, name: the kind (untrack of one that tracks all) */
 	RE_NOT_TRACKED,		/* session, name: the value, name2: the kind */
 	RE_MAX_ERROR,
 	/* notes */
 	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */
 	RN_AGG_NOT_NUMBER,		/* name: pattern, name2: field, n0: function */
 	RN_PATTERN_UNKNOWN,		/* name: pattern none of the known events matches */
-	RN_STATEDUMP_OFF,		/* session, name: the state dump's event no channel records */
+	RN_STATEDUMP_OFF,		/* session, name: the dump's event, recorded nowhere */
 	RN_MAX
 };
 

@@ -600,7 +600,8 @@ static void rd_track_kind(struct rd *r, const struct js_node *v, uint32_t kind, 
 	for (const struct js_node *el = js_child(r->doc, v); el; el = js_next(r->doc, v, el)) {
 		if (kind == PROTO_TRACK_EXE) {
 			if (*n == PROTO_TRACK_EXE_MAX || el->type != JS_STR ||
-			    el->len >= PROTO_TRACK_EXE_LEN || memchr(js_str(r->doc, el), 0, el->len))
+			    el->len >= PROTO_TRACK_EXE_LEN ||
+			    memchr(js_str(r->doc, el), 0, el->len))
 				goto bad;
 			memcpy(t->exe[*n], js_str(r->doc, el), el->len + 1);
 		} else {

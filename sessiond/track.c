@@ -110,7 +110,8 @@ static int change_id(struct reply *r, const struct session *s, struct tracking *
 	int ret;
 
 	if (kind == PROTO_TRACK_PID && (!x || x > PROTO_PID_MAX))
-		return reply_fail(r, -EINVAL, RE_RANGE, .name = "pid", .n = { x, 1, PROTO_PID_MAX });
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "pid",
+				  .n = { x, 1, PROTO_PID_MAX });
 	if (kind == PROTO_TRACK_UID && x == UINT32_MAX)
 		return reply_fail(r, -EINVAL, RE_RANGE, .name = "uid",
 				  .n = { x, 0, UINT32_MAX - 1 });
@@ -146,7 +147,8 @@ static int change_exe(struct reply *r, const struct session *s, struct tracking 
 	if (add && i == t->nexe) {
 		if (t->nexe == PROTO_TRACK_EXE_MAX)
 			return reply_fail(r, -EINVAL, RE_RANGE, .name = "tracked executables",
-					  .n = { PROTO_TRACK_EXE_MAX + 1u, 0, PROTO_TRACK_EXE_MAX });
+					  .n = { PROTO_TRACK_EXE_MAX + 1u, 0,
+						 PROTO_TRACK_EXE_MAX });
 		snprintf(t->exe[t->nexe++], PROTO_TRACK_EXE_LEN, "%s", g);
 	} else if (!add && i == t->nexe) {
 		return reply_fail(r, -ENOENT, RE_NOT_TRACKED, .session = s->name, .name = g,

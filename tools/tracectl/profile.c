@@ -243,8 +243,8 @@ static int save_session(struct jw *w, const struct rt_session *rs, char *why, si
 		jw_kstr(w, "output", s->output);
 	if (s->flags & REC_SESSION_STREAMED) {
 		if (relay_urls(s->output, ctrl, sizeof(ctrl), data, sizeof(data)) < 0) {
-			snprintf(why, wlen, "session %s: its relay's address '%s' is not understood",
-				 s->name, s->output);
+			snprintf(why, wlen, "session %s: its relay's address '%s' is not "
+				 "understood", s->name, s->output);
 			return -EINVAL;
 		}
 		jw_kobj(w, "relay");
@@ -656,7 +656,8 @@ static const struct js_node *pl_get(struct pl *p, const struct js_node *o, const
 		return NULL;
 	}
 	if (n->type != type && !(type == JS_TRUE && n->type == JS_FALSE)) {
-		pl_fail(p, "\"%s\" is not %s", name, type == JS_TRUE ? "true or false" : types[type]);
+		pl_fail(p, "\"%s\" is not %s", name,
+			type == JS_TRUE ? "true or false" : types[type]);
 		return NULL;
 	}
 	return n;
@@ -980,7 +981,8 @@ static int pl_tracked(struct pl *p, const struct js_node *o, uint32_t kind, stru
 				return -EINVAL;
 			continue;
 		}
-		if (e->type != JS_NUM || e->num != JS_INT_S64 || e->v.i < (kind == PROTO_TRACK_PID) ||
+		if (e->type != JS_NUM || e->num != JS_INT_S64 ||
+		    e->v.i < (kind == PROTO_TRACK_PID) ||
 		    e->v.i > (kind == PROTO_TRACK_PID ? PROTO_PID_MAX : UINT32_MAX - 1))
 			return pl_fail(p, "\"values\": %s", kind == PROTO_TRACK_PID ?
 				       "process ids" : "uids");
@@ -1383,7 +1385,8 @@ static int ld_report(struct ld *l, const struct pl_session *s, uint32_t n, const
 		jw_kstr(&w, "command", "load");
 		jw_karr(&w, "sessions");
 		for (uint32_t i = 0; i < n; i++)
-			json_session(&w, rtree_session(&t[i], override ? override : s[i].name), true);
+			json_session(&w, rtree_session(&t[i], override ? override : s[i].name),
+				     true);
 		jw_end_arr(&w);
 		jw_end(&w);
 		fputc('\n', stdout);

@@ -129,7 +129,8 @@ int rtree_build(const struct ctl_reply *rep, struct rtree *t)
 		case REC_EXCLUSION: {
 			const struct rec_exclusion *x = b;
 
-			if (cc && !strcmp(cc->c->session, x->session) && !strcmp(cc->c->name, x->channel))
+			if (cc && !strcmp(cc->c->session, x->session) &&
+			    !strcmp(cc->c->name, x->channel))
 				ret = rvec_add(&cc->ex, x);
 			else
 				ret = rvec_add(&t->excls, x);
