@@ -203,6 +203,10 @@ enum proto_verb {
 	VERB_LIST_TRIGGERS,		/* 21: - */
 	VERB_REMOVE_TRIGGER,		/* 22: NAME... */
 	VERB_WAIT_TRIGGER,		/* 23: struct cmd_wait_trigger */
+	VERB_DISABLE_CHANNEL,		/* 24: CHANNEL... */
+	VERB_REGENERATE,		/* 25: struct cmd_regenerate */
+	VERB_TRACK,			/* 26: struct cmd_track, exe globs */
+	VERB_UNTRACK,			/* 27: struct cmd_track, exe globs */
 	VERB_MAX
 };
 
@@ -220,8 +224,9 @@ enum proto_verb {
  *   status ping notices   -                    -
  *   processes             -                    -
  *   enable-channel        cmd_channel          -
- *   enable-event          cmd_events           [filter] pattern...  (1 to 255 patterns;
- *                                              a filter's text < PROTO_FILTER_MAX)
+ *   enable-event          cmd_events           [filter] [exclusion...] pattern...
+ *                                              (1 to 255 patterns; a filter's text
+ *                                              < PROTO_FILTER_MAX; nexclude exclusions)
  *   disable-event         cmd_events           pattern...           (no condition)
  *   add-context           cmd_context          -
  *   rotate                cmd_rotate           -
@@ -233,6 +238,9 @@ enum proto_verb {
  *   list-triggers         -                    -
  *   remove-trigger        -                    name...              (1 to 255)
  *   wait-trigger          cmd_wait_trigger     -
+ *   disable-channel       -                    channel...           (1 to 255)
+ *   regenerate            cmd_regenerate       -
+ *   track untrack         cmd_track            exe glob...          (0 to 16)
  */
 #define PROTO_CMD_MAX_STR	256
 
@@ -295,9 +303,14 @@ struct cmd_events {
 	uint32_t ll_kind;		/* CMD_LL_* */
 	uint32_t loglevel;		/* 0 (emerg) to 7 (debug) */
 	uint32_t filter;		/* 1: the first string is a filter */
-	uint32_t reserved;
+	uint32_t nexclude;		/* enable-event: exclusions after the filter (-x), at
+					 * most PROTO_EXCLUDE_MAX; disable-event: 0 */
 };
 _Static_assert(sizeof(struct cmd_events) == PROTO_NAME_MAX + 16, "cmd events");
+_Static_assert(offsetof(struct cmd_events, nexclude) == PROTO_NAME_MAX + 12, "cmd events excl");
+
+/* Exclusions of one pattern (enable-event -x): patterns of the events it leaves out. */
+#define PROTO_EXCLUDE_MAX	16
 
 struct cmd_context {
 	char channel[PROTO_NAME_MAX];	/* "" = every channel of the session */
@@ -417,6 +430,40 @@ struct cmd_wait_trigger {
 };
 _Static_assert(sizeof(struct cmd_wait_trigger) == PROTO_NAME_MAX + 8, "cmd wait trigger");
 
+/* What regenerate makes again (cmd_regenerate.what). */
+#define PROTO_REGEN_STATEDUMP	1	/* every process's state dump */
+
+struct cmd_regenerate {
+	uint32_t what;			/* PROTO_REGEN_* */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct cmd_regenerate) == 8, "cmd regenerate");
+
+/*
+ * Which processes a session records (track, untrack): per kind (pid, uid,
+ * executable), every process, or those of a set. PROTO_TRACK_* number the
+ * kinds; CMD_TRACK_* are their bits.
+ */
+#define PROTO_TRACK_PID		1
+#define PROTO_TRACK_UID		2
+#define PROTO_TRACK_EXE		3
+#define CMD_TRACK_BIT(kind)	(1u << ((kind) - 1))
+#define CMD_TRACK_KINDS		7u	/* every kind's bit */
+#define PROTO_TRACK_MAX		64	/* pids, uids of a set */
+#define PROTO_TRACK_EXE_MAX	16	/* executable globs of a set */
+#define PROTO_TRACK_EXE_LEN	256	/* bytes of a glob, NUL included */
+
+struct cmd_track {
+	uint32_t all;			/* CMD_TRACK_* bits: track: every process again
+					 * (the default); untrack: none (an empty set) */
+	uint32_t npid;			/* then these added (track) or removed (untrack) */
+	uint32_t nuid;
+	uint32_t reserved;		/* the globs are the strings */
+	uint32_t pid[PROTO_TRACK_MAX];
+	uint32_t uid[PROTO_TRACK_MAX];
+};
+_Static_assert(sizeof(struct cmd_track) == 16 + 8 * PROTO_TRACK_MAX, "cmd track");
+
 union cmd_body {
 	struct cmd_create create;
 	struct cmd_channel channel;
@@ -428,6 +475,8 @@ union cmd_body {
 	struct cmd_show_agg show_agg;
 	struct cmd_trigger trigger;
 	struct cmd_wait_trigger wait_trigger;
+	struct cmd_regenerate regenerate;
+	struct cmd_track track;
 };
 
 /* A MSG_CMD as proto_cmd_decode() found it. */
@@ -639,6 +688,8 @@ enum proto_rec {
 	REC_DAEMON = 12,		/* struct rec_daemon */
 	REC_TRIGGER = 13,		/* struct rec_trigger */
 	REC_FIRING = 14,		/* struct rec_firing */
+	REC_EXCLUSION = 15,		/* struct rec_exclusion, after its enabler */
+	REC_TRACK = 16,			/* struct rec_track, after its session */
 	REC_MAX
 };
 
@@ -659,6 +710,7 @@ _Static_assert(sizeof(struct msg_item) == 8, "item");
 #define REC_SESSION_STREAMED	(1u << 2)	/* to a relay: output is its address */
 #define REC_SESSION_ALLOW_ALL	(1u << 3)	/* processes of every uid */
 #define REC_SESSION_CHANNEL0	(1u << 4)	/* channel0 exists (else: its defaults) */
+#define REC_SESSION_OUTPUT_DEFAULT (1u << 5)	/* output chosen by the daemon (none given) */
 
 /* A session (create, start, stop, destroy, list, status, notices). */
 struct rec_session {
@@ -695,6 +747,7 @@ _Static_assert(offsetof(struct rec_session, rot_bytes) == 5048, "rec session rot
 /* rec_channel.flags */
 #define REC_CHANNEL_STATS	(1u << 0)	/* stats holds the consumer's counters */
 #define REC_CHANNEL_UNFLUSHED	(1u << 1)	/* stop could not write it out: unflushed_* */
+#define REC_CHANNEL_DISABLED	(1u << 2)	/* disable-channel: it records nothing */
 
 /* A channel: its settings and, when REC_CHANNEL_STATS, its counters. */
 struct rec_channel {
@@ -737,6 +790,37 @@ struct rec_enabler {
 };
 _Static_assert(sizeof(struct rec_enabler) == 2 * PROTO_NAME_MAX + PROTO_EVNAME_MAX + 16 +
 	       PROTO_FILTER_MAX, "rec enabler");
+
+/*
+ * An exclusion of an enabled pattern (enable-event -x): sent after the
+ * REC_ENABLER it belongs to, one per exclusion, in the order given.
+ */
+struct rec_exclusion {
+	char session[PROTO_NAME_MAX];
+	char channel[PROTO_NAME_MAX];
+	char pattern[PROTO_EVNAME_MAX];	/* the enabler's */
+	char exclude[PROTO_EVNAME_MAX];	/* events matching it are left out */
+};
+_Static_assert(sizeof(struct rec_exclusion) == 2 * PROTO_NAME_MAX + 2 * PROTO_EVNAME_MAX,
+	       "rec exclusion");
+
+#define REC_TRACK_ALL		(1u << 0)	/* every process: no set */
+
+/*
+ * Which processes of a kind a session records (status, track, untrack):
+ * one record per kind (PROTO_TRACK_*) after the session's.
+ */
+struct rec_track {
+	char session[PROTO_NAME_MAX];
+	uint32_t kind;			/* PROTO_TRACK_* */
+	uint32_t flags;			/* REC_TRACK_* */
+	uint32_t n;			/* values of the set (pids, uids or globs) */
+	uint32_t reserved;
+	uint32_t value[PROTO_TRACK_MAX];	/* pids or uids */
+	char exe[PROTO_TRACK_EXE_MAX][PROTO_TRACK_EXE_LEN];	/* globs */
+};
+_Static_assert(sizeof(struct rec_track) == PROTO_NAME_MAX + 16 + 4 * PROTO_TRACK_MAX +
+	       PROTO_TRACK_EXE_MAX * PROTO_TRACK_EXE_LEN, "rec track");
 
 /* rec_process.flags */
 #define REC_PROCESS_DETACHED	(1u << 0)	/* closed its connection, still traced */
@@ -998,11 +1082,15 @@ enum proto_why {
 	RE_AGG_COND,		/* name: the condition, detail: why */
 	RE_WAIT_TIMEOUT,	/* name: the trigger, n0: ms waited */
 	RE_TRIGGER_GONE,	/* name: the trigger, removed while waited for */
+	RE_EXCLUDE_WILD,	/* name: a pattern with exclusions but no '*' */
+	RE_TRACK_ALL,		/* session, name: the kind (untrack of one that tracks all) */
+	RE_NOT_TRACKED,		/* session, name: the value, name2: the kind */
 	RE_MAX_ERROR,
 	/* notes */
 	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */
 	RN_AGG_NOT_NUMBER,		/* name: pattern, name2: field, n0: function */
 	RN_PATTERN_UNKNOWN,		/* name: pattern none of the known events matches */
+	RN_STATEDUMP_OFF,		/* session, name: the dump's event, recorded nowhere */
 	RN_MAX
 };
 
@@ -1035,6 +1123,8 @@ union proto_rec_body {
 	struct rec_daemon daemon;
 	struct rec_trigger trigger;
 	struct rec_firing firing;
+	struct rec_exclusion exclusion;
+	struct rec_track track;
 };
 
 int proto_send(int fd, unsigned int type, int status, const void *body, size_t len,

@@ -32,7 +32,9 @@
  *      12      4     max_events (SHM_MAX_EVENTS)
  *      16      8     generation (odd while being written)
  *      24      4     ringing: 1 while the daemon sends the doorbell signal
- *      28      4     reserved
+ *      28      4     dump_req: the daemon adds 1 to ask for a state dump
+ *                    again (regenerate statedump); the process writes one
+ *                    at its next enabled event after it sees it change
  *      32      8     trig_read: firings the daemon has read from the process
  *                    page's ring (written by the daemon outside the
  *                    generation; read by the process with acquire)
@@ -236,7 +238,7 @@ struct shm_ctl_page {
 	uint32_t max_events;
 	uint64_t generation;
 	uint32_t ringing;		/* the daemon is sending the doorbell */
-	uint32_t reserved0;
+	uint32_t dump_req;		/* changed: write the state dump again */
 	uint64_t trig_read;		/* firings the daemon read (outside the generation) */
 	uint8_t reserved[24];
 	struct shm_ctl_chan chan[SHM_MAX_CHAN];
@@ -263,6 +265,7 @@ _Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
 _Static_assert(offsetof(struct shm_ctl_chan, context) == 24, "ctl chan context");
 _Static_assert(offsetof(struct shm_ctl_page, generation) == 16, "ctl generation");
 _Static_assert(offsetof(struct shm_ctl_page, ringing) == 24, "ctl ringing");
+_Static_assert(offsetof(struct shm_ctl_page, dump_req) == 28, "ctl dump_req");
 _Static_assert(offsetof(struct shm_ctl_page, trig_read) == 32, "ctl trig read");
 _Static_assert(offsetof(struct shm_ctl_page, trig) == SHM_CTL_TRIG_OFF, "ctl trig");
 _Static_assert(offsetof(struct shm_ctl_page, chan) == 64, "ctl chan offset");

@@ -14,7 +14,15 @@
  *  - for a session that starts while the process runs, by the next thread
  *    that emits an enabled event and applies the new control page
  *    (shmtrace__resync(), see writer.c): it writes the dump before its
- *    own event, which then reads the clock again.
+ *    own event, which then reads the clock again;
+ *  - when the session daemon asks for it again (tracectl regenerate
+ *    statedump: the control page's dump_req changed), the same way: the
+ *    thread that first sees the new value (a compare-and-swap on sd_req)
+ *    sets sd_force, and the next dump is whole whatever sd_seen says,
+ *    written for every channel recording bin_info (the dump that takes
+ *    sd_force is complete, be it this thread's or a dlopen's). No signal
+ *    is involved: a process that blocks the doorbell writes it at its
+ *    next enabled event too.
  * sd_seen holds the channels of bin_info already served: reg_apply()
  * clears the bits of channels where it is disabled (procev_applied(), any
  * context, lock-free), so a session stopped and started again gets a new
@@ -73,6 +81,8 @@ SHMTRACE_EVENT(shmtrace_statedump, end, SHMTRACE_DEBUG)
 #define SD_BUILD_ID_MAX	64
 
 static uint8_t sd_seen;			/* channels whose dump is written */
+static uint32_t sd_req;			/* the control page's dump_req last seen */
+static int sd_force;			/* ... changed: the next dump is whole */
 static int sd_busy;
 static int sd_again;			/* a dump was asked for while busy */
 static uintptr_t sd_bases[SD_MAX_BASES];
@@ -189,7 +199,9 @@ static void sd_run(int only_new, int may_skip)
 	}
 	do {
 		uint8_t want = (uint8_t)lib_ev_mask(&SHMTRACE__EV(shmtrace_statedump, bin_info));
-		int full = !only_new || (want & ~__atomic_load_n(&sd_seen, __ATOMIC_RELAXED));
+		int force = __atomic_exchange_n(&sd_force, 0, __ATOMIC_ACQ_REL);
+		int full = force || !only_new ||
+			   (want & ~__atomic_load_n(&sd_seen, __ATOMIC_RELAXED));
 
 		__atomic_store_n(&sd_again, 0, __ATOMIC_RELAXED);
 		__atomic_or_fetch(&sd_seen, want, __ATOMIC_RELAXED);
@@ -224,9 +236,17 @@ void procev_applied(void)
  */
 int procev_resync(void)
 {
+	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
 	uint8_t want = (uint8_t)lib_ev_mask(&SHMTRACE__EV(shmtrace_statedump, bin_info));
+	uint32_t req = ctl ? __atomic_load_n(&ctl->dump_req, __ATOMIC_RELAXED) : 0;
+	uint32_t seen = __atomic_load_n(&sd_req, __ATOMIC_RELAXED);
 
-	if (!(want & ~__atomic_load_n(&sd_seen, __ATOMIC_RELAXED)))
+	/* asked again: one thread (the compare-and-swap) has it done */
+	if (req != seen && __atomic_compare_exchange_n(&sd_req, &seen, req, 0, __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		__atomic_store_n(&sd_force, 1, __ATOMIC_RELEASE);
+	if (!(want & ~__atomic_load_n(&sd_seen, __ATOMIC_RELAXED)) &&
+	    !(want && __atomic_load_n(&sd_force, __ATOMIC_ACQUIRE)))
 		return 0;
 	shmtrace__tls.nesting--;
 	sd_run(0, 1);
@@ -431,6 +451,7 @@ static void procev_exit(int status, void *arg)
 void procev_after_fork(void)
 {
 	__atomic_store_n(&sd_seen, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sd_force, 0, __ATOMIC_RELAXED);	/* the child dumps whole */
 	sd_busy = 0;
 	sd_again = 0;
 }

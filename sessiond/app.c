@@ -43,6 +43,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -278,6 +279,18 @@ static void app_name(struct app *a, const char *procname)
 		strcpy(a->procname, "unknown");
 }
 
+/* @a's executable, as /proc says now (the image that registers): "" when unknown. */
+static void app_exe(struct app *a)
+{
+	char path[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)a->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	a->exe = strdup(exe);
+}
+
 /* A new @a on the list, and in the table by pid. */
 static void app_link(struct app *a)
 {
@@ -327,6 +340,7 @@ int app_accept(int fd, const void *body, size_t len, const int *fds)
 	a->instance = m->instance;
 	a->pidfd = pidfd_open(a->pid, 0);
 	app_name(a, m->procname);
+	app_exe(a);
 	a->wake_fd = fds[2];
 	a->sock = -1;
 	app_link(a);
@@ -370,6 +384,7 @@ int app_adopt(const struct msg_c_app *m, const int *fds)
 	a->starttime = m->starttime;
 	a->instance = m->instance;
 	app_name(a, m->procname);
+	app_exe(a);
 	a->wake_fd = fds[1];
 	a->sock = -1;
 	a->blind = 1;
@@ -706,6 +721,7 @@ static void app_release(struct app *a)
 	close(a->wake_fd);
 	segs_release(&a->segs);
 	free(a->ev);
+	free(a->exe);
 	free(a);
 }
 

@@ -33,6 +33,8 @@ struct app {
 	uint32_t clock;
 	uint64_t starttime;
 	char procname[PROTO_PROCNAME];
+	char *exe;			/* its executable (/proc/PID/exe at registration;
+					 * "" unknown), for the sessions' tracking */
 	uint64_t instance;		/* its process image (registration) */
 	dev_t ctl_dev;			/* its control page's memfd */
 	ino_t ctl_ino;

@@ -39,6 +39,7 @@
 #include "app.h"
 #include "client.h"
 #include "consumer.h"
+#include "ctlpage.h"
 #include "fdlimit.h"
 #include "life.h"
 #include "relayctl.h"
@@ -46,6 +47,7 @@
 #include "session.h"
 #include "state.h"
 #include "trigger.h"
+#include "track.h"
 #include "support/ctfmeta.h"
 #include "common/home.h"
 #include "common/glob.h"
@@ -81,6 +83,12 @@ static struct session *session_get(struct reply *r, const char *name)
 	return ss.list;
 }
 
+/* Does @s record process @a? (its uid allowed, its tracking taking it) */
+static int session_traces(const struct session *s, const struct app *a)
+{
+	return allow_uid(s, a->uid) && track_takes(s, a->pid, a->uid, a->exe);
+}
+
 /* The record of session @s, as it is now. */
 static void session_record(const struct session *s, struct rec_session *rs)
 {
@@ -90,14 +98,15 @@ static void session_record(const struct session *s, struct rec_session *rs)
 	REC_SET(rs->name, s->name);
 	REC_SET(rs->output, s->output);
 	rs->flags = (s->active ? REC_SESSION_ACTIVE : 0) | (s->started ? REC_SESSION_STARTED : 0) |
-		    (channel_find(s, "channel0") ? REC_SESSION_CHANNEL0 : 0);
+		    (channel_find(s, "channel0") ? REC_SESSION_CHANNEL0 : 0) |
+		    (s->output_default ? REC_SESSION_OUTPUT_DEFAULT : 0);
 	rs->mode = s->def_mode;
 	rs->pool_size = s->def_pool;
 	rs->live_us = s->live_us;
 	allow_record(s, rs);
 	relayctl_record(s, rs);
 	for (const struct app *a = apps_list(); a; a = a->next)
-		rs->nprocs += (uint32_t)allow_uid(s, a->uid);
+		rs->nprocs += (uint32_t)session_traces(s, a);
 	for (const struct channel *ch = s->chans; ch; ch = ch->next)
 		rs->nchannels++;
 	for (const struct aggregation *ag = s->aggs; ag; ag = ag->next)
@@ -121,6 +130,17 @@ static void session_send(struct reply *r, const struct session *s)
 	reply_rec(r, REC_SESSION, &rs, sizeof(rs));
 }
 
+/* Which processes @s records: a record per kind of tracking. */
+static void tracks_send(struct reply *r, const struct session *s)
+{
+	static struct rec_track rt;
+
+	for (uint32_t k = PROTO_TRACK_PID; k <= PROTO_TRACK_EXE; k++) {
+		track_record(s, k, &rt);
+		reply_rec(r, REC_TRACK, &rt, sizeof(rt));
+	}
+}
+
 /*
  * The record of channel @ch: its settings and, with @stats, the
  * consumer's counters (REC_CHANNEL_STATS), or why they could not be had.
@@ -139,6 +159,8 @@ static void channel_record(const struct channel *ch, int stats, struct rec_chann
 	rc->context = ch->context;
 	for (const struct enabler *e = ch->enablers; e; e = e->next)
 		rc->nenablers++;
+	if (ch->disabled)
+		rc->flags |= REC_CHANNEL_DISABLED;
 	if (ch->unflushed) {
 		rc->flags |= REC_CHANNEL_UNFLUSHED;
 		rc->unflushed_events = ch->unflushed_events;
@@ -179,6 +201,7 @@ static void enabler_record(const struct channel *ch, const struct enabler *e, ui
 	}
 }
 
+/* The record of pattern @e of @ch, then one per exclusion of it. */
 static void enabler_send(struct reply *r, const struct channel *ch, const struct enabler *e,
 			 uint32_t flags)
 {
@@ -186,6 +209,16 @@ static void enabler_send(struct reply *r, const struct channel *ch, const struct
 
 	enabler_record(ch, e, flags, &re);
 	reply_rec(r, REC_ENABLER, &re, sizeof(re));
+	for (uint32_t i = 0; i < e->nexcl; i++) {
+		struct rec_exclusion rx;
+
+		memset(&rx, 0, sizeof(rx));
+		REC_SET(rx.session, ch->session->name);
+		REC_SET(rx.channel, ch->name);
+		REC_SET(rx.pattern, e->pattern);
+		REC_SET(rx.exclude, e->excl[i]);
+		reply_rec(r, REC_EXCLUSION, &rx, sizeof(rx));
+	}
 }
 
 /*
@@ -287,9 +320,11 @@ static int cmd_create(struct reply *r, const char *name, const struct cmd_create
 		snprintf(s->output, sizeof(s->output), "%s", c->output);
 	} else if (generated) {		/* its name has the date already */
 		snprintf(s->output, sizeof(s->output), "%s/%s/%s", cmd_home, HOME_TRACES, name);
+		s->output_default = 1;
 	} else {
 		snprintf(s->output, sizeof(s->output), "%s/%s/%s-%s", cmd_home, HOME_TRACES,
 			 name, stamp);
+		s->output_default = 1;
 	}
 	ret = net ? 0 : output_probe(s->output);
 	if (ret == 0)
@@ -343,7 +378,37 @@ static struct channel *channel_make(struct reply *r, struct session *s, const st
 	return ch;
 }
 
-/* enable-channel: the settings given, the session's defaults for the rest. */
+/* A setting of enable-channel given that differs from @ch's. */
+#define CHAN_DIFFERS(c, ch, bit, field)	(((c)->set & (bit)) && (c)->field != (ch)->field)
+
+/*
+ * enable-channel of channel @ch that disable-channel disabled: enabled
+ * again, its settings as they were (any given must be the same).
+ */
+static int channel_reenable(struct reply *r, struct channel *ch, const struct cmd_channel *c)
+{
+	struct rec_channel rc;
+
+	if (!ch->disabled || CHAN_DIFFERS(c, ch, CMD_CHAN_SUBBUF, subbuf_size) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_NUM, num_subbuf) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_FLUSH, flush_ms) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_POOL, pool_size) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_MODE, mode) ||
+	    CHAN_DIFFERS(c, ch, CMD_CHAN_COMPRESS, compress))
+		return reply_fail(r, -EEXIST, RE_CHANNEL_EXISTS, .session = ch->session->name,
+				  .name = ch->name);
+	ch->disabled = 0;
+	log_info("session %s: channel %s enabled again", ch->session->name, ch->name);
+	apps_update_all();
+	channel_record(ch, 0, &rc);
+	reply_rec(r, REC_CHANNEL, &rc, sizeof(rc));
+	return 0;
+}
+
+/*
+ * enable-channel: the settings given, the session's defaults for the
+ * rest; a channel disabled by disable-channel is enabled again.
+ */
 static int cmd_enable_channel(struct reply *r, struct session *s, const struct cmd_channel *c)
 {
 	struct channel want, *ch;
@@ -352,9 +417,9 @@ static int cmd_enable_channel(struct reply *r, struct session *s, const struct c
 	if (!proto_name_ok(c->name) || strlen(c->name) > 32)
 		return reply_fail(r, -EINVAL, RE_BAD_NAME, .name = c->name, .name2 = "channel",
 				  .n = { 32 });
-	if (channel_find(s, c->name))
-		return reply_fail(r, -EEXIST, RE_CHANNEL_EXISTS, .session = s->name,
-				  .name = c->name);
+	ch = channel_find(s, c->name);
+	if (ch)
+		return channel_reenable(r, ch, c);
 	CHAN_CHECK(c, CMD_CHAN_SUBBUF, subbuf_size, SHM_MIN_SUBBUF, SHM_MAX_SUBBUF,
 		   "--subbuf-size");
 	CHAN_CHECK(c, CMD_CHAN_NUM, num_subbuf, 2, SHM_MAX_NUM_SUBBUF, "--num-subbuf");
@@ -390,23 +455,49 @@ static int cmd_enable_channel(struct reply *r, struct session *s, const struct c
 	return 0;
 }
 
+/* Has @pattern a '*' (not escaped)? */
+static int pattern_wild(const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '*')
+			return 1;
+	}
+	return 0;
+}
+
 /*
- * @e for @pattern with the conditions of @ev and @filter (NULL: none);
- * 0, or the failure in @r.
+ * @e for @pattern with the conditions of @ev, @filter (NULL: none) and
+ * the ev->nexclude exclusions @excl; 0, or the failure in @r (@e holds
+ * nothing then).
  */
 static int enabler_make(struct reply *r, struct enabler *e, const char *pattern,
-			const struct cmd_events *ev, const char *filter)
+			const struct cmd_events *ev, const char *filter, const char *const *excl)
 {
+	int ret;
+
 	_Static_assert(LL_RANGE == CMD_LL_RANGE && LL_ONLY == CMD_LL_ONLY, "log level kinds");
 	memset(e, 0, sizeof(*e));
 	if (!pattern[0] || strlen(pattern) >= PROTO_EVNAME_MAX)
 		return reply_fail(r, -EINVAL, RE_BAD_PATTERN, .name = pattern);
 	if (ev->ll_kind > CMD_LL_ONLY || ev->loglevel > 7)
 		return reply_fail(r, -EINVAL, RE_BAD_LOGLEVEL);
+	/* as lttng's --exclude: exclusions take a part of what a wildcard matches */
+	if (ev->nexclude && !pattern_wild(pattern))
+		return reply_fail(r, -EINVAL, RE_EXCLUDE_WILD, .name = pattern);
+	for (uint32_t i = 0; i < ev->nexclude; i++)
+		if (!excl[i][0] || strlen(excl[i]) >= PROTO_EVNAME_MAX)
+			return reply_fail(r, -EINVAL, RE_BAD_PATTERN, .name = excl[i]);
 	snprintf(e->pattern, sizeof(e->pattern), "%s", pattern);
 	e->ll_kind = (enum ll_kind)ev->ll_kind;
 	e->loglevel = (int)ev->loglevel;
-	return filter ? filter_make(r, e, filter) : 0;
+	if (excl_set(e, excl, ev->nexclude) < 0)
+		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "exclusions");
+	ret = filter ? filter_make(r, e, filter) : 0;
+	if (ret < 0)
+		enabler_free_parts(e);
+	return ret;
 }
 
 /*
@@ -477,20 +568,21 @@ static int pattern_known(const char *pattern)
 	return any ? 0 : -1;
 }
 
-/* enable-event: [filter] then patterns (proto.h) */
+/* enable-event: [filter] [exclusions] then patterns (proto.h) */
 static int cmd_enable(struct reply *r, struct session *s, const struct proto_cmd *c)
 {
 	const struct cmd_events *ev = &c->b.events;
 	const char *filter = ev->filter ? c->str[0] : NULL;
+	const char *const *excl = &c->str[ev->filter];
 	struct channel *ch = enable_channel(r, s, ev->channel, 1);
 
 	if (!ch)
 		return -ENOENT;
 	enablers_free(ch->combos);	/* the patterns change: made again */
 	ch->combos = NULL;
-	for (uint32_t i = ev->filter; i < c->nstr; i++) {
+	for (uint32_t i = ev->filter + ev->nexclude; i < c->nstr; i++) {
 		struct enabler *e, want;
-		int ret = enabler_make(r, &want, c->str[i], ev, filter);
+		int ret = enabler_make(r, &want, c->str[i], ev, filter, excl);
 
 		if (ret < 0) {
 			apps_update_all();
@@ -534,6 +626,33 @@ static int cmd_disable(struct reply *r, struct session *s, const struct proto_cm
 	return 0;
 }
 
+/*
+ * disable-channel: the channels named record nothing from now on (their
+ * patterns enable nothing: the processes see it at their next event, as
+ * for disable-event); their slots, buffers and traces stay, and
+ * enable-channel enables them again. A channel disabled already stays so.
+ */
+static int cmd_disable_channel(struct reply *r, struct session *s, const struct proto_cmd *c)
+{
+	for (uint32_t i = 0; i < c->nstr; i++) {
+		if (!channel_find(s, c->str[i]))
+			return reply_fail(r, -ENOENT, RE_NO_CHANNEL, .session = s->name,
+					  .name = c->str[i]);
+	}
+	for (uint32_t i = 0; i < c->nstr; i++) {
+		struct channel *ch = channel_find(s, c->str[i]);
+		struct rec_channel rc;
+
+		if (!ch->disabled)
+			log_info("session %s: channel %s disabled", s->name, ch->name);
+		ch->disabled = 1;
+		channel_record(ch, 0, &rc);
+		reply_rec(r, REC_CHANNEL, &rc, sizeof(rc));
+	}
+	apps_update_all();
+	return 0;
+}
+
 /* The state dump that names the addresses of the ip context (libtrace/procev.c). */
 #define STATEDUMP_PATTERN	"shmtrace_statedump:*"
 #define STATEDUMP_EVENT		"shmtrace_statedump:bin_info"
@@ -542,7 +661,8 @@ static int cmd_disable(struct reply *r, struct session *s, const struct proto_cm
 static int channel_records(const struct channel *ch, const char *name)
 {
 	for (const struct enabler *e = ch->enablers; e; e = e->next)
-		if (glob_match(e->pattern, name) && e->ll_kind == LL_ANY && !e->filter)
+		if (glob_match(e->pattern, name) && e->ll_kind == LL_ANY && !e->filter &&
+		    !enabler_excludes(e, name))
 			return 1;
 	return 0;
 }
@@ -742,10 +862,11 @@ static int cmd_status(struct reply *r, const char *name)
 			continue;
 		shown++;
 		session_send(r, s);
-		/* the processes this session may trace: ours, and those of
-		 * the uids it allows */
+		tracks_send(r, s);
+		/* the processes this session records: ours, and those of the
+		 * uids it allows, that its tracking takes */
 		for (const struct app *a = apps_list(); a; a = a->next)
-			if (allow_uid(s, a->uid))
+			if (session_traces(s, a))
 				process_send(r, a, s->name);
 		for (const struct notice *nt = s->notices; nt; nt = nt->next) {
 			struct rec_notice rn;
@@ -880,6 +1001,49 @@ static int cmd_snapshot(struct reply *r, struct session *s, const struct cmd_sna
 	return 0;
 }
 
+/*
+ * regenerate statedump: every process the active session traces writes
+ * its state dump again (shmtrace_statedump:*), at its next enabled event,
+ * asked through its control page (ctl_dump()): the session, then each
+ * process asked; a note when no channel of the session records the dump.
+ */
+static int cmd_regenerate(struct reply *r, struct session *s, const struct cmd_regenerate *c)
+{
+	if (c->what != PROTO_REGEN_STATEDUMP)
+		return reply_fail(r, -EINVAL, RE_RANGE, .name = "regenerate",
+				  .n = { c->what, PROTO_REGEN_STATEDUMP, PROTO_REGEN_STATEDUMP });
+	if (!s->active)
+		return reply_fail(r, -EINVAL, RE_INACTIVE, .session = s->name);
+	session_send(r, s);
+	for (struct app *a = apps_list(); a; a = a->next) {
+		if (!session_traces(s, a))
+			continue;
+		ctl_dump(a);
+		process_send(r, a, s->name);
+	}
+	if (!session_records(s, STATEDUMP_EVENT, SHMTRACE_DEBUG))
+		reply_note(r, RN_STATEDUMP_OFF, .session = s->name, .name = STATEDUMP_EVENT);
+	return 0;
+}
+
+/*
+ * track, untrack: which processes the session records, changed for the
+ * processes registered now (their control pages written again) and those
+ * to come; the session, then its tracking.
+ */
+static int cmd_track(struct reply *r, struct session *s, const struct proto_cmd *c, int add)
+{
+	int ret = track_change(r, s, &c->b.track, c->str, c->nstr, add);
+
+	if (ret < 0)
+		return ret;
+	log_info("session %s: tracking changed (%s)", s->name, add ? "track" : "untrack");
+	apps_update_all();
+	session_send(r, s);
+	tracks_send(r, s);
+	return 0;
+}
+
 static int cmd_start(struct reply *r, struct session *s)
 {
 	int ret;
@@ -992,6 +1156,13 @@ static int session_dispatch(struct reply *r, const struct proto_cmd *c)
 		return cmd_start(r, s);
 	case VERB_STOP:
 		return cmd_stop(r, s);
+	case VERB_DISABLE_CHANNEL:
+		return cmd_disable_channel(r, s, c);
+	case VERB_REGENERATE:
+		return cmd_regenerate(r, s, &c->b.regenerate);
+	case VERB_TRACK:
+	case VERB_UNTRACK:
+		return cmd_track(r, s, c, c->verb == VERB_TRACK);
 	default:
 		return reply_fail(r, -EINVAL, RE_MALFORMED);
 	}
@@ -1002,7 +1173,8 @@ static int verb_reads(unsigned int verb)
 {
 	return verb == VERB_PING || verb == VERB_LIST || verb == VERB_LIST_EVENTS ||
 	       verb == VERB_STATUS || verb == VERB_PROCESSES || verb == VERB_NOTICES ||
-	       verb == VERB_SHOW_AGG || verb == VERB_LIST_TRIGGERS || verb == VERB_WAIT_TRIGGER;
+	       verb == VERB_SHOW_AGG || verb == VERB_LIST_TRIGGERS || verb == VERB_WAIT_TRIGGER ||
+	       verb == VERB_REGENERATE;
 }
 
 int cmd_action(unsigned int verb, struct session *s, char *path, size_t len)

@@ -37,6 +37,7 @@
 #include "session.h"
 #include "trigdef.h"
 #include "common/glob.h"
+#include "track.h"
 #include "support/log.h"
 #include "common/util.h"
 #include "support/sysutil.h"
@@ -101,6 +102,25 @@ void ctl_touch(struct app *a)
 	__atomic_store_n(&a->ctl->generation, g + 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * A new generation whose dump_req changed: the first of @a's threads to
+ * apply it (at its next enabled event, procev.c) writes the state dump
+ * again. No doorbell: its handler must not write a dump (the loader's
+ * lock is not async-signal-safe) and would change no thread's view, so
+ * the process is never signalled for it, whether it blocks the signal or
+ * not. Written for a process taken over (`blind`) too: its masks stay.
+ */
+void ctl_dump(struct app *a)
+{
+	uint64_t g = __atomic_load_n(&a->ctl->generation, __ATOMIC_RELAXED);
+
+	g = (g + 1) | 1;
+	__atomic_store_n(&a->ctl->generation, g, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&a->ctl->dump_req, a->ctl->dump_req + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&a->ctl->generation, g + 1, __ATOMIC_RELEASE);
+}
+
 unsigned int ctl_filter_add(struct shm_ctl_filters *fl, const struct enabler *e)
 {
 	if (fl->nfilters == SHM_MAX_FILTERS || e->code_len > sizeof(fl->code) - fl->used)
@@ -113,6 +133,21 @@ unsigned int ctl_filter_add(struct shm_ctl_filters *fl, const struct enabler *e)
 }
 
 /*
+ * The channel slots that may record @a: of the sessions that allow its uid
+ * and whose tracking takes it (decided here, when its page is written).
+ */
+static unsigned int app_chan_mask(const struct app *a)
+{
+	unsigned int m = allow_chan_mask(a->uid);
+
+	for (unsigned int i = 0; i < SHM_MAX_CHAN; i++)
+		if ((m & (1u << i)) && ss.chan[i] &&
+		    !track_takes(ss.chan[i]->session, a->pid, a->uid, a->exe))
+			m &= ~(1u << i);
+	return m;
+}
+
+/*
  * Enable masks of app @a into @out (a->nev entries), and for each channel
  * slot and event the number of its filter into @filt, the filters' code
  * into @fl (numbered from 1 in the order met; the same enabler, one
@@ -122,6 +157,7 @@ static void app_masks(const struct app *a, uint8_t *out, uint8_t filt[][SHM_MAX_
 		      struct shm_ctl_filters *fl)
 {
 	const struct enabler *seen[SHM_MAX_FILTERS];
+	unsigned int may = app_chan_mask(a);
 
 	memset(fl, 0, sizeof(*fl));
 	for (uint32_t id = 0; id < a->nev; id++) {
@@ -129,7 +165,7 @@ static void app_masks(const struct app *a, uint8_t *out, uint8_t filt[][SHM_MAX_
 
 		out[id] = a->ev[id].known ? (uint8_t)(session_mask(a->ev[id].desc.name,
 								   a->ev[id].desc.loglevel, f) &
-						      allow_chan_mask(a->uid)) : 0;
+						      may) : 0;
 		for (unsigned int c = 0; c < SHM_MAX_CHAN; c++) {
 			uint32_t n;
 
@@ -183,7 +219,8 @@ static void ctl_aggs(const struct app *a, struct shm_ctl_agg *slots, uint8_t *ag
 		struct shm_ctl_agg *c = &slots[i];
 
 		memset(c, 0, sizeof(*c));
-		if (!ag || !ag->session->active || !allow_uid(ag->session, a->uid))
+		if (!ag || !ag->session->active || !allow_uid(ag->session, a->uid) ||
+		    !track_takes(ag->session, a->pid, a->uid, a->exe))
 			continue;
 		c->agg_id = ag->id;
 		c->capacity = ag->capacity;

@@ -21,6 +21,8 @@ struct app;
 void ctl_update(struct app *a, int ring);
 /* A new generation of @a's control page, its contents unchanged: its threads read it again. */
 void ctl_touch(struct app *a);
+/* Ask @a for its state dump again: dump_req changed under a new generation. */
+void ctl_dump(struct app *a);
 /* Ring @a's doorbell, when /proc says it may be (the handshake of shm.h). */
 void ctl_ring(struct app *a);
 /* May @pid be sent @signo? (proc_ring_check(), once more after fds_exhausted()) */

@@ -5,12 +5,14 @@
  *
  * Each channel of a session takes one of the SHM_MAX_CHAN channel slots
  * that every control page has; an event is recorded in a slot when the
- * slot's session is active and one of the channel's patterns matches the
- * event's "provider:event" name (and log level). Sessions are fully
- * independent: each channel has its own buffers (a pool per process and
- * channel), and each session its own output. enable-event without -c uses
- * the channel "channel0", created at the first use with the settings of
- * create (--overwrite, --pool-size).
+ * slot's session is active, the channel is not disabled (disable-channel:
+ * it keeps its slot, its buffers and its traces, and records nothing until
+ * enable-channel enables it again) and one of the channel's patterns
+ * matches the event's "provider:event" name (and log level). Sessions are
+ * fully independent: each channel has its own buffers (a pool per process
+ * and channel), and each session its own output. enable-event without -c
+ * uses the channel "channel0", created at the first use with the settings
+ * of create (--overwrite, --pool-size).
  *
  * State: the sessions and the slots (`ss`), owned here; what ends them
  * (stop, destroy) is life.c's. A crash leaves them in state.json, written
@@ -45,13 +47,37 @@ void sessions_init(void)
 	ss.next_id = now_ns(CLOCK_REALTIME);
 }
 
+int enabler_excludes(const struct enabler *e, const char *name)
+{
+	for (uint32_t i = 0; i < e->nexcl; i++)
+		if (glob_match(e->excl[i], name))
+			return 1;
+	return 0;
+}
+
+int excl_set(struct enabler *e, const char *const *excl, uint32_t n)
+{
+	e->nexcl = 0;
+	e->excl = NULL;
+	if (!n)
+		return 0;
+	e->excl = calloc(n, sizeof(*e->excl));
+	if (!e->excl)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		snprintf(e->excl[i], sizeof(e->excl[i]), "%s", excl[i]);
+	e->nexcl = n;
+	return 0;
+}
+
+/* Its pattern matches, no exclusion does, the log level is its own. */
 static int enabler_matches(const struct enabler *e, const char *name, int loglevel)
 {
 	if (e->ll_kind == LL_RANGE && loglevel > e->loglevel)
 		return 0;
 	if (e->ll_kind == LL_ONLY && loglevel != e->loglevel)
 		return 0;
-	return glob_match(e->pattern, name);
+	return glob_match(e->pattern, name) && !enabler_excludes(e, name);
 }
 
 /* @expr and its bytecode @code (@len bytes) as @e's filter: 0, or -ENOMEM. */
@@ -187,11 +213,20 @@ unsigned int session_mask(const char *event_name, int loglevel,
 		struct channel *ch = ss.chan[i];
 
 		filter[i] = NULL;
-		if (ch && ch->session->active &&
+		if (ch && ch->session->active && !ch->disabled &&
 		    channel_enables(ch, event_name, loglevel, &filter[i]))
 			m |= 1u << i;
 	}
 	return m;
+}
+
+int session_records(const struct session *s, const char *name, int loglevel)
+{
+	for (const struct channel *ch = s->chans; ch; ch = ch->next)
+		for (const struct enabler *e = ch->enablers; e && !ch->disabled; e = e->next)
+			if (enabler_matches(e, name, loglevel))
+				return 1;
+	return 0;
 }
 
 struct session *session_by_name(const char *name)
@@ -356,11 +391,14 @@ void marker_remove(struct session *s)
 	s->made_output = 0;
 }
 
-/* What @e holds besides itself: its filter's text and code. */
+/* What @e holds besides itself: its filter's text and code, its exclusions. */
 void enabler_free_parts(struct enabler *e)
 {
 	free(e->filter);
 	free(e->code);
+	free(e->excl);
+	e->excl = NULL;
+	e->nexcl = 0;
 }
 
 void enabler_free(struct enabler *e)

@@ -26,7 +26,19 @@ struct notice;
 struct reply;
 struct session;
 
-enum ll_kind { LL_ANY, LL_RANGE, LL_ONLY };	/* level <= L (as severe or more), == L */
+enum ll_kind { LL_ANY, LL_RANGE, LL_ONLY };
+
+/*
+ * Which processes a session records (track.c): per kind (PROTO_TRACK_*),
+ * every one, or those whose pid, uid or executable is in its set.
+ */
+struct tracking {
+	unsigned int some;		/* CMD_TRACK_* bits: kinds restricted to their set */
+	uint32_t npid, nuid, nexe;
+	uint32_t pid[PROTO_TRACK_MAX];
+	uint32_t uid[PROTO_TRACK_MAX];
+	char exe[PROTO_TRACK_EXE_MAX][PROTO_TRACK_EXE_LEN];	/* globs */
+};	/* level <= L (as severe or more), == L */
 
 struct enabler {
 	char pattern[PROTO_EVNAME_MAX];
@@ -35,6 +47,8 @@ struct enabler {
 	char *filter;			/* the expression, NULL = none */
 	unsigned char *code;		/* its bytecode (filter.h) */
 	uint32_t code_len;
+	uint32_t nexcl;			/* exclusions (enable-event -x): events that */
+	char (*excl)[PROTO_EVNAME_MAX];	/* ... match one are left out; NULL when none */
 	struct enabler *next;
 };
 
@@ -49,6 +63,7 @@ struct channel {
 	uint32_t flush_ms;
 	uint32_t compress;		/* PROTO_COMPRESS_* */
 	uint32_t context;		/* SHMTRACE__CTX_* (add-context) */
+	int disabled;			/* disable-channel: its patterns enable nothing */
 	int unflushed;			/* the last stop could not write it out: */
 	uint64_t unflushed_events;	/* ... events its buffers still held */
 	uint64_t unflushed_buffers;	/* ... in so many buffers */
@@ -61,6 +76,7 @@ struct channel {
 struct session {
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
+	int output_default;		/* the daemon chose output (create gave none) */
 	int active;
 	int started;			/* was active once: stream layouts are fixed */
 	uint32_t def_mode;		/* the default channel's, from create */
@@ -78,6 +94,7 @@ struct session {
 	int allow_all;			/* processes of any uid may register (allow.c) */
 	unsigned int nallow;
 	uid_t allow[SESSION_MAX_ALLOW];	/* ... or of these uids */
+	struct tracking track;		/* ... of them, those it records (track.c) */
 	uint64_t relay_id;		/* streamed to a relay (relayctl.c), 0: files */
 	struct relayctl *net;		/* its address and state (relayctl.c) */
 	uint32_t live_us;		/* live timer, 0: not live */
@@ -111,6 +128,8 @@ void sessions_init(void);
 unsigned int session_mask(const char *event_name, int loglevel,
 			  const struct enabler *filter[SHM_MAX_CHAN]);
 struct session *session_by_name(const char *name);
+/* Does an enabled channel of @s record event @name of @loglevel (filters aside)? */
+int session_records(const struct session *s, const char *name, int loglevel);
 int session_open_base(struct session *s);
 /* The output's marker of an active session (PROTO_ACTIVE_MARKER), made and removed. */
 void marker_make(struct session *s);
@@ -121,6 +140,10 @@ struct channel *channel_find(const struct session *s, const char *name);
 /* A new channel of @s in a free slot, known to the consumer; NULL and *@err (-EBUSY: no slot). */
 struct channel *channel_new(struct session *s, const struct channel *want, int *err);
 void channel_defaults(const struct session *s, struct channel *ch, const char *name);
+/* Does an exclusion of @e take event @name? (it then does not enable it) */
+int enabler_excludes(const struct enabler *e, const char *name);
+/* @n exclusions @excl as @e's: 0, or -ENOMEM. */
+int excl_set(struct enabler *e, const char *const *excl, uint32_t n);
 /* Compile @expr into @e's filter; on error, @err says what and where. */
 int filter_set(struct enabler *e, const char *expr, char *err, size_t errlen);
 /* The same for a command: 0, or the failure (RE_FILTER...) in @r. */

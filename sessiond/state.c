@@ -44,6 +44,7 @@
 #include "relayctl.h"
 #include "session.h"
 #include "trigger.h"
+#include "track.h"
 #include "common/home.h"
 #include "support/json.h"
 #include "support/log.h"
@@ -104,12 +105,18 @@ static void jw_hex(FILE *f, const char *k, const void *p, size_t n)
 	fputs("\",", f);
 }
 
-/* An enabler's pattern, log level condition and filter. */
+/* An enabler's pattern, exclusions, log level condition and filter. */
 static void jw_enabler(FILE *f, const struct enabler *e)
 {
 	jw_key(f, "pattern");
 	jw_str(f, e->pattern);
-	fputc(',', f);
+	fputs(",\"exclude\":[", f);
+	for (uint32_t i = 0; i < e->nexcl; i++) {
+		jw_str(f, e->excl[i]);
+		if (i + 1 < e->nexcl)
+			fputc(',', f);
+	}
+	fputs("],", f);
 	jw_u64(f, "ll_kind", (uint64_t)e->ll_kind);
 	fprintf(f, "\"loglevel\":%d,", e->loglevel);
 	jw_key(f, "filter");
@@ -134,6 +141,7 @@ static void jw_channel(FILE *f, const struct channel *ch)
 	jw_u64(f, "flush_ms", ch->flush_ms);
 	jw_u64(f, "compress", ch->compress);
 	jw_u64(f, "context", ch->context);
+	jw_u64(f, "enabled", (uint64_t)!ch->disabled);
 	fputs("\"enablers\":[", f);
 	for (const struct enabler *e = ch->enablers; e; e = e->next) {
 		fputc('{', f);
@@ -165,6 +173,34 @@ static void jw_agg(FILE *f, const struct aggregation *ag)
 	fputc('}', f);
 }
 
+/* Which processes @s records: per kind null (every one) or its set. */
+static void jw_tracking(FILE *f, const struct session *s)
+{
+	const struct tracking *t = &s->track;
+	const uint32_t *ids[2] = { t->pid, t->uid };
+	const uint32_t nids[2] = { t->npid, t->nuid };
+	static const char *const names[] = { "pid", "uid", "exe" };
+
+	fputs("\"tracking\":{", f);
+	for (uint32_t k = PROTO_TRACK_PID; k <= PROTO_TRACK_EXE; k++) {
+		fprintf(f, "%s\"%s\":", k > PROTO_TRACK_PID ? "," : "", names[k - 1]);
+		if (!(t->some & CMD_TRACK_BIT(k))) {
+			fputs("null", f);
+			continue;
+		}
+		fputc('[', f);
+		for (uint32_t i = 0; k != PROTO_TRACK_EXE && i < nids[k - 1]; i++)
+			fprintf(f, "%s%u", i ? "," : "", ids[k - 1][i]);
+		for (uint32_t i = 0; k == PROTO_TRACK_EXE && i < t->nexe; i++) {
+			if (i)
+				fputc(',', f);
+			jw_str(f, t->exe[i]);
+		}
+		fputc(']', f);
+	}
+	fputs("},", f);
+}
+
 static void jw_session(FILE *f, const struct session *s)
 {
 	const struct relayctl *n = s->net;
@@ -176,6 +212,7 @@ static void jw_session(FILE *f, const struct session *s)
 	jw_key(f, "output");
 	jw_str(f, s->output);
 	fputc(',', f);
+	jw_u64(f, "output_default", (uint64_t)s->output_default);
 	jw_u64(f, "active", (uint64_t)s->active);
 	jw_u64(f, "started", (uint64_t)s->started);
 	jw_u64(f, "mode", s->def_mode);
@@ -191,6 +228,7 @@ static void jw_session(FILE *f, const struct session *s)
 		fprintf(f, "%s%u", i ? "," : "", (unsigned int)s->allow[i]);
 	fputs("],", f);
 	jw_u64(f, "live_us", s->live_us);
+	jw_tracking(f, s);
 	if (n) {
 		fputs("\"relay\":{", f);
 		jw_u64(f, "id", s->relay_id);
@@ -318,6 +356,17 @@ static uint64_t rd_u64(struct rd *r, const struct js_node *obj, const char *name
 	return v;
 }
 
+/* A member added after the first daemons: @def when absent (an older file). */
+static uint64_t rd_u64_opt(struct rd *r, const struct js_node *obj, const char *name,
+			   uint64_t max, uint64_t def)
+{
+	unsigned int count = 0;
+
+	if (!js_member(r->doc, obj, name, &count))
+		return def;
+	return rd_u64(r, obj, name, max);
+}
+
 static int64_t rd_s32(struct rd *r, const struct js_node *obj, const char *name)
 {
 	const struct js_node *n = rd_get(r, obj, name, JS_NUM);
@@ -373,6 +422,34 @@ bad:
 	return -EINVAL;
 }
 
+/* Exclusions of @e (later: none when absent), as enable-event checks them. */
+static int rd_excl(struct rd *r, const struct js_node *o, struct enabler *e)
+{
+	const char *excl[PROTO_EXCLUDE_MAX];
+	const struct js_node *arr, *el;
+	unsigned int count = 0;
+	uint32_t n = 0;
+
+	arr = js_member(r->doc, o, "exclude", &count);
+	if (!arr)
+		return 0;
+	if (count != 1 || arr->type != JS_ARR)
+		goto bad;
+	for (el = js_child(r->doc, arr); el; el = js_next(r->doc, arr, el)) {
+		if (n == PROTO_EXCLUDE_MAX || el->type != JS_STR || !el->len ||
+		    el->len >= PROTO_EVNAME_MAX || memchr(js_str(r->doc, el), 0, el->len))
+			goto bad;
+		excl[n++] = js_str(r->doc, el);
+	}
+	if (n && !strchr(e->pattern, '*'))
+		goto bad;
+	if (excl_set(e, excl, n) == 0)
+		return 0;
+bad:
+	r->why = "exclude";
+	return -EINVAL;
+}
+
 static int rd_enabler(struct rd *r, const struct js_node *o, struct enabler *e)
 {
 	const struct js_node *flt;
@@ -382,7 +459,7 @@ static int rd_enabler(struct rd *r, const struct js_node *o, struct enabler *e)
 	rd_str(r, o, "pattern", e->pattern, sizeof(e->pattern));
 	e->ll_kind = (enum ll_kind)rd_u64(r, o, "ll_kind", LL_ONLY);
 	e->loglevel = (int)rd_s32(r, o, "loglevel");
-	if (r->why || !e->pattern[0])
+	if (r->why || !e->pattern[0] || rd_excl(r, o, e) < 0)
 		return -EINVAL;
 	flt = js_member(r->doc, o, "filter", &count);
 	if (count != 1 || !flt) {
@@ -418,6 +495,7 @@ static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct 
 	ch->flush_ms = (uint32_t)rd_u64(r, o, "flush_ms", UINT32_MAX);
 	ch->compress = (uint32_t)rd_u64(r, o, "compress", PROTO_COMPRESS_LZ4);
 	ch->context = (uint32_t)rd_u64(r, o, "context", SHMTRACE__CTX_ALL);
+	ch->disabled = !rd_u64_opt(r, o, "enabled", 1, 1);
 	if (!r->why && (!proto_name_ok(ch->name) || !ch->id || ss.chan[ch->slot] ||
 			!shm_geometry_ok(ch->subbuf_size, ch->num_subbuf) || !ch->pool_size))
 		r->why = "channel";
@@ -510,6 +588,64 @@ static int rd_relay(struct rd *r, const struct js_node *o, struct session *s)
 	return 0;
 }
 
+/* One kind of a session's tracking: null, or its set. */
+static void rd_track_kind(struct rd *r, const struct js_node *v, uint32_t kind, struct tracking *t)
+{
+	uint32_t *ids = kind == PROTO_TRACK_PID ? t->pid : t->uid;
+	uint32_t *n = kind == PROTO_TRACK_PID ? &t->npid : kind == PROTO_TRACK_UID ? &t->nuid :
+		      &t->nexe;
+
+	if (v->type == JS_NULL)
+		return;
+	if (v->type != JS_ARR)
+		goto bad;
+	t->some |= CMD_TRACK_BIT(kind);
+	for (const struct js_node *el = js_child(r->doc, v); el; el = js_next(r->doc, v, el)) {
+		if (kind == PROTO_TRACK_EXE) {
+			if (*n == PROTO_TRACK_EXE_MAX || el->type != JS_STR ||
+			    el->len >= PROTO_TRACK_EXE_LEN ||
+			    memchr(js_str(r->doc, el), 0, el->len))
+				goto bad;
+			memcpy(t->exe[*n], js_str(r->doc, el), el->len + 1);
+		} else {
+			if (*n == PROTO_TRACK_MAX || el->type != JS_NUM || el->num == JS_REAL ||
+			    js_double(el) < 0 || js_double(el) > UINT32_MAX)
+				goto bad;
+			ids[*n] = (uint32_t)js_double(el);
+		}
+		(*n)++;
+	}
+	return;
+bad:
+	if (!r->why)
+		r->why = "tracking";
+}
+
+/* A session's tracking (later: every process when absent), as track checks it. */
+static void rd_tracking(struct rd *r, const struct js_node *o, struct session *s)
+{
+	static const char *const names[] = { "pid", "uid", "exe" };
+	unsigned int count = 0;
+	const struct js_node *tr = js_member(r->doc, o, "tracking", &count);
+
+	if (!tr)
+		return;
+	if (count != 1 || tr->type != JS_OBJ) {
+		r->why = "tracking";
+		return;
+	}
+	for (uint32_t k = PROTO_TRACK_PID; k <= PROTO_TRACK_EXE && !r->why; k++) {
+		const struct js_node *v = js_member(r->doc, tr, names[k - 1], &count);
+
+		if (!v || count != 1)
+			r->why = "tracking";
+		else
+			rd_track_kind(r, v, k, &s->track);
+	}
+	if (!r->why && !track_valid(&s->track))
+		r->why = "tracking";
+}
+
 static struct session *rd_session(struct rd *r, const struct js_node *o)
 {
 	const struct js_node *arr, *el, *relay;
@@ -523,6 +659,7 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 	s->base_fd = -1;
 	rd_str(r, o, "name", s->name, sizeof(s->name));
 	rd_str(r, o, "output", s->output, sizeof(s->output));
+	s->output_default = (int)rd_u64_opt(r, o, "output_default", 1, 0);
 	s->active = (int)rd_u64(r, o, "active", 1);
 	s->started = (int)rd_u64(r, o, "started", 1);
 	s->def_mode = (uint32_t)rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);
@@ -535,6 +672,8 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 	s->allow_all = (int)rd_u64(r, o, "allow_all", 1);
 	s->live_us = (uint32_t)rd_u64(r, o, "live_us", UINT32_MAX);
 	s->rot_last_ns = now_ns(CLOCK_MONOTONIC);
+	if (!r->why)
+		rd_tracking(r, o, s);
 	arr = rd_get(r, o, "allow", JS_ARR);
 	for (el = arr ? js_child(r->doc, arr) : NULL; el && !r->why; el = js_next(r->doc, arr, el)) {
 		if (s->nallow == SESSION_MAX_ALLOW || el->type != JS_NUM ||

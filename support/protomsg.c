@@ -191,6 +191,10 @@ static const struct {
 	[VERB_LIST_TRIGGERS]	= { 0, 0, 0 },
 	[VERB_REMOVE_TRIGGER]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
 	[VERB_WAIT_TRIGGER]	= { sizeof(struct cmd_wait_trigger), 0, 0 },
+	[VERB_DISABLE_CHANNEL]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
+	[VERB_REGENERATE]	= { sizeof(struct cmd_regenerate), 0, 0 },
+	[VERB_TRACK]		= { sizeof(struct cmd_track), 0, PROTO_TRACK_EXE_MAX },
+	[VERB_UNTRACK]		= { sizeof(struct cmd_track), 0, PROTO_TRACK_EXE_MAX },
 };
 
 #define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)
@@ -207,10 +211,11 @@ static int cmd_body_ok(uint32_t verb, const union cmd_body *b, uint32_t nstr)
 		return TERMINATED(b->channel.name);
 	case VERB_ENABLE_EVENT:
 		return TERMINATED(b->events.channel) && b->events.filter <= 1 &&
-		       nstr > b->events.filter;
+		       b->events.nexclude <= PROTO_EXCLUDE_MAX &&
+		       nstr > b->events.filter + b->events.nexclude;
 	case VERB_DISABLE_EVENT:
 		return TERMINATED(b->events.channel) && !b->events.filter &&
-		       b->events.ll_kind == CMD_LL_ANY;
+		       !b->events.nexclude && b->events.ll_kind == CMD_LL_ANY;
 	case VERB_ADD_CONTEXT:
 		return TERMINATED(b->context.channel);
 	case VERB_SNAPSHOT:
@@ -236,6 +241,10 @@ static int cmd_body_ok(uint32_t verb, const union cmd_body *b, uint32_t nstr)
 		       b->trigger.filter == nstr;
 	case VERB_WAIT_TRIGGER:
 		return TERMINATED(b->wait_trigger.name);
+	case VERB_TRACK:
+	case VERB_UNTRACK:
+		return !(b->track.all & ~CMD_TRACK_KINDS) && b->track.npid <= PROTO_TRACK_MAX &&
+		       b->track.nuid <= PROTO_TRACK_MAX;
 	default:
 		return 1;
 	}
@@ -332,6 +341,8 @@ size_t proto_rec_size(uint32_t kind)
 	case REC_DAEMON:	return sizeof(struct rec_daemon);
 	case REC_TRIGGER:	return sizeof(struct rec_trigger);
 	case REC_FIRING:	return sizeof(struct rec_firing);
+	case REC_EXCLUSION:	return sizeof(struct rec_exclusion);
+	case REC_TRACK:		return sizeof(struct rec_track);
 	default:		return 0;
 	}
 }
@@ -391,6 +402,14 @@ static int rec_terminated(uint32_t kind, const union proto_rec_body *r)
 			if (!TERM(r->firing.field[i].name) || !TERM(r->firing.field[i].str))
 				return 0;
 		return TERM(r->firing.trigger) && TERM(r->firing.key) && TERM(r->firing.event);
+	case REC_EXCLUSION:
+		return TERM(r->exclusion.session) && TERM(r->exclusion.channel) &&
+		       TERM(r->exclusion.pattern) && TERM(r->exclusion.exclude);
+	case REC_TRACK:
+		for (unsigned int i = 0; i < PROTO_TRACK_EXE_MAX; i++)
+			if (!TERM(r->track.exe[i]))
+				return 0;
+		return TERM(r->track.session);
 	default:
 		return 0;
 	}

@@ -102,7 +102,12 @@ INTEGRATION_TESTS = \
 	tests/integration/signals-blocked.sh \
 	tests/integration/signals-consumed.sh \
 	tests/integration/stalled-start.sh \
-	tests/integration/consumer-workers.sh
+	tests/integration/consumer-workers.sh \
+	tests/integration/disable-channel.sh \
+	tests/integration/exclusions.sh \
+	tests/integration/regenerate.sh \
+	tests/integration/track.sh \
+	tests/integration/save-load.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py tests/integration/json-schema.py

@@ -46,6 +46,8 @@ j 1 enable-channel -s s c
 j 0 enable-event -s s -c c 'shmtrace_test:*' --filter 'seq >= 10'
 j 0 enable-event -s s --loglevel info 'shmtrace_test:*'
 j 1 enable-event -s s --filter 'seq >=' 'x:*'
+j 0 enable-event -s s -c c 'shmtrace_*:*' -x 'shmtrace_test:mark,shmtrace_proc:*'
+j 1 enable-event -s s 'x:y' -x 'x:z'
 j 0 add-context -s s -c c -t ip -t cpu_id
 t add-context -s s -t cpu_id
 j 0 aggregate -s s agg 'shmtrace_test:event' --by thread,nosuchfield --count --quantize seq \
@@ -86,6 +88,18 @@ j 0 enable-event -s s 'shmtrace_test:ev*'
 [ "$(jget_or '' "$WORK/one.json" notes '#')" = "" ] || fail "a note of a known pattern: $(cat "$WORK/one.json")"
 j 0 status s
 j 0 list
+j 0 regenerate statedump -s s
+j 0 track -s s --pid "$IDLE_PID" --exe '*/gen-events'
+j 1 untrack -s s --uid 0
+j 0 untrack -s s --pid "$IDLE_PID"
+j 0 track -s s --all
+j 0 save s -o "$WORK/p.json"
+sed "s|\"$D\"|\"$WORK/o-load\"|" "$WORK/p.json" >"$WORK/p2.json"
+j 0 load "$WORK/p2.json" --override-name s2
+j 0 destroy s2
+j 1 load "$WORK/p.json"
+j 1 load "$WORK/no-such-profile.json"
+j 1 save nope -o "$WORK/x.json"
 j 0 show-aggregations -s s
 j 0 snapshot -s s --output "$WORK/snap"
 j 0 rotate -s s
@@ -98,6 +112,9 @@ j 0 disable-event -s s 'shmtrace_test:*'
 j 1 disable-event -s s 'nope:*'
 j 0 remove-trigger tr ta
 j 1 remove-trigger tr
+j 0 disable-channel -s s c
+j 1 disable-channel -s s nope
+j 0 enable-channel -s s c
 j 0 disable-aggregation -s s agg
 j 0 stop s
 j 1 stop s

@@ -127,6 +127,16 @@ int rtree_build(const struct ctl_reply *rep, struct rtree *t)
 				ret = rvec_add(&t->enablers, e);
 			break;
 		}
+		case REC_EXCLUSION: {
+			const struct rec_exclusion *x = b;
+
+			if (cc && !strcmp(cc->c->session, x->session) &&
+			    !strcmp(cc->c->name, x->channel))
+				ret = rvec_add(&cc->ex, x);
+			else
+				ret = rvec_add(&t->excls, x);
+			break;
+		}
 		case REC_PROCESS: {
 			const struct rec_process *p = b;
 
@@ -153,6 +163,14 @@ int rtree_build(const struct ctl_reply *rep, struct rtree *t)
 
 			ps = parent(cs, a->session);
 			ret = rvec_add(ps ? &ps->aggs : &t->aggs, a);
+			break;
+		}
+		case REC_TRACK: {
+			const struct rec_track *k = b;
+
+			ps = parent(cs, k->session);
+			if (ps && k->kind >= PROTO_TRACK_PID && k->kind <= PROTO_TRACK_EXE)
+				ret = rvec_add(&ps->tracks, k);
 			break;
 		}
 		case REC_SNAPSHOT:
@@ -186,6 +204,7 @@ static void chans_free(struct rvec *v)
 		struct rt_channel *c = (struct rt_channel *)v->v[i];
 
 		rvec_free(&c->en);
+		rvec_free(&c->ex);
 		free(c);
 	}
 	rvec_free(v);
@@ -211,12 +230,14 @@ void rtree_free(struct rtree *t)
 		rvec_free(&s->notices);
 		chans_free(&s->chans);
 		rvec_free(&s->aggs);
+		rvec_free(&s->tracks);
 		free(s);
 	}
 	rvec_free(&t->sessions);
 	chans_free(&t->chans);
 	procs_free(&t->procs);
 	rvec_free(&t->enablers);
+	rvec_free(&t->excls);
 	rvec_free(&t->notices);
 	rvec_free(&t->aggs);
 	rvec_free(&t->events);
@@ -309,10 +330,27 @@ static const char *loglevel_macro(int32_t level)
 	return level >= 0 && level < 8 ? n[level] : NULL;
 }
 
-/* "pattern (loglevel <= info) [filter: ...]" */
-static void enabler_words(const struct rec_enabler *e, char *buf, size_t len)
+/* Is exclusion @x of enabler @e? */
+static bool excl_of(const struct rec_exclusion *x, const struct rec_enabler *e)
+{
+	return !strcmp(x->session, e->session) && !strcmp(x->channel, e->channel) &&
+	       !strcmp(x->pattern, e->pattern);
+}
+
+/* "pattern (loglevel <= info) [filter: ...]", then " excluding a, b" from @ex */
+static void enabler_words(const struct rec_enabler *e, const struct rvec *ex, char *buf,
+			  size_t len)
 {
 	int n = snprintf(buf, len, "%s", e->pattern);
+	bool first = true;
+
+	for (size_t i = 0; i < ex->n && n >= 0 && (size_t)n < len; i++) {
+		if (!excl_of(ex->v[i], e))
+			continue;
+		n += snprintf(buf + n, len - (size_t)n, "%s%s", first ? " excluding " : ", ",
+			      ((const struct rec_exclusion *)ex->v[i])->exclude);
+		first = false;
+	}
 
 	if (e->ll_kind != CMD_LL_ANY && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " (loglevel %s %s)",
@@ -344,6 +382,32 @@ static void agg_words(const struct rec_agg *a, char *buf, size_t len)
 	for (unsigned int k = 0; k < a->nkeys && k < CMD_AGG_KEYS && n < len; k++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s%s", k ? ", " : " by ",
 				      a->key[k].field, a->key[k].kind == AGG_KEY_STR ? ":str" : "");
+}
+
+static const char *const track_kinds[] = { "", "pid", "uid", "exe" };
+
+/* "pid 12, 34; exe /usr/bin/ls": the kinds restricted to a set ("no uid": empty). */
+static void tracking_words(const struct rt_session *rs, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < rs->tracks.n && n < len; i++) {
+		const struct rec_track *k = rs->tracks.v[i];
+
+		if (k->flags & REC_TRACK_ALL)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s", n ? "; " : "", k->n ? "" : "no ",
+				      track_kinds[k->kind]);
+		for (uint32_t j = 0; j < k->n && n < len; j++) {
+			if (k->kind == PROTO_TRACK_EXE && j < PROTO_TRACK_EXE_MAX)
+				n += (size_t)snprintf(buf + n, len - n, "%s%s", j ? ", " : " ",
+						      k->exe[j]);
+			else if (k->kind != PROTO_TRACK_EXE && j < PROTO_TRACK_MAX)
+				n += (size_t)snprintf(buf + n, len - n, "%s%u", j ? ", " : " ",
+						      k->value[j]);
+		}
+	}
 }
 
 /* The session's output, as people read it. */
@@ -421,8 +485,10 @@ static void text_channel(FILE *out, const struct rt_channel *rc, bool streamed)
 	const struct rec_channel *c = rc->c;
 	char names[128], what[PROTO_EVNAME_MAX + PROTO_FILTER_MAX + 64];
 
-	fprintf(out, "  channel %s: %s, %u sub-buffers of %u KiB, pool of %u buffers, "
-		"flush every %u ms%s\n", c->name, mode_name(c->mode), c->num_subbuf,
+	fprintf(out, "  channel %s%s: %s, %u sub-buffers of %u KiB, pool of %u buffers, "
+		"flush every %u ms%s\n", c->name,
+		(c->flags & REC_CHANNEL_DISABLED) ? " (disabled: records nothing)" : "",
+		mode_name(c->mode), c->num_subbuf,
 		c->subbuf_size >> 10, c->pool_size, c->flush_ms,
 		c->compress == PROTO_COMPRESS_LZ4 ? ", lz4" : "");
 	if (c->context) {
@@ -431,7 +497,7 @@ static void text_channel(FILE *out, const struct rt_channel *rc, bool streamed)
 	}
 	fprintf(out, "    enabled events:%s\n", rc->en.n ? "" : " none");
 	for (size_t i = 0; i < rc->en.n; i++) {
-		enabler_words(rc->en.v[i], what, sizeof(what));
+		enabler_words(rc->en.v[i], &rc->ex, what, sizeof(what));
 		fprintf(out, "      %s\n", what);
 	}
 	text_counters(out, c);
@@ -452,6 +518,9 @@ static void text_status_session(FILE *out, const struct rt_session *rs)
 			"): %" PRIu64 "\n", s->fd_limit, s->fds_refused);
 	for (size_t i = 0; i < rs->procs.n; i++)
 		text_process(out, ((const struct rt_process *)rs->procs.v[i])->p);
+	tracking_words(rs, text, sizeof(text));
+	if (text[0])
+		fprintf(out, "  records only the processes of: %s\n", text);
 	if (s->flags & REC_SESSION_ALLOW_ALL) {
 		fprintf(out, "  processes of every uid allowed\n");
 	} else if (s->nallow) {
@@ -569,6 +638,17 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 				(s->flags & REC_SESSION_STREAMED) ? "streamed to" : "written in", text);
 		else if (!strcmp(cmd, "start"))
 			fprintf(out, "Tracing started for session %s.\n", s->name);
+		else if (!strcmp(cmd, "track") || !strcmp(cmd, "untrack")) {
+			tracking_words(rs, text, sizeof(text));
+			if (text[0])
+				fprintf(out, "Session %s records only the processes of: %s\n", s->name,
+					text);
+			else
+				fprintf(out, "Session %s records every process.\n", s->name);
+		} else if (!strcmp(cmd, "regenerate"))
+			fprintf(out, "State dump asked of %zu process%s of session %s (written at "
+				"their next event).\n", rs->procs.n, rs->procs.n == 1 ? "" : "es",
+				s->name);
 		else if (!strcmp(cmd, "list"))
 			fprintf(out, "%s [%s] %s\n", s->name,
 				(s->flags & REC_SESSION_ACTIVE) ? "active" : "inactive", text);
@@ -606,7 +686,8 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 			fprintf(out, "Context of channel %s in session %s: %s.\n", c->name, c->session,
 				text);
 		} else {
-			fprintf(out, "Channel %s enabled in session %s.\n", c->name, c->session);
+			fprintf(out, "Channel %s %s in session %s.\n", c->name,
+				(c->flags & REC_CHANNEL_DISABLED) ? "disabled" : "enabled", c->session);
 		}
 		for (size_t k = 0; k < ((const struct rt_channel *)t->chans.v[i])->en.n; k++) {
 			const struct rec_enabler *e = ((const struct rt_channel *)t->chans.v[i])->en.v[k];
@@ -619,7 +700,7 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 	for (size_t i = 0; i < t->enablers.n; i++) {
 		const struct rec_enabler *e = t->enablers.v[i];
 
-		enabler_words(e, text, sizeof(text));
+		enabler_words(e, &t->excls, text, sizeof(text));
 		if (e->flags & REC_ENABLER_REMOVED)
 			fprintf(out, "Event pattern '%s' disabled in channel %s of session %s.\n",
 				e->pattern, e->channel, e->session);
@@ -671,12 +752,17 @@ static void json_why_errno(struct jw *w, const char *key, int err)
 	jw_end(w);
 }
 
-static void json_enabler(struct jw *w, const struct rec_enabler *e)
+static void json_enabler(struct jw *w, const struct rec_enabler *e, const struct rvec *ex)
 {
 	jw_obj(w);
 	jw_kstr(w, "session", e->session);
 	jw_kstr(w, "channel", e->channel);
 	jw_kstr(w, "pattern", e->pattern);
+	jw_karr(w, "exclusions");
+	for (size_t i = 0; i < ex->n; i++)
+		if (excl_of(ex->v[i], e))
+			jw_str(w, ((const struct rec_exclusion *)ex->v[i])->exclude);
+	jw_end_arr(w);
 	if (e->ll_kind == CMD_LL_ANY) {
 		jw_knull(w, "loglevel");
 	} else {
@@ -715,6 +801,7 @@ static void json_channel(struct jw *w, const struct rt_channel *rc, bool all)
 		if (c->context & ctf_contexts[i].bit)
 			jw_str(w, ctf_contexts[i].name);
 	jw_end_arr(w);
+	jw_kbool(w, "enabled", !(c->flags & REC_CHANNEL_DISABLED));
 	if (c->flags & REC_CHANNEL_STATS) {
 		jw_ku64(w, "recorded", st->events);
 		jw_ku64(w, "discarded", st->discarded);
@@ -752,7 +839,7 @@ static void json_channel(struct jw *w, const struct rt_channel *rc, bool all)
 	if (all || rc->en.n) {
 		jw_karr(w, "enablers");
 		for (size_t i = 0; i < rc->en.n; i++)
-			json_enabler(w, rc->en.v[i]);
+			json_enabler(w, rc->en.v[i], &rc->ex);
 		jw_end_arr(w);
 	}
 	jw_end(w);
@@ -935,6 +1022,25 @@ void json_session(struct jw *w, const struct rt_session *rs, bool all)
 	jw_ku64(w, "size", s->rot_bytes);
 	jw_end(w);
 	jw_ku64(w, "snapshots", s->nsnapshots);
+	if (rs->tracks.n) {
+		jw_kobj(w, "tracking");
+		for (size_t i = 0; i < rs->tracks.n; i++) {
+			const struct rec_track *k = rs->tracks.v[i];
+
+			jw_kobj(w, track_kinds[k->kind]);
+			jw_kbool(w, "all", (k->flags & REC_TRACK_ALL) != 0);
+			jw_karr(w, "values");
+			for (uint32_t j = 0; j < k->n; j++) {
+				if (k->kind == PROTO_TRACK_EXE && j < PROTO_TRACK_EXE_MAX)
+					jw_str(w, k->exe[j]);
+				else if (k->kind != PROTO_TRACK_EXE && j < PROTO_TRACK_MAX)
+					jw_u64(w, k->value[j]);
+			}
+			jw_end_arr(w);
+			jw_end(w);
+		}
+		jw_end(w);
+	}
 	if (all || rs->procs.n) {
 		jw_karr(w, "processes");
 		for (size_t i = 0; i < rs->procs.n; i++)
@@ -968,10 +1074,13 @@ static bool json_always(const char *cmd, const char *what)
 	static const struct { const char *cmd, *what; } always[] = {
 		{ "status", "sessions" }, { "list", "sessions" }, { "create", "sessions" },
 		{ "start", "sessions" }, { "stop", "sessions" }, { "destroy", "sessions" },
-		{ "notices", "sessions" }, { "processes", "processes" },
+		{ "notices", "sessions" }, { "regenerate", "sessions" },
+		{ "track", "sessions" }, { "untrack", "sessions" },
+		{ "processes", "processes" },
 		{ "list-events", "processes" }, { "enable-event", "enablers" },
 		{ "disable-event", "enablers" }, { "enable-channel", "channels" },
-		{ "add-context", "channels" }, { "aggregate", "aggregations" },
+		{ "add-context", "channels" }, { "disable-channel", "channels" },
+		{ "aggregate", "aggregations" },
 		{ "disable-aggregation", "aggregations" },
 	};
 
@@ -1025,7 +1134,7 @@ static int json_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 	if (t->enablers.n || json_always(cmd, "enablers")) {
 		jw_karr(&w, "enablers");
 		for (size_t i = 0; i < t->enablers.n; i++)
-			json_enabler(&w, t->enablers.v[i]);
+			json_enabler(&w, t->enablers.v[i], &t->excls);
 		jw_end_arr(&w);
 	}
 	if (t->notices.n) {

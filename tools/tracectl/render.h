@@ -37,6 +37,7 @@ struct rvec {
 struct rt_channel {
 	const struct rec_channel *c;
 	struct rvec en;			/* rec_enabler */
+	struct rvec ex;			/* rec_exclusion of those */
 };
 
 struct rt_process {
@@ -50,6 +51,7 @@ struct rt_session {
 	struct rvec notices;		/* rec_notice */
 	struct rvec chans;		/* struct rt_channel */
 	struct rvec aggs;		/* rec_agg */
+	struct rvec tracks;		/* rec_track, per kind */
 };
 
 struct rtree {
@@ -58,6 +60,7 @@ struct rtree {
 	/* records whose parent is not in the reply */
 	struct rvec chans;		/* struct rt_channel */
 	struct rvec enablers, notices, aggs, events;
+	struct rvec excls;		/* rec_exclusion of the enablers at the top */
 	struct rvec procs;		/* struct rt_process */
 	struct rvec notes;		/* rec_error */
 	const struct rec_snapshot *snapshot;

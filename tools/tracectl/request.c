@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,7 +44,13 @@ struct ctl_req {
 	struct cmd_context context;
 	struct cmd_rotate rotate;
 	struct cmd_snapshot snapshot;
+	struct cmd_regenerate regenerate;
+	struct cmd_track track;
+	unsigned int nexe;		/* track --exe */
+	const char *exe[PROTO_TRACK_EXE_MAX];
 	const char *filter;
+	unsigned int nexclude;		/* enable-event -x */
+	const char *exclude[PROTO_EXCLUDE_MAX];	/* (in copies of the lists given, kept) */
 	int nargs;			/* positional arguments (and add-context's -t) */
 	const char *args[PROTO_CMD_MAX_STR];
 	const void *body;		/* what the verb sends */
@@ -59,6 +66,7 @@ const struct option request_opts[] = {
 	{ "loglevel", required_argument, NULL, 'L' },
 	{ "channel", required_argument, NULL, 'c' },
 	{ "filter", required_argument, NULL, 'f' },
+	{ "exclude", required_argument, NULL, 'x' },
 	{ "subbuf-size", required_argument, NULL, 'B' },
 	{ "num-subbuf", required_argument, NULL, 'N' },
 	{ "discard", no_argument, NULL, 'D' },
@@ -70,6 +78,10 @@ const struct option request_opts[] = {
 	{ "type", required_argument, NULL, 't' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "allow-uid", required_argument, NULL, 'U' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "exe", required_argument, NULL, 'e' },
+	{ "all", no_argument, NULL, 'a' },
 	CTL_NET_LONGOPTS,
 	{ "timeout", required_argument, NULL, 'T' },	/* every verb */
 	{ "format", required_argument, NULL, 'J' },	/* every verb */
@@ -140,6 +152,79 @@ static int set_name(const struct ctl_req *r, char *dst, const char *name, const 
 	if (!proto_name_ok(name))
 		return bad(r, "bad %s name '%s': %s", what, name, PROTO_NAME_RULES);
 	snprintf(dst, PROTO_NAME_MAX, "%s", name);
+	return 0;
+}
+
+/* -x PATTERN[,PATTERN]...: the exclusions of enable-event's patterns. */
+static int add_exclusions(struct ctl_req *r, const char *arg)
+{
+	char *list = strdup(arg), *save = NULL;
+
+	if (!list)
+		return bad(r, "out of memory");
+	for (char *x = strtok_r(list, ",", &save); x; x = strtok_r(NULL, ",", &save)) {
+		if (strlen(x) >= PROTO_EVNAME_MAX)
+			return bad(r, "--exclude '%s': at most %d bytes", x, PROTO_EVNAME_MAX - 1);
+		if (r->nexclude == PROTO_EXCLUDE_MAX)
+			return bad(r, "--exclude: at most %d exclusions", PROTO_EXCLUDE_MAX);
+		r->exclude[r->nexclude++] = x;
+	}
+	if (!r->nexclude)
+		return bad(r, "--exclude '%s': name the events to leave out", arg);
+	return 0;
+}
+
+/* track --pid, --uid: "all", or numbers (uids: or user names) separated by commas. */
+static int track_ids(struct ctl_req *r, int c, const char *arg)
+{
+	uint32_t kind = c == 'p' ? PROTO_TRACK_PID : PROTO_TRACK_UID;
+	uint32_t *v = c == 'p' ? r->track.pid : r->track.uid;
+	uint32_t *n = c == 'p' ? &r->track.npid : &r->track.nuid;
+	char buf[4096], *save = NULL;
+
+	if (!strcmp(arg, "all")) {
+		r->track.all |= CMD_TRACK_BIT(kind);
+		return 0;
+	}
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		return bad(r, "--%s: too long", opt_name(c));
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		unsigned long long x;
+		char *end;
+
+		errno = 0;
+		x = strtoull(w, &end, 10);
+		if (c == 'u' && (errno || *end || end == w || *w == '-' || x >= UINT32_MAX)) {
+			struct passwd *pw = getpwnam(w);
+
+			if (!pw)
+				return bad(r, "--uid: no user named '%s'", w);
+			x = pw->pw_uid;
+		} else if (c == 'p' && (errno || *end || end == w || *w == '-' || !x ||
+					x > PROTO_PID_MAX)) {
+			return bad(r, "--pid '%s': a process id, or all", w);
+		}
+		if (*n == PROTO_TRACK_MAX)
+			return bad(r, "--%s: at most %d at once", opt_name(c), PROTO_TRACK_MAX);
+		v[(*n)++] = (uint32_t)x;
+	}
+	if (!*n)
+		return bad(r, "--%s '%s': ids separated by commas, or all", opt_name(c), arg);
+	return 0;
+}
+
+/* track --exe GLOB: one glob of the executable's path, or "all". */
+static int track_exe(struct ctl_req *r, const char *arg)
+{
+	if (!strcmp(arg, "all")) {
+		r->track.all |= CMD_TRACK_BIT(PROTO_TRACK_EXE);
+		return 0;
+	}
+	if (!arg[0] || strlen(arg) >= PROTO_TRACK_EXE_LEN)
+		return bad(r, "--exe '%s': a pattern of 1 to %d bytes", arg, PROTO_TRACK_EXE_LEN - 1);
+	if (r->nexe == PROTO_TRACK_EXE_MAX)
+		return bad(r, "--exe: at most %d at once", PROTO_TRACK_EXE_MAX);
+	r->exe[r->nexe++] = arg;
 	return 0;
 }
 
@@ -225,6 +310,8 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 		r->filter = arg;
 		r->events.filter = 1;
 		return 0;
+	case 'x':
+		return add_exclusions(r, arg);
 	case 'L':
 	case 'Y':
 		ll = parse_loglevel(arg);
@@ -244,6 +331,14 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 		return 0;
 	case 'U':
 		return ctl_parse_uids(arg, &r->create);
+	case 'p':
+	case 'u':
+		return track_ids(r, c, arg);
+	case 'e':
+		return track_exe(r, arg);
+	case 'a':
+		r->track.all = CMD_TRACK_KINDS;
+		return 0;
 	case 'T':
 		return ctl_timeout_set(arg, "--timeout");
 	case 'J':
@@ -273,12 +368,17 @@ int build_channel(struct ctl_req *r)
 	return set_name(r, r->channel.name, r->args[0], "channel");
 }
 
-/* enable-event, disable-event: [filter] then the patterns */
+/* enable-event, disable-event: [filter] [exclusions] then the patterns */
 int build_events(struct ctl_req *r)
 {
 	r->body = &r->events;
 	if (r->filter)
 		r->str[r->nstr++] = r->filter;
+	if (r->nargs + r->nexclude + 1 > PROTO_CMD_MAX_STR)
+		return bad(r, "too many patterns and exclusions");
+	for (unsigned int i = 0; i < r->nexclude; i++)
+		r->str[r->nstr++] = r->exclude[i];
+	r->events.nexclude = r->nexclude;
 	for (int i = 0; i < r->nargs; i++) {
 		if (strlen(r->args[i]) >= PROTO_EVNAME_MAX)
 			return bad(r, "pattern too long: at most %d bytes", PROTO_EVNAME_MAX - 1);
@@ -317,6 +417,26 @@ int build_rotate(struct ctl_req *r)
 int build_snapshot(struct ctl_req *r)
 {
 	r->body = &r->snapshot;
+	return 0;
+}
+
+int build_regenerate(struct ctl_req *r)
+{
+	if (strcmp(r->args[0], "statedump"))
+		return bad(r, "'%s': only statedump (every traced process's state dump; the "
+			   "metadata of a trace is always whole)", r->args[0]);
+	r->regenerate.what = PROTO_REGEN_STATEDUMP;
+	r->body = &r->regenerate;
+	return 0;
+}
+
+int build_track(struct ctl_req *r)
+{
+	if (!r->track.all && !r->track.npid && !r->track.nuid && !r->nexe)
+		return bad(r, "say which processes: --pid, --uid, --exe or --all");
+	for (unsigned int i = 0; i < r->nexe; i++)
+		r->str[r->nstr++] = r->exe[i];
+	r->body = &r->track;
 	return 0;
 }
 

@@ -16,7 +16,7 @@ struct verb;
 
 /* The options of every request verb; its entry's letters say which it takes. */
 extern const struct option request_opts[];
-#define REQUEST_SHORTOPTS ":s:o:c:f:t:hl"
+#define REQUEST_SHORTOPTS ":s:o:c:f:t:x:hl"
 
 /*
  * Each verb's body and strings from the parsed command line: 0, or
@@ -29,6 +29,8 @@ int build_context(struct ctl_req *r);
 int build_rotate(struct ctl_req *r);
 int build_snapshot(struct ctl_req *r);
 int build_names(struct ctl_req *r);		/* the positional arguments as strings */
+int build_regenerate(struct ctl_req *r);
+int build_track(struct ctl_req *r);		/* track, untrack */
 
 /*
  * Parse the command line of @v (@argv[0]: its name), build its request

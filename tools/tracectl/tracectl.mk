@@ -9,6 +9,7 @@ tracectl_verb_sources = \
 	tools/tracectl/view.c tools/tracectl/view.h \
 	tools/tracectl/aggctl.c tools/tracectl/aggctl.h \
 	tools/tracectl/trigctl.c tools/tracectl/trigctl.h \
+	tools/tracectl/profile.c tools/tracectl/profile.h \
 	tools/tracectl/record.c tools/tracectl/record.h \
 	tools/tracectl/ctl-client.c tools/tracectl/ctl-client.h tools/exit-status.h \
 	tools/tracectl/render.c tools/tracectl/render.h \

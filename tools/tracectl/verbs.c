@@ -10,6 +10,7 @@
 #include <string.h>
 #include "suggest.h"
 #include "aggctl.h"
+#include "profile.h"
 #include "record.h"
 #include "request.h"
 #include "trigctl.h"
@@ -72,7 +73,9 @@ const struct verb verbs[] = {
 			"--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF;\n"
 			"default none).\n"
 			"Events go to a channel with enable-event -c CHANNEL; without -c, to\n"
-			"channel0, created with the session's defaults at its first use.",
+			"channel0, created with the session's defaults at its first use.\n"
+			"A channel that disable-channel disabled is enabled again (its settings\n"
+			"stay as they were).",
 		REQUEST("sBNODFZP"), .min_args = 1, .max_args = 1, .session_arg = 0,
 		.build = build_channel,
 	},
@@ -111,7 +114,7 @@ const struct verb verbs[] = {
 	{
 		.name = "enable-event", .verb = VERB_ENABLE_EVENT,
 		.usage = "enable-event [-s NAME] [-c CHANNEL] [--loglevel LEVEL | --loglevel-only LEVEL]\n"
-			 "         [--filter EXPR] PATTERN...",
+			 "         [--filter EXPR] [-x PATTERN[,PATTERN]...] PATTERN...",
 		.help = "Record the events whose \"provider:event\" name matches a PATTERN\n"
 			"('*' matches any characters; '\\' escapes).\n"
 			"--loglevel LEVEL: only events of LEVEL or more severe; --loglevel-only\n"
@@ -125,9 +128,14 @@ const struct verb verbs[] = {
 			"  'seq >= 500 && (thread == 1 || path == \"/var/*\")'\n"
 			"A field the event lacks makes its comparison false; $ctx.cpu_id (or\n"
 			"cpu_id), $ctx.vtid and $ctx.vpid name the emitting thread's CPU, thread\n"
-			"and process. Enabling a pattern again replaces its conditions; an event\n"
-			"that several patterns match is recorded when any of them keeps it.",
-		REQUEST("scfLY"), .min_args = 1, .max_args = 255, .session_arg = 0,
+			"and process.\n"
+			"-x, --exclude PATTERN[,PATTERN]...: leave out the events these patterns\n"
+			"match (repeatable; at most 16), e.g. enable-event 'app:*' -x 'app:noisy*';\n"
+			"only with PATTERNs that have a '*'. Decided when the session daemon\n"
+			"enables the events, never per event.\n"
+			"Enabling a pattern again replaces its conditions and exclusions; an\n"
+			"event that several patterns match is recorded when any of them keeps it.",
+		REQUEST("scfLYx"), .min_args = 1, .max_args = 255, .session_arg = 0,
 		.build = build_events,
 	},
 	{
@@ -157,6 +165,15 @@ const struct verb verbs[] = {
 		.build = build_events,
 	},
 	{
+		.name = "disable-channel", .verb = VERB_DISABLE_CHANNEL,
+		.usage = "disable-channel [-s NAME] CHANNEL...",
+		.help = "Stop recording into CHANNELs: their patterns enable nothing from now\n"
+			"on (each traced process sees it at its next event). They keep their\n"
+			"settings, buffers and traces; enable-channel CHANNEL enables one again.",
+		REQUEST("s"), .min_args = 1, .max_args = 255, .session_arg = 0,
+		.build = build_names,
+	},
+	{
 		.name = "start", .verb = VERB_START,
 		.usage = "start [NAME]",
 		.help = "Start recording.",
@@ -171,6 +188,47 @@ const struct verb verbs[] = {
 			"left, I/O error, the directory removed...), it says how many events were\n"
 			"lost and the first error (the file and the reason) and exits with status 1.",
 		REQUEST("s"), .min_args = 0, .max_args = 0, .session_arg = 1,
+	},
+	{
+		.name = "regenerate", .verb = VERB_REGENERATE,
+		.usage = "regenerate statedump [-s NAME]",
+		.help = "Have every process the session traces write its state dump again\n"
+			"(shmtrace_statedump:start, a bin_info per loaded object, end), as at\n"
+			"its start, into the channels that record shmtrace_statedump:*: for\n"
+			"readers that start from a later point of the trace (a rotated chunk, a\n"
+			"snapshot). Each process writes it before its next enabled event; a\n"
+			"process that emits none writes none. The session must be active.",
+		REQUEST("s"), .min_args = 1, .max_args = 1, .session_arg = 0,
+		.build = build_regenerate,
+	},
+	{
+		.name = "track", .verb = VERB_TRACK,
+		.usage = "track [-s NAME] [--pid PID[,PID]...|all] [--uid UID[,UID]...|all]\n"
+			 "         [--exe GLOB|all]... | --all",
+		.help = "Record only the processes named, from now on: those registered (each\n"
+			"process's events are enabled or not again) and those to come (decided\n"
+			"when they register). By default a session records every process (of\n"
+			"the uids it allows). Per kind, a set: --pid, the processes of these ids;\n"
+			"--uid, of these users (uids or names); --exe, whose executable's path\n"
+			"matches GLOB ('*' any characters, repeatable). A process is recorded\n"
+			"when every kind takes it (--pid 10 --uid 1000: process 10 if it runs\n"
+			"as 1000). The first value of a kind replaces its 'all'; the next ones\n"
+			"are added. all (--pid all...): every process of that kind again; --all:\n"
+			"of every kind, the default. status shows it.",
+		REQUEST("spuea"), .min_args = 0, .max_args = 0, .session_arg = 0,
+		.build = build_track,
+	},
+	{
+		.name = "untrack", .verb = VERB_UNTRACK,
+		.usage = "untrack [-s NAME] [--pid PID[,PID]...|all] [--uid UID[,UID]...|all]\n"
+			 "         [--exe GLOB|all]... | --all",
+		.help = "Take processes out of the sets of track: their events are no longer\n"
+			"recorded by the session. A value that is not in its set is refused, as\n"
+			"is one of a kind that tracks every process. all (--pid all...): none of\n"
+			"that kind (an empty set: the session records nothing until track adds\n"
+			"to it); --all: none of any kind.",
+		REQUEST("spuea"), .min_args = 0, .max_args = 0, .session_arg = 0,
+		.build = build_track,
 	},
 	{
 		.name = "list", .verb = VERB_LIST,
@@ -193,6 +251,28 @@ const struct verb verbs[] = {
 			"removed from their environment, run as another user). Exits with status\n"
 			"1 when traces could not be written, saying the first error.",
 		REQUEST("s"), .min_args = 0, .max_args = 0, .session_arg = 1,
+	},
+	{
+		.name = "save",
+		.usage = "save [NAME...] [-o FILE]",
+		.help = "Write the sessions named (every one without NAME) as a profile: what\n"
+			"makes each (settings, channels, patterns with their filters, log levels\n"
+			"and exclusions, context fields, aggregations, tracking, whether it is\n"
+			"active), not what it recorded; JSON, doc/profile.md. To FILE (made\n"
+			"whole or not at all), or to the standard output without -o (or -o -).",
+		.longopts = save_opts, .shortopts = SAVE_SHORTOPTS, .main = save_main,
+	},
+	{
+		.name = "load",
+		.usage = "load FILE [--override-name NEW]",
+		.help = "Make the sessions of a profile written by save (FILE, or - for the\n"
+			"standard input): each as its commands would, started when it was\n"
+			"active. The whole profile is checked first (one of a later version,\n"
+			"or with a member this tracectl does not know, is refused); when the\n"
+			"daemon refuses a step, every session the load made is destroyed again.\n"
+			"--override-name NEW: the profile's one session is named NEW. A session\n"
+			"whose output was given keeps it: it must not hold traces already.",
+		.longopts = load_opts, .shortopts = LOAD_SHORTOPTS, .main = load_main,
 	},
 	{
 		.name = "view",

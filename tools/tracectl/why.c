@@ -174,6 +174,9 @@ static const struct why_entry table[] = {
 	  .f_n = { "waited_ms" } },
 	{ .code = RE_TRIGGER_GONE, .name = "trigger-removed",
 	  .text = "trigger '%n' was removed while waited for", .f_name = "trigger" },
+	{ .code = RE_EXCLUDE_WILD, .name = "exclude-needs-wildcard",
+	  .text = "pattern '%n' has no '*': there is nothing to exclude from it",
+	  .f_name = "pattern" },
 	{ .code = RN_AGG_KEY_UNKNOWN, .name = "key-unknown",
 	  .text = "Note: no event known yet that '%n' matches has a field '%m': it is taken as "
 		  "an integer key (say %m:str for a string).",
@@ -181,6 +184,16 @@ static const struct why_entry table[] = {
 	{ .code = RN_AGG_NOT_NUMBER, .name = "not-a-number",
 	  .text = "Note: '%m' is not a number in the events of '%n' known now: %f counts it as 0.",
 	  .f_name = "pattern", .f_name2 = "field", .f_n = { "function" } },
+	{ .code = RE_TRACK_ALL, .name = "tracking-all",
+	  .text = "session %s records every %n: there is none to untrack (untrack --%n all "
+		  "records none)", .f_session = "session", .f_name = "kind" },
+	{ .code = RE_NOT_TRACKED, .name = "not-tracked",
+	  .text = "session %s does not track %m %n", .f_session = "session",
+	  .f_name = "value", .f_name2 = "kind" },
+	{ .code = RN_STATEDUMP_OFF, .name = "statedump-not-recorded",
+	  .text = "Note: no channel of session %s records %n: the dumps asked for are not "
+		  "recorded (enable shmtrace_statedump:*).",
+	  .f_session = "session", .f_name = "event" },
 	{ .code = RN_PATTERN_UNKNOWN, .name = "pattern-unknown",
 	  .text = "Note: no event of the traced processes matches '%n' (tracectl list-events "
 		  "shows their events); it is enabled for those still to come.",

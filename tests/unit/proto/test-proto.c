@@ -501,6 +501,47 @@ START_TEST(test_cmd_decode)
 	((struct cmd_events *)(void *)(c.b + sizeof(struct msg_cmd)))->filter = 1;
 	cmd_add(&c, "x", 2);
 	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	/* exclusions: after the filter, before at least one pattern */
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 3, "s");
+	((struct cmd_events *)(void *)(c.b + sizeof(struct msg_cmd)))->nexclude = 2;
+	cmd_add(&c, "a:x\0a:y\0a:*", 12);
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	ck_assert_uint_eq(out.b.events.nexclude, 2);
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, 2, "s");
+	((struct cmd_events *)(void *)(c.b + sizeof(struct msg_cmd)))->nexclude = 2;
+	cmd_add(&c, "a:x\0a:y", 8);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);		/* no pattern left */
+	cmd_init(&c, VERB_ENABLE_EVENT, EVB, PROTO_EXCLUDE_MAX + 2, "s");
+	((struct cmd_events *)(void *)(c.b + sizeof(struct msg_cmd)))->nexclude =
+		PROTO_EXCLUDE_MAX + 1;
+	for (int i = 0; i < PROTO_EXCLUDE_MAX + 2; i++)
+		cmd_add(&c, "a", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);		/* too many exclusions */
+	cmd_init(&c, VERB_DISABLE_EVENT, EVB, 2, "s");
+	((struct cmd_events *)(void *)(c.b + sizeof(struct msg_cmd)))->nexclude = 1;
+	cmd_add(&c, "a:x\0a:*", 8);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);		/* none for disable-event */
+	/* track: counts and kinds bounded, 0 to 16 globs */
+	cmd_init(&c, VERB_TRACK, sizeof(struct cmd_track), 1, "s");
+	((struct cmd_track *)(void *)(c.b + sizeof(struct msg_cmd)))->npid = 2;
+	cmd_add(&c, "/usr/bin/*", 11);
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	ck_assert_uint_eq(out.b.track.npid, 2);
+	cmd_init(&c, VERB_UNTRACK, sizeof(struct cmd_track), 0, "s");
+	((struct cmd_track *)(void *)(c.b + sizeof(struct msg_cmd)))->nuid = PROTO_TRACK_MAX + 1;
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_TRACK, sizeof(struct cmd_track), 0, "s");
+	((struct cmd_track *)(void *)(c.b + sizeof(struct msg_cmd)))->all = CMD_TRACK_KINDS + 1;
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_TRACK, sizeof(struct cmd_track), PROTO_TRACK_EXE_MAX + 1, "s");
+	for (int i = 0; i < PROTO_TRACK_EXE_MAX + 1; i++)
+		cmd_add(&c, "a", 2);
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	/* regenerate: its body, no string */
+	cmd_init(&c, VERB_REGENERATE, sizeof(struct cmd_regenerate), 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	cmd_init(&c, VERB_DISABLE_CHANNEL, 0, 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);		/* no channel */
 	/* unknown verbs */
 	cmd_init(&c, 0, 0, 0, "s");
 	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
