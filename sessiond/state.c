@@ -5,7 +5,8 @@
  * resumes every session where it was.
  *
  * `$SHMTRACE_HOME/state.json` holds every session with what makes it:
- * its output or relay, mode and pool, allowed uids, whether it is active,
+ * its output or relay, mode and pool, whether it is memory-only, allowed
+ * uids, whether it is active,
  * its counters of snapshots and rotations; its channels with their ids
  * and channel slots (the traced processes' control pages and buffer
  * segments name them), geometry, flush interval, compression, context and
@@ -132,6 +133,7 @@ static void jw_channel(FILE *f, const struct channel *ch)
 	jw_u64(f, "flush_ms", ch->flush_ms);
 	jw_u64(f, "compress", ch->compress);
 	jw_u64(f, "context", ch->context);
+	jw_u64(f, "cleared", ch->cleared);
 	fputs("\"enablers\":[", f);
 	for (const struct enabler *e = ch->enablers; e; e = e->next) {
 		fputc('{', f);
@@ -176,6 +178,7 @@ static void jw_session(FILE *f, const struct session *s)
 	fputc(',', f);
 	jw_u64(f, "active", (uint64_t)s->active);
 	jw_u64(f, "started", (uint64_t)s->started);
+	jw_u64(f, "memory_only", (uint64_t)s->memory);
 	jw_u64(f, "mode", s->def_mode);
 	jw_u64(f, "pool_size", s->def_pool);
 	jw_u64(f, "snapshots", s->nsnapshots);
@@ -315,6 +318,17 @@ static uint64_t rd_u64(struct rd *r, const struct js_node *obj, const char *name
 	return v;
 }
 
+/* A member that files of earlier daemons lack: @def when absent. */
+static uint64_t rd_u64_or(struct rd *r, const struct js_node *obj, const char *name, uint64_t max,
+			  uint64_t def)
+{
+	unsigned int count = 0;
+
+	if (obj && obj->type == JS_OBJ && !js_member(r->doc, obj, name, &count) && !count)
+		return def;
+	return rd_u64(r, obj, name, max);
+}
+
 static int64_t rd_s32(struct rd *r, const struct js_node *obj, const char *name)
 {
 	const struct js_node *n = rd_get(r, obj, name, JS_NUM);
@@ -415,8 +429,10 @@ static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct 
 	ch->flush_ms = (uint32_t)rd_u64(r, o, "flush_ms", UINT32_MAX);
 	ch->compress = (uint32_t)rd_u64(r, o, "compress", PROTO_COMPRESS_LZ4);
 	ch->context = (uint32_t)rd_u64(r, o, "context", SHMTRACE__CTX_ALL);
+	ch->cleared = rd_u64_or(r, o, "cleared", UINT64_MAX, 0);
 	if (!r->why && (!proto_name_ok(ch->name) || !ch->id || ss.chan[ch->slot] ||
-			!shm_geometry_ok(ch->subbuf_size, ch->num_subbuf) || !ch->pool_size))
+			!shm_geometry_ok(ch->subbuf_size, ch->num_subbuf) || !ch->pool_size ||
+			(s->memory && ch->mode != SHM_MODE_OVERWRITE)))
 		r->why = "channel";
 	ens = rd_get(r, o, "enablers", JS_ARR);
 	tail = &ch->enablers;
@@ -522,6 +538,7 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 	rd_str(r, o, "output", s->output, sizeof(s->output));
 	s->active = (int)rd_u64(r, o, "active", 1);
 	s->started = (int)rd_u64(r, o, "started", 1);
+	s->memory = (int)rd_u64_or(r, o, "memory_only", 1, 0);
 	s->def_mode = (uint32_t)rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);
 	s->def_pool = (uint32_t)rd_u64(r, o, "pool_size", SHM_MAX_SLOTS);
 	s->nsnapshots = (unsigned int)rd_u64(r, o, "snapshots", UINT32_MAX);
@@ -542,11 +559,14 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 		s->allow[s->nallow++] = (uid_t)js_double(el);
 	}
 	if (!r->why && (!proto_name_ok(s->name) || session_by_name(s->name) ||
-			(s->output[0] && s->output[0] != '/') || !s->def_pool))
+			(s->output[0] && s->output[0] != '/') || !s->def_pool ||
+			(s->memory && s->def_mode != SHM_MODE_OVERWRITE)))
 		r->why = "session";
 	relay = js_member(r->doc, o, "relay", &count);
 	if (!r->why && relay)
 		rd_relay(r, relay, s);
+	if (!r->why && relay && s->memory)
+		r->why = "memory_only";	/* a memory-only session is never streamed */
 	if (!r->why && !s->net && !s->output[0])
 		r->why = "output";
 	if (!r->why && session_open_base(s) < 0)

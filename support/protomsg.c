@@ -51,6 +51,8 @@ long proto_body_min(unsigned int type)
 	case MSG_C_ADOPT:	return sizeof(struct msg_c_adopt);
 	case MSG_C_ADOPT_APP:	return sizeof(struct msg_c_app);
 	case MSG_C_ADOPT_END:	return sizeof(struct msg_c_adopt_end);
+	case MSG_C_CLEAR:	return sizeof(struct msg_c_id);
+	case MSG_C_CLEAR_REPLY:	return sizeof(struct msg_c_clear_reply);
 	case MSG_REPLY_FD:
 	case MSG_REPLY:		return 0;
 	case MSG_REPLY_ITEM:	return sizeof(struct msg_item);
@@ -184,6 +186,7 @@ static const struct {
 	[VERB_AGGREGATE]	= { sizeof(struct cmd_aggregate), 0, 1 },
 	[VERB_DISABLE_AGG]	= { 0, 1, PROTO_CMD_MAX_STR - 1 },
 	[VERB_SHOW_AGG]		= { sizeof(struct cmd_show_agg), 0, 0 },
+	[VERB_CLEAR]		= { 0, 0, 0 },
 };
 
 #define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)

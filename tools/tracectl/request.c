@@ -70,6 +70,8 @@ const struct option request_opts[] = {
 	{ "type", required_argument, NULL, 't' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "allow-uid", required_argument, NULL, 'U' },
+	{ "snapshot", no_argument, NULL, 'W' },
+	{ "max-size", required_argument, NULL, 'M' },
 	CTL_NET_LONGOPTS,
 	{ "timeout", required_argument, NULL, 'T' },	/* every verb */
 	{ "format", required_argument, NULL, 'J' },	/* every verb */
@@ -244,6 +246,16 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 		return 0;
 	case 'U':
 		return ctl_parse_uids(arg, &r->create);
+	case 'W':
+		r->create.flags |= CMD_CREATE_MEMORY;
+		return 0;
+	case 'M':
+		ret = units_size(arg, &r->snapshot.max_size);
+		if (ret < 0)
+			return bad_unit(r, c, arg, ret, 1);
+		if (!r->snapshot.max_size)
+			return bad(r, "--max-size '%s': more than 0 bytes", arg);
+		return 0;
 	case 'T':
 		return ctl_timeout_set(arg, "--timeout");
 	case 'J':
@@ -261,6 +273,16 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 
 int build_create(struct ctl_req *r)
 {
+	if (r->create.flags & CMD_CREATE_MEMORY) {
+		/* memory-only: flight recorder channels, nothing else */
+		if (r->mode_opt == 'D')
+			return bad(r, "--snapshot keeps the events in memory, overwriting the "
+				   "oldest: not with --discard");
+		if (r->create.set_url[0] || r->create.ctrl_url[0] || r->create.data_url[0] ||
+		    r->create.live)
+			return bad(r, "--snapshot writes snapshots to files: not with a relay");
+		r->create.mode = SHM_MODE_OVERWRITE;
+	}
 	r->body = &r->create;
 	return 0;
 }
