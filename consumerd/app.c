@@ -36,9 +36,9 @@
  * a consumer that crashed leaves the pages to the next one, which the
  * session daemon gives every process again.
  *
- * Its buffers of memory-only channels (chan.c) are kept after that, for
- * the channel's flush interval (1 s by default; enable-channel
- * --flush-interval sets it), so that a snapshot taken just after a
+ * Its buffers of memory-only channels (chan.c) are kept after that, each
+ * for its channel's flush interval (1 s by default, at least that;
+ * enable-channel --flush-interval sets it), so that a snapshot taken just after a
  * process exited or crashed, the moment a flight recorder is for, still
  * holds its last events: a written session has them on disk by then, its
  * open packets written out at exit. Not longer, nor more than KEEP_MAX
@@ -263,29 +263,27 @@ void capp_free(struct c_app *a)
 	urcu_memb_call_rcu(&a->rcu, capp_free_rcu);
 }
 
-void capp_gone(struct c_app *a, uint64_t now)
+/* How long @s is kept once its process is gone: 0 (a written channel's) or ms. */
+static uint32_t seg_keep_ms(const struct c_seg *s)
+{
+	if (!s->chan->memory)
+		return 0;
+	return s->chan->flush_ms > KEEP_MIN_MS ? s->chan->flush_ms : KEEP_MIN_MS;
+}
+
+/*
+ * The segments of @a no longer kept @gone ns after it went (a written
+ * channel's at once), out, and the traces no segment writes into any more.
+ */
+static void capp_segs_expire(struct c_app *a, uint64_t gone)
 {
 	struct c_seg **pp = &a->segs;
 	struct c_trace **tp = &a->traces;
-	uint32_t keep_ms = 0;
 
-	if (a->kept_until)
-		return;
-	for (const struct c_seg *s = a->segs; s; s = s->next)
-		if (s->chan->memory) {
-			uint32_t ms = s->chan->flush_ms > KEEP_MIN_MS ? s->chan->flush_ms : KEEP_MIN_MS;
-
-			keep_ms = ms > keep_ms ? ms : keep_ms;
-		}
-	if (!keep_ms) {
-		capp_free(a);
-		return;
-	}
-	/* written channels: as for any process gone */
 	while (*pp) {
 		struct c_seg *s = *pp;
 
-		if (s->chan->memory) {
+		if (seg_keep_ms(s) && gone < (uint64_t)seg_keep_ms(s) * 1000000u) {
 			pp = &s->next;
 			continue;
 		}
@@ -305,12 +303,28 @@ void capp_gone(struct c_app *a, uint64_t now)
 		*tp = t->next;
 		trace_free(t);
 	}
+}
+
+void capp_gone(struct c_app *a, uint64_t now)
+{
+	uint32_t keep_ms = 0;
+
+	if (a->kept_until)
+		return;
+	for (const struct c_seg *s = a->segs; s; s = s->next)
+		keep_ms = seg_keep_ms(s) > keep_ms ? seg_keep_ms(s) : keep_ms;
+	if (!keep_ms) {
+		capp_free(a);
+		return;
+	}
+	capp_segs_expire(a, 0);		/* written channels: as for any process gone */
 	/* nothing of it reaches us any more, nor a session daemon after ours */
 	wake_stop(a);
 	close(a->proc_fd);
 	close(a->ctl_fd);
 	a->proc_fd = -1;
 	a->ctl_fd = -1;
+	a->gone_at = now;
 	a->kept_until = now + (uint64_t)keep_ms * 1000000u;
 	cds_list_add_tail(&a->kept, &kept_apps);
 	log_info("%s[%u] is gone: its buffers kept %u ms for snapshots", a->procname, a->pid,
@@ -323,9 +337,14 @@ void capp_expire(uint64_t now)
 {
 	struct c_app *a, *tmp;
 
-	cds_list_for_each_entry_safe(a, tmp, &kept_apps, kept)
-		if (now >= a->kept_until)
+	cds_list_for_each_entry_safe(a, tmp, &kept_apps, kept) {
+		if (now >= a->kept_until) {
 			capp_free(a);
+			continue;
+		}
+		/* each channel's buffers for its own interval */
+		capp_segs_expire(a, now - a->gone_at);
+	}
 }
 
 /*

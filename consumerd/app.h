@@ -59,8 +59,9 @@ struct c_app {
 	int asleep;			/* consumer_sleeping set: its streams parked (wake.c) */
 	uint64_t last_data;		/* when its streams last gave something (ns) */
 	struct cds_list_head awake;	/* in the list of polled processes, if !asleep */
+	uint64_t gone_at;		/* when the session daemon said it was gone */
 	uint64_t kept_until;		/* gone: its memory-only buffers kept until then
-					 * (monotonic ns); 0 while it runs */
+					 * (monotonic ns, the longest); 0 while it runs */
 	struct cds_list_head kept;	/* gone: in the list of processes kept */
 	struct cds_lfht_node node;	/* in c_app_ht, by id */
 	struct rcu_head rcu;

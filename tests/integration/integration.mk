@@ -98,7 +98,10 @@ INTEGRATION_TESTS = \
 	tests/integration/signals-blocked.sh \
 	tests/integration/signals-consumed.sh \
 	tests/integration/stalled-start.sh \
-	tests/integration/consumer-workers.sh
+	tests/integration/consumer-workers.sh \
+	tests/integration/memory-only.sh \
+	tests/integration/memory-restart.sh \
+	tests/integration/clear.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py tests/integration/json-schema.py
