@@ -79,6 +79,9 @@ rc=0
 ctl_json "$WORK/o.json" rotate fr || rc=$?
 [ "$rc" -eq 1 ] && [ "$(error_code "$WORK/o.json")" = memory-only ] ||
 	fail "rotate of a memory-only session: exit $rc: $(cat "$WORK/o.json")"
+rc=0
+"$TRACECTL" view fr >/dev/null 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "view of a memory-only session: exit $rc"
 
 # 1. four threads, more events than their buffers hold, then idle
 N=20000
@@ -181,17 +184,18 @@ ctl_json "$WORK/o.json" snapshot fr --output "$WORK/tiny" --max-size 1k || rc=$?
 	fail "snapshot --max-size 1k: exit $rc: $(cat "$WORK/o.json")"
 "$TRACECTL" snapshot fr --max-size 0 >/dev/null 2>&1 && fail "--max-size 0 taken"
 
-# 4. a process gone is kept for its channel's flush interval, not longer
+# 4. a process gone is kept for its channel's flush interval (200 ms: at
+# least 1 s), not longer
 "$TRACECTL" create ex --snapshot --output "$WORK/ex" >/dev/null &&
 	"$TRACECTL" enable-channel -s ex e --subbuf-size 64k --num-subbuf 4 --flush-interval 200ms >/dev/null &&
 	"$TRACECTL" enable-event -s ex -c e 'shmtrace_test:*' >/dev/null &&
 	"$TRACECTL" start ex >/dev/null || fail "session ex"
 "$GEN" -n 100 -t 1 || fail "gen-events failed"
-sleep 1.5
+sleep 2.5
 rc=0
 ctl_json "$WORK/o.json" snapshot ex || rc=$?
 [ "$rc" -eq 1 ] && [ "$(error_code "$WORK/o.json")" = snapshot-empty ] ||
-	fail "a process gone 1.5 s ago, kept 200 ms, still in a snapshot: exit $rc: $(cat "$WORK/o.json")"
+	fail "a process gone 2.5 s ago, kept 1 s, still in a snapshot: exit $rc: $(cat "$WORK/o.json")"
 [ "$(memory_field ex e processes_gone_kept)" -eq 0 ] || fail "still kept"
 
 for t in a c1 c2; do

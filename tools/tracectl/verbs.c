@@ -222,7 +222,7 @@ const struct verb verbs[] = {
 			"its output (in time order, a flush interval late, until the session is\n"
 			"stopped or destroyed; trace-read's output options apply, e.g.\n"
 			"tracectl view s --format json). For a session streamed to a relay, says\n"
-			"how to attach babeltrace2 to it.",
+			"how to attach babeltrace2 to it; a memory-only session has nothing to follow.",
 		.longopts = view_opts, .shortopts = VIEW_SHORTOPTS, .main = view_main,
 	},
 	{
