@@ -12,15 +12,16 @@
 #   discard    create (the default): written out; events the ring cannot
 #              take while the consumer is behind are discarded (counted)
 #   overwrite  create --overwrite: written out; the oldest data overwritten
-# For each: ns per event (median and fastest run), the consumer's CPU time
-# during the run (from /proc, 10 ms ticks), the events written to disk,
-# discarded, overwritten.
+# For each: the traced thread's ns per event (median and fastest run), the
+# consumer's CPU time during the run (from /proc, 10 ms ticks) per event
+# emitted, the sum of both, and the events written to disk, discarded and
+# overwritten.
 #
 # usage: bench/memory-only.sh [-r REPS] [-n EVENTS] [-k]
 # Environment: SHMTRACE_BUILD (default <tree>/build), CC, TMPDIR.
 set -euo pipefail
 reps=5
-events=4000000
+events=10000000
 name=memory-only
 . "$(dirname "$0")/lib.sh" "$@"
 bench_cc "$work/fc" "$top/bench/filter-cost.c"
@@ -48,28 +49,32 @@ run() {	# run CONFIG: ns/event, consumer ms, written, discarded, overwritten
 	echo "$ns $((c1 - c0)) $(status_sum "$work/st.json" recorded)" \
 		"$(status_sum "$work/st.json" discarded) $(status_sum "$work/st.json" overwritten)"
 }
-declare -A res cms wr di ov
+declare -A res cns tot wr di ov
 cfgs="memory discard overwrite"
 for r in $(seq "$reps"); do
 	order=$cfgs
 	[ $((r % 2)) = 0 ] && order=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
 	for c in $order; do
 		read -r ns ms w d o < <(run "$c")
+		# the consumer's CPU per event emitted (the warm-up's tenth included)
+		cn=$(awk -v m="$ms" -v n="$events" 'BEGIN { printf "%.2f", m * 1e6 / (n * 1.1) }')
 		res[$c]="${res[$c]:-} $ns"
-		cms[$c]="${cms[$c]:-} $ms"
+		cns[$c]="${cns[$c]:-} $cn"
+		tot[$c]="${tot[$c]:-} $(awk -v a="$ns" -v b="$cn" 'BEGIN { printf "%.2f", a + b }')"
 		wr[$c]="${wr[$c]:-} $w"
 		di[$c]="${di[$c]:-} $d"
 		ov[$c]="${ov[$c]:-} $o"
 	done
 done
-printf '%-10s %9s %7s %12s %11s %11s %11s   (median of %d runs of %d events; runs: ns/event)\n' \
-	session ns/event min consumer_ms written discarded overwritten "$reps" "$events"
+medof() { echo "$1" | tr ' ' '\n' | median; }
+printf '%-10s %8s %6s %9s %8s %10s %10s %10s   (medians of %d runs of %d events; runs: writer ns/event)\n' \
+	session writer min consumer total written discarded overwritten "$reps" "$events"
 for c in $cfgs; do
-	printf '%-10s %9s %7s %12s %11s %11s %11s   %s\n' "$c" \
-		"$(echo "${res[$c]}" | tr ' ' '\n' | median)" \
+	printf '%-10s %8s %6s %9s %8s %10s %10s %10s   %s\n' "$c" "$(medof "${res[$c]}")" \
 		"$(echo "${res[$c]}" | tr ' ' '\n' | awk 'NF' | sort -g | head -n1)" \
-		"$(echo "${cms[$c]}" | tr ' ' '\n' | median)" \
-		"$(echo "${wr[$c]}" | tr ' ' '\n' | median)" "$(echo "${di[$c]}" | tr ' ' '\n' | median)" \
-		"$(echo "${ov[$c]}" | tr ' ' '\n' | median)" "${res[$c]}"
+		"$(medof "${cns[$c]}")" "$(medof "${tot[$c]}")" "$(medof "${wr[$c]}")" "$(medof "${di[$c]}")" \
+		"$(medof "${ov[$c]}")" "${res[$c]}"
 done
+echo "(ns per event: writer, the traced thread's; consumer, the consumer daemon's CPU time"
+echo " divided by the events emitted, 10 ms ticks; total, their sum per run)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -38,10 +38,10 @@
  *
  * Its buffers of memory-only channels (chan.c) are kept after that, each
  * for its channel's flush interval (1 s by default, at least that;
- * enable-channel --flush-interval sets it), so that a snapshot taken just after a
- * process exited or crashed, the moment a flight recorder is for, still
- * holds its last events: a written session has them on disk by then, its
- * open packets written out at exit. Not longer, nor more than KEEP_MAX
+ * enable-channel --flush-interval sets it), so that a snapshot taken just
+ * after a process exited or crashed, the moment a flight recorder is for,
+ * still holds its last events: a written session has them on disk by
+ * then, its open packets written out at exit. Not longer, nor more than KEEP_MAX
  * processes at once (the oldest go first): a gone process's buffers are
  * memory only the consumer holds (its mapping keeps the memfd's pages),
  * and a program that starts many short processes must not make it grow
@@ -320,8 +320,10 @@ void capp_gone(struct c_app *a, uint64_t now)
 	capp_segs_expire(a, 0);		/* written channels: as for any process gone */
 	/* nothing of it reaches us any more, nor a session daemon after ours */
 	wake_stop(a);
-	close(a->proc_fd);
-	close(a->ctl_fd);
+	if (a->proc_fd >= 0)
+		close(a->proc_fd);
+	if (a->ctl_fd >= 0)
+		close(a->ctl_fd);
 	a->proc_fd = -1;
 	a->ctl_fd = -1;
 	a->gone_at = now;

@@ -172,7 +172,6 @@ uint64_t hold_clear(struct c_stream *st)
 	__atomic_store_n(&h->cleared, cw, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->cleared_ts, cts, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->consumed, closed, __ATOMIC_RELEASE);
-	st->rd.rseq = closed;
 	return events;
 }
 

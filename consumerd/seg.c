@@ -16,8 +16,8 @@
  *
  * Who writes: the main thread alone makes and frees segments and their
  * streams, between rounds; the streams of a memory-only channel are in
- * no draining list (only snapshots read them, chan.c). A stream's reader state is then its draining
- * thread's (worker.c); the slot's header is the process's (closed, pseq,
+ * no draining list (only snapshots read them, chan.c). A stream's reader
+ * state is then its draining thread's (worker.c); the slot's header is the process's (closed, pseq,
  * commit words, counters) but for `consumed`, which the consumer stores
  * (release) after each packet written out whole (rb_done()), and the
  * slot's state, which the consumer turns from released to free once the
