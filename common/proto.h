@@ -65,6 +65,7 @@ enum proto_type {
 	 * is one MSG_C_ADOPT_APP per traced process, then MSG_C_ADOPT_END.
 	 */
 	MSG_C_ADOPT = 49,		/* body struct msg_c_adopt */
+	MSG_C_CLEAR = 50,		/* body struct msg_c_id; reply MSG_C_CLEAR_REPLY */
 	/* replies */
 	MSG_REPLY = 64,			/* status in the header; ends a reply */
 	/* 65 was a reply of text: no longer sent, refused */
@@ -79,6 +80,7 @@ enum proto_type {
 	/* session daemon -> consumer daemon: which keys of an aggregation
 	 * meet a condition; body struct msg_c_agg_eval, fd: write them there */
 	MSG_C_AGG_EVAL = 72,
+	MSG_C_CLEAR_REPLY = 73,		/* body struct msg_c_clear_reply; status */
 };
 
 struct proto_hdr {
@@ -207,6 +209,7 @@ enum proto_verb {
 	VERB_REGENERATE,		/* 25: struct cmd_regenerate */
 	VERB_TRACK,			/* 26: struct cmd_track, exe globs */
 	VERB_UNTRACK,			/* 27: struct cmd_track, exe globs */
+	VERB_CLEAR,			/* 28: what the session recorded, discarded */
 	VERB_MAX
 };
 
@@ -231,6 +234,7 @@ enum proto_verb {
  *   add-context           cmd_context          -
  *   rotate                cmd_rotate           -
  *   snapshot              cmd_snapshot         -
+ *   clear                 -                    -
  *   aggregate             cmd_aggregate        [filter]
  *   disable-aggregation   -                    name...              (1 to 255)
  *   show-aggregations     cmd_show_agg         -
@@ -256,6 +260,9 @@ _Static_assert(sizeof(struct msg_cmd) == 80, "cmd");
 #define PROTO_URL_MAX		256
 #define PROTO_ALLOW_MAX		16
 
+/* cmd_create.flags */
+#define CMD_CREATE_MEMORY	(1u << 0)	/* memory-only: written by snapshots only */
+
 struct cmd_create {
 	char output[PROTO_PATH_MAX];	/* absolute, "" = under the home */
 	uint32_t mode;			/* SHM_MODE_* of its channels */
@@ -268,9 +275,13 @@ struct cmd_create {
 	char set_url[PROTO_URL_MAX];	/* "net://HOST[:C[:D]]", "" = none */
 	char ctrl_url[PROTO_URL_MAX];	/* "tcp://HOST:PORT" */
 	char data_url[PROTO_URL_MAX];
+	uint32_t flags;			/* CMD_CREATE_* */
+	uint32_t reserved;
 };
-_Static_assert(sizeof(struct cmd_create) == PROTO_PATH_MAX + 88 + 3 * PROTO_URL_MAX,
+_Static_assert(sizeof(struct cmd_create) == PROTO_PATH_MAX + 96 + 3 * PROTO_URL_MAX,
 	       "cmd create");
+_Static_assert(offsetof(struct cmd_create, flags) == PROTO_PATH_MAX + 88 + 3 * PROTO_URL_MAX,
+	       "cmd create flags");
 
 /* cmd_channel.set: the settings given (the others keep their defaults) */
 #define CMD_CHAN_SUBBUF		(1u << 0)
@@ -333,7 +344,9 @@ _Static_assert(sizeof(struct cmd_rotate) == 24, "cmd rotate");
 
 struct cmd_snapshot {
 	char output[PROTO_PATH_MAX];	/* absolute, "" = next to the session's */
+	uint64_t max_size;		/* bytes written at most, 0 = no bound */
 };
+_Static_assert(sizeof(struct cmd_snapshot) == PROTO_PATH_MAX + 8, "cmd snapshot");
 
 #define CMD_AGG_FUNCS		8
 #define CMD_AGG_KEYS		4
@@ -491,6 +504,9 @@ struct proto_cmd {
 #define PROTO_COMPRESS_NONE	0
 #define PROTO_COMPRESS_LZ4	1
 
+/* msg_c_channel.flags */
+#define PROTO_CHAN_MEMORY	(1u << 0)	/* memory-only: never drained, only snapshots */
+
 struct msg_c_channel {
 	uint64_t chan_id;
 	uint32_t chan_slot;
@@ -500,11 +516,12 @@ struct msg_c_channel {
 	uint64_t relay_id;		/* 0: files under output; else streamed there */
 	uint32_t base_len;		/* the descriptor sent is output[0, base_len): the
 					 * rest is made and opened under it, no link followed */
-	uint32_t reserved;
+	uint32_t flags;			/* PROTO_CHAN_* */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];	/* session output directory */
 };
 _Static_assert(sizeof(struct msg_c_channel) == 40 + PROTO_NAME_MAX + PROTO_PATH_MAX, "chan");
+_Static_assert(offsetof(struct msg_c_channel, flags) == 36, "chan flags");
 
 /*
  * A session streamed to a relay (MSG_C_RELAY_ADD, with the two connected
@@ -557,12 +574,31 @@ struct msg_c_id {
 	uint64_t id;			/* channel or app id */
 };
 
-/* Write what a channel's buffers hold now into traces under @output. */
+/*
+ * Write what a channel's buffers hold now into traces under @output, at
+ * most @max_size bytes (0: no bound; MSG_C_ROTATE: 0).
+ */
 struct msg_c_snapshot {
 	uint64_t chan_id;
 	char output[PROTO_PATH_MAX];
+	uint64_t max_size;
 };
-_Static_assert(sizeof(struct msg_c_snapshot) == 8 + PROTO_PATH_MAX, "snapshot");
+_Static_assert(sizeof(struct msg_c_snapshot) == 16 + PROTO_PATH_MAX, "snapshot");
+_Static_assert(offsetof(struct msg_c_snapshot, max_size) == 8 + PROTO_PATH_MAX, "snapshot max");
+
+/*
+ * MSG_C_CLEAR's reply: per channel of the session cleared, the events it
+ * discarded (written and removed, or dropped from memory-only buffers).
+ */
+struct msg_c_clear_reply {
+	uint32_t nchans;
+	uint32_t reserved;
+	struct {
+		uint64_t chan_id;
+		uint64_t events;
+	} chan[8];			/* SHM_MAX_CHAN at most */
+};
+_Static_assert(sizeof(struct msg_c_clear_reply) == 136, "clear reply");
 
 struct msg_c_stats {
 	uint64_t events;		/* events written to disk */
@@ -583,9 +619,21 @@ struct msg_c_stats {
 	uint32_t werr_traces;		/* traces that met a write error */
 	int32_t werr;			/* the channel's first write error: errno, 0 none */
 	char werr_path[PROTO_PATH_MAX];	/* the file or directory it concerned */
+	/* memory-only channels: what the buffers hold now (0 otherwise) */
+	uint64_t mem_bytes;		/* resident bytes of the buffers that hold events */
+	uint64_t held_bytes;		/* bytes of the events held (past a clear) */
+	uint64_t held_events;		/* ... events */
+	uint64_t window_begin;		/* the oldest one's time: ns since the Epoch, 0: none */
+	uint64_t window_end;		/* the newest one's */
+	uint32_t kept;			/* processes gone whose buffers are kept */
+	uint32_t reserved;
+	uint64_t cleared;		/* events discarded by clear (the session daemon's count) */
 };
-_Static_assert(sizeof(struct msg_c_stats) == 104 + PROTO_PATH_MAX, "stats");
 _Static_assert(offsetof(struct msg_c_stats, werr_path) == 104, "stats path");
+_Static_assert(offsetof(struct msg_c_stats, mem_bytes) == 104 + PROTO_PATH_MAX, "stats memory");
+_Static_assert(offsetof(struct msg_c_stats, kept) == 144 + PROTO_PATH_MAX, "stats kept");
+_Static_assert(offsetof(struct msg_c_stats, cleared) == 152 + PROTO_PATH_MAX, "stats cleared");
+_Static_assert(sizeof(struct msg_c_stats) == 160 + PROTO_PATH_MAX, "stats");
 
 /*
  * An aggregation segment (MSG_APP_AGG_SEG from the process, forwarded as
@@ -711,6 +759,7 @@ _Static_assert(sizeof(struct msg_item) == 8, "item");
 #define REC_SESSION_ALLOW_ALL	(1u << 3)	/* processes of every uid */
 #define REC_SESSION_CHANNEL0	(1u << 4)	/* channel0 exists (else: its defaults) */
 #define REC_SESSION_OUTPUT_DEFAULT (1u << 5)	/* output chosen by the daemon (none given) */
+#define REC_SESSION_MEMORY	(1u << 6)	/* memory-only: written by snapshots only */
 
 /* A session (create, start, stop, destroy, list, status, notices). */
 struct rec_session {
@@ -748,6 +797,8 @@ _Static_assert(offsetof(struct rec_session, rot_bytes) == 5048, "rec session rot
 #define REC_CHANNEL_STATS	(1u << 0)	/* stats holds the consumer's counters */
 #define REC_CHANNEL_UNFLUSHED	(1u << 1)	/* stop could not write it out: unflushed_* */
 #define REC_CHANNEL_DISABLED	(1u << 2)	/* disable-channel: it records nothing */
+#define REC_CHANNEL_MEMORY	(1u << 3)	/* of a memory-only session: stats.mem_* say
+						 * what its buffers hold */
 
 /* A channel: its settings and, when REC_CHANNEL_STATS, its counters. */
 struct rec_channel {
@@ -770,6 +821,7 @@ struct rec_channel {
 _Static_assert(sizeof(struct rec_channel) == 2 * PROTO_NAME_MAX + 56 + sizeof(struct msg_c_stats),
 	       "rec channel");
 _Static_assert(offsetof(struct rec_channel, stats) == 184, "rec channel stats");
+_Static_assert(sizeof(struct rec_channel) == 344 + PROTO_PATH_MAX, "rec channel size");
 
 /* rec_enabler.flags */
 #define REC_ENABLER_FILTER	(1u << 0)	/* filter holds its filter */
@@ -1085,6 +1137,10 @@ enum proto_why {
 	RE_EXCLUDE_WILD,	/* name: a pattern with exclusions but no '*' */
 	RE_TRACK_ALL,		/* session, name: the kind (untrack of one that tracks all) */
 	RE_NOT_TRACKED,		/* session, name: the value, name2: the kind */
+	RE_MEMORY_DISCARD,	/* session, name: channel: a memory-only session overwrites */
+	RE_MEMORY_ONLY,		/* session, name: what a memory-only session has not */
+	RE_SNAPSHOT_SIZE,	/* session, n0: --max-size (holds no stream's newest packet) */
+	RE_CLEAR,		/* session, err */
 	RE_MAX_ERROR,
 	/* notes */
 	RN_AGG_KEY_UNKNOWN = 100,	/* name: pattern, name2: field */

@@ -12,7 +12,13 @@
  *   slot.closed       writer; packets 0..closed-1 are complete (release)
  *   slot.discarded    writer; events dropped, buffer full or event too big
  *   slot.lost_nested  writer's signal handlers; atomic add
- *   slot.consumed     consumer; packets 0..consumed-1 are on disk (release)
+ *   slot.consumed     consumer; packets 0..consumed-1 are on disk (release);
+ *                     in a memory-only channel, which the consumer never
+ *                     drains, those a clear discarded
+ *   slot.cleared,     consumer, memory-only channels: how much of packet
+ *   slot.cleared_ts   `consumed` the clear discarded (events << 32 | bytes,
+ *                     whole events) and the time of the last of them; read
+ *                     by the consumer only (snapshots), never by the writer
  *   sb.pseq           writer; the packet number the sub-buffer holds (release,
  *                     after commit and begin_ts were reset)
  *   sb.commit.word    writer; events << 32 | bytes committed (release, one

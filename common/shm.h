@@ -165,6 +165,14 @@
 #define SHM_MODE_DISCARD	0
 #define SHM_MODE_OVERWRITE	1
 
+/*
+ * Channel flags (shm_ctl_chan.flags). SHM_CHAN_NOWAKE: the consumer never
+ * drains this channel (a memory-only session: its rings are copied only
+ * by snapshots), so its writers never wake the consumer when they publish
+ * a packet. A process that does not know the flag wakes it needlessly.
+ */
+#define SHM_CHAN_NOWAKE		1u
+
 /* Limits on channel geometry, checked by everyone who reads it. */
 #define SHM_MIN_SUBBUF		4096u
 #define SHM_MAX_SUBBUF		(64u << 20)
@@ -179,7 +187,8 @@ struct shm_ctl_chan {
 	uint32_t pool_size;		/* buffers in the first segment */
 	uint32_t mode;			/* SHM_MODE_* */
 	uint32_t context;		/* SHMTRACE__CTX_* fields of every event */
-	uint8_t reserved[36];
+	uint32_t flags;			/* SHM_CHAN_* */
+	uint8_t reserved[32];
 };
 
 #define SHM_CTL_HDR		4096u
@@ -263,6 +272,7 @@ struct shm_ctl_page {
 
 _Static_assert(sizeof(struct shm_ctl_chan) == 64, "ctl chan size");
 _Static_assert(offsetof(struct shm_ctl_chan, context) == 24, "ctl chan context");
+_Static_assert(offsetof(struct shm_ctl_chan, flags) == 28, "ctl chan flags");
 _Static_assert(offsetof(struct shm_ctl_page, generation) == 16, "ctl generation");
 _Static_assert(offsetof(struct shm_ctl_page, ringing) == 24, "ctl ringing");
 _Static_assert(offsetof(struct shm_ctl_page, dump_req) == 28, "ctl dump_req");
@@ -393,7 +403,10 @@ struct shm_slot {
 	uint8_t reserved1[32];
 	/* cache line 2: written by the consumer only */
 	uint64_t consumed;		/* packets consumed so far (release) */
-	uint8_t reserved2[56];
+	uint64_t cleared;		/* memory-only: events << 32 | bytes of packet
+					 * `consumed` that a clear discarded */
+	uint64_t cleared_ts;		/* ... the time of its last one */
+	uint8_t reserved2[40];
 	struct shm_sbmeta sb[];		/* num_subbuf entries */
 };
 
@@ -402,6 +415,8 @@ _Static_assert(offsetof(struct shm_sbmeta, commit) == 0, "sbmeta commit");
 _Static_assert(offsetof(struct shm_slot, closed) == 64, "slot writer line");
 _Static_assert(offsetof(struct shm_slot, overrun) == 88, "slot overrun");
 _Static_assert(offsetof(struct shm_slot, consumed) == 128, "slot consumer line");
+_Static_assert(offsetof(struct shm_slot, cleared) == 136, "slot cleared");
+_Static_assert(offsetof(struct shm_slot, cleared_ts) == 144, "slot cleared time");
 _Static_assert(offsetof(struct shm_slot, sb) == 192, "slot sb");
 
 struct shm_seg_hdr {

@@ -146,13 +146,15 @@ static int adopt_inventory(int fd)
 		};
 		int fds[3] = { a->proc_fd, a->wake_fd, a->ctl_fd };
 
+		if (a->id > end.max_app_id)
+			end.max_app_id = a->id;
+		if (capp_is_gone(a))
+			continue;	/* its buffers kept for snapshots: ours alone */
 		memcpy(m.procname, a->procname, sizeof(m.procname));
 		ret = adopt_send(fd, MSG_C_ADOPT_APP, &m, sizeof(m), fds, 3);
 		if (ret < 0)
 			return ret;
 		end.napps++;
-		if (a->id > end.max_app_id)
-			end.max_app_id = a->id;
 	}
 	chan_for_each(&it, ch)
 		if (end.nchans < ARRAY_SIZE(end.chan_id))
@@ -214,6 +216,8 @@ int adopt_tick(uint64_t now, void (*gone)(struct c_app *a))
 		return 0;
 	ad_next_look = now + 1000000000ull;
 	capp_for_each(&it, a) {
+		if (capp_is_gone(a))
+			continue;	/* (its buffers kept a while, app.c) */
 		if (proc_live((pid_t)a->pid, a->starttime)) {
 			left++;
 			continue;

@@ -35,6 +35,22 @@
  * unmapped. A process that crashed loses only the event it was writing;
  * a consumer that crashed leaves the pages to the next one, which the
  * session daemon gives every process again.
+ *
+ * Its buffers of memory-only channels (chan.c) are kept after that, each
+ * for its channel's flush interval (1 s by default, at least that;
+ * enable-channel --flush-interval sets it), so that a snapshot taken just
+ * after a process exited or crashed, the moment a flight recorder is for,
+ * still holds its last events: a written session has them on disk by
+ * then, its open packets written out at exit. Not longer, nor more than KEEP_MAX
+ * processes at once (the oldest go first): a gone process's buffers are
+ * memory only the consumer holds (its mapping keeps the memfd's pages),
+ * and a program that starts many short processes must not make it grow
+ * without bound. A kept process stays in the table, with its page, its
+ * traces and those segments, but its wake socket and descriptors are
+ * closed (it is given to no session daemon that takes us over) and it is
+ * drained no more; it is freed when its time is up (capp_expire(), from
+ * the main loop), or with its channels. A consumer that restarts has
+ * lost it: the session daemon forgot the process when it went.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,6 +75,12 @@
 #include "werr.h"
 
 struct cds_lfht *c_app_ht;
+
+/* processes gone whose memory-only buffers are kept, oldest first */
+#define KEEP_MAX	32
+#define KEEP_MIN_MS	1000u	/* a channel never flushed: as the default interval */
+static CDS_LIST_HEAD(kept_apps);
+static unsigned int nkept;
 
 static int capp_match(struct cds_lfht_node *n, const void *key)
 {
@@ -97,6 +119,8 @@ int capp_add(const struct msg_c_app *m, const int *fds)
 	if (memfd_check(fds[0], SHM_PROC_SIZE) < 0 || fstat(fds[1], &st) < 0 ||
 	    !S_ISSOCK(st.st_mode) || memfd_check(fds[2], SHM_CTL_SIZE) < 0)
 		goto bad;
+	if (a && a->kept_until)
+		goto bad;	/* gone already: an id is never given twice */
 	proc = mmap(NULL, SHM_PROC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
 	if (proc == MAP_FAILED)
 		goto bad;
@@ -189,25 +213,34 @@ static void capp_free_rcu(struct rcu_head *head)
 	free(caa_container_of(head, struct c_app, rcu));
 }
 
+/* Segment @s of @a (out of its list): drained out, its counts kept, freed. */
+static void capp_seg_out(struct c_app *a, struct c_seg *s)
+{
+	drain_seg_out(s);
+	/* a process caught lying stays named by its channels' status */
+	if (__atomic_load_n(&a->lies, __ATOMIC_RELAXED) && !(a->lied_in & (1u << s->chan->slot))) {
+		a->lied_in |= 1u << s->chan->slot;
+		if (!s->chan->gone.liars++)
+			s->chan->gone.liar_pid = a->pid;
+	}
+	seg_free(s);
+}
+
 void capp_free(struct c_app *a)
 {
 	struct cds_lfht_iter it;
 	struct c_chan *ch;
 
 	cds_lfht_del(c_app_ht, &a->node);
+	if (a->kept_until) {
+		cds_list_del(&a->kept);
+		nkept--;
+	}
 	while (a->segs) {
 		struct c_seg *s = a->segs;
 
 		a->segs = s->next;
-		drain_seg_out(s);
-		/* a process caught lying stays named by its channels' status */
-		if (__atomic_load_n(&a->lies, __ATOMIC_RELAXED) &&
-		    !(a->lied_in & (1u << s->chan->slot))) {
-			a->lied_in |= 1u << s->chan->slot;
-			if (!s->chan->gone.liars++)
-				s->chan->gone.liar_pid = a->pid;
-		}
-		seg_free(s);
+		capp_seg_out(a, s);
 	}
 	while (a->traces) {
 		struct c_trace *t = a->traces;
@@ -220,12 +253,100 @@ void capp_free(struct c_app *a)
 	if (a->proc)
 		munmap(a->proc, SHM_PROC_SIZE);
 	a->proc = NULL;
-	close(a->proc_fd);
-	close(a->ctl_fd);
+	if (a->proc_fd >= 0)
+		close(a->proc_fd);
+	if (a->ctl_fd >= 0)
+		close(a->ctl_fd);
 	wake_stop(a);
 	free(a->ev);
 	free(a->shape);
 	urcu_memb_call_rcu(&a->rcu, capp_free_rcu);
+}
+
+/* How long @s is kept once its process is gone: 0 (a written channel's) or ms. */
+static uint32_t seg_keep_ms(const struct c_seg *s)
+{
+	if (!s->chan->memory)
+		return 0;
+	return s->chan->flush_ms > KEEP_MIN_MS ? s->chan->flush_ms : KEEP_MIN_MS;
+}
+
+/*
+ * The segments of @a no longer kept @gone ns after it went (a written
+ * channel's at once), out, and the traces no segment writes into any more.
+ */
+static void capp_segs_expire(struct c_app *a, uint64_t gone)
+{
+	struct c_seg **pp = &a->segs;
+	struct c_trace **tp = &a->traces;
+
+	while (*pp) {
+		struct c_seg *s = *pp;
+
+		if (seg_keep_ms(s) && gone < (uint64_t)seg_keep_ms(s) * 1000000u) {
+			pp = &s->next;
+			continue;
+		}
+		*pp = s->next;
+		capp_seg_out(a, s);
+	}
+	while (*tp) {
+		struct c_trace *t = *tp;
+		const struct c_seg *user = a->segs;
+
+		while (user && user->trace != t)
+			user = user->next;
+		if (user) {
+			tp = &t->next;
+			continue;
+		}
+		*tp = t->next;
+		trace_free(t);
+	}
+}
+
+void capp_gone(struct c_app *a, uint64_t now)
+{
+	uint32_t keep_ms = 0;
+
+	if (a->kept_until)
+		return;
+	for (const struct c_seg *s = a->segs; s; s = s->next)
+		keep_ms = seg_keep_ms(s) > keep_ms ? seg_keep_ms(s) : keep_ms;
+	if (!keep_ms) {
+		capp_free(a);
+		return;
+	}
+	capp_segs_expire(a, 0);		/* written channels: as for any process gone */
+	/* nothing of it reaches us any more, nor a session daemon after ours */
+	wake_stop(a);
+	if (a->proc_fd >= 0)
+		close(a->proc_fd);
+	if (a->ctl_fd >= 0)
+		close(a->ctl_fd);
+	a->proc_fd = -1;
+	a->ctl_fd = -1;
+	a->gone_at = now;
+	a->kept_until = now + (uint64_t)keep_ms * 1000000u;
+	cds_list_add_tail(&a->kept, &kept_apps);
+	log_info("%s[%u] is gone: its buffers kept %u ms for snapshots", a->procname, a->pid,
+		 keep_ms);
+	if (++nkept > KEEP_MAX)
+		capp_free(cds_list_first_entry(&kept_apps, struct c_app, kept));
+}
+
+void capp_expire(uint64_t now)
+{
+	struct c_app *a, *tmp;
+
+	cds_list_for_each_entry_safe(a, tmp, &kept_apps, kept) {
+		if (now >= a->kept_until) {
+			capp_free(a);
+			continue;
+		}
+		/* each channel's buffers for its own interval */
+		capp_segs_expire(a, now - a->gone_at);
+	}
 }
 
 /*

@@ -59,6 +59,10 @@ struct c_app {
 	int asleep;			/* consumer_sleeping set: its streams parked (wake.c) */
 	uint64_t last_data;		/* when its streams last gave something (ns) */
 	struct cds_list_head awake;	/* in the list of polled processes, if !asleep */
+	uint64_t gone_at;		/* when the session daemon said it was gone */
+	uint64_t kept_until;		/* gone: its memory-only buffers kept until then
+					 * (monotonic ns, the longest); 0 while it runs */
+	struct cds_list_head kept;	/* gone: in the list of processes kept */
 	struct cds_lfht_node node;	/* in c_app_ht, by id */
 	struct rcu_head rcu;
 };
@@ -84,6 +88,21 @@ int capp_add(const struct msg_c_app *m, const int *fds);
 int capp_add_events(struct c_app *a, const char *body, size_t len);
 /* Drain and close everything of @a; out of the table, freed after a grace period. */
 void capp_free(struct c_app *a);
+/*
+ * The session daemon says @a is gone (at @now, monotonic ns): what it
+ * wrote in written channels is drained out and closed at once; its
+ * buffers of memory-only channels are kept for their flush interval, so
+ * that a snapshot still holds them (app.c), then freed (capp_expire()).
+ * Nothing else is done to a process already gone.
+ */
+void capp_gone(struct c_app *a, uint64_t now);
+/* Processes gone whose buffers were kept until before @now: freed. */
+void capp_expire(uint64_t now);
+/* Is @a gone, its memory-only buffers kept? */
+static inline int capp_is_gone(const struct c_app *a)
+{
+	return a->kept_until != 0;
+}
 /*
  * Events @a lost for want of any buffer in channel slot @slot since the
  * channel began, as believed now (its page read again: one thread per

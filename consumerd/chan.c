@@ -9,8 +9,8 @@
  * main thread holds while it runs (consumerd.c), so that a reader on any
  * thread never sees freed memory.
  *
- * Fields: the definition (id, slot, mode, compress, relay, name, output,
- * flush_ms) is written once, before the channel is in the table.
+ * Fields: the definition (id, slot, mode, compress, memory, relay, name,
+ * output, flush_ms) is written once, before the channel is in the table.
  * next_flush and flush_due are the main thread's, written between rounds
  * (chan_flush_due()); the workers read flush_due during a round, which the
  * hand-off of the round's job orders after the write (worker.c). `gone` is
@@ -21,6 +21,11 @@
  * committed, open packets too), closes its streams, and closes the traces
  * that no other channel of the session writes into; a trace that another
  * channel still writes into is handed to that channel.
+ *
+ * A memory-only channel (memory, a session made with create --snapshot)
+ * is never drained: its streams are in no draining list, its traces are
+ * never made on disk, and only snapshots (snapshot.c) copy its rings; a
+ * flush, a final drain, the end of a process write nothing of it.
  *
  * A channel is the consumer's memory only: after a crash, the session
  * daemon gives a new consumer every channel again, then the processes and
@@ -79,6 +84,7 @@ int chan_add(const struct msg_c_channel *m, int fd)
 	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN || m->compress > PROTO_COMPRESS_LZ4 ||
 	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||
 	    (m->relay_id ? !relay || m->compress : m->output[0] != '/') || !m->name[0] ||
+	    (m->flags & ~PROTO_CHAN_MEMORY) || ((m->flags & PROTO_CHAN_MEMORY) && m->relay_id) ||
 	    strchr(m->name, '/') || fstat(fd, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
 	    (!m->relay_id && (m->base_len > strlen(m->output) ||
 			      (m->output[m->base_len] && m->output[m->base_len] != '/')))) {
@@ -97,12 +103,14 @@ int chan_add(const struct msg_c_channel *m, int fd)
 	ch->flush_ms = m->flush_ms;
 	ch->mode = m->mode;
 	ch->compress = m->compress;
+	ch->memory = (m->flags & PROTO_CHAN_MEMORY) != 0;
 	ch->relay = relay;
 	memcpy(ch->name, m->name, sizeof(ch->name));
 	memcpy(ch->output, m->output, sizeof(ch->output));
 	ch->out_fd = -1;
 	/* traces a consumer before us left in the output still count */
-	prog_scan(ch);
+	if (!ch->memory)
+		prog_scan(ch);
 	cds_lfht_node_init(&ch->node);
 	cds_lfht_add(c_chan_ht, hash_id(ch->id), &ch->node);
 	/* the processes' events lost without a buffer count from now on */

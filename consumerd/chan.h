@@ -20,6 +20,8 @@ struct c_chan {
 	uint32_t flush_ms;
 	uint32_t mode;
 	uint32_t compress;		/* PROTO_COMPRESS_* */
+	int memory;			/* memory-only: never drained, nothing written
+					 * but snapshots (hold.c) */
 	uint64_t next_flush;		/* monotonic ns */
 	struct msg_c_stats gone;	/* streams already closed (stats.c) */
 	int werr;			/* first write error (errno), 0 none (werr.c) */

@@ -77,6 +77,19 @@ uint64_t clock_now(uint32_t kind)
 	return kind == CLOCK_KIND_TSC ? tsc_read_ordered() : now_ns(CLOCK_MONOTONIC);
 }
 
+uint64_t clock_epoch_ns(uint32_t kind, uint64_t ticks)
+{
+	const struct c_clock *c = &c_clocks[kind == CLOCK_KIND_TSC ? CLOCK_KIND_TSC :
+						    CLOCK_KIND_MONOTONIC];
+	__int128 ns;
+
+	if (!c->freq)
+		return 0;
+	ns = (__int128)c->offset_s * 1000000000 +
+	     ((unsigned __int128)c->offset + ticks) * 1000000000u / c->freq;
+	return ns > 0 && ns < (__int128)UINT64_MAX ? (uint64_t)ns : 0;
+}
+
 void clock_describe(uint32_t kind, struct ctf_trace_info *info)
 {
 	const struct c_clock *c = &c_clocks[kind];

@@ -14,5 +14,7 @@ void clock_init(void);
 uint64_t clock_now(uint32_t kind);
 /* The clock fields of @info (name, description, uuid, frequency, offset) for @kind. */
 void clock_describe(uint32_t kind, struct ctf_trace_info *info);
+/* A time of clock @kind in ns since the Epoch, as the traces describe it (any thread). */
+uint64_t clock_epoch_ns(uint32_t kind, uint64_t ticks);
 
 #endif

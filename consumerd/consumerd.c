@@ -82,8 +82,10 @@ static void ep_add(int fd, uint64_t key, uint32_t flags)
 
 static void app_gone(struct c_app *a)
 {
+	if (capp_is_gone(a))
+		return;
 	cagg_app_gone(a->id);
-	capp_free(a);
+	capp_gone(a, now_ns(CLOCK_MONOTONIC));
 }
 
 static void handle_app_del(uint64_t id)
@@ -156,8 +158,19 @@ static void handle_request(void)
 
 		drain_all(DRAIN_COMPLETE);
 		ret = memchr(sn->output, 0, sizeof(sn->output)) ?
-		      snapshot_chan(sn->chan_id, sn->output) : -EINVAL;
+		      snapshot_chan(sn->chan_id, sn->output, sn->max_size) : -EINVAL;
 		break;
+	}
+	case MSG_C_CLEAR: {
+		struct c_chan *ch = chan_find(id->id);
+		struct msg_c_clear_reply rep;
+
+		memset(&rep, 0, sizeof(rep));
+		ret = ch ? clear_output(ch, &rep) : -EINVAL;
+		if (ret < 0)
+			log_warn("request %u failed: %s", h.type, strerror(-ret));
+		proto_send(cd_fd, MSG_C_CLEAR_REPLY, ret, &rep, sizeof(rep), NULL, 0);
+		return;
 	}
 	case MSG_C_ROTATE: {
 		const struct msg_c_snapshot *sn = (const void *)buf;
@@ -272,6 +285,7 @@ static void loop(void)
 		/* orphaned with no process left to drain: nothing more to do */
 		if (adopt_tick(now_ns(CLOCK_MONOTONIC), app_gone))
 			cd_quit = 1;
+		capp_expire(now_ns(CLOCK_MONOTONIC));
 	}
 }
 

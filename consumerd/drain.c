@@ -328,8 +328,8 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 	int ret, done, written = 0;
 	uint32_t bad;
 
-	if (st->broken)
-		return 0;
+	if (st->broken || s->chan->memory)
+		return 0;	/* (memory-only: only snapshots copy it, chan.c) */
 	drain_counts(s, st);
 	if (st->rb.mode == SHM_MODE_OVERWRITE && st->rb.subbuf_size > c_scratch_size) {
 		char *nb = realloc(c_scratch, st->rb.subbuf_size);
@@ -472,7 +472,7 @@ void drain_flush(uint64_t chan_id)
 /* Is a complete packet waiting in this segment? */
 int drain_pending(const struct c_seg *s)
 {
-	for (uint32_t i = 0; i < s->nslots; i++) {
+	for (uint32_t i = 0; !s->chan->memory && i < s->nslots; i++) {
 		const struct c_stream *st = &s->streams[i];
 
 		if (!st->broken &&

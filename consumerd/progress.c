@@ -221,6 +221,7 @@ static void prog_fill_rec(const struct c_seg *s, const struct c_stream *st, stru
 	r->slot_disc = st->disc.val;
 	r->overrun = st->over.val;
 	r->nobuf = capp_nobuf_seen(s->trace->app, s->chan->slot);
+	r->ev_base = st->ev_base;
 	r->check = prog_hash(r, sizeof(*r));
 }
 
@@ -249,6 +250,8 @@ int prog_stream_new(struct c_seg *s, struct c_stream *st)
 	}
 	st->rec = (int32_t)t->prog_next++;
 	pthread_mutex_unlock(&t->lock);
+	/* what the stream wrote before this trace (chunks, cleared traces) */
+	st->ev_base = st->rd.events - st->wlost;
 	ret = prog_save(s, st);
 	if (ret < 0)
 		st->rec = -1;	/* (the slot stays taken: harmless) */
@@ -327,6 +330,7 @@ int prog_resume(struct c_seg *s, struct c_stream *st)
 	st->rd.last_end = r->last_end;
 	st->rd.events = r->events;
 	st->rd.lost_packets = r->lost_packets;
+	st->ev_base = r->ev_base <= r->events - r->wlost ? r->ev_base : 0;
 	t->app->nobuf_base[s->chan->slot] = r->nobuf_base;
 	consumed = __atomic_load_n(&st->rb.hdr->consumed, __ATOMIC_ACQUIRE);
 	if (consumed > r->rseq) {
@@ -587,6 +591,33 @@ void prog_take(struct c_seg *s, struct c_stream *st, int resumed)
 		g->bytes -= b->bytes;
 		g->streams -= b->has_file;
 	}
+}
+
+int prog_count(int dirfd, const uint64_t *ids, unsigned int n, uint64_t *events)
+{
+	struct prog_hdr h;
+	struct prog_rec r;
+	int fd = openat(dirfd, PROG_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != PROG_MAGIC ||
+	    h.version != PROG_VERSION || h.check != prog_hash(&h, sizeof(h))) {
+		close(fd);
+		return -EBADMSG;
+	}
+	for (uint32_t k = 0; k < PROG_MAX_RECS; k++) {
+		if (pread(fd, &r, sizeof(r), PROG_HDR_SIZE + (off_t)k * PROG_REC_SIZE) !=
+		    (ssize_t)sizeof(r))
+			break;
+		if (!prog_rec_ok(&r) || r.ev_base > r.events - r.wlost)
+			continue;
+		for (unsigned int i = 0; i < n; i++)
+			if (r.chan_id == ids[i])
+				events[i] += r.events - r.wlost - r.ev_base;
+	}
+	close(fd);
+	return 0;
 }
 
 void prog_scan_free(struct c_chan *ch)

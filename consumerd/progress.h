@@ -82,12 +82,15 @@ struct prog_rec {
 	uint64_t slot_disc;		/* the slot's discards (full, nested) so far */
 	uint64_t overrun;		/* the slot's overwritten events so far */
 	uint64_t nobuf;			/* its process's events lost without a buffer */
-	uint8_t reserved[16];
+	uint64_t ev_base;		/* events - wlost when the record began: those of
+					 * earlier traces (chunks, cleared ones) */
+	uint8_t reserved[8];
 	uint64_t check;			/* hash_bytes() of the bytes before */
 };
 
 _Static_assert(sizeof(struct prog_rec) == PROG_REC_SIZE, "progress record size");
 _Static_assert(offsetof(struct prog_rec, fsize) == 96, "progress record fsize");
+_Static_assert(offsetof(struct prog_rec, ev_base) == 232, "progress record ev_base");
 _Static_assert(offsetof(struct prog_rec, check) == PROG_REC_SIZE - 8, "progress record check");
 
 /*
@@ -140,5 +143,11 @@ int prog_scan(struct c_chan *ch);
 void prog_take(struct c_seg *s, struct c_stream *st, int resumed);
 /* The channel's scan results freed. */
 void prog_scan_free(struct c_chan *ch);
+/*
+ * The events trace directory @dirfd holds, from its progress file: per
+ * channel (@ids, @n of them), added to @events. 0, or -errno (no progress
+ * file: nothing counted).
+ */
+int prog_count(int dirfd, const uint64_t *ids, unsigned int n, uint64_t *events);
 
 #endif

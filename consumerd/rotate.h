@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * rotate.h - tracectl rotate: the traces of a session's output into a
- * chunk (rotate.c).
+ * chunk; tracectl clear: what the session recorded, discarded (rotate.c).
  */
 #ifndef SHMTRACE_CONSUMERD_ROTATE_H
 #define SHMTRACE_CONSUMERD_ROTATE_H
+
+#include "common/proto.h"
 
 struct c_chan;
 
@@ -16,5 +18,13 @@ struct c_chan;
  * logged).
  */
 int rotate_output(struct c_chan *ch, const char *chunk);
+/*
+ * What the session of @ch recorded so far, discarded, tracing going on:
+ * in files, the current chunk closed then removed; in a memory-only
+ * session, its rings' content (hold.c). @rep: per channel of the session,
+ * the events discarded. 0, or the -errno of the last thing that failed
+ * (logged); -EOPNOTSUPP for a session streamed to a relay.
+ */
+int clear_output(struct c_chan *ch, struct msg_c_clear_reply *rep);
 
 #endif

@@ -15,8 +15,9 @@
  * rb_next() (drain.c).
  *
  * Who writes: the main thread alone makes and frees segments and their
- * streams, between rounds. A stream's reader state is then its draining
- * thread's (worker.c); the slot's header is the process's (closed, pseq,
+ * streams, between rounds; the streams of a memory-only channel are in
+ * no draining list (only snapshots read them, chan.c). A stream's reader
+ * state is then its draining thread's (worker.c); the slot's header is the process's (closed, pseq,
  * commit words, counters) but for `consumed`, which the consumer stores
  * (release) after each packet written out whole (rb_done()), and the
  * slot's state, which the consumer turns from released to free once the
@@ -129,7 +130,8 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		prog_take(s, st, prog_resume(s, st) == 1);
 	}
 	what = "the draining threads' lists";
-	for (added = 0; added < m->nslots; added++) {
+	/* (a memory-only channel's streams are never drained: in no list) */
+	for (added = 0; !ch->memory && added < m->nslots; added++) {
 		ret = wk_stream_add(&s->streams[added], a->asleep);
 		if (ret < 0)
 			goto err_streams;
@@ -154,7 +156,7 @@ fail:
 void seg_free(struct c_seg *s)
 {
 	stats_seg_gone(s);
-	for (uint32_t i = 0; i < s->nslots; i++)
+	for (uint32_t i = 0; !s->chan->memory && i < s->nslots; i++)
 		wk_stream_del(&s->streams[i]);
 	for (uint32_t i = 0; i < s->nslots; i++)
 		drain_stream_close(s, &s->streams[i]);

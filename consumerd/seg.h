@@ -44,6 +44,8 @@ struct c_stream {
 	uint64_t last_closed;		/* the slot's closed counter at the last look */
 	uint64_t bytes;
 	uint64_t wlost;			/* events lost to write errors */
+	uint64_t ev_base;		/* events - wlost before its current trace (progress.c) */
+	uint64_t snap_budget;		/* bytes a snapshot may write of it (snapshot.c) */
 	struct rdata_stream net;		/* streamed: its relay stream */
 };
 

@@ -4,7 +4,10 @@
  * lost to write errors, overwritten, discarded, lost without a buffer,
  * bytes, buffers and streams, events a relay did not confirm, and the
  * channel's first write error. So events emitted = written + discarded
- * (+ overwritten, + lost without a buffer) + lost to write errors.
+ * (+ overwritten, + lost without a buffer) + lost to write errors. For a
+ * memory-only channel, what its buffers hold now besides (hold.c): their
+ * resident memory, the events past the last clear and the window they
+ * cover, and the processes gone whose buffers are kept (app.c).
  *
  * Main thread only, between rounds: the stream counters it reads are
  * written by the draining threads during rounds, which the end of a
@@ -26,6 +29,7 @@
 #include <string.h>
 #include "app.h"
 #include "drain.h"
+#include "hold.h"
 #include "trace.h"
 #include "chan.h"
 #include "relaydata.h"
@@ -79,7 +83,10 @@ void stats_chan(uint64_t chan_id, struct msg_c_stats *st)
 			st->buffers += s->nslots;
 			for (uint32_t i = 0; i < s->nslots; i++)
 				stats_add(st, s, &s->streams[i]);
+			if (ch->memory)
+				hold_stats(s, st);
 		}
+		st->kept += in && capp_is_gone(a);
 		/* a process caught writing counters no program can make */
 		if (in && __atomic_load_n(&a->lies, __ATOMIC_RELAXED) && !st->liars++)
 			st->liar_pid = a->pid;

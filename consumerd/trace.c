@@ -13,7 +13,10 @@
  * under the output's descriptor, following no link (chan.c). It starts at
  * its process's first segment, again at the next packet after a rotation
  * (rotate.c), and, when it could not be made (the error recorded,
- * werr.c, nothing of it left behind), at its next packet.
+ * werr.c, nothing of it left behind), at its next packet. The trace of a
+ * memory-only channel is never made on disk: it keeps what a snapshot
+ * needs (the process, its clock), and snapshot.c writes traces of their
+ * own.
  *
  * Who writes: a trace is prepared for a packet (started, its metadata
  * brought up to date) by whichever thread drains the packet, under the
@@ -381,8 +384,12 @@ struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 	t->info.pid = a->pid;
 	clock_describe(a->clock, &t->info);
 	/* when it cannot be made now (recorded), its next packet tries again,
-	 * then always as a new trace: its streams began without records */
-	trace_start(a, t, ch);
+	 * then always as a new trace: its streams began without records; a
+	 * memory-only channel's is never made (only snapshots are written) */
+	if (ch->memory)
+		t->rotated = 1;
+	else
+		trace_start(a, t, ch);
 	t->adopt_tried = 1;
 	t->next = a->traces;
 	a->traces = t;

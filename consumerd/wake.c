@@ -80,16 +80,19 @@ static void wake_unwatch(struct c_app *a)
 	a->wake_fd = -1;
 }
 
-/* Move every stream of @a to the polled or parked lists; -ENOMEM, none moved. */
+/*
+ * Move every stream of @a to the polled or parked lists; -ENOMEM, none
+ * moved. (Memory-only channels' streams are in no list: never drained.)
+ */
 static int park_streams(struct c_app *a, int parked)
 {
 	for (struct c_seg *s = a->segs; s; s = s->next)
-		for (uint32_t i = 0; i < s->nslots; i++) {
+		for (uint32_t i = 0; !s->chan->memory && i < s->nslots; i++) {
 			if (wk_stream_park(&s->streams[i], parked) == 0)
 				continue;
 			/* undo: each list has room for what it had */
 			for (struct c_seg *u = a->segs; u; u = u->next)
-				for (uint32_t k = 0; k < u->nslots; k++)
+				for (uint32_t k = 0; !u->chan->memory && k < u->nslots; k++)
 					wk_stream_park(&u->streams[k], !parked);
 			return -ENOMEM;
 		}
@@ -127,6 +130,7 @@ void wake_stop(struct c_app *a)
 {
 	if (!a->asleep)
 		cds_list_del(&a->awake);
+	a->asleep = 1;		/* (out of the list: once) */
 	wake_unwatch(a);
 }
 

@@ -59,6 +59,7 @@ struct lib_pool {
 	uint32_t pool_size;
 	uint32_t mode;
 	uint32_t context;		/* SHMTRACE__CTX_*: every event's context fields */
+	uint32_t flags;			/* SHM_CHAN_* */
 	uint64_t consumed_seen;		/* packets consumed, last seen to change */
 	uint64_t consumed_seen_ns;	/* when (CLOCK_MONOTONIC) */
 	uint32_t nseg;
@@ -127,6 +128,7 @@ struct lib_wslot {
 	uint32_t nobuf_skip;		/* events to go before asking the pool again */
 	uint32_t slot;			/* rb's number in the pool */
 	int ready;			/* its pages are mapped (pool_prepare()) */
+	int nowake;			/* SHM_CHAN_NOWAKE: never wake the consumer */
 };
 
 extern __thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initial-exec")));
@@ -226,7 +228,7 @@ void aggr_describe_all(void);
 
 /* pool.c */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out, uint32_t *slot,
-	      int *ready);
+	      int *ready, int *nowake);
 void pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struct rb_slot *s);
 void pool_release(struct rb_slot *s);
 void pool_reset_after_fork(void);

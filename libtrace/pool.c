@@ -149,6 +149,7 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	uint32_t size = __atomic_load_n(&c->pool_size, __ATOMIC_RELAXED);
 	uint32_t mode = __atomic_load_n(&c->mode, __ATOMIC_RELAXED);
 	uint32_t context = __atomic_load_n(&c->context, __ATOMIC_RELAXED);
+	uint32_t flags = __atomic_load_n(&c->flags, __ATOMIC_RELAXED);
 
 	if (!shm_geometry_ok(subbuf, num) || size == 0 || size > SHM_MAX_SLOTS ||
 	    (mode != SHM_MODE_DISCARD && mode != SHM_MODE_OVERWRITE) ||
@@ -166,6 +167,7 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	p->pool_size = size;
 	p->mode = mode;
 	p->context = context;
+	p->flags = flags;
 	p->consumed_seen_ns = now_ns(CLOCK_MONOTONIC);	/* a consumer's first packet takes time */
 	if (pool_add_segment(chan, p, size) == 0)
 		return 0;
@@ -324,7 +326,7 @@ static uint32_t pool_owned(struct lib_pool *p, uint64_t *consumed)
  * events counted as lost_nobuf).
  */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out, uint32_t *slot,
-	      int *ready)
+	      int *ready, int *nowake)
 {
 	struct lib_pool *p = &lib.pool[chan];
 	uint32_t nfree, owned;
@@ -370,8 +372,10 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out, uint32_t
 	while ((ret = pool_try_take(p, out, &nfree, 1, slot)) == -EAGAIN)
 		;
 out:
-	if (ret == 0)
+	if (ret == 0) {
 		*ready = pool_ready(p, *slot);
+		*nowake = (p->flags & SHM_CHAN_NOWAKE) != 0;
+	}
 	lib_unlock();
 	return ret;
 }

@@ -49,7 +49,7 @@ static void writer_put(unsigned int c)
 	if (ws->rb.hdr) {
 		/* the release store of `closed`, then the full barrier and the
 		 * look at consumer_sleeping (the writer's side of the wake-up) */
-		if (rb_close(&ws->rb, w))
+		if (rb_close(&ws->rb, w) && !ws->nowake)
 			lib_wake_consumer();
 		pool_release(&ws->rb);
 	}
@@ -131,7 +131,8 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 		uint64_t id = ctl ? __atomic_load_n(&ctl->chan[c].chan_id, __ATOMIC_RELAXED) : 0;
 
 		/* every buffer owned: ask again only every WRITER_NOBUF_RETRY events */
-		if (ws->nobuf_skip || pool_take(c, id, &ws->rb, &ws->slot, &ws->ready) < 0) {
+		if (ws->nobuf_skip ||
+		    pool_take(c, id, &ws->rb, &ws->slot, &ws->ready, &ws->nowake) < 0) {
 			ws->nobuf_skip = ws->nobuf_skip ? ws->nobuf_skip - 1 : WRITER_NOBUF_RETRY;
 			if (lib.proc)
 				__atomic_fetch_add(&lib.proc->lost_nobuf[c], 1, __ATOMIC_RELAXED);
@@ -159,7 +160,9 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 			ws->ready = 1;
 			pool_prepare(c, ws->chan_id, ws->slot, &ws->rb);
 		}
-		lib_wake_consumer();
+		/* (a memory-only channel: no consumer drains it) */
+		if (!ws->nowake)
+			lib_wake_consumer();
 	}
 	return ret;
 }

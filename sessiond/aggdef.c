@@ -136,8 +136,8 @@ int aggs_write(const struct session *s, char *msg, size_t len)
 	struct stat sb;
 	int fd, ret;
 
-	if (!s->aggs || s->relay_id)
-		return 0;
+	if (!s->aggs || s->relay_id || s->memory)
+		return 0;	/* (a memory-only session writes nothing but snapshots) */
 	if (stat(s->output, &sb) < 0 && mkdir_p(s->output, 0750) < 0) {
 		ret = -errno;
 		goto fail;

@@ -99,7 +99,8 @@ static void session_record(const struct session *s, struct rec_session *rs)
 	REC_SET(rs->output, s->output);
 	rs->flags = (s->active ? REC_SESSION_ACTIVE : 0) | (s->started ? REC_SESSION_STARTED : 0) |
 		    (channel_find(s, "channel0") ? REC_SESSION_CHANNEL0 : 0) |
-		    (s->output_default ? REC_SESSION_OUTPUT_DEFAULT : 0);
+		    (s->output_default ? REC_SESSION_OUTPUT_DEFAULT : 0) |
+		    (s->memory ? REC_SESSION_MEMORY : 0);
 	rs->mode = s->def_mode;
 	rs->pool_size = s->def_pool;
 	rs->live_us = s->live_us;
@@ -161,6 +162,8 @@ static void channel_record(const struct channel *ch, int stats, struct rec_chann
 		rc->nenablers++;
 	if (ch->disabled)
 		rc->flags |= REC_CHANNEL_DISABLED;
+	if (ch->session->memory)
+		rc->flags |= REC_CHANNEL_MEMORY;
 	if (ch->unflushed) {
 		rc->flags |= REC_CHANNEL_UNFLUSHED;
 		rc->unflushed_events = ch->unflushed_events;
@@ -176,6 +179,7 @@ static void channel_record(const struct channel *ch, int stats, struct rec_chann
 			rc->stats_err = -ret;
 		} else {
 			rc->stats.werr_path[sizeof(rc->stats.werr_path) - 1] = 0;
+			rc->stats.cleared = ch->cleared;	/* ours: kept in the state */
 			rc->flags |= REC_CHANNEL_STATS;
 		}
 	}
@@ -291,6 +295,11 @@ static int cmd_create(struct reply *r, const char *name, const struct cmd_create
 	if (c->mode != SHM_MODE_DISCARD && c->mode != SHM_MODE_OVERWRITE)
 		return reply_fail(r, -EINVAL, RE_RANGE, .name = "buffer mode",
 				  .n = { c->mode, SHM_MODE_DISCARD, SHM_MODE_OVERWRITE });
+	if (c->flags & ~CMD_CREATE_MEMORY)
+		return reply_fail(r, -EINVAL, RE_MALFORMED);
+	if ((c->flags & CMD_CREATE_MEMORY) &&
+	    (c->set_url[0] || c->ctrl_url[0] || c->data_url[0] || c->live))
+		return reply_fail(r, -EINVAL, RE_MEMORY_ONLY, .session = name, .name = "relay");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "session");
@@ -339,7 +348,8 @@ static int cmd_create(struct reply *r, const char *name, const struct cmd_create
 		goto fail;
 	}
 	s->def_pool = pool;
-	s->def_mode = c->mode;
+	s->memory = (c->flags & CMD_CREATE_MEMORY) != 0;
+	s->def_mode = s->memory ? SHM_MODE_OVERWRITE : c->mode;
 	s->next = ss.list;
 	ss.list = s;
 	log_info("session %s created, output %s", s->name, s->output);
@@ -439,6 +449,8 @@ static int cmd_enable_channel(struct reply *r, struct session *s, const struct c
 		want.pool_size = c->pool_size;
 	if (c->set & CMD_CHAN_MODE)
 		want.mode = c->mode;
+	if (s->memory && want.mode != SHM_MODE_OVERWRITE)
+		return reply_fail(r, -EINVAL, RE_MEMORY_DISCARD, .session = s->name, .name = c->name);
 	if (c->set & CMD_CHAN_COMPRESS)
 		want.compress = c->compress;
 	if (want.compress && s->relay_id)
@@ -897,6 +909,9 @@ static int cmd_rotate(struct reply *r, struct session *s, const struct cmd_rotat
 	if (s->relay_id)
 		return reply_fail(r, -EOPNOTSUPP, RE_RELAY_NO, .session = s->name,
 				  .name = "chunks");
+	if (s->memory)
+		return reply_fail(r, -EOPNOTSUPP, RE_MEMORY_ONLY, .session = s->name,
+				  .name = "chunks");
 	memset(&rr, 0, sizeof(rr));
 	REC_SET(rr.session, s->name);
 	if (c->set) {
@@ -922,7 +937,8 @@ static int cmd_rotate(struct reply *r, struct session *s, const struct cmd_rotat
 /*
  * Where snapshot @n of @s goes by default: next to the session's output,
  * never in it (OUTPUT-snapshot-N-DATE), so that reading the output reads
- * each event once.
+ * each event once; for a memory-only session, whose output holds nothing
+ * else, in it (OUTPUT/snapshot-N-DATE).
  */
 static int snapshot_default(const struct session *s, unsigned int n, const char *stamp,
 			    char *out, size_t len)
@@ -930,6 +946,12 @@ static int snapshot_default(const struct session *s, unsigned int n, const char 
 	char real[PATH_MAX];
 	const char *base = realpath(s->output, real) ? real : s->output;
 	size_t blen = strlen(base);
+
+	if (s->memory) {
+		if (snprintf(out, len, "%s/snapshot-%u-%s", s->output, n, stamp) >= (int)len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
 
 	while (blen > 1 && base[blen - 1] == '/')
 		blen--;
@@ -985,9 +1007,13 @@ static int cmd_snapshot(struct reply *r, struct session *s, const struct cmd_sna
 	if (!s->chans)
 		return reply_fail(r, -ENOENT, RE_NO_CHANNELS, .session = s->name);
 	m.chan_id = s->chans->id;	/* the consumer copies the session's output */
+	m.max_size = c->max_size;
 	ret = consumer_call(MSG_C_SNAPSHOT, &m, sizeof(m), NULL, 0, NULL, 0);
 	if (ret == -ENOENT)
 		return reply_fail(r, ret, RE_SNAPSHOT_EMPTY, .session = s->name);
+	if (ret == -ENOSPC && c->max_size)
+		return reply_fail(r, ret, RE_SNAPSHOT_SIZE, .session = s->name,
+				  .n = { c->max_size });
 	if (ret < 0)
 		return reply_fail(r, ret, RE_SNAPSHOT, .session = s->name, .path = m.output);
 	if (!given)
@@ -996,7 +1022,8 @@ static int cmd_snapshot(struct reply *r, struct session *s, const struct cmd_sna
 	REC_SET(snap_rec.session, s->name);
 	REC_SET(snap_rec.path, m.output);
 	REC_SET(snap_rec.output, s->output);
-	snap_rec.flags = path_inside(m.output, s->output) ? REC_SNAPSHOT_INSIDE : 0;
+	/* (a memory-only session's output holds nothing else: read once there) */
+	snap_rec.flags = !s->memory && path_inside(m.output, s->output) ? REC_SNAPSHOT_INSIDE : 0;
 	reply_rec(r, REC_SNAPSHOT, &snap_rec, sizeof(snap_rec));
 	return 0;
 }
@@ -1041,6 +1068,41 @@ static int cmd_track(struct reply *r, struct session *s, const struct proto_cmd 
 	apps_update_all();
 	session_send(r, s);
 	tracks_send(r, s);
+	return 0;
+}
+
+/*
+ * clear: what the session recorded so far, discarded, and tracing goes
+ * on (the consumer: its current chunk written out, closed and removed; a
+ * memory-only session's buffers marked). The session, then its channels
+ * with their counters (`cleared`: what this and earlier clears
+ * discarded).
+ */
+static int cmd_clear(struct reply *r, struct session *s)
+{
+	static struct rec_channel rc[SHM_MAX_CHAN];
+	struct msg_c_clear_reply rep;
+	struct msg_c_id m;
+	int ret;
+
+	if (s->relay_id)
+		return reply_fail(r, -EOPNOTSUPP, RE_RELAY_NO, .session = s->name,
+				  .name = "clear");
+	if (s->chans) {
+		memset(&rep, 0, sizeof(rep));
+		m.id = s->chans->id;	/* the consumer clears the session's output */
+		ret = consumer_call(MSG_C_CLEAR, &m, sizeof(m), NULL, 0, &rep, sizeof(rep));
+		/* what it discarded, even when something failed */
+		for (uint32_t i = 0; ret != -EPIPE && i < rep.nchans && i < 8; i++)
+			for (struct channel *ch = s->chans; ch; ch = ch->next)
+				if (ch->id == rep.chan[i].chan_id)
+					ch->cleared += rep.chan[i].events;
+		if (ret < 0)
+			return reply_fail(r, ret, RE_CLEAR, .session = s->name);
+	}
+	log_info("session %s cleared", s->name);
+	session_send(r, s);
+	channels_send(r, s, 0, rc);
 	return 0;
 }
 
@@ -1163,6 +1225,8 @@ static int session_dispatch(struct reply *r, const struct proto_cmd *c)
 	case VERB_TRACK:
 	case VERB_UNTRACK:
 		return cmd_track(r, s, c, c->verb == VERB_TRACK);
+	case VERB_CLEAR:
+		return cmd_clear(r, s);
 	default:
 		return reply_fail(r, -EINVAL, RE_MALFORMED);
 	}

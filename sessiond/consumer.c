@@ -404,13 +404,14 @@ int consumer_callv(unsigned int type, const void *b1, size_t l1, const void *b2,
 			fds_exhausted();
 			return -EMFILE;
 		}
-		if (n < 0 || (h.type != MSG_REPLY && h.type != MSG_C_STATS_REPLY)) {
+		if (n < 0 || (h.type != MSG_REPLY && h.type != MSG_C_STATS_REPLY &&
+			      h.type != MSG_C_CLEAR_REPLY)) {
 			if (n != -ECONNRESET)
 				log_err("bad reply from the consumer");
 			consumer_drop(n == -ECONNRESET);
 			return -EPIPE;
 		}
-		if (reply && h.type == MSG_C_STATS_REPLY && (size_t)n >= reply_len)
+		if (reply && h.type != MSG_REPLY && (size_t)n >= reply_len)
 			memcpy(reply, buf, reply_len);
 		return h.status;
 	}

@@ -200,6 +200,7 @@ static void app_chans(const struct app *a, struct shm_ctl_chan *out)
 		out[i].pool_size = ch->pool_size;
 		out[i].mode = ch->mode;
 		out[i].context = ch->context;
+		out[i].flags = ch->session->memory ? SHM_CHAN_NOWAKE : 0;
 		out[i].chan_id = ch->id;
 	}
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * life.c - how sessions and what they hold end: stop (everything
- * committed written out, aggregations.json, the output's marker removed),
+ * committed written out, aggregations.json, the output's marker removed;
+ * none of it for a memory-only session, which writes nothing but its
+ * snapshots),
  * rotations (by command, by size or time), destroy (channels and
  * aggregations removed from every control page, the consumer and the
  * processes' segments), and the shutdown of every session.
@@ -79,7 +81,8 @@ void session_stop(struct session *s)
 	s->active = 0;
 	apps_update_all();
 	nanosleep(&ts, NULL);	/* let events already being written commit */
-	session_flush(s);
+	if (!s->memory)
+		session_flush(s);	/* (a memory-only session writes nothing out) */
 	if (s->aggs && !s->relay_id)
 		apps_poll_all();	/* segments the processes sent before */
 	s->agg_werr = aggs_write(s, s->agg_msg, sizeof(s->agg_msg));

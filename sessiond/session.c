@@ -12,7 +12,9 @@
  * fully independent: each channel has its own buffers (a pool per process
  * and channel), and each session its own output. enable-event without -c
  * uses the channel "channel0", created at the first use with the settings
- * of create (--overwrite, --pool-size).
+ * of create (--overwrite, --pool-size). A memory-only session (create
+ * --snapshot) has overwrite channels only, which the consumer never
+ * drains: it writes nothing but its snapshots.
  *
  * State: the sessions and the slots (`ss`), owned here; what ends them
  * (stop, destroy) is life.c's. A crash leaves them in state.json, written
@@ -248,6 +250,7 @@ int channel_to_consumer(const struct channel *ch)
 	m.mode = ch->mode;
 	m.compress = ch->compress;
 	m.relay_id = ch->session->relay_id;
+	m.flags = ch->session->memory ? PROTO_CHAN_MEMORY : 0;
 	snprintf(m.name, sizeof(m.name), "%s", ch->name);
 	snprintf(m.output, sizeof(m.output), "%s", ch->session->output);
 	m.base_len = (uint32_t)ch->session->base_len;
@@ -348,8 +351,8 @@ void marker_make(struct session *s)
 	size_t made = 0;
 	int dfd, fd;
 
-	if (s->relay_id)
-		return;
+	if (s->relay_id || s->memory)
+		return;		/* (a memory-only session writes nothing but snapshots) */
 	/* how late an event may reach the disk: the longest flush interval
 	 * (a channel never flushed, the default's) */
 	for (const struct channel *ch = s->chans; ch; ch = ch->next)

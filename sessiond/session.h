@@ -67,6 +67,7 @@ struct channel {
 	int unflushed;			/* the last stop could not write it out: */
 	uint64_t unflushed_events;	/* ... events its buffers still held */
 	uint64_t unflushed_buffers;	/* ... in so many buffers */
+	uint64_t cleared;		/* events clear discarded (the consumer's counts) */
 	struct enabler *enablers;	/* events recorded in this channel */
 	struct enabler *combos;		/* filters of several patterns, or-ed */
 	struct session *session;
@@ -79,6 +80,8 @@ struct session {
 	int output_default;		/* the daemon chose output (create gave none) */
 	int active;
 	int started;			/* was active once: stream layouts are fixed */
+	int memory;			/* memory-only (create --snapshot): its channels
+					 * overwrite and are written by snapshots only */
 	uint32_t def_mode;		/* the default channel's, from create */
 	unsigned int nsnapshots;
 	unsigned int nrotations;	/* chunks closed so far */

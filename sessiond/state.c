@@ -5,7 +5,8 @@
  * resumes every session where it was.
  *
  * `$SHMTRACE_HOME/state.json` holds every session with what makes it:
- * its output or relay, mode and pool, allowed uids, whether it is active,
+ * its output or relay, mode and pool, whether it is memory-only, allowed
+ * uids, whether it is active,
  * its counters of snapshots and rotations; its channels with their ids
  * and channel slots (the traced processes' control pages and buffer
  * segments name them), geometry, flush interval, compression, context and
@@ -142,6 +143,7 @@ static void jw_channel(FILE *f, const struct channel *ch)
 	jw_u64(f, "compress", ch->compress);
 	jw_u64(f, "context", ch->context);
 	jw_u64(f, "enabled", (uint64_t)!ch->disabled);
+	jw_u64(f, "cleared", ch->cleared);
 	fputs("\"enablers\":[", f);
 	for (const struct enabler *e = ch->enablers; e; e = e->next) {
 		fputc('{', f);
@@ -215,6 +217,7 @@ static void jw_session(FILE *f, const struct session *s)
 	jw_u64(f, "output_default", (uint64_t)s->output_default);
 	jw_u64(f, "active", (uint64_t)s->active);
 	jw_u64(f, "started", (uint64_t)s->started);
+	jw_u64(f, "memory_only", (uint64_t)s->memory);
 	jw_u64(f, "mode", s->def_mode);
 	jw_u64(f, "pool_size", s->def_pool);
 	jw_u64(f, "snapshots", s->nsnapshots);
@@ -496,8 +499,10 @@ static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct 
 	ch->compress = (uint32_t)rd_u64(r, o, "compress", PROTO_COMPRESS_LZ4);
 	ch->context = (uint32_t)rd_u64(r, o, "context", SHMTRACE__CTX_ALL);
 	ch->disabled = !rd_u64_opt(r, o, "enabled", 1, 1);
+	ch->cleared = rd_u64_opt(r, o, "cleared", UINT64_MAX, 0);
 	if (!r->why && (!proto_name_ok(ch->name) || !ch->id || ss.chan[ch->slot] ||
-			!shm_geometry_ok(ch->subbuf_size, ch->num_subbuf) || !ch->pool_size))
+			!shm_geometry_ok(ch->subbuf_size, ch->num_subbuf) || !ch->pool_size ||
+			(s->memory && ch->mode != SHM_MODE_OVERWRITE)))
 		r->why = "channel";
 	ens = rd_get(r, o, "enablers", JS_ARR);
 	tail = &ch->enablers;
@@ -662,6 +667,7 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 	s->output_default = (int)rd_u64_opt(r, o, "output_default", 1, 0);
 	s->active = (int)rd_u64(r, o, "active", 1);
 	s->started = (int)rd_u64(r, o, "started", 1);
+	s->memory = (int)rd_u64_opt(r, o, "memory_only", 1, 0);
 	s->def_mode = (uint32_t)rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);
 	s->def_pool = (uint32_t)rd_u64(r, o, "pool_size", SHM_MAX_SLOTS);
 	s->nsnapshots = (unsigned int)rd_u64(r, o, "snapshots", UINT32_MAX);
@@ -684,11 +690,14 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 		s->allow[s->nallow++] = (uid_t)js_double(el);
 	}
 	if (!r->why && (!proto_name_ok(s->name) || session_by_name(s->name) ||
-			(s->output[0] && s->output[0] != '/') || !s->def_pool))
+			(s->output[0] && s->output[0] != '/') || !s->def_pool ||
+			(s->memory && s->def_mode != SHM_MODE_OVERWRITE)))
 		r->why = "session";
 	relay = js_member(r->doc, o, "relay", &count);
 	if (!r->why && relay)
 		rd_relay(r, relay, s);
+	if (!r->why && relay && s->memory)
+		r->why = "memory_only";	/* a memory-only session is never streamed */
 	if (!r->why && !s->net && !s->output[0])
 		r->why = "output";
 	if (!r->why && session_open_base(s) < 0)

@@ -51,6 +51,8 @@ long proto_body_min(unsigned int type)
 	case MSG_C_ADOPT:	return sizeof(struct msg_c_adopt);
 	case MSG_C_ADOPT_APP:	return sizeof(struct msg_c_app);
 	case MSG_C_ADOPT_END:	return sizeof(struct msg_c_adopt_end);
+	case MSG_C_CLEAR:	return sizeof(struct msg_c_id);
+	case MSG_C_CLEAR_REPLY:	return sizeof(struct msg_c_clear_reply);
 	case MSG_REPLY_FD:
 	case MSG_REPLY:		return 0;
 	case MSG_REPLY_ITEM:	return sizeof(struct msg_item);
@@ -195,6 +197,7 @@ static const struct {
 	[VERB_REGENERATE]	= { sizeof(struct cmd_regenerate), 0, 0 },
 	[VERB_TRACK]		= { sizeof(struct cmd_track), 0, PROTO_TRACK_EXE_MAX },
 	[VERB_UNTRACK]		= { sizeof(struct cmd_track), 0, PROTO_TRACK_EXE_MAX },
+	[VERB_CLEAR]		= { 0, 0, 0 },
 };
 
 #define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)

@@ -107,7 +107,10 @@ INTEGRATION_TESTS = \
 	tests/integration/exclusions.sh \
 	tests/integration/regenerate.sh \
 	tests/integration/track.sh \
-	tests/integration/save-load.sh
+	tests/integration/save-load.sh \
+	tests/integration/memory-only.sh \
+	tests/integration/memory-restart.sh \
+	tests/integration/clear.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py tests/integration/json-schema.py

@@ -126,9 +126,25 @@ j 1 create n --set-url "net://127.0.0.1:$port:$port"
 # a destroy that stops, with the stop's summary
 new_session "$WORK/d" 'shmtrace_test:*'
 "$GEN" -n 100 -t 1 || fail "gen-events failed"
+j 0 clear s
 j 0 destroy s
+# a memory-only session: its channels' memory, a bounded snapshot, clear
+j 0 create m --snapshot --output "$WORK/m"
+j 1 enable-channel -s m x --discard
+j 0 enable-event -s m 'shmtrace_test:*'
+j 0 start m
+gen_idle m -n 1000 -t 2
+j 0 status m
+j 0 snapshot m --max-size 1M
+j 1 snapshot m --max-size 1k
+j 1 rotate m
+j 0 clear m
+j 0 status m
+release_idle m
+wait "$IDLE_PID" || fail "gen-events failed"
+j 0 destroy m
 for v in create enable-channel enable-event start stop destroy list status list-events \
-	add-trigger list-triggers remove-trigger wait-trigger; do
+	add-trigger list-triggers remove-trigger wait-trigger clear; do
 	grep -q "\"command\":\"$v\"" "$ALL" || fail "no document of $v checked"
 done
 # record: its summary, and a record that cannot run its command

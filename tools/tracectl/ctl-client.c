@@ -84,6 +84,7 @@ uint64_t ctl_verb_timeout(enum proto_verb verb)
 	case VERB_DESTROY:	/* the same, when the session is active */
 	case VERB_ROTATE:
 	case VERB_SNAPSHOT:
+	case VERB_CLEAR:	/* written out before it is removed */
 	case VERB_SHOW_AGG:	/* merged by the consumer */
 		return CTL_TIMEOUT_LONG_NS;
 	default:

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <shmtrace/shmtrace.h>
 #include "support/aggfmt.h"
 #include "support/ctfmeta.h"
@@ -277,6 +278,7 @@ void rsummary_of(const struct rt_session *s, struct rsummary *sum)
 		sum->wlost += st->wlost;
 		sum->unconfirmed += st->unconfirmed;
 		sum->bytes += st->bytes;
+		sum->cleared += st->cleared;
 	}
 }
 
@@ -433,6 +435,41 @@ static void text_process(FILE *out, const struct rec_process *p)
 		fprintf(out, "      no doorbell signal: control changes are seen at its next event\n");
 }
 
+/* "2026-11-26 10:31:02.123456789" (local time) of @ns since the Epoch. */
+static void time_words(uint64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	size_t n;
+
+	if (!localtime_r(&t, &tm) || !(n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))) {
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+		return;
+	}
+	snprintf(buf + n, len - n, ".%09" PRIu64, ns % 1000000000u);
+}
+
+/* What a memory-only channel's buffers hold: memory, events, the window. */
+static void text_memory(FILE *out, const struct rec_channel *c)
+{
+	const struct msg_c_stats *st = &c->stats;
+	char b[64], e[64];
+
+	fprintf(out, "    memory held: %" PRIu64 " KiB (events: %" PRIu64 ", %" PRIu64 " bytes)\n",
+		st->mem_bytes >> 10, st->held_events, st->held_bytes);
+	if (st->window_begin && st->window_end >= st->window_begin) {
+		time_words(st->window_begin, b, sizeof(b));
+		time_words(st->window_end, e, sizeof(e));
+		fprintf(out, "    window: %s to %s (%" PRIu64 ".%03" PRIu64 " s)\n", b, e,
+			(st->window_end - st->window_begin) / 1000000000u,
+			(st->window_end - st->window_begin) / 1000000u % 1000u);
+	} else {
+		fprintf(out, "    window: none (no event held)\n");
+	}
+	if (st->kept)
+		fprintf(out, "    processes gone whose buffers are kept: %u\n", st->kept);
+}
+
 static void text_counters(FILE *out, const struct rec_channel *c)
 {
 	const struct msg_c_stats *st = &c->stats;
@@ -442,6 +479,10 @@ static void text_counters(FILE *out, const struct rec_channel *c)
 			fprintf(out, "    consumer: not available (%s)\n", strerror(c->stats_err));
 		return;
 	}
+	if (c->flags & REC_CHANNEL_MEMORY)
+		text_memory(out, c);
+	if (st->cleared)
+		fprintf(out, "    events discarded by clear: %" PRIu64 "\n", st->cleared);
 	fprintf(out, "    events recorded: %" PRIu64 "\n    events discarded: %" PRIu64
 		"\n    events overwritten: %" PRIu64 "\n    bytes written: %" PRIu64
 		"\n    streams: %" PRIu64 "\n    buffers: %" PRIu64
@@ -510,8 +551,9 @@ static void text_status_session(FILE *out, const struct rt_session *rs)
 	char text[PROTO_PATH_MAX + 1024];
 
 	output_words(s, text, sizeof(text));
-	fprintf(out, "Session %s: %s\n  output: %s\n", s->name,
-		(s->flags & REC_SESSION_ACTIVE) ? "active" : "inactive", text);
+	fprintf(out, "Session %s: %s%s\n  output: %s\n", s->name,
+		(s->flags & REC_SESSION_ACTIVE) ? "active" : "inactive",
+		(s->flags & REC_SESSION_MEMORY) ? ", memory only (written by snapshots)" : "", text);
 	fprintf(out, "  traced processes: %u\n", s->nprocs);
 	if (s->fds_refused)
 		fprintf(out, "  processes not traced, refused at the descriptor limit (%" PRIu64
@@ -575,6 +617,8 @@ static void text_summary(FILE *out, const struct rt_session *rs)
 			sum.bytes);
 		if (sum.overwritten)
 			fprintf(out, ", %" PRIu64 " overwritten", sum.overwritten);
+		if (sum.cleared)
+			fprintf(out, ", %" PRIu64 " cleared", sum.cleared);
 		fprintf(out, ", %s %s\n", (s->flags & REC_SESSION_STREAMED) ? "sent to" : "in",
 			where);
 	}
@@ -586,6 +630,23 @@ static void text_summary(FILE *out, const struct rt_session *rs)
 			fprintf(out, "%scounters not available (%s)\n", name, strerror(c->stats_err));
 		text_channel_trouble(out, c, (s->flags & REC_SESSION_STREAMED) &&
 				     c->stats.unconfirmed, name);
+	}
+}
+
+/* clear's reply: the session, and what clear discarded of each channel so far. */
+static void text_cleared(FILE *out, const struct rt_session *rs)
+{
+	fprintf(out, "Session %s cleared: what it recorded so far is discarded%s.\n", rs->s->name,
+		(rs->s->flags & REC_SESSION_ACTIVE) ? ", recording goes on" : "");
+	for (size_t i = 0; i < rs->chans.n; i++) {
+		const struct rec_channel *c = ((const struct rt_channel *)rs->chans.v[i])->c;
+
+		if (c->flags & REC_CHANNEL_STATS)
+			fprintf(out, "  channel %s: %" PRIu64 " events discarded by clear so far\n",
+				c->name, c->stats.cleared);
+		else if (c->stats_err)
+			fprintf(out, "  channel %s: counters not available (%s)\n", c->name,
+				strerror(c->stats_err));
 	}
 }
 
@@ -633,9 +694,14 @@ static void text_reply(FILE *out, const char *cmd, const struct ctl_reply *rep,
 		const struct rec_session *s = rs->s;
 
 		output_words(s, text, sizeof(text));
-		if (!strcmp(cmd, "create"))
+		if (!strcmp(cmd, "create") && (s->flags & REC_SESSION_MEMORY))
+			fprintf(out, "Session %s created, memory only.\nSnapshots will be written "
+				"in %s\n", s->name, text);
+		else if (!strcmp(cmd, "create"))
 			fprintf(out, "Session %s created.\nTraces will be %s %s\n", s->name,
 				(s->flags & REC_SESSION_STREAMED) ? "streamed to" : "written in", text);
+		else if (!strcmp(cmd, "clear"))
+			text_cleared(out, rs);
 		else if (!strcmp(cmd, "start"))
 			fprintf(out, "Tracing started for session %s.\n", s->name);
 		else if (!strcmp(cmd, "track") || !strcmp(cmd, "untrack")) {
@@ -817,6 +883,24 @@ static void json_channel(struct jw *w, const struct rt_channel *rc, bool all)
 		jw_ku64(w, "damaged_events", st->damaged);
 		jw_ku64(w, "damaged_streams", st->damaged_streams);
 		jw_ku64(w, "damaged_pid", st->damaged_pid);
+		jw_ku64(w, "cleared", st->cleared);
+		if (c->flags & REC_CHANNEL_MEMORY) {
+			jw_kobj(w, "memory");
+			jw_ku64(w, "resident_bytes", st->mem_bytes);
+			jw_ku64(w, "held_bytes", st->held_bytes);
+			jw_ku64(w, "held_events", st->held_events);
+			if (st->window_begin && st->window_end >= st->window_begin) {
+				jw_ku64(w, "window_begin_ns", st->window_begin);
+				jw_ku64(w, "window_end_ns", st->window_end);
+				jw_ku64(w, "window_ns", st->window_end - st->window_begin);
+			} else {
+				jw_knull(w, "window_begin_ns");
+				jw_knull(w, "window_end_ns");
+				jw_knull(w, "window_ns");
+			}
+			jw_ku64(w, "processes_gone_kept", st->kept);
+			jw_end(w);
+		}
 		if (st->werr > 0) {
 			jw_kobj(w, "write_error");
 			jw_ku64(w, "errno", (uint64_t)st->werr);
@@ -956,6 +1040,7 @@ void json_summary(struct jw *w, const struct rt_session *rs)
 	jw_ku64(w, "lost_to_write_errors", sum.wlost);
 	jw_ku64(w, "unconfirmed", sum.unconfirmed);
 	jw_ku64(w, "bytes", sum.bytes);
+	jw_ku64(w, "cleared", sum.cleared);
 	if (s->flags & REC_SESSION_STREAMED) {
 		jw_knull(w, "path");
 		jw_kstr(w, "relay", s->output);
@@ -978,6 +1063,7 @@ void json_session(struct jw *w, const struct rt_session *rs, bool all)
 	jw_kstr(w, "name", s->name);
 	jw_kbool(w, "active", (s->flags & REC_SESSION_ACTIVE) != 0);
 	jw_kbool(w, "started", (s->flags & REC_SESSION_STARTED) != 0);
+	jw_kbool(w, "memory_only", (s->flags & REC_SESSION_MEMORY) != 0);
 	if (s->flags & REC_SESSION_STREAMED) {
 		jw_knull(w, "output");
 		jw_kobj(w, "relay");
@@ -1081,7 +1167,7 @@ static bool json_always(const char *cmd, const char *what)
 		{ "disable-event", "enablers" }, { "enable-channel", "channels" },
 		{ "add-context", "channels" }, { "disable-channel", "channels" },
 		{ "aggregate", "aggregations" },
-		{ "disable-aggregation", "aggregations" },
+		{ "disable-aggregation", "aggregations" }, { "clear", "sessions" },
 	};
 
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)

@@ -78,7 +78,7 @@ const struct rt_session *rtree_session(const struct rtree *t, const char *name);
 
 /* What a session's channels counted, summed: stop's and destroy's summary. */
 struct rsummary {
-	uint64_t recorded, discarded, overwritten, nobuf, wlost, unconfirmed, bytes;
+	uint64_t recorded, discarded, overwritten, nobuf, wlost, unconfirmed, bytes, cleared;
 	unsigned int channels;		/* with their counters */
 	unsigned int missing;		/* without (the consumer did not answer) */
 };

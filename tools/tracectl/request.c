@@ -82,6 +82,8 @@ const struct option request_opts[] = {
 	{ "uid", required_argument, NULL, 'u' },
 	{ "exe", required_argument, NULL, 'e' },
 	{ "all", no_argument, NULL, 'a' },
+	{ "snapshot", no_argument, NULL, 'W' },
+	{ "max-size", required_argument, NULL, 'M' },
 	CTL_NET_LONGOPTS,
 	{ "timeout", required_argument, NULL, 'T' },	/* every verb */
 	{ "format", required_argument, NULL, 'J' },	/* every verb */
@@ -339,6 +341,16 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 	case 'a':
 		r->track.all = CMD_TRACK_KINDS;
 		return 0;
+	case 'W':
+		r->create.flags |= CMD_CREATE_MEMORY;
+		return 0;
+	case 'M':
+		ret = units_size(arg, &r->snapshot.max_size);
+		if (ret < 0)
+			return bad_unit(r, c, arg, ret, 1);
+		if (!r->snapshot.max_size)
+			return bad(r, "--max-size '%s': more than 0 bytes", arg);
+		return 0;
 	case 'T':
 		return ctl_timeout_set(arg, "--timeout");
 	case 'J':
@@ -356,6 +368,16 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 
 int build_create(struct ctl_req *r)
 {
+	if (r->create.flags & CMD_CREATE_MEMORY) {
+		/* memory-only: flight recorder channels, nothing else */
+		if (r->mode_opt == 'D')
+			return bad(r, "--snapshot keeps the events in memory, overwriting the "
+				   "oldest: not with --discard");
+		if (r->create.set_url[0] || r->create.ctrl_url[0] || r->create.data_url[0] ||
+		    r->create.live)
+			return bad(r, "--snapshot writes snapshots to files: not with a relay");
+		r->create.mode = SHM_MODE_OVERWRITE;
+	}
 	r->body = &r->create;
 	return 0;
 }

@@ -45,7 +45,7 @@ static void usage(FILE *out)
 	fprintf(out, "\n--timeout DURATION, before the command or among its options (every\n"
 		"command takes it), or SHMTRACE_CTL_TIMEOUT: give up, with status 1, when\n"
 		"the session daemon says nothing for that long (0: never). Default 10s;\n"
-		"10m for create, stop, destroy, rotate, snapshot and show-aggregations,\n"
+		"10m for create, stop, destroy, rotate, snapshot, clear and show-aggregations,\n"
 		"which wait for traces to be written out (or a relay), and give up after\n"
 		"10s when the daemon is stopped or gone.\n");
 	fprintf(out, "\n'tracectl COMMAND --help' or 'tracectl help COMMAND' describes a\n"

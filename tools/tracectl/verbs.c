@@ -25,8 +25,8 @@
 const struct verb verbs[] = {
 	{
 		.name = "create", .verb = VERB_CREATE,
-		.usage = "create [NAME] [--output DIR] [--overwrite | --discard] [--pool-size N]\n"
-			 "         [--allow-uid UID[,UID]...|all]\n"
+		.usage = "create [NAME] [--output DIR] [--overwrite | --discard] [--snapshot]\n"
+			 "         [--pool-size N] [--allow-uid UID[,UID]...|all]\n"
 			 "         [--set-url net://HOST[:CTRL_PORT[:DATA_PORT]] | --ctrl-url URL --data-url URL]\n"
 			 "         [--live[=PERIOD]]",
 		.help = "Create a session. Its traces go to DIR (default\n"
@@ -37,6 +37,11 @@ const struct verb verbs[] = {
 			"--overwrite: flight recorder; when the buffers are full, the oldest\n"
 			"data is overwritten instead of new events being discarded (--discard,\n"
 			"the default).\n"
+			"--snapshot: memory-only flight recorder: every channel overwrites, and\n"
+			"nothing is written (DIR stays absent or empty) until `tracectl snapshot`\n"
+			"copies what the buffers hold (into DIR/snapshot-N-DATE by default);\n"
+			"the buffers of a process that exited are kept for snapshots for the\n"
+			"channel's flush interval (default 1s). Not with --discard nor a relay.\n"
 			"--pool-size N: buffers each traced process prepares at first for the\n"
 			"session (one per thread alive at once; default 10; the pool grows).\n"
 			"--allow-uid UID,...|all: processes of these users (uids or names) are\n"
@@ -56,7 +61,7 @@ const struct verb verbs[] = {
 			"on 127.0.0.1 unless given): viewers follow it while it runs, e.g.\n"
 			"  babeltrace2 -i lttng-live net://HOST/host/HOST_NAME/NAME\n"
 			"Streamed sessions have no chunks, snapshots nor compressed channels.",
-		REQUEST("soODPUSKAI"), .min_args = 0, .max_args = 0, .session_arg = 1,
+		REQUEST("soODPUSKAIW"), .min_args = 0, .max_args = 0, .session_arg = 1,
 		.build = build_create,
 	},
 	{
@@ -92,16 +97,33 @@ const struct verb verbs[] = {
 	},
 	{
 		.name = "snapshot", .verb = VERB_SNAPSHOT,
-		.usage = "snapshot [NAME] [--output DIR]",
+		.usage = "snapshot [NAME] [--output DIR] [--max-size SIZE]",
 		.help = "Write what the session's buffers hold now (the newest events of every\n"
 			"thread, contiguous up to now) as traces in DIR (default\n"
 			"OUTPUT-snapshot-N-DATE, next to the session's output and not in it,\n"
-			"so that reading OUTPUT reads each event once), without stopping\n"
-			"tracing. Each process's snapshot is a trace of its own (its own uuid).\n"
+			"so that reading OUTPUT reads each event once; for a memory-only\n"
+			"session, OUTPUT/snapshot-N-DATE), without stopping tracing. Each\n"
+			"process's snapshot is a trace of its own (its own uuid).\n"
+			"--max-size SIZE: the snapshot's files hold at most SIZE bytes (k, M, G\n"
+			"allowed): the newest packets across all threads, by time, so that it\n"
+			"holds every event after some time and nothing older.\n"
 			"Fails, making nothing, when no traced process has buffers (none\n"
-			"alive). Made for flight recorder sessions (create --overwrite).",
-		REQUEST("so"), .min_args = 0, .max_args = 0, .session_arg = 1,
+			"alive, nor exited within the flush interval of a memory-only session),\n"
+			"or when SIZE holds not even one thread's newest packet. Made for\n"
+			"flight recorder sessions (create --snapshot, or --overwrite).",
+		REQUEST("soM"), .min_args = 0, .max_args = 0, .session_arg = 1,
 		.build = build_snapshot,
+	},
+	{
+		.name = "clear", .verb = VERB_CLEAR,
+		.usage = "clear [NAME]",
+		.help = "Discard what the session recorded so far, and go on recording: the\n"
+			"traces written in OUTPUT since the last rotation (the chunks of\n"
+			"earlier rotations stay), or, for a memory-only session, what its\n"
+			"buffers hold (the next snapshot holds only newer events). Events\n"
+			"emitted while it runs are in the traces after it or counted as\n"
+			"cleared; status says per channel how many events clear discarded.",
+		REQUEST("s"), .min_args = 0, .max_args = 0, .session_arg = 1,
 	},
 	{
 		.name = "destroy", .verb = VERB_DESTROY,
@@ -281,7 +303,7 @@ const struct verb verbs[] = {
 			"its output (in time order, a flush interval late, until the session is\n"
 			"stopped or destroyed; trace-read's output options apply, e.g.\n"
 			"tracectl view s --format json). For a session streamed to a relay, says\n"
-			"how to attach babeltrace2 to it.",
+			"how to attach babeltrace2 to it; a memory-only session has nothing to follow.",
 		.longopts = view_opts, .shortopts = VIEW_SHORTOPTS, .main = view_main,
 	},
 	{

@@ -7,7 +7,8 @@
  * options given: they are trace-read's, but for the session (named as
  * with every other command: -s is not trace-read's --stats here) and
  * --timeout, ours wherever it is. A session streamed to a relay is not
- * read here: we say how to attach babeltrace2 to it.
+ * read here: we say how to attach babeltrace2 to it; a memory-only one
+ * writes nothing to follow: we say so.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -114,6 +115,14 @@ static int view_run(const char *home, int argc, char **argv)
 		rtree_free(&t);
 		ctl_reply_free(&rep);
 		return 0;
+	}
+	if (rs->s->flags & REC_SESSION_MEMORY) {
+		fprintf(stderr, "tracectl: view: session %s keeps its events in memory only: "
+			"nothing is written to follow; 'tracectl snapshot %s' writes what its "
+			"buffers hold\n", rs->s->name, rs->s->name);
+		rtree_free(&t);
+		ctl_reply_free(&rep);
+		return EXIT_RUNTIME;
 	}
 	snprintf(output, sizeof(output), "%s", rs->s->output);
 	rtree_free(&t);

@@ -97,8 +97,9 @@ static const struct why_entry table[] = {
 	{ .code = RE_NO_CHANNELS, .name = "no-channels", .text = "session %s has no channel",
 	  .f_session = "session" },
 	{ .code = RE_SNAPSHOT_EMPTY, .name = "snapshot-empty",
-	  .text = "nothing to snapshot: no process traced by session %s has buffers (none "
-		  "alive, or none emitted an enabled event)", .f_session = "session" },
+	  .text = "nothing to snapshot: the buffers of session %s hold no event (no process "
+		  "alive, none emitted an enabled event, or a clear since)",
+	  .f_session = "session" },
 	{ .code = RE_SNAPSHOT, .name = "snapshot-failed", .text = "snapshot into %p failed: %e",
 	  .f_session = "session", .f_path = "path" },
 	{ .code = RE_ACTIVE, .name = "active", .text = "session %s is already active",
@@ -177,6 +178,19 @@ static const struct why_entry table[] = {
 	{ .code = RE_EXCLUDE_WILD, .name = "exclude-needs-wildcard",
 	  .text = "pattern '%n' has no '*': there is nothing to exclude from it",
 	  .f_name = "pattern" },
+	{ .code = RE_MEMORY_DISCARD, .name = "memory-only-discard",
+	  .text = "session %s keeps its events in memory only: its channels overwrite their "
+		  "oldest data, no --discard (channel %n)",
+	  .f_session = "session", .f_name = "channel" },
+	{ .code = RE_MEMORY_ONLY, .name = "memory-only",
+	  .text = "session %s keeps its events in memory only (create --snapshot): no %n",
+	  .f_session = "session", .f_name = "what" },
+	{ .code = RE_SNAPSHOT_SIZE, .name = "snapshot-too-small",
+	  .text = "snapshot of session %s: %0 bytes hold no stream's newest packet with its "
+		  "trace's metadata: give a larger --max-size",
+	  .f_session = "session", .f_n = { "max_size" } },
+	{ .code = RE_CLEAR, .name = "clear-failed", .text = "clear of session %s failed: %e",
+	  .f_session = "session" },
 	{ .code = RN_AGG_KEY_UNKNOWN, .name = "key-unknown",
 	  .text = "Note: no event known yet that '%n' matches has a field '%m': it is taken as "
 		  "an integer key (say %m:str for a string).",

@@ -466,6 +466,10 @@ START_TEST(test_cmd_decode)
 	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
 	cmd_init(&c, VERB_STOP, 8, 0, "s");
 	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
+	cmd_init(&c, VERB_CLEAR, 0, 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), 0);
+	cmd_init(&c, VERB_CLEAR, 8, 0, "s");
+	ck_assert_int_eq(cmd_parse(&c, &out), -EPROTO);
 	cmd_init(&c, VERB_ENABLE_EVENT, 0, 1, "s");
 	((struct msg_cmd *)(void *)c.b)->body_size = 0xffffffffu;
 	cmd_add(&c, "x", 2);
@@ -648,7 +652,7 @@ START_TEST(test_item_decode)
 
 	/* the layouts doc/protocol.md gives */
 	ck_assert_uint_eq(sizeof(struct rec_session), 5096);
-	ck_assert_uint_eq(sizeof(struct rec_channel), 4384);
+	ck_assert_uint_eq(sizeof(struct rec_channel), 4440);
 	ck_assert_uint_eq(sizeof(struct rec_enabler), 4496);
 	ck_assert_uint_eq(sizeof(struct rec_process), 112);
 	ck_assert_uint_eq(sizeof(struct rec_notice), 4192);
@@ -660,6 +664,8 @@ START_TEST(test_item_decode)
 	ck_assert_uint_eq(sizeof(struct rec_daemon), 4136);
 	ck_assert_uint_eq(offsetof(struct rec_channel, stats) + offsetof(struct msg_c_stats, wlost),
 			  184 + 56);
+	ck_assert_uint_eq(offsetof(struct rec_channel, stats) + offsetof(struct msg_c_stats, cleared),
+			  184 + 4248);
 	ck_assert_uint_eq(offsetof(struct rec_error, n), 8);
 	ck_assert_uint_eq(offsetof(struct rec_error, session), 40);
 	for (uint32_t k = 1; k < REC_MAX; k++)
