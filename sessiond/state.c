@@ -317,94 +317,10 @@ fail:
 
 /* ---- reading ------------------------------------------------------------ */
 
-struct rd {
-	const struct js_doc *doc;
-	const char *why;		/* the first error */
-};
-
-/* Member @name of @obj, of type @type; NULL and rd->why set when it is not. */
-static const struct js_node *rd_get(struct rd *r, const struct js_node *obj, const char *name,
-				    int type)
-{
-	unsigned int count = 0;
-	const struct js_node *n = obj && obj->type == JS_OBJ ?
-				  js_member(r->doc, obj, name, &count) : NULL;
-
-	if (!n || count != 1 || n->type != type) {
-		if (!r->why)
-			r->why = name;
-		return NULL;
-	}
-	return n;
-}
-
-static uint64_t rd_u64(struct rd *r, const struct js_node *obj, const char *name, uint64_t max)
-{
-	const struct js_node *n = rd_get(r, obj, name, JS_NUM);
-	uint64_t v;
-
-	if (!n)
-		return 0;
-	if (n->num == JS_INT_U64)
-		v = n->v.u;
-	else if (n->num == JS_INT_S64 && n->v.i >= 0)
-		v = (uint64_t)n->v.i;
-	else
-		v = max + 1;
-	if (v > max) {
-		if (!r->why)
-			r->why = name;
-		return 0;
-	}
-	return v;
-}
-
-/* A member added after the first daemons: @def when absent (an older file). */
-static uint64_t rd_u64_opt(struct rd *r, const struct js_node *obj, const char *name,
-			   uint64_t max, uint64_t def)
-{
-	unsigned int count = 0;
-
-	if (!js_member(r->doc, obj, name, &count))
-		return def;
-	return rd_u64(r, obj, name, max);
-}
-
-static int64_t rd_s32(struct rd *r, const struct js_node *obj, const char *name)
-{
-	const struct js_node *n = rd_get(r, obj, name, JS_NUM);
-
-	if (!n)
-		return 0;
-	if (n->num != JS_INT_S64 || n->v.i < INT32_MIN || n->v.i > INT32_MAX) {
-		if (!r->why)
-			r->why = name;
-		return 0;
-	}
-	return n->v.i;
-}
-
-/* A string member into @buf (@cap bytes, NUL included, no NUL inside). */
-static void rd_str(struct rd *r, const struct js_node *obj, const char *name, char *buf,
-		   size_t cap)
-{
-	const struct js_node *n = rd_get(r, obj, name, JS_STR);
-
-	buf[0] = 0;
-	if (!n)
-		return;
-	if (n->len >= cap || memchr(js_str(r->doc, n), 0, n->len)) {
-		if (!r->why)
-			r->why = name;
-		return;
-	}
-	memcpy(buf, js_str(r->doc, n), n->len + 1);
-}
-
-static int rd_hex(struct rd *r, const struct js_node *obj, const char *name, void *out,
+static int rd_hex(struct js_rd *r, const struct js_node *obj, const char *name, void *out,
 		  size_t n)
 {
-	const struct js_node *s = rd_get(r, obj, name, JS_STR);
+	const struct js_node *s = js_rd_get(r, obj, name, JS_STR);
 	unsigned char *b = out;
 
 	if (!s)
@@ -426,7 +342,7 @@ bad:
 }
 
 /* Exclusions of @e (later: none when absent), as enable-event checks them. */
-static int rd_excl(struct rd *r, const struct js_node *o, struct enabler *e)
+static int rd_excl(struct js_rd *r, const struct js_node *o, struct enabler *e)
 {
 	const char *excl[PROTO_EXCLUDE_MAX];
 	const struct js_node *arr, *el;
@@ -453,15 +369,15 @@ bad:
 	return -EINVAL;
 }
 
-static int rd_enabler(struct rd *r, const struct js_node *o, struct enabler *e)
+static int rd_enabler(struct js_rd *r, const struct js_node *o, struct enabler *e)
 {
 	const struct js_node *flt;
 	unsigned int count = 0;
 	char err[200];
 
-	rd_str(r, o, "pattern", e->pattern, sizeof(e->pattern));
-	e->ll_kind = (enum ll_kind)rd_u64(r, o, "ll_kind", LL_ONLY);
-	e->loglevel = (int)rd_s32(r, o, "loglevel");
+	js_rd_str(r, o, "pattern", e->pattern, sizeof(e->pattern));
+	e->ll_kind = (enum ll_kind)js_rd_u64(r, o, "ll_kind", LL_ONLY);
+	e->loglevel = (int)js_rd_s32(r, o, "loglevel");
 	if (r->why || !e->pattern[0] || rd_excl(r, o, e) < 0)
 		return -EINVAL;
 	flt = js_member(r->doc, o, "filter", &count);
@@ -479,7 +395,7 @@ static int rd_enabler(struct rd *r, const struct js_node *o, struct enabler *e)
 	return 0;
 }
 
-static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct session *s)
+static struct channel *rd_channel(struct js_rd *r, const struct js_node *o, struct session *s)
 {
 	const struct js_node *ens, *en;
 	struct channel *ch = calloc(1, sizeof(*ch));
@@ -488,23 +404,23 @@ static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct 
 	if (!ch)
 		return NULL;
 	ch->session = s;
-	ch->id = rd_u64(r, o, "id", UINT64_MAX);
-	ch->slot = (unsigned int)rd_u64(r, o, "slot", SHM_MAX_CHAN - 1);
-	rd_str(r, o, "name", ch->name, sizeof(ch->name));
-	ch->subbuf_size = (uint32_t)rd_u64(r, o, "subbuf_size", SHM_MAX_SUBBUF);
-	ch->num_subbuf = (uint32_t)rd_u64(r, o, "num_subbuf", SHM_MAX_NUM_SUBBUF);
-	ch->pool_size = (uint32_t)rd_u64(r, o, "pool_size", SHM_MAX_SLOTS);
-	ch->mode = (uint32_t)rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);
-	ch->flush_ms = (uint32_t)rd_u64(r, o, "flush_ms", UINT32_MAX);
-	ch->compress = (uint32_t)rd_u64(r, o, "compress", PROTO_COMPRESS_LZ4);
-	ch->context = (uint32_t)rd_u64(r, o, "context", SHMTRACE__CTX_ALL);
-	ch->disabled = !rd_u64_opt(r, o, "enabled", 1, 1);
-	ch->cleared = rd_u64_opt(r, o, "cleared", UINT64_MAX, 0);
+	ch->id = js_rd_u64(r, o, "id", UINT64_MAX);
+	ch->slot = (unsigned int)js_rd_u64(r, o, "slot", SHM_MAX_CHAN - 1);
+	js_rd_str(r, o, "name", ch->name, sizeof(ch->name));
+	ch->subbuf_size = (uint32_t)js_rd_u64(r, o, "subbuf_size", SHM_MAX_SUBBUF);
+	ch->num_subbuf = (uint32_t)js_rd_u64(r, o, "num_subbuf", SHM_MAX_NUM_SUBBUF);
+	ch->pool_size = (uint32_t)js_rd_u64(r, o, "pool_size", SHM_MAX_SLOTS);
+	ch->mode = (uint32_t)js_rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);
+	ch->flush_ms = (uint32_t)js_rd_u64(r, o, "flush_ms", UINT32_MAX);
+	ch->compress = (uint32_t)js_rd_u64(r, o, "compress", PROTO_COMPRESS_LZ4);
+	ch->context = (uint32_t)js_rd_u64(r, o, "context", SHMTRACE__CTX_ALL);
+	ch->disabled = !js_rd_u64_opt(r, o, "enabled", 1, 1);
+	ch->cleared = js_rd_u64_opt(r, o, "cleared", UINT64_MAX, 0);
 	if (!r->why && (!proto_name_ok(ch->name) || !ch->id || ss.chan[ch->slot] ||
 			!shm_geometry_ok(ch->subbuf_size, ch->num_subbuf) || !ch->pool_size ||
 			(s->memory && ch->mode != SHM_MODE_OVERWRITE)))
 		r->why = "channel";
-	ens = rd_get(r, o, "enablers", JS_ARR);
+	ens = js_rd_get(r, o, "enablers", JS_ARR);
 	tail = &ch->enablers;
 	for (en = ens ? js_child(r->doc, ens) : NULL; en && !r->why;
 	     en = js_next(r->doc, ens, en)) {
@@ -527,7 +443,7 @@ static struct channel *rd_channel(struct rd *r, const struct js_node *o, struct 
 	return ch;
 }
 
-static struct aggregation *rd_agg(struct rd *r, const struct js_node *o, struct session *s)
+static struct aggregation *rd_agg(struct js_rd *r, const struct js_node *o, struct session *s)
 {
 	struct aggregation *ag = calloc(1, sizeof(*ag));
 	const struct js_node *names, *nm;
@@ -536,13 +452,13 @@ static struct aggregation *rd_agg(struct rd *r, const struct js_node *o, struct 
 	if (!ag)
 		return NULL;
 	ag->session = s;
-	ag->id = rd_u64(r, o, "id", UINT64_MAX);
-	ag->slot = (unsigned int)rd_u64(r, o, "slot", SHM_MAX_AGG - 1);
-	rd_str(r, o, "name", ag->name, sizeof(ag->name));
-	ag->capacity = (uint32_t)rd_u64(r, o, "capacity", UINT32_MAX);
-	ag->flags = (uint32_t)rd_u64(r, o, "flags", SHM_AGG_PROFILE);
+	ag->id = js_rd_u64(r, o, "id", UINT64_MAX);
+	ag->slot = (unsigned int)js_rd_u64(r, o, "slot", SHM_MAX_AGG - 1);
+	js_rd_str(r, o, "name", ag->name, sizeof(ag->name));
+	ag->capacity = (uint32_t)js_rd_u64(r, o, "capacity", UINT32_MAX);
+	ag->flags = (uint32_t)js_rd_u64(r, o, "flags", SHM_AGG_PROFILE);
 	rd_hex(r, o, "def", &ag->def, sizeof(ag->def));
-	names = rd_get(r, o, "names", JS_ARR);
+	names = js_rd_get(r, o, "names", JS_ARR);
 	for (nm = names ? js_child(r->doc, names) : NULL; nm && !r->why;
 	     nm = js_next(r->doc, names, nm)) {
 		if (ag->nnames == SHM_AGG_NAMES || nm->type != JS_STR ||
@@ -566,22 +482,22 @@ static struct aggregation *rd_agg(struct rd *r, const struct js_node *o, struct 
 	return ag;
 }
 
-static int rd_relay(struct rd *r, const struct js_node *o, struct session *s)
+static int rd_relay(struct js_rd *r, const struct js_node *o, struct session *s)
 {
 	struct relayctl *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
-	s->relay_id = rd_u64(r, o, "id", UINT64_MAX);
-	rd_str(r, o, "ctrl_host", n->c.host, sizeof(n->c.host));
-	n->c.ctrl = (uint16_t)rd_u64(r, o, "ctrl_port", UINT16_MAX);
-	rd_str(r, o, "data_host", n->d.host, sizeof(n->d.host));
-	n->d.data = (uint16_t)rd_u64(r, o, "data_port", UINT16_MAX);
-	rd_str(r, o, "host", n->host, sizeof(n->host));
-	rd_str(r, o, "stamp", n->stamp, sizeof(n->stamp));
-	n->opened = (unsigned int)rd_u64(r, o, "opened", UINT32_MAX);
-	n->err = (int)rd_s32(r, o, "err");
-	rd_str(r, o, "why", n->why, sizeof(n->why));
+	s->relay_id = js_rd_u64(r, o, "id", UINT64_MAX);
+	js_rd_str(r, o, "ctrl_host", n->c.host, sizeof(n->c.host));
+	n->c.ctrl = (uint16_t)js_rd_u64(r, o, "ctrl_port", UINT16_MAX);
+	js_rd_str(r, o, "data_host", n->d.host, sizeof(n->d.host));
+	n->d.data = (uint16_t)js_rd_u64(r, o, "data_port", UINT16_MAX);
+	js_rd_str(r, o, "host", n->host, sizeof(n->host));
+	js_rd_str(r, o, "stamp", n->stamp, sizeof(n->stamp));
+	n->opened = (unsigned int)js_rd_u64(r, o, "opened", UINT32_MAX);
+	n->err = (int)js_rd_s32(r, o, "err");
+	js_rd_str(r, o, "why", n->why, sizeof(n->why));
 	if (r->why || !s->relay_id) {
 		if (!r->why)
 			r->why = "relay";
@@ -594,7 +510,8 @@ static int rd_relay(struct rd *r, const struct js_node *o, struct session *s)
 }
 
 /* One kind of a session's tracking: null, or its set. */
-static void rd_track_kind(struct rd *r, const struct js_node *v, uint32_t kind, struct tracking *t)
+static void rd_track_kind(struct js_rd *r, const struct js_node *v, uint32_t kind,
+			  struct tracking *t)
 {
 	uint32_t *ids = kind == PROTO_TRACK_PID ? t->pid : t->uid;
 	uint32_t *n = kind == PROTO_TRACK_PID ? &t->npid : kind == PROTO_TRACK_UID ? &t->nuid :
@@ -627,7 +544,7 @@ bad:
 }
 
 /* A session's tracking (later: every process when absent), as track checks it. */
-static void rd_tracking(struct rd *r, const struct js_node *o, struct session *s)
+static void rd_tracking(struct js_rd *r, const struct js_node *o, struct session *s)
 {
 	static const char *const names[] = { "pid", "uid", "exe" };
 	unsigned int count = 0;
@@ -651,7 +568,7 @@ static void rd_tracking(struct rd *r, const struct js_node *o, struct session *s
 		r->why = "tracking";
 }
 
-static struct session *rd_session(struct rd *r, const struct js_node *o)
+static struct session *rd_session(struct js_rd *r, const struct js_node *o)
 {
 	const struct js_node *arr, *el, *relay;
 	struct session *s = calloc(1, sizeof(*s));
@@ -662,25 +579,25 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 	if (!s)
 		return NULL;
 	s->base_fd = -1;
-	rd_str(r, o, "name", s->name, sizeof(s->name));
-	rd_str(r, o, "output", s->output, sizeof(s->output));
-	s->output_default = (int)rd_u64_opt(r, o, "output_default", 1, 0);
-	s->active = (int)rd_u64(r, o, "active", 1);
-	s->started = (int)rd_u64(r, o, "started", 1);
-	s->memory = (int)rd_u64_opt(r, o, "memory_only", 1, 0);
-	s->def_mode = (uint32_t)rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);
-	s->def_pool = (uint32_t)rd_u64(r, o, "pool_size", SHM_MAX_SLOTS);
-	s->nsnapshots = (unsigned int)rd_u64(r, o, "snapshots", UINT32_MAX);
-	s->nrotations = (unsigned int)rd_u64(r, o, "rotations", UINT32_MAX);
-	s->rot_bytes = rd_u64(r, o, "rotate_bytes", UINT64_MAX);
-	s->rot_ms = rd_u64(r, o, "rotate_ms", UINT64_MAX);
-	s->made_output = (size_t)rd_u64(r, o, "made_output", PROTO_PATH_MAX);
-	s->allow_all = (int)rd_u64(r, o, "allow_all", 1);
-	s->live_us = (uint32_t)rd_u64(r, o, "live_us", UINT32_MAX);
+	js_rd_str(r, o, "name", s->name, sizeof(s->name));
+	js_rd_str(r, o, "output", s->output, sizeof(s->output));
+	s->output_default = (int)js_rd_u64_opt(r, o, "output_default", 1, 0);
+	s->active = (int)js_rd_u64(r, o, "active", 1);
+	s->started = (int)js_rd_u64(r, o, "started", 1);
+	s->memory = (int)js_rd_u64_opt(r, o, "memory_only", 1, 0);
+	s->def_mode = (uint32_t)js_rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);
+	s->def_pool = (uint32_t)js_rd_u64(r, o, "pool_size", SHM_MAX_SLOTS);
+	s->nsnapshots = (unsigned int)js_rd_u64(r, o, "snapshots", UINT32_MAX);
+	s->nrotations = (unsigned int)js_rd_u64(r, o, "rotations", UINT32_MAX);
+	s->rot_bytes = js_rd_u64(r, o, "rotate_bytes", UINT64_MAX);
+	s->rot_ms = js_rd_u64(r, o, "rotate_ms", UINT64_MAX);
+	s->made_output = (size_t)js_rd_u64(r, o, "made_output", PROTO_PATH_MAX);
+	s->allow_all = (int)js_rd_u64(r, o, "allow_all", 1);
+	s->live_us = (uint32_t)js_rd_u64(r, o, "live_us", UINT32_MAX);
 	s->rot_last_ns = now_ns(CLOCK_MONOTONIC);
 	if (!r->why)
 		rd_tracking(r, o, s);
-	arr = rd_get(r, o, "allow", JS_ARR);
+	arr = js_rd_get(r, o, "allow", JS_ARR);
 	for (el = arr ? js_child(r->doc, arr) : NULL; el && !r->why; el = js_next(r->doc, arr, el)) {
 		if (s->nallow == SESSION_MAX_ALLOW || el->type != JS_NUM ||
 		    el->num == JS_REAL || js_double(el) < 0 || js_double(el) > UINT32_MAX) {
@@ -703,7 +620,7 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 	if (!r->why && session_open_base(s) < 0)
 		r->why = "output";	/* (nothing of it reachable any more) */
 	ctail = &s->chans;
-	arr = rd_get(r, o, "channels", JS_ARR);
+	arr = js_rd_get(r, o, "channels", JS_ARR);
 	for (el = arr ? js_child(r->doc, arr) : NULL; el && !r->why; el = js_next(r->doc, arr, el)) {
 		struct channel *ch = rd_channel(r, el, s);
 
@@ -713,7 +630,7 @@ static struct session *rd_session(struct rd *r, const struct js_node *o)
 		}
 	}
 	atail = &s->aggs;
-	arr = rd_get(r, o, "aggregations", JS_ARR);
+	arr = js_rd_get(r, o, "aggregations", JS_ARR);
 	for (el = arr ? js_child(r->doc, arr) : NULL; el && !r->why; el = js_next(r->doc, arr, el)) {
 		struct aggregation *ag = rd_agg(r, el, s);
 
@@ -755,7 +672,7 @@ static void state_drop(struct session *s)
 int state_load(const char *home)
 {
 	char path[1200], bad[1300], err[160];
-	struct rd r = { 0 };
+	struct js_rd r = { 0 };
 	struct session **tail = &ss.list;
 	const struct js_node *root, *arr, *el;
 	struct js_doc *doc = NULL;
@@ -782,16 +699,16 @@ int state_load(const char *home)
 		goto bad;
 	r.doc = doc;
 	root = js_root(doc);
-	if (rd_u64(&r, root, "version", 1000) != STATE_VERSION) {
+	if (js_rd_u64(&r, root, "version", 1000) != STATE_VERSION) {
 		snprintf(err, sizeof(err), "version %s", r.why ? "missing" : "unknown");
 		ret = -EINVAL;
 		goto bad;
 	}
-	next = rd_u64(&r, root, "next_id", UINT64_MAX);
+	next = js_rd_u64(&r, root, "next_id", UINT64_MAX);
 	if (next > ss.next_id)
 		ss.next_id = next;	/* ids stay unique across daemons */
-	relayctl_seen_id(rd_u64(&r, root, "next_relay_id", UINT64_MAX));
-	arr = rd_get(&r, root, "sessions", JS_ARR);
+	relayctl_seen_id(js_rd_u64(&r, root, "next_relay_id", UINT64_MAX));
+	arr = js_rd_get(&r, root, "sessions", JS_ARR);
 	for (el = arr ? js_child(doc, arr) : NULL; el && !r.why; el = js_next(doc, arr, el)) {
 		struct session *s = rd_session(&r, el);
 

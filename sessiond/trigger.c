@@ -688,8 +688,9 @@ void trig_state_save(FILE *f)
 			"\"policy\":%u,\"n\":%" PRIu64 ",\"every_ms\":%" PRIu64 ",\"fired\":%" PRIu64
 			",\"failed\":%" PRIu64 ",\"ignored\":%" PRIu64 ",\"spent\":%d,"
 			"\"matches_gone\":%" PRIu64 ",\"lost_gone\":%" PRIu64 ",",
-			t->id, t->slot < 0 ? SHM_MAX_TRIG : t->slot, t->kind, t->action, t->policy, t->n, t->every_ms, t->fired,
-			t->failed, t->ignored, t->spent, t->matches_gone, t->lost_gone);
+			t->id, t->slot < 0 ? SHM_MAX_TRIG : t->slot, t->kind, t->action, t->policy,
+			t->n, t->every_ms, t->fired, t->failed, t->ignored, t->spent, t->matches_gone,
+			t->lost_gone);
 		put_str(f, "name", t->name);
 		put_str(f, "session", t->action_session);
 		put_str(f, "pattern", t->ev.pattern);
@@ -712,61 +713,8 @@ void trig_state_save(FILE *f)
 	fputs("],", f);
 }
 
-struct trd {
-	const struct js_doc *doc;
-	const char *why;
-};
-
-static const struct js_node *trd_get(struct trd *r, const struct js_node *o, const char *name,
-				     int type)
-{
-	unsigned int count = 0;
-	const struct js_node *n = js_member(r->doc, o, name, &count);
-
-	if (!n || count != 1 || n->type != type) {
-		if (!r->why)
-			r->why = name;
-		return NULL;
-	}
-	return n;
-}
-
-static uint64_t trd_u64(struct trd *r, const struct js_node *o, const char *name, uint64_t max)
-{
-	const struct js_node *n = trd_get(r, o, name, JS_NUM);
-	uint64_t v = max + 1;
-
-	if (!n)
-		return 0;
-	if (n->num == JS_INT_U64)
-		v = n->v.u;
-	else if (n->num == JS_INT_S64 && n->v.i >= 0)
-		v = (uint64_t)n->v.i;
-	if (v > max) {
-		if (!r->why)
-			r->why = name;
-		return 0;
-	}
-	return v;
-}
-
-static void trd_str(struct trd *r, const struct js_node *o, const char *name, char *buf, size_t cap)
-{
-	const struct js_node *n = trd_get(r, o, name, JS_STR);
-
-	buf[0] = 0;
-	if (!n)
-		return;
-	if (n->len >= cap || memchr(js_str(r->doc, n), 0, n->len)) {
-		if (!r->why)
-			r->why = name;
-		return;
-	}
-	memcpy(buf, js_str(r->doc, n), n->len + 1);
-}
-
 /* One saved trigger, checked as add-trigger checks it; NULL and r->why when not. */
-static struct trigger *trd_trigger(struct trd *r, const struct js_node *o)
+static struct trigger *trd_trigger(struct js_rd *r, const struct js_node *o)
 {
 	static struct proto_cmd c;
 	struct cmd_trigger *b = &c.b.trigger;
@@ -778,24 +726,24 @@ static struct trigger *trd_trigger(struct trd *r, const struct js_node *o)
 	int ret;
 
 	memset(&c, 0, sizeof(c));
-	id = trd_u64(r, o, "id", UINT64_MAX);
-	slot = trd_u64(r, o, "slot", SHM_MAX_TRIG);
-	b->kind = (uint32_t)trd_u64(r, o, "kind", CMD_TRIG_AGG);
-	b->action = (uint32_t)trd_u64(r, o, "action", CMD_ACT_NOTIFY);
-	b->policy = (uint32_t)trd_u64(r, o, "policy", SHM_TRIG_ONCE_AFTER);
-	b->n = trd_u64(r, o, "n", UINT64_MAX);
-	b->every_ms = trd_u64(r, o, "every_ms", TRIG_EVERY_MAX_MS);
-	trd_str(r, o, "name", b->name, sizeof(b->name));
-	trd_str(r, o, "session", b->action_session, sizeof(b->action_session));
-	trd_str(r, o, "pattern", b->pattern, sizeof(b->pattern));
-	trd_str(r, o, "agg_session", b->agg_session, sizeof(b->agg_session));
-	trd_str(r, o, "agg", b->agg, sizeof(b->agg));
-	trd_str(r, o, "when", b->when, sizeof(b->when));
+	id = js_rd_u64(r, o, "id", UINT64_MAX);
+	slot = js_rd_u64(r, o, "slot", SHM_MAX_TRIG);
+	b->kind = (uint32_t)js_rd_u64(r, o, "kind", CMD_TRIG_AGG);
+	b->action = (uint32_t)js_rd_u64(r, o, "action", CMD_ACT_NOTIFY);
+	b->policy = (uint32_t)js_rd_u64(r, o, "policy", SHM_TRIG_ONCE_AFTER);
+	b->n = js_rd_u64(r, o, "n", UINT64_MAX);
+	b->every_ms = js_rd_u64(r, o, "every_ms", TRIG_EVERY_MAX_MS);
+	js_rd_str(r, o, "name", b->name, sizeof(b->name));
+	js_rd_str(r, o, "session", b->action_session, sizeof(b->action_session));
+	js_rd_str(r, o, "pattern", b->pattern, sizeof(b->pattern));
+	js_rd_str(r, o, "agg_session", b->agg_session, sizeof(b->agg_session));
+	js_rd_str(r, o, "agg", b->agg, sizeof(b->agg));
+	js_rd_str(r, o, "when", b->when, sizeof(b->when));
 	flt = js_member(r->doc, o, "filter", &count);
 	if (count != 1 || !flt || (flt->type != JS_NULL && flt->type != JS_STR) ||
 	    (flt->type == JS_STR && memchr(js_str(r->doc, flt), 0, flt->len)))
 		r->why = r->why ? r->why : "filter";
-	keys = trd_get(r, o, "keys", JS_ARR);
+	keys = js_rd_get(r, o, "keys", JS_ARR);
 	if (r->why || !id)
 		return NULL;
 	if (flt->type == JS_STR) {
@@ -847,12 +795,12 @@ static struct trigger *trd_trigger(struct trd *r, const struct js_node *o)
 		}
 	}
 	t->id = id;
-	t->fired = trd_u64(r, o, "fired", UINT64_MAX);
-	t->failed = trd_u64(r, o, "failed", UINT64_MAX);
-	t->ignored = trd_u64(r, o, "ignored", UINT64_MAX);
-	t->spent = (int)trd_u64(r, o, "spent", 1);
-	t->matches_gone = trd_u64(r, o, "matches_gone", UINT64_MAX);
-	t->lost_gone = trd_u64(r, o, "lost_gone", UINT64_MAX);
+	t->fired = js_rd_u64(r, o, "fired", UINT64_MAX);
+	t->failed = js_rd_u64(r, o, "failed", UINT64_MAX);
+	t->ignored = js_rd_u64(r, o, "ignored", UINT64_MAX);
+	t->spent = (int)js_rd_u64(r, o, "spent", 1);
+	t->matches_gone = js_rd_u64(r, o, "matches_gone", UINT64_MAX);
+	t->lost_gone = js_rd_u64(r, o, "lost_gone", UINT64_MAX);
 	t->next_ns = now_ns(CLOCK_MONOTONIC) + t->every_ms * 1000000u;
 	if (t->kind == CMD_TRIG_EVENT) {
 		if (slot >= SHM_MAX_TRIG || trigs.slot[slot]) {
@@ -888,7 +836,7 @@ static struct trigger *trd_trigger(struct trd *r, const struct js_node *o)
 
 const char *trig_state_load(const struct js_doc *doc, const struct js_node *root)
 {
-	struct trd r = { .doc = doc };
+	struct js_rd r = { .doc = doc };
 	unsigned int count = 0;
 	const struct js_node *arr = js_member(doc, root, "triggers", &count);
 	struct trigger **tail = &trigs.list;

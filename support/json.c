@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "support/json.h"
@@ -626,4 +627,84 @@ void js_put_str(FILE *out, const char *s, size_t n)
 		p++;
 	}
 	fputc('"', out);
+}
+
+/* ---- the checked reader ---------------------------------------------------- */
+
+static void rd_wrong(struct js_rd *r, const char *name)
+{
+	if (!r->why)
+		r->why = name;
+}
+
+const struct js_node *js_rd_get(struct js_rd *r, const struct js_node *obj, const char *name,
+				int type)
+{
+	unsigned int count = 0;
+	const struct js_node *n = obj && obj->type == JS_OBJ ?
+				  js_member(r->doc, obj, name, &count) : NULL;
+
+	if (!n || count != 1 || n->type != type) {
+		rd_wrong(r, name);
+		return NULL;
+	}
+	return n;
+}
+
+uint64_t js_rd_u64(struct js_rd *r, const struct js_node *obj, const char *name, uint64_t max)
+{
+	const struct js_node *n = js_rd_get(r, obj, name, JS_NUM);
+	uint64_t v;
+
+	if (!n)
+		return 0;
+	if (n->num == JS_INT_U64)
+		v = n->v.u;
+	else if (n->num == JS_INT_S64 && n->v.i >= 0)
+		v = (uint64_t)n->v.i;
+	else
+		v = max + 1;
+	if (v > max) {
+		rd_wrong(r, name);
+		return 0;
+	}
+	return v;
+}
+
+uint64_t js_rd_u64_opt(struct js_rd *r, const struct js_node *obj, const char *name,
+		       uint64_t max, uint64_t def)
+{
+	unsigned int count = 0;
+
+	if (obj && obj->type == JS_OBJ && !js_member(r->doc, obj, name, &count) && !count)
+		return def;
+	return js_rd_u64(r, obj, name, max);
+}
+
+int64_t js_rd_s32(struct js_rd *r, const struct js_node *obj, const char *name)
+{
+	const struct js_node *n = js_rd_get(r, obj, name, JS_NUM);
+
+	if (!n)
+		return 0;
+	if (n->num != JS_INT_S64 || n->v.i < INT32_MIN || n->v.i > INT32_MAX) {
+		rd_wrong(r, name);
+		return 0;
+	}
+	return n->v.i;
+}
+
+void js_rd_str(struct js_rd *r, const struct js_node *obj, const char *name, char *buf,
+	       size_t cap)
+{
+	const struct js_node *n = js_rd_get(r, obj, name, JS_STR);
+
+	buf[0] = 0;
+	if (!n)
+		return;
+	if (n->len >= cap || memchr(js_str(r->doc, n), 0, n->len)) {
+		rd_wrong(r, name);
+		return;
+	}
+	memcpy(buf, js_str(r->doc, n), n->len + 1);
 }

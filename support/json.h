@@ -105,4 +105,30 @@ const struct js_node *js_member(const struct js_doc *doc, const struct js_node *
 /* The double of a number (integers converted). */
 double js_double(const struct js_node *n);
 
+/*
+ * A checked reader of a document that shmtrace wrote and anyone may have
+ * damaged since (the session daemon's saved state): each call reads one
+ * member of an object and checks it; the first member found missing,
+ * repeated, of another type or out of range is kept in @why, and what a
+ * failed call returns is 0 or "". Read the whole object, then look at why.
+ */
+struct js_rd {
+	const struct js_doc *doc;
+	const char *why;		/* the first member found wrong, or NULL */
+};
+
+/* Member @name of @obj (an object; anything else: missing), once, of @type. */
+const struct js_node *js_rd_get(struct js_rd *r, const struct js_node *obj, const char *name,
+				int type);
+/* An integer member from 0 to @max. */
+uint64_t js_rd_u64(struct js_rd *r, const struct js_node *obj, const char *name, uint64_t max);
+/* ... a member added by later versions: @def when absent. */
+uint64_t js_rd_u64_opt(struct js_rd *r, const struct js_node *obj, const char *name,
+		       uint64_t max, uint64_t def);
+/* An integer member that fits an int32_t. */
+int64_t js_rd_s32(struct js_rd *r, const struct js_node *obj, const char *name);
+/* A string member into @buf (@cap bytes, NUL included, no NUL inside). */
+void js_rd_str(struct js_rd *r, const struct js_node *obj, const char *name, char *buf,
+	       size_t cap);
+
 #endif

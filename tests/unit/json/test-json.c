@@ -355,6 +355,54 @@ START_TEST(test_put_str)
 }
 END_TEST
 
+/* The checked reader: each wrong member is refused, the first one kept. */
+START_TEST(test_checked_reader)
+{
+	static const char text[] = "{\"a\":7,\"b\":-1,\"c\":\"xy\",\"d\":1,\"d\":2,"
+				   "\"e\":\"x\\u0000y\",\"f\":2147483648,\"g\":-5}";
+	struct js_doc *doc = NULL;
+	char err[128], buf[8];
+	struct js_rd r = { 0 };
+	const struct js_node *o;
+
+	ck_assert_int_eq(js_parse(&doc, text, strlen(text), NULL, err, sizeof(err)), 0);
+	o = js_root(doc);
+	r.doc = doc;
+	ck_assert_uint_eq(js_rd_u64(&r, o, "a", 10), 7);
+	ck_assert_ptr_null(r.why);
+	ck_assert_uint_eq(js_rd_u64(&r, o, "a", 6), 0);		/* beyond max */
+	ck_assert_str_eq(r.why, "a");
+	ck_assert_uint_eq(js_rd_u64(&r, o, "b", 10), 0);		/* negative */
+	ck_assert_str_eq(r.why, "a");				/* the first kept */
+	r.why = NULL;
+	js_rd_str(&r, o, "c", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "xy");
+	js_rd_str(&r, o, "c", buf, 2);				/* no room for it */
+	ck_assert_str_eq(buf, "");
+	ck_assert_str_eq(r.why, "c");
+	r.why = NULL;
+	ck_assert_uint_eq(js_rd_u64(&r, o, "d", 10), 0);		/* repeated */
+	ck_assert_str_eq(r.why, "d");
+	r.why = NULL;
+	js_rd_str(&r, o, "e", buf, sizeof(buf));		/* a NUL inside */
+	ck_assert_str_eq(r.why, "e");
+	r.why = NULL;
+	ck_assert_int_eq(js_rd_s32(&r, o, "g"), -5);
+	ck_assert_int_eq(js_rd_s32(&r, o, "f"), 0);
+	ck_assert_str_eq(r.why, "f");
+	r.why = NULL;
+	ck_assert_uint_eq(js_rd_u64_opt(&r, o, "absent", 10, 3), 3);	/* a later member */
+	ck_assert_uint_eq(js_rd_u64_opt(&r, o, "a", 10, 3), 7);
+	ck_assert_ptr_null(r.why);
+	ck_assert_ptr_null(js_rd_get(&r, o, "c", JS_NUM));		/* another type */
+	ck_assert_str_eq(r.why, "c");
+	r.why = NULL;
+	ck_assert_ptr_null(js_rd_get(&r, js_child(doc, o), "a", JS_NUM));	/* not an object */
+	ck_assert_str_eq(r.why, "a");
+	js_free(doc);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -368,6 +416,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_many_values);
 	tcase_add_test(tc, test_put_str);
+	tcase_add_test(tc, test_checked_reader);
 	suite_add_tcase(s, tc);
 	return s;
 }
