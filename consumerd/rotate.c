@@ -86,6 +86,18 @@ static void chunk_close(const char *output)
 	}
 }
 
+/* Directory @name in directory @out, made with @mode when missing, opened
+ * without following a link: its descriptor, or -errno. */
+static int subdir_open(int out, const char *name, mode_t mode)
+{
+	int fd;
+
+	if (mkdirat(out, name, mode) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(out, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 int rotate_output(struct c_chan *ch, const char *chunk)
 {
 	const char *output = ch->output, *name;
@@ -101,16 +113,10 @@ int rotate_output(struct c_chan *ch, const char *chunk)
 	out = chan_output(ch, 0750);
 	if (out < 0)
 		return out;
-	if (mkdirat(out, name, 0750) < 0 && errno != EEXIST) {
-		ret = -errno;
-		close(out);
-		return ret;
-	}
-	cfd = openat(out, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cfd = subdir_open(out, name, 0750);
 	if (cfd < 0) {
-		ret = -errno;
 		close(out);
-		return ret;
+		return cfd;
 	}
 	chunk_close(output);
 	/* every trace of the chunk, of processes alive or gone, moves into it */
@@ -233,16 +239,10 @@ int clear_output(struct c_chan *ch, struct msg_c_clear_reply *rep)
 	if (out < 0)
 		return out;
 	snprintf(where, sizeof(where), "%s/%s", ch->output, CLEAR_DIR);
-	if (mkdirat(out, CLEAR_DIR, 0700) < 0 && errno != EEXIST) {
-		ret = -errno;
-		close(out);
-		return ret;
-	}
-	cfd = openat(out, CLEAR_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cfd = subdir_open(out, CLEAR_DIR, 0700);
 	if (cfd < 0) {
-		ret = -errno;
 		close(out);
-		return ret;
+		return cfd;
 	}
 	clear_empty(cfd, where);	/* what a clear cut by a crash left */
 	dir = fdopendir(out);
