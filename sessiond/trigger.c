@@ -696,6 +696,14 @@ void trig_state_save(FILE *f)
 		put_str(f, "agg_session", t->agg_session);
 		put_str(f, "agg", t->agg);
 		put_str(f, "when", t->when);
+		if (t->last_time_ns) {
+			fprintf(f, "\"last\":{\"time_ns\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,"
+				"\"errno\":%d,", t->last_time_ns, t->last_pid, t->last_tid,
+				t->last_err);
+			fputs("\"path\":", f);
+			js_put_str(f, t->last_path, strlen(t->last_path));
+			fputs("},", f);
+		}
 		fputs("\"filter\":", f);
 		if (t->ev.filter)
 			js_put_str(f, t->ev.filter, strlen(t->ev.filter));
@@ -770,7 +778,7 @@ static struct trigger *trd_trigger(struct trd *r, const struct js_node *o)
 {
 	static struct proto_cmd c;
 	struct cmd_trigger *b = &c.b.trigger;
-	const struct js_node *flt, *keys, *k;
+	const struct js_node *flt, *keys, *k, *last;
 	struct trigger *t;
 	struct reply *rep;
 	unsigned int count = 0;
@@ -853,6 +861,18 @@ static struct trigger *trd_trigger(struct trd *r, const struct js_node *o)
 	t->spent = (int)trd_u64(r, o, "spent", 1);
 	t->matches_gone = trd_u64(r, o, "matches_gone", UINT64_MAX);
 	t->lost_gone = trd_u64(r, o, "lost_gone", UINT64_MAX);
+	/* its last firing (absent: none yet, or a state saved before it was kept) */
+	count = 0;
+	last = js_member(r->doc, o, "last", &count);
+	if (count > 1 || (last && last->type != JS_OBJ)) {
+		r->why = r->why ? r->why : "last";
+	} else if (last) {
+		t->last_time_ns = trd_u64(r, last, "time_ns", UINT64_MAX);
+		t->last_pid = (uint32_t)trd_u64(r, last, "pid", UINT32_MAX);
+		t->last_tid = (uint32_t)trd_u64(r, last, "tid", UINT32_MAX);
+		t->last_err = (int)trd_u64(r, last, "errno", 4095);
+		trd_str(r, last, "path", t->last_path, sizeof(t->last_path));
+	}
 	t->next_ns = now_ns(CLOCK_MONOTONIC) + t->every_ms * 1000000u;
 	if (t->kind == CMD_TRIG_EVENT) {
 		if (slot >= SHM_MAX_TRIG || trigs.slot[slot]) {
