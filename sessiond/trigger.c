@@ -31,7 +31,8 @@
  * (RE_TRIGGER_GONE) or when we stop (RE_SHUTDOWN).
  *
  * State: the waiters; the triggers are trigdef.c's, saved by state.c with
- * trig_state_save(). A crash closes the waiters' connections.
+ * trig_state_save() (definitions, counts, keys met and the last firing).
+ * A crash closes the waiters' connections.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -736,7 +736,8 @@ static int pl_object(struct pl *p, const struct js_node *o, const char *const *n
 			;
 		if (!names[i])
 			return pl_fail(p, "unknown member \"%s\" (doc/profile.md has those of "
-				       "version %d)", n, p->version ? (int)p->version : PROFILE_VERSION);
+				       "version %d)", n,
+				       p->version ? (int)p->version : PROFILE_VERSION);
 		js_member(p->doc, o, n, &count);
 		if (count != 1)
 			return pl_fail(p, "member \"%s\" given %u times", n, count);
