@@ -31,7 +31,8 @@
  * (RE_TRIGGER_GONE) or when we stop (RE_SHUTDOWN).
  *
  * State: the waiters; the triggers are trigdef.c's, saved by state.c with
- * trig_state_save(). A crash closes the waiters' connections.
+ * trig_state_save() (definitions, counts, keys met and the last firing).
+ * A crash closes the waiters' connections.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -697,6 +698,14 @@ void trig_state_save(FILE *f)
 		put_str(f, "agg_session", t->agg_session);
 		put_str(f, "agg", t->agg);
 		put_str(f, "when", t->when);
+		if (t->last_time_ns) {
+			fprintf(f, "\"last\":{\"time_ns\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,"
+				"\"errno\":%d,", t->last_time_ns, t->last_pid, t->last_tid,
+				t->last_err);
+			fputs("\"path\":", f);
+			js_put_str(f, t->last_path, strlen(t->last_path));
+			fputs("},", f);
+		}
 		fputs("\"filter\":", f);
 		if (t->ev.filter)
 			js_put_str(f, t->ev.filter, strlen(t->ev.filter));
@@ -718,7 +727,7 @@ static struct trigger *trd_trigger(struct js_rd *r, const struct js_node *o)
 {
 	static struct proto_cmd c;
 	struct cmd_trigger *b = &c.b.trigger;
-	const struct js_node *flt, *keys, *k;
+	const struct js_node *flt, *keys, *k, *last;
 	struct trigger *t;
 	struct reply *rep;
 	unsigned int count = 0;
@@ -801,6 +810,18 @@ static struct trigger *trd_trigger(struct js_rd *r, const struct js_node *o)
 	t->spent = (int)js_rd_u64(r, o, "spent", 1);
 	t->matches_gone = js_rd_u64(r, o, "matches_gone", UINT64_MAX);
 	t->lost_gone = js_rd_u64(r, o, "lost_gone", UINT64_MAX);
+	/* its last firing (absent: none yet, or a state saved before it was kept) */
+	count = 0;
+	last = js_member(r->doc, o, "last", &count);
+	if (count > 1 || (last && last->type != JS_OBJ)) {
+		r->why = r->why ? r->why : "last";
+	} else if (last) {
+		t->last_time_ns = js_rd_u64(r, last, "time_ns", UINT64_MAX);
+		t->last_pid = (uint32_t)js_rd_u64(r, last, "pid", UINT32_MAX);
+		t->last_tid = (uint32_t)js_rd_u64(r, last, "tid", UINT32_MAX);
+		t->last_err = (int)js_rd_u64(r, last, "errno", 4095);
+		js_rd_str(r, last, "path", t->last_path, sizeof(t->last_path));
+	}
 	t->next_ns = now_ns(CLOCK_MONOTONIC) + t->every_ms * 1000000u;
 	if (t->kind == CMD_TRIG_EVENT) {
 		if (slot >= SHM_MAX_TRIG || trigs.slot[slot]) {

@@ -110,7 +110,9 @@ INTEGRATION_TESTS = \
 	tests/integration/save-load.sh \
 	tests/integration/memory-only.sh \
 	tests/integration/memory-restart.sh \
-	tests/integration/clear.sh
+	tests/integration/clear.sh \
+	tests/integration/flight-recorder.sh \
+	tests/integration/memory-verbs.sh
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py tests/integration/json-schema.py

@@ -94,8 +94,11 @@ j 1 untrack -s s --uid 0
 j 0 untrack -s s --pid "$IDLE_PID"
 j 0 track -s s --all
 j 0 save s -o "$WORK/p.json"
-sed "s|\"$D\"|\"$WORK/o-load\"|" "$WORK/p.json" >"$WORK/p2.json"
+# (s's trigger ta goes with it: another name, for the load beside it)
+sed -e "s|\"$D\"|\"$WORK/o-load\"|" -e 's|"name": "ta"|"name": "ta2"|' "$WORK/p.json" >"$WORK/p2.json"
 j 0 load "$WORK/p2.json" --override-name s2
+[ "$(jget "$WORK/one.json" triggers ta2 condition session)" = s2 ] || fail "$(cat "$WORK/one.json")"
+j 0 remove-trigger ta2
 j 0 destroy s2
 j 1 load "$WORK/p.json"
 j 1 load "$WORK/no-such-profile.json"

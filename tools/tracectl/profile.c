@@ -7,9 +7,11 @@
  * records of VERB_STATUS) and writes what makes each of them, not what it
  * counted: the session's settings, its tracking, its channels with their
  * settings and patterns (filters, log levels, exclusions), its context
- * fields, its aggregations. Patterns and aggregations are written oldest
- * first (the daemon lists them newest first), the order in which load
- * makes them again.
+ * fields, its aggregations, whether it is memory-only; and the triggers
+ * (list-triggers' records) that act on a session saved or watch one of its
+ * aggregations, every one when no session is named. Patterns and
+ * aggregations are written oldest first (the daemon lists them newest
+ * first), the order in which load makes them again.
  *
  * load reads a profile whole and checks every member before anything is
  * sent (a profile of a later version, a member it does not know, a value
@@ -18,11 +20,14 @@
  * as any: create, enable-channel (every setting given), enable-event (one
  * per pattern, each with its own conditions), add-context (after the
  * patterns, so that the state dump pattern of the ip context keeps its
- * place), disable-channel, aggregate, track and untrack, rotate, start.
+ * place), disable-channel, aggregate, track and untrack, rotate, start;
+ * then, every session made, add-trigger per trigger (with --override-name,
+ * a trigger naming the profile's one session names the new one).
  * The status of the session made is the saved one's but for what time
  * and use make (doc/profile.md says which fields). A command the daemon
- * refuses ends the load: every session it made is destroyed again, so a
- * load makes all of a profile or nothing.
+ * refuses ends the load: every trigger it made is removed and every
+ * session it made destroyed again, so a load makes all of a profile or
+ * nothing.
  *
  * State: none; a profile read is freed before the command returns.
  */
@@ -46,6 +51,7 @@
 #include "ctl-client.h"
 #include "profile.h"
 #include "render.h"
+#include "trigctl.h"
 #include "verbs.h"
 #include "why.h"
 
@@ -74,6 +80,11 @@ static const char *const mode_words[] = { "discard", "overwrite" };
 static const char *const compress_words[] = { "none", "lz4" };
 static const char *const match_words[] = { "any", "at-least", "only" };
 static const char *const track_words[] = { "", "pid", "uid", "exe" };
+static const char *const act_words[] = {
+	"", "snapshot-session", "start-session", "stop-session", "rotate-session", "notify",
+};
+static const char *const cond_words[] = { "", "event", "aggregation" };
+static const char *const policy_words[] = { "every", "once-after" };
 
 /* ---- save ----------------------------------------------------------------- */
 
@@ -255,6 +266,7 @@ static int save_session(struct jw *w, const struct rt_session *rs, char *why, si
 	} else {
 		jw_knull(w, "relay");
 	}
+	jw_kbool(w, "memory_only", (s->flags & REC_SESSION_MEMORY) != 0);
 	jw_kstr(w, "mode", mode_words[s->mode == SHM_MODE_OVERWRITE]);
 	jw_ku64(w, "pool_size", s->pool_size);
 	jw_kobj(w, "allowed_uids");
@@ -285,6 +297,58 @@ static int save_session(struct jw *w, const struct rt_session *rs, char *why, si
 	if (ret < 0)
 		snprintf(why, wlen, "session %s: a filter is too long to be saved whole", s->name);
 	return ret;
+}
+
+/*
+ * Trigger @t in the profile: its name, condition and action, as
+ * list-triggers says them (not what it counted). 0, or -E2BIG when its
+ * filter was cut.
+ */
+static int save_trigger(struct jw *w, const struct rec_trigger *t)
+{
+	if (t->flags & REC_TRIGGER_FILTER_CUT || t->kind < CMD_TRIG_EVENT ||
+	    t->kind > CMD_TRIG_AGG || t->action < CMD_ACT_SNAPSHOT || t->action > CMD_ACT_NOTIFY)
+		return -E2BIG;
+	jw_obj(w);
+	jw_kstr(w, "name", t->name);
+	jw_kobj(w, "condition");
+	jw_kstr(w, "kind", cond_words[t->kind]);
+	if (t->kind == CMD_TRIG_AGG) {
+		jw_kstr(w, "session", t->agg_session);
+		jw_kstr(w, "aggregation", t->agg);
+		jw_kstr(w, "when", t->when);
+		jw_ku64(w, "every_ms", t->every_ms);
+	} else {
+		jw_kstr(w, "pattern", t->pattern);
+		if (t->flags & REC_TRIGGER_FILTER)
+			jw_kstr(w, "filter", t->filter);
+		else
+			jw_knull(w, "filter");
+		jw_kobj(w, "rate_policy");
+		jw_kstr(w, "kind", policy_words[t->policy == SHM_TRIG_ONCE_AFTER]);
+		jw_ku64(w, "n", t->n);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_kobj(w, "action");
+	jw_kstr(w, "kind", act_words[t->action]);
+	jw_kstr_or_null(w, "session", t->action_session);
+	jw_end(w);
+	jw_end(w);
+	return 0;
+}
+
+/* Whether trigger @t goes with the sessions @sel (@nsel): it acts on one, or watches one. */
+static bool trigger_of(const struct rec_trigger *t, const struct rt_session **sel, size_t nsel)
+{
+	for (size_t i = 0; i < nsel; i++) {
+		const char *name = sel[i]->s->name;
+
+		if ((t->action != CMD_ACT_NOTIFY && !strcmp(t->action_session, name)) ||
+		    (t->kind == CMD_TRIG_AGG && !strcmp(t->agg_session, name)))
+			return true;
+	}
+	return false;
 }
 
 static void indent(FILE *out, int depth)
@@ -427,9 +491,9 @@ int save_main(const struct verb *v, int argc, char **argv)
 	struct rec_error e;
 	const char *out = NULL;
 	char home[1024], why[PROTO_PATH_MAX + 128] = "";
-	struct ctl_reply rep;
-	struct rtree t;
-	size_t nsel = 0, len = 0;
+	struct ctl_reply rep, trep = { 0 };
+	struct rtree t, tt = { 0 };
+	size_t nsel = 0, ntrig = 0, len = 0;
 	char *text = NULL;
 	struct jw w;
 	FILE *f;
@@ -486,6 +550,17 @@ int save_main(const struct verb *v, int argc, char **argv)
 		save_refused(&e, fmt);
 		goto out;
 	}
+	/* the triggers: every one, or those of the sessions named */
+	c = ctl_request(home, "save", VERB_LIST_TRIGGERS, "", NULL, 0, NULL, &trep);
+	if (!trep.answered || c != EXIT_OK) {
+		ret = render_reply("save", &trep, c ? c : EXIT_RUNTIME, fmt, stdout);
+		goto out;
+	}
+	ret = EXIT_RUNTIME;
+	if (rtree_build(&trep, &tt) < 0) {
+		fprintf(stderr, "tracectl: save: out of memory\n");
+		goto out;
+	}
 	f = open_memstream(&text, &len);
 	if (!f) {
 		fprintf(stderr, "tracectl: save: out of memory\n");
@@ -497,6 +572,18 @@ int save_main(const struct verb *v, int argc, char **argv)
 	jw_karr(&w, "sessions");
 	for (size_t i = 0; i < nsel && !why[0]; i++)
 		save_session(&w, sel[i], why, sizeof(why));
+	jw_end_arr(&w);
+	jw_karr(&w, "triggers");
+	for (size_t i = 0; i < tt.triggers.n && !why[0]; i++) {
+		const struct rec_trigger *tr = tt.triggers.v[i];
+
+		if (argc > optind && !trigger_of(tr, sel, nsel))
+			continue;
+		if (save_trigger(&w, tr) < 0)
+			snprintf(why, sizeof(why), "trigger %s: its filter is too long to be "
+				 "saved whole", tr->name);
+		ntrig++;
+	}
 	jw_end_arr(&w);
 	jw_end(&w);
 	if (fclose(f) != 0 || !text) {
@@ -529,18 +616,27 @@ int save_main(const struct verb *v, int argc, char **argv)
 		for (size_t i = 0; i < nsel; i++)
 			jw_str(&w, sel[i]->s->name);
 		jw_end_arr(&w);
+		jw_karr(&w, "triggers");
+		for (size_t i = 0; i < tt.triggers.n; i++)
+			if (argc == optind || trigger_of(tt.triggers.v[i], sel, nsel))
+				jw_str(&w, ((const struct rec_trigger *)tt.triggers.v[i])->name);
+		jw_end_arr(&w);
 		jw_end(&w);
 		jw_end(&w);
 		fputc('\n', stdout);
 	} else {
 		for (size_t i = 0; i < nsel; i++)
 			printf("Session %s saved to %s\n", sel[i]->s->name, out);
+		if (ntrig)
+			printf("%zu trigger%s saved to %s\n", ntrig, ntrig == 1 ? "" : "s", out);
 	}
 out:
 	free(text);
 	free(sel);
 	rtree_free(&t);
+	rtree_free(&tt);
 	ctl_reply_free(&rep);
+	ctl_reply_free(&trep);
 	return ret;
 }
 
@@ -581,9 +677,15 @@ struct pl_session {
 	struct pl_agg *agg;
 };
 
+struct pl_trigger {
+	struct cmd_trigger c;
+	const char *filter;		/* NULL: none */
+};
+
 /* A profile being read: where, and the first thing wrong. */
 struct pl {
 	const struct js_doc *doc;
+	int64_t version;		/* its "shmtrace_profile" */
 	char path[256];			/* the member being read */
 	char why[512];
 };
@@ -634,7 +736,8 @@ static int pl_object(struct pl *p, const struct js_node *o, const char *const *n
 			;
 		if (!names[i])
 			return pl_fail(p, "unknown member \"%s\" (doc/profile.md has those of "
-				       "version %d)", n, PROFILE_VERSION);
+				       "version %d)", n,
+				       p->version ? (int)p->version : PROFILE_VERSION);
 		js_member(p->doc, o, n, &count);
 		if (count != 1)
 			return pl_fail(p, "member \"%s\" given %u times", n, count);
@@ -998,21 +1101,25 @@ static int pl_session(struct pl *p, const struct js_node *o, struct pl_session *
 {
 	static const char *const names[] = {
 		"name", "output", "relay", "mode", "pool_size", "allowed_uids", "rotation",
-		"tracking", "active", "channels", "aggregations", NULL,
+		"tracking", "active", "channels", "aggregations", "memory_only", NULL,
 	};
 	static const char *const anames[] = { "all", "uids", NULL };
 	static const char *const rnames[] = { "every_ms", "size", NULL };
 	static const char *const tnames[] = { "pid", "uid", "exe", NULL };
 	static const char *const lnames[] = { "control", "data", "live_period_us", NULL };
+	const char *names2[sizeof(names) / sizeof(names[0])];
 	struct cmd_create *c = &s->create;
 	const struct js_node *n, *e;
 	const char *str;
-	bool null, all;
+	bool null, all, memory = false;
 	size_t mark;
 	uint32_t i;
 	int64_t v;
 
-	if (pl_object(p, o, names) < 0)
+	/* version 1 knows no memory-only session: its names end before */
+	if (p->version < 2)
+		memcpy(&names2, names, sizeof(names2)), names2[11] = NULL;
+	if (pl_object(p, o, p->version < 2 ? names2 : names) < 0)
 		return -EINVAL;
 	str = pl_str(p, o, "name", PROTO_NAME_MAX, false, &null);
 	if (!str)
@@ -1020,6 +1127,10 @@ static int pl_session(struct pl *p, const struct js_node *o, struct pl_session *
 	if (!proto_name_ok(str))
 		return pl_fail(p, "\"name\": '%s': %s", str, PROTO_NAME_RULES);
 	snprintf(s->name, sizeof(s->name), "%s", str);
+	if (p->version >= 2 && pl_bool(p, o, "memory_only", &memory) < 0)
+		return -EINVAL;
+	if (memory)
+		c->flags |= CMD_CREATE_MEMORY;
 	str = pl_str(p, o, "output", PROTO_PATH_MAX - 64, true, &null);
 	if (!str && !null)
 		return -EINVAL;
@@ -1046,11 +1157,15 @@ static int pl_session(struct pl *p, const struct js_node *o, struct pl_session *
 		pl_out(p, mark);
 		if (c->output[0])
 			return pl_fail(p, "\"output\": null for a session streamed to a relay");
+		if (memory)
+			return pl_fail(p, "\"relay\": null for a memory-only session");
 	}
 	if (pl_word(p, o, "mode", mode_words, 2, &c->mode) < 0 ||
 	    pl_u32(p, o, "pool_size", 1, SHM_MAX_SLOTS, &c->pool_size) < 0 ||
 	    pl_bool(p, o, "active", &s->active) < 0)
 		return -EINVAL;
+	if (memory && c->mode != SHM_MODE_OVERWRITE)
+		return pl_fail(p, "\"mode\": overwrite, for a memory-only session");
 	n = pl_get(p, o, "allowed_uids", JS_OBJ);
 	if (!n)
 		return -EINVAL;
@@ -1121,11 +1236,123 @@ static int pl_session(struct pl *p, const struct js_node *o, struct pl_session *
 	return 0;
 }
 
-/* The sessions of the profile @root into *@out (*@n of them): 0, or -EINVAL and p->why. */
-static int pl_profile(struct pl *p, const struct js_node *root, struct pl_session **out,
-		      uint32_t *n)
+/* A trigger's condition @o into @t: 0, or -EINVAL and p->why. */
+static int pl_condition(struct pl *p, const struct js_node *o, struct pl_trigger *t)
 {
-	static const char *const names[] = { "shmtrace_profile", "sessions", NULL };
+	static const char *const enames[] = { "kind", "pattern", "filter", "rate_policy", NULL };
+	static const char *const gnames[] = { "kind", "session", "aggregation", "when", "every_ms",
+					      NULL };
+	static const char *const rnames[] = { "kind", "n", NULL };
+	struct cmd_trigger *c = &t->c;
+	const struct js_node *r;
+	const char *str;
+	size_t mark;
+	bool null;
+	int64_t v;
+
+	if (!o || o->type != JS_OBJ)
+		return pl_fail(p, "not an object");
+	if (pl_word(p, o, "kind", cond_words, 3, &c->kind) < 0)
+		return -EINVAL;
+	if (!c->kind)
+		return pl_fail(p, "\"kind\": event or aggregation");
+	if (pl_object(p, o, c->kind == CMD_TRIG_EVENT ? enames : gnames) < 0)
+		return -EINVAL;
+	if (c->kind == CMD_TRIG_AGG) {
+		str = pl_str(p, o, "session", PROTO_NAME_MAX, false, &null);
+		if (!str)
+			return -EINVAL;
+		snprintf(c->agg_session, sizeof(c->agg_session), "%s", str);
+		str = pl_str(p, o, "aggregation", PROTO_NAME_MAX, false, &null);
+		if (!str)
+			return -EINVAL;
+		snprintf(c->agg, sizeof(c->agg), "%s", str);
+		str = pl_str(p, o, "when", PROTO_WHEN_MAX, false, &null);
+		if (!str)
+			return -EINVAL;
+		snprintf(c->when, sizeof(c->when), "%s", str);
+		if (pl_int(p, o, "every_ms", 10, 86400000, &v) < 0)
+			return -EINVAL;
+		c->every_ms = (uint64_t)v;
+		c->policy = SHM_TRIG_EVERY;
+		c->n = 1;
+		return 0;
+	}
+	str = pl_str(p, o, "pattern", PROTO_EVNAME_MAX, false, &null);
+	if (!str)
+		return -EINVAL;
+	snprintf(c->pattern, sizeof(c->pattern), "%s", str);
+	t->filter = pl_str(p, o, "filter", PROTO_FILTER_MAX, true, &null);
+	if (!t->filter && !null)
+		return -EINVAL;
+	c->filter = t->filter != NULL;
+	r = pl_get(p, o, "rate_policy", JS_OBJ);
+	if (!r)
+		return -EINVAL;
+	mark = pl_in(p, ".rate_policy");
+	if (pl_object(p, r, rnames) < 0 || pl_word(p, r, "kind", policy_words, 2, &c->policy) < 0 ||
+	    pl_int(p, r, "n", 1, (int64_t)((1ull << SHM_TRIG_COUNT_BITS) - 1), &v) < 0)
+		return -EINVAL;
+	c->policy = c->policy ? SHM_TRIG_ONCE_AFTER : SHM_TRIG_EVERY;
+	c->n = (uint64_t)v;
+	pl_out(p, mark);
+	return 0;
+}
+
+static int pl_trigger(struct pl *p, const struct js_node *o, struct pl_trigger *t)
+{
+	static const char *const names[] = { "name", "condition", "action", NULL };
+	static const char *const anames[] = { "kind", "session", NULL };
+	const struct js_node *n;
+	const char *str;
+	size_t mark;
+	bool null;
+
+	if (pl_object(p, o, names) < 0)
+		return -EINVAL;
+	str = pl_str(p, o, "name", PROTO_NAME_MAX, false, &null);
+	if (!str)
+		return -EINVAL;
+	if (!proto_name_ok(str))
+		return pl_fail(p, "\"name\": '%s': %s", str, PROTO_NAME_RULES);
+	snprintf(t->c.name, sizeof(t->c.name), "%s", str);
+	n = pl_get(p, o, "condition", JS_OBJ);
+	if (!n)
+		return -EINVAL;
+	mark = pl_in(p, ".condition");
+	if (pl_condition(p, n, t) < 0)
+		return -EINVAL;
+	pl_out(p, mark);
+	n = pl_get(p, o, "action", JS_OBJ);
+	if (!n)
+		return -EINVAL;
+	mark = pl_in(p, ".action");
+	if (pl_object(p, n, anames) < 0 ||
+	    pl_word(p, n, "kind", act_words, CMD_ACT_NOTIFY + 1, &t->c.action) < 0)
+		return -EINVAL;
+	if (!t->c.action)
+		return pl_fail(p, "\"kind\": '' is not one of the words doc/profile.md lists");
+	str = pl_str(p, n, "session", PROTO_NAME_MAX, true, &null);
+	if (!str && !null)
+		return -EINVAL;
+	if ((t->c.action == CMD_ACT_NOTIFY) != null)
+		return pl_fail(p, "\"session\": %s", null ? "a session's name, for this action" :
+			       "null, for notify");
+	if (str)
+		snprintf(t->c.action_session, sizeof(t->c.action_session), "%s", str);
+	pl_out(p, mark);
+	return 0;
+}
+
+/*
+ * The sessions of the profile @root into *@out (*@n of them), its
+ * triggers into *@tout (*@nt): 0, or -EINVAL and p->why.
+ */
+static int pl_profile(struct pl *p, const struct js_node *root, struct pl_session **out,
+		      uint32_t *n, struct pl_trigger **tout, uint32_t *nt)
+{
+	static const char *const names[] = { "shmtrace_profile", "sessions", "triggers", NULL };
+	static const char *const names1[] = { "shmtrace_profile", "sessions", NULL };
 	const struct js_node *v, *arr, *e;
 	uint32_t i = 0;
 
@@ -1140,7 +1367,8 @@ static int pl_profile(struct pl *p, const struct js_node *root, struct pl_sessio
 	if (v->v.i > PROFILE_VERSION)
 		return pl_fail(p, "version %lld, of a later shmtrace: this one reads version %d "
 			       "and before", (long long)v->v.i, PROFILE_VERSION);
-	if (pl_object(p, root, names) < 0)
+	p->version = v->v.i;
+	if (pl_object(p, root, p->version < 2 ? names1 : names) < 0)
 		return -EINVAL;
 	arr = pl_array(p, root, "sessions", 1024);
 	if (!arr)
@@ -1162,6 +1390,27 @@ static int pl_profile(struct pl *p, const struct js_node *root, struct pl_sessio
 		for (uint32_t b = a + 1; b < *n; b++)
 			if (!strcmp((*out)[a].name, (*out)[b].name))
 				return pl_fail(p, "session %s is there twice", (*out)[a].name);
+	if (p->version < 2)
+		return 0;	/* version 1: no trigger */
+	arr = pl_array(p, root, "triggers", 1024);
+	if (!arr)
+		return -EINVAL;
+	*tout = calloc(arr->len ? arr->len : 1, sizeof(**tout));
+	if (!*tout)
+		return pl_fail(p, "out of memory");
+	i = 0;
+	for (e = js_child(p->doc, arr); e; e = js_next(p->doc, arr, e), i++) {
+		size_t mark = pl_in(p, "triggers[%u]", i);
+
+		(*nt)++;
+		if (pl_trigger(p, e, &(*tout)[i]) < 0)
+			return -EINVAL;
+		pl_out(p, mark);
+	}
+	for (uint32_t a = 0; a < *nt; a++)
+		for (uint32_t b = a + 1; b < *nt; b++)
+			if (!strcmp((*tout)[a].c.name, (*tout)[b].c.name))
+				return pl_fail(p, "trigger %s is there twice", (*tout)[a].c.name);
 	return 0;
 }
 
@@ -1276,6 +1525,23 @@ static int ld_session(struct ld *l, const struct pl_session *s, const char *name
 	return 0;
 }
 
+/*
+ * Trigger @t made, after the sessions: the session it acts on or watches
+ * is @override when it is the profile's one session @from (load
+ * --override-name). 0, or -1.
+ */
+static int ld_trigger(struct ld *l, const struct pl_trigger *t, const char *from,
+		      const char *override)
+{
+	struct cmd_trigger c = t->c;
+
+	if (override && !strcmp(c.action_session, from))
+		snprintf(c.action_session, sizeof(c.action_session), "%s", override);
+	if (override && c.kind == CMD_TRIG_AGG && !strcmp(c.agg_session, from))
+		snprintf(c.agg_session, sizeof(c.agg_session), "%s", override);
+	return ld_cmd(l, VERB_ADD_TRIGGER, "", &c, c.filter, &t->filter);
+}
+
 /* The profile at @path ("-": standard input) read whole into *@text (*@len bytes). */
 static int read_profile(const char *path, char **text, size_t *len)
 {
@@ -1352,10 +1618,10 @@ static void ld_json_error(const struct ld *l, const char *code, const char *mess
 
 /* What was loaded, as status says it: the document, or a line per session. */
 static int ld_report(struct ld *l, const struct pl_session *s, uint32_t n, const char *override,
-		     const char *path)
+		     const struct pl_trigger *tr, uint32_t nt, const char *path)
 {
-	struct ctl_reply *rep = calloc(n, sizeof(*rep));
-	struct rtree *t = calloc(n, sizeof(*t));
+	struct ctl_reply *rep = calloc(n, sizeof(*rep)), trep = { 0 };
+	struct rtree *t = calloc(n, sizeof(*t)), tt = { 0 };
 	int ret = EXIT_OK;
 	struct jw w;
 
@@ -1378,6 +1644,13 @@ static int ld_report(struct ld *l, const struct pl_session *s, uint32_t n, const
 		    !rtree_session(&t[i], name))
 			ret = EXIT_RUNTIME;
 	}
+	for (uint32_t i = 0; i < nt && l->fmt == CTL_TEXT; i++)
+		printf("Trigger %s loaded from %s\n", tr[i].c.name, path);
+	if (l->fmt == CTL_JSON && ret == EXIT_OK && nt) {
+		ctl_request(l->home, "load", VERB_LIST_TRIGGERS, "", NULL, 0, NULL, &trep);
+		if (!trep.answered || rtree_build(&trep, &tt) < 0)
+			ret = EXIT_RUNTIME;
+	}
 	if (l->fmt == CTL_JSON && ret == EXIT_OK) {
 		jw_init(&w, stdout);
 		jw_obj(&w);
@@ -1387,6 +1660,16 @@ static int ld_report(struct ld *l, const struct pl_session *s, uint32_t n, const
 		for (uint32_t i = 0; i < n; i++)
 			json_session(&w, rtree_session(&t[i], override ? override : s[i].name),
 				     true);
+		jw_end_arr(&w);
+		/* the triggers made, as list-triggers says them */
+		jw_karr(&w, "triggers");
+		for (size_t i = 0; i < tt.triggers.n; i++) {
+			const struct rec_trigger *x = tt.triggers.v[i];
+
+			for (uint32_t j = 0; j < nt; j++)
+				if (!strcmp(x->name, tr[j].c.name))
+					json_trigger(&w, x);
+		}
 		jw_end_arr(&w);
 		jw_end(&w);
 		fputc('\n', stdout);
@@ -1399,6 +1682,8 @@ static int ld_report(struct ld *l, const struct pl_session *s, uint32_t n, const
 			rtree_free(&t[i]);
 		ctl_reply_free(&rep[i]);
 	}
+	rtree_free(&tt);
+	ctl_reply_free(&trep);
 	free(rep);
 	free(t);
 	return ret;
@@ -1409,10 +1694,11 @@ int load_main(const struct verb *v, int argc, char **argv)
 	struct ld l = { .fmt = CTL_TEXT };
 	struct pl p = { 0 };
 	struct pl_session *s = NULL;
+	struct pl_trigger *tr = NULL;
 	struct js_doc *doc = NULL;
 	const char *override = NULL, *path;
 	char home[1024], err[256];
-	uint32_t n = 0, made = 0;
+	uint32_t n = 0, made = 0, nt = 0, tmade = 0;
 	bool created = false;
 	char *text = NULL;
 	size_t len = 0;
@@ -1462,7 +1748,7 @@ int load_main(const struct verb *v, int argc, char **argv)
 		snprintf(p.why, sizeof(p.why), "not JSON: %s", err);
 	} else {
 		p.doc = doc;
-		pl_profile(&p, js_root(doc), &s, &n);
+		pl_profile(&p, js_root(doc), &s, &n, &tr, &nt);
 	}
 	if (!p.why[0] && override && n != 1)
 		snprintf(p.why, sizeof(p.why), "--override-name: the profile has %u sessions, not "
@@ -1481,9 +1767,22 @@ int load_main(const struct verb *v, int argc, char **argv)
 	for (made = 0; made < n; made++)
 		if (ld_session(&l, &s[made], override ? override : s[made].name, &created) < 0)
 			break;
-	if (made < n) {
-		/* all or nothing: what this load made goes again (the one that
-		 * failed too, when its create had made it) */
+	/* the triggers after every session: an action may name any of them */
+	for (tmade = 0; made == n && tmade < nt; tmade++)
+		if (ld_trigger(&l, &tr[tmade], s[0].name, override) < 0)
+			break;
+	if (made < n || tmade < nt) {
+		/* all or nothing: what this load made goes again (the session
+		 * that failed too, when its create had made it), the triggers
+		 * first, before the sessions they name */
+		for (uint32_t i = 0; i < tmade; i++) {
+			struct ctl_reply rep;
+			const char *name = tr[i].c.name;
+
+			ctl_request(home, "load", VERB_REMOVE_TRIGGER, "", NULL, 1, &name, &rep);
+			ctl_reply_free(&rep);
+		}
+		created = created && made < n;
 		for (uint32_t i = 0; i < made + created; i++) {
 			struct ctl_reply rep;
 
@@ -1495,9 +1794,10 @@ int load_main(const struct verb *v, int argc, char **argv)
 			ld_json_error(&l, "", "", path);
 		goto out;
 	}
-	ret = ld_report(&l, s, n, override, path);
+	ret = ld_report(&l, s, n, override, tr, nt, path);
 out:
 	pl_free(s, n);
+	free(tr);
 	js_free(doc);
 	free(text);
 	return ret;

@@ -425,7 +425,7 @@ void trig_text(FILE *out, const char *cmd, const struct rtree *t)
 		text_firing(out, t->firing);
 }
 
-static void json_trigger(struct jw *w, const struct rec_trigger *t)
+void json_trigger(struct jw *w, const struct rec_trigger *t)
 {
 	jw_obj(w);
 	jw_kstr(w, "name", t->name);

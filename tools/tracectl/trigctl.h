@@ -29,5 +29,7 @@ int wait_trigger_main(const struct verb *v, int argc, char **argv);
 void trig_text(FILE *out, const char *cmd, const struct rtree *t);
 /* ... as the members "triggers" and "firing" of its JSON document. */
 void trig_json(struct jw *w, const char *cmd, const struct rtree *t);
+/* One trigger, as an element of "triggers" (load's document too). */
+void json_trigger(struct jw *w, const struct rec_trigger *t);
 
 #endif
