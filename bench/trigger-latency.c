@@ -11,8 +11,10 @@
  * with inotify: every directory made in it whose name starts with PREFIX
  * is a snapshot (the Nth made is the Nth trigger's), watched with the
  * directories made in it; a snapshot is complete at the last file closed
- * after writing anywhere in its tree, metadata and streams alike (a file
- * found already there counts as closed when it is found). Prints, per
+ * after writing anywhere in its tree, metadata and streams alike, or
+ * linked into it already written (IN_CREATE; a file made empty and then
+ * written is closed after its IN_CREATE, so its close counts; a file
+ * found already there counts as complete when it is found). Prints, per
  * trigger, the latency in microseconds.
  *
  * Built with -DBENCH_LTTNG, the event is an LTTng-UST tracepoint of the
@@ -120,7 +122,8 @@ static void *watcher(void *arg)
 
 				snprintf(sub, sizeof(sub), "%s/%s", paths[e->wd], e->name);
 				watch(sub, wd_snap[e->wd] - 1);
-			} else if (e->mask & IN_CLOSE_WRITE) {
+			} else if (e->mask & (IN_CLOSE_WRITE | IN_CREATE)) {
+				/* closed after writing, or linked in written */
 				seen(wd_snap[e->wd] - 1);
 			}
 		}

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench/trigger-latency.sh [-n COUNT] [-r RUNS] [--no-lttng]: trigger
+# bench/trigger-latency.sh [-n COUNT] [-r RUNS] [-b BUILD2] [--no-lttng]: trigger
 # latency, from the event that fires a trigger to the snapshot complete on
 # disk (the last file of the snapshot closed after writing), over COUNT
 # triggers (100) per run, one event a millisecond and a trigger every 50
 # (a filter on a field), on a memory-only session; shmtrace and LTTng-UST
 # 2.13 in turn in each run (the order reversed every other run): median
-# and p99 per run and tracer, then the medians over the runs.
+# and p99 per run and tracer, then the medians over the runs. -b BUILD2:
+# another build of shmtrace measured in the same runs too, as "shm-b"
+# (a build before a change).
 # (bench/trigger-latency.c measures: it emits, and watches the snapshots
 # appear with inotify; built with -DBENCH_LTTNG for LTTng.)
 # Environment: BUILD (the shmtrace build, default <tree>/build), TMPDIR
@@ -16,18 +18,24 @@ name=trigger-latency
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 . "$top/bench/common.sh"
-count=100 runs=3 use_lttng=1
+count=100 runs=3 use_lttng=1 build2=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) count=$2; shift 2 ;;
 	-r) runs=$2; shift 2 ;;
+	-b) build2=$(cd "$2" && pwd); shift 2 ;;
 	--no-lttng) use_lttng=0; shift ;;
-	*) die "usage: $0 [-n COUNT] [-r RUNS] [--no-lttng]" ;;
+	*) die "usage: $0 [-n COUNT] [-r RUNS] [-b BUILD2] [--no-lttng]" ;;
 	esac
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/shmtrace-bench.XXXXXX")
 trap 'daemons_stop_all; rm -rf "$work"' EXIT
 bench_cc "$work/trigger-latency" "$top/bench/trigger-latency.c" || die "cannot build the program"
+if [ -n "$build2" ]; then
+	build1=$build build=$build2
+	bench_cc "$work/trigger-latency-b" "$top/bench/trigger-latency.c" || die "cannot build for $build2"
+	build=$build1
+fi
 if [ "$use_lttng" = 1 ]; then
 	if ! command -v lttng >/dev/null || ! command -v lttng-sessiond >/dev/null; then
 		log "lttng-tools missing: LTTng not measured"
@@ -39,19 +47,20 @@ if [ "$use_lttng" = 1 ]; then
 		use_lttng=0
 	fi
 fi
-ctl=$build/tracectl
 
-# run_shm R: one run of shmtrace, latencies (us) in $work/shm.R
+# run_shm R [b]: one run of shmtrace (b: of BUILD2), latencies (us) in $work/shm[-b].R
 run_shm() {
-	local r=$1 out=$work/r$1/shm
-	shm_daemons_start "$work/home$r" "$work/daemons$r.log" || die "the daemons did not start"
+	local r=$1 out=$work/r$1/shm$2 build=$build prog=$work/trigger-latency ctl
+	[ -z "${2:-}" ] || { build=$build2 prog=$work/trigger-latency-b; }
+	ctl=$build/tracectl
+	shm_daemons_start "$work/home$r$2" "$work/daemons$r$2.log" || die "the daemons did not start"
 	mkdir -p "$out"
 	"$ctl" create fr --output "$out" --snapshot >/dev/null
 	"$ctl" enable-event -s fr 'bench_trig:*' >/dev/null
 	"$ctl" start fr >/dev/null
 	"$ctl" add-trigger t --on-event 'bench_trig:tick' --filter 'fire == 1' \
 		--action snapshot-session fr >/dev/null
-	"$work/trigger-latency" "$out" "$count" snapshot- >"$work/shm.$r"
+	"$prog" "$out" "$count" snapshot- >"$work/shm$2.$r"
 	"$ctl" destroy fr >/dev/null
 	shm_daemons_stop
 	rm -rf "$out"
@@ -96,12 +105,18 @@ for r in $(seq "$runs"); do
 	if [ "$use_lttng" = 1 ] && [ $((r % 2)) = 0 ]; then
 		run_lttng "$r"; summary "$work/lttng.$r" "$r" lttng
 	fi
-	run_shm "$r"; summary "$work/shm.$r" "$r" shmtrace
+	if [ -n "$build2" ] && [ $((r % 2)) = 0 ]; then
+		run_shm "$r" -b; summary "$work/shm-b.$r" "$r" shm-b
+	fi
+	run_shm "$r" ""; summary "$work/shm.$r" "$r" shmtrace
+	if [ -n "$build2" ] && [ $((r % 2)) = 1 ]; then
+		run_shm "$r" -b; summary "$work/shm-b.$r" "$r" shm-b
+	fi
 	if [ "$use_lttng" = 1 ] && [ $((r % 2)) = 1 ]; then
 		run_lttng "$r"; summary "$work/lttng.$r" "$r" lttng
 	fi
 done
-for who in shmtrace lttng; do
+for who in shmtrace shm-b lttng; do
 	awk -v w="$who" '$2 == w { print $3 }' "$work/res" 2>/dev/null | median >"$work/m" || true
 	awk -v w="$who" '$2 == w { print $4 }' "$work/res" 2>/dev/null | median >"$work/p" || true
 	[ -s "$work/m" ] && printf '%s: median of the runs: median %.2f ms, p99 %.2f ms\n' \
