@@ -93,7 +93,10 @@ static void *snap_pool_fill(void *arg)
 		return NULL;
 	if (syncfs(dfd) < 0)
 		log_warn("snapshot: cannot sync %s: %s", snap_pool.dir, strerror(errno));
-	if (fstat(dfd, &sb) == 0 && (snap_pool.n == 0 || sb.st_dev == snap_pool.dev)) {
+	if (fstat(dfd, &sb) == 0) {
+		if (sb.st_dev != snap_pool.dev)	/* snapshots go elsewhere now */
+			while (snap_pool.n)
+				close(snap_pool.fd[--snap_pool.n]);
 		snap_pool.dev = sb.st_dev;
 		while (snap_pool.n < snap_pool.want) {
 			int fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0640);
