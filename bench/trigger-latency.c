@@ -8,11 +8,17 @@
  * Emits bench_trig:tick { seq, fire } once a millisecond; every 50th has
  * fire = 1 (the trigger's filter), COUNT of them in all, the time read
  * (CLOCK_MONOTONIC) just before each is emitted. A thread watches DIR
- * with inotify: every directory whose name starts with PREFIX is a
- * snapshot (its number after "-snapshot-", or its order), watched with
- * the directories made in it; a snapshot is complete at the last file
- * closed after writing in it (a file found already there counts as closed
- * when it is found). Prints, per trigger, the latency in microseconds.
+ * with inotify: every directory made in it whose name starts with PREFIX
+ * is a snapshot (the Nth made is the Nth trigger's), watched with the
+ * directories made in it; a snapshot is complete at the last file closed
+ * after writing anywhere in its tree, metadata and streams alike, or
+ * linked into it already written (IN_CREATE; a file made empty and then
+ * written is closed after its IN_CREATE, so its close counts; a file
+ * found already there counts as complete when it is found). Prints, per
+ * trigger, the latency in microseconds.
+ *
+ * Built with -DBENCH_LTTNG, the event is an LTTng-UST tracepoint of the
+ * same name and fields (tp-trig.h), and the rest is the same program.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,11 +30,19 @@
 #include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef BENCH_LTTNG
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#include "tp-trig.h"
+#define EMIT(seq, fire)	lttng_ust_tracepoint(bench_trig, tick, (seq), (fire))
+#else
 #include <shmtrace/shmtrace.h>
 
 SHMTRACE_EVENT(bench_trig, tick, SHMTRACE_INFO,
 	SHMTRACE_U64(seq),
 	SHMTRACE_U32(fire))
+#define EMIT(seq, fire)	shmtrace(bench_trig, tick, (seq), (fire))
+#endif
 
 #define MAXN	4096
 #define MAXW	65536
@@ -95,19 +109,12 @@ static void *watcher(void *arg)
 			if (e->wd < 0 || e->wd >= MAXW)
 				continue;
 			if (wd_snap[e->wd] == 0) {	/* the top directory */
-				const char *s;
+				char sub[PATH_MAX];
 
 				if (!(e->mask & IN_ISDIR) || !e->len || strncmp(e->name, prefix, strlen(prefix)))
 					continue;
-				s = strstr(e->name, "-snapshot-");
-				{
-					int k = s ? atoi(s + 10) - 1 : nsnap;
-					char sub[PATH_MAX];
-
-					snprintf(sub, sizeof(sub), "%s/%s", paths[0], e->name);
-					nsnap++;
-					watch(sub, k);
-				}
+				snprintf(sub, sizeof(sub), "%s/%s", paths[0], e->name);
+				watch(sub, nsnap++);
 				continue;
 			}
 			if ((e->mask & IN_CREATE) && (e->mask & IN_ISDIR)) {
@@ -115,7 +122,8 @@ static void *watcher(void *arg)
 
 				snprintf(sub, sizeof(sub), "%s/%s", paths[e->wd], e->name);
 				watch(sub, wd_snap[e->wd] - 1);
-			} else if (e->mask & IN_CLOSE_WRITE) {
+			} else if (e->mask & (IN_CLOSE_WRITE | IN_CREATE)) {
+				/* closed after writing, or linked in written */
 				seen(wd_snap[e->wd] - 1);
 			}
 		}
@@ -146,11 +154,11 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 49; k++) {
 			struct timespec ts = { 0, 1000000 };
 
-			shmtrace(bench_trig, tick, seq++, 0);
+			EMIT(seq++, 0);
 			nanosleep(&ts, NULL);
 		}
 		t0[i] = now();
-		shmtrace(bench_trig, tick, seq++, 1);
+		EMIT(seq++, 1);
 		{
 			struct timespec ts = { 0, 1000000 };
 

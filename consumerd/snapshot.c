@@ -41,6 +41,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,129 @@
 #include "trace.h"
 #include "common/util.h"
 #include "support/sysutil.h"
+
+#define SNAP_POOL_MAX	64
+
+/* Unnamed files made ahead for the next snapshot, and the helper that makes them. */
+static struct {
+	int fd[SNAP_POOL_MAX];
+	int n;
+	dev_t dev;			/* their file system */
+	int want;			/* how many the helper makes */
+	int running;			/* the helper runs: nothing here is ours */
+	pthread_t th;
+	char dir[PROTO_PATH_MAX + 128];	/* where the snapshots go: synced, and where */
+} snap_pool;
+
+static int snap_files;			/* files of the snapshot being made */
+
+static int snap_pool_busy(void)
+{
+	if (snap_pool.running && pthread_tryjoin_np(snap_pool.th, NULL) == 0)
+		snap_pool.running = 0;
+	return snap_pool.running;
+}
+
+/* The helper: the snapshot just made durable, then the pool filled again. */
+static void *snap_pool_fill(void *arg)
+{
+	int dfd = open(snap_pool.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat sb;
+
+	(void)arg;
+	if (dfd < 0)
+		return NULL;
+	if (syncfs(dfd) < 0)
+		log_warn("snapshot: cannot sync %s: %s", snap_pool.dir, strerror(errno));
+	if (fstat(dfd, &sb) == 0) {
+		if (sb.st_dev != snap_pool.dev)	/* snapshots go elsewhere now */
+			while (snap_pool.n)
+				close(snap_pool.fd[--snap_pool.n]);
+		snap_pool.dev = sb.st_dev;
+		while (snap_pool.n < snap_pool.want) {
+			int fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0640);
+
+			if (fd < 0)
+				break;	/* (no O_TMPFILE here: files made as they come) */
+			snap_pool.fd[snap_pool.n++] = fd;
+		}
+	}
+	close(dfd);
+	return NULL;
+}
+
+/*
+ * After a snapshot into @dir that took @used files: its file system
+ * synced and the pool refilled, in the background.
+ */
+static void snap_pool_after(const char *dir, int used)
+{
+	char *slash;
+
+	if (snap_pool_busy())
+		return;
+	/* made in the directory of the snapshots, not in one of them */
+	snprintf(snap_pool.dir, sizeof(snap_pool.dir), "%s", dir);
+	slash = strrchr(snap_pool.dir, '/');
+	if (slash && slash != snap_pool.dir)
+		*slash = 0;
+	snap_pool.want = used + 2 < SNAP_POOL_MAX ? used + 2 : SNAP_POOL_MAX;
+	if (pthread_create(&snap_pool.th, NULL, snap_pool_fill, NULL) == 0)
+		snap_pool.running = 1;
+}
+
+/* A new file to be named @path once written: from the pool, or -1 (make it then). */
+static int snap_take(const char *path)
+{
+	char dir[PROTO_PATH_MAX + 160];
+	struct stat sb;
+	char *slash;
+
+	if (snap_pool_busy() || !snap_pool.n)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	if (stat(dir, &sb) < 0 || sb.st_dev != snap_pool.dev)
+		return -1;
+	return snap_pool.fd[--snap_pool.n];
+}
+
+/*
+ * Name unnamed file @fd, written, @path; closed either way. If it cannot
+ * be linked there (another mount), its bytes are copied into @path made
+ * now. 0 or -errno.
+ */
+static int snap_name(int fd, const char *path)
+{
+	char proc[64], buf[65536];
+	int out, ret = 0;
+	off_t off = 0;
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) {
+		close(fd);
+		return 0;
+	}
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (out < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while (ret == 0 && (n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		ret = write_all(out, buf, (size_t)n);
+		off += n;
+	}
+	if (ret == 0 && n < 0)
+		ret = -errno;
+	if (close(out) < 0 && !ret)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
 
 /*
  * Packet @p of @st (as hold_packets() read its descriptor), its bytes past
@@ -90,7 +214,7 @@ static int snap_stream(const struct c_seg *s, struct c_stream *st, const char *d
 	struct hold_pkt pk[SHM_MAX_NUM_SUBBUF];
 	uint8_t hdr[CTF_PACKET_HDR];
 	char path[PROTO_PATH_MAX + 256];
-	int fd = -1, written = 0, restarts = 0, ret, n, k;
+	int fd = -1, written = 0, restarts = 0, ret, n, k, pooled = 0;
 	uint64_t used;
 
 again:
@@ -125,7 +249,11 @@ again:
 		}
 		if (fd < 0) {
 			snprintf(path, sizeof(path), "%s/%s_%u", dir, s->chan->name, st->number);
-			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+			fd = snap_take(path);
+			pooled = fd >= 0;
+			snap_files++;
+			if (fd < 0)
+				fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 			if (fd < 0)
 				return -errno;
 		}
@@ -145,6 +273,14 @@ again:
 		if (ret < 0)
 			goto fail;
 		written++;
+	}
+	if (pooled) {
+		ret = snap_name(fd, path);	/* named once whole */
+		if (ret < 0) {
+			log_err("snapshot: cannot write %s: %s", path, strerror(-ret));
+			return ret;
+		}
+		return written;
 	}
 	if (fd >= 0 && close(fd) < 0)
 		return -errno;
@@ -200,13 +336,22 @@ static int snap_trace(struct c_app *a, struct c_trace *t, const char *output, ch
 	}
 	uuid_make(info.uuid, info.uuid_str);	/* a trace of its own */
 	snprintf(path, sizeof(path), "%s/metadata", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-	if (fd < 0)
+	fd = snap_take(path);
+	snap_files++;
+	if (fd >= 0) {
+		/* written whole, then named: never seen cut */
+		ret = meta_write(fd, a, &info, snap_classes(a, t));
+		if (ret == 0)
+			ret = snap_name(fd, path);
+		else
+			close(fd);
+	} else if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640)) < 0) {
 		ret = -errno;
-	else if ((ret = meta_write(fd, a, &info, snap_classes(a, t))) == 0 && close(fd) < 0)
+	} else if ((ret = meta_write(fd, a, &info, snap_classes(a, t))) == 0 && close(fd) < 0) {
 		ret = -errno;
-	else if (ret < 0)
+	} else if (ret < 0) {
 		close(fd);
+	}
 	if (ret < 0) {
 		log_err("snapshot: cannot write %s: %s", path, strerror(-ret));
 		return ret;
@@ -419,6 +564,7 @@ int snapshot_chan(uint64_t chan_id, const char *output, uint64_t max_size)
 
 		ret = n < 0 ? (int)n : n == 0 ? -ENOSPC : 0;
 	}
+	snap_files = 0;
 	if (ret == 0 && (ret = mkdir_p(output, 0750)) < 0)
 		log_err("snapshot: cannot create %s: %s", output, strerror(-ret));
 	for (uint32_t i = 0; i < ntr && ret == 0; i++) {
@@ -431,7 +577,9 @@ int snapshot_chan(uint64_t chan_id, const char *output, uint64_t max_size)
 	}
 	free(scratch);
 	free(tr);
-	if (ret == 0)
+	if (ret == 0) {
 		log_info("snapshot of %s: %d packets in %s", ch->output, packets, output);
+		snap_pool_after(output, snap_files);	/* durable, and the next one's files */
+	}
 	return ret;
 }
