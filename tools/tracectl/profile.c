@@ -188,32 +188,7 @@ static int save_agg(struct jw *w, const struct rec_agg *a)
 	else
 		jw_kstr(w, "pattern", a->pattern);
 	/* a profile's keys and functions are the daemon's own: none given */
-	jw_karr(w, "keys");
-	for (unsigned int k = 0; !profile && k < a->nkeys && k < CMD_AGG_KEYS; k++) {
-		jw_obj(w);
-		jw_kstr(w, "field", a->key[k].field);
-		jw_kstr(w, "type", a->key[k].kind == AGG_KEY_STR ? "str" : "int");
-		jw_end(w);
-	}
-	jw_end_arr(w);
-	jw_karr(w, "functions");
-	for (unsigned int i = 0; !profile && i < a->nfuncs && i < CMD_AGG_FUNCS; i++) {
-		jw_obj(w);
-		jw_kstr(w, "fn", agg_fn_name(a->func[i].fn));
-		jw_kstr_or_null(w, "field", a->func[i].field);
-		if (a->func[i].fn == AGG_LQUANTIZE) {
-			jw_ks64(w, "low", a->func[i].low);
-			jw_ks64(w, "high", a->func[i].high);
-			jw_ks64(w, "step", a->func[i].step);
-		}
-		jw_end(w);
-	}
-	jw_end_arr(w);
-	if (a->flags & REC_AGG_FILTER)
-		jw_kstr(w, "filter", a->filter);
-	else
-		jw_knull(w, "filter");
-	jw_ku64(w, "capacity", a->capacity);
+	json_agg_def(w, a, profile);
 	jw_end(w);
 	return 0;
 }

@@ -987,15 +987,10 @@ void json_notice(struct jw *w, const struct rec_notice *n)
 	jw_end(w);
 }
 
-static void json_agg(struct jw *w, const struct rec_agg *a)
+void json_agg_def(struct jw *w, const struct rec_agg *a, bool none)
 {
-	jw_obj(w);
-	jw_kstr(w, "session", a->session);
-	jw_kstr(w, "name", a->name);
-	jw_kbool(w, "profile", (a->flags & REC_AGG_PROFILE) != 0);
-	jw_kstr_or_null(w, "pattern", a->pattern);
 	jw_karr(w, "keys");
-	for (unsigned int k = 0; k < a->nkeys && k < CMD_AGG_KEYS; k++) {
+	for (unsigned int k = 0; !none && k < a->nkeys && k < CMD_AGG_KEYS; k++) {
 		jw_obj(w);
 		jw_kstr(w, "field", a->key[k].field);
 		jw_kstr(w, "type", a->key[k].kind == AGG_KEY_STR ? "str" : "int");
@@ -1003,7 +998,7 @@ static void json_agg(struct jw *w, const struct rec_agg *a)
 	}
 	jw_end_arr(w);
 	jw_karr(w, "functions");
-	for (unsigned int i = 0; i < a->nfuncs && i < CMD_AGG_FUNCS; i++) {
+	for (unsigned int i = 0; !none && i < a->nfuncs && i < CMD_AGG_FUNCS; i++) {
 		jw_obj(w);
 		jw_kstr(w, "fn", agg_fn_name(a->func[i].fn));
 		jw_kstr_or_null(w, "field", a->func[i].field);
@@ -1020,6 +1015,16 @@ static void json_agg(struct jw *w, const struct rec_agg *a)
 	else
 		jw_knull(w, "filter");
 	jw_ku64(w, "capacity", a->capacity);
+}
+
+static void json_agg(struct jw *w, const struct rec_agg *a)
+{
+	jw_obj(w);
+	jw_kstr(w, "session", a->session);
+	jw_kstr(w, "name", a->name);
+	jw_kbool(w, "profile", (a->flags & REC_AGG_PROFILE) != 0);
+	jw_kstr_or_null(w, "pattern", a->pattern);
+	json_agg_def(w, a, false);
 	jw_kbool(w, "removed", (a->flags & REC_AGG_REMOVED) != 0);
 	jw_end(w);
 }

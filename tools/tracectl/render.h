@@ -87,6 +87,12 @@ void rsummary_of(const struct rt_session *s, struct rsummary *sum);
 /* The JSON of the records (for record's document). */
 void json_session(struct jw *w, const struct rt_session *s, bool all);
 void json_notice(struct jw *w, const struct rec_notice *n);
+/*
+ * An aggregation's definition as members of the object open in @w: keys,
+ * functions, filter, capacity; with @none, keys and functions empty (a
+ * function profile's, which the session daemon makes itself).
+ */
+void json_agg_def(struct jw *w, const struct rec_agg *a, bool none);
 void json_summary(struct jw *w, const struct rt_session *s);
 
 /*
