@@ -100,7 +100,7 @@ struct app *apps_list(void)
 /* An app of process @pid (any of its images), if we know one. */
 static struct app *app_by_pid(pid_t pid)
 {
-	uint64_t h = htab_hash((uint64_t)pid);
+	uint64_t h = hash_id((uint64_t)pid);
 
 	for (struct hnode *n = htab_first(&by_pid, h); n; n = htab_next(n)) {
 		struct app *a = htab_entry(n, struct app, by_pid);
@@ -245,7 +245,7 @@ static int app_continue(struct app *a, int fd, const struct msg_app_register *m,
 /* The app of the same process image, if we know it. */
 static struct app *app_same(const struct msg_app_register *m, uid_t uid)
 {
-	uint64_t h = htab_hash(m->pid);
+	uint64_t h = hash_id(m->pid);
 
 	for (struct hnode *n = htab_first(&by_pid, h); n; n = htab_next(n)) {
 		struct app *a = htab_entry(n, struct app, by_pid);
@@ -299,7 +299,7 @@ static void app_link(struct app *a)
 		apps->pprev = &a->next;
 	a->pprev = &apps;
 	apps = a;
-	htab_add(&by_pid, &a->by_pid, htab_hash((uint64_t)a->pid));
+	htab_add(&by_pid, &a->by_pid, hash_id((uint64_t)a->pid));
 }
 
 int app_accept(int fd, const void *body, size_t len, const int *fds)

@@ -31,19 +31,10 @@ int htab_init(struct htab *t, size_t nb);
 int htab_fini(struct htab *t);
 void htab_add(struct htab *t, struct hnode *n, uint64_t hash);
 void htab_del(struct htab *t, struct hnode *n);
-/* The first node of hash @hash, then htab_next(); NULL at the end. */
+/* The first node of hash @hash, then htab_next(); NULL at the end. Hashes
+ * of integer keys: hash_id() (common/util.h). */
 struct hnode *htab_first(const struct htab *t, uint64_t hash);
 struct hnode *htab_next(const struct hnode *n);
-
-/* A key's hash: keys that differ in any bit spread over every bucket. */
-static inline uint64_t htab_hash(uint64_t key)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	key *= 0xc4ceb9fe1a85ec53ull;
-	return key ^ (key >> 33);
-}
 
 #define htab_entry(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "htab.h"
+#include "common/util.h"
 #include "loop.h"
 
 static int calls_a, calls_b, calls_new, swap;
@@ -158,14 +159,14 @@ START_TEST(test_htab)
 	ck_assert_int_eq(htab_init(&t, 4), 0);
 	for (int i = 0; i < N; i++) {
 		o[i].key = (uint64_t)i % 1000;	/* 5 objects per key */
-		htab_add(&t, &o[i].node, htab_hash(o[i].key));
+		htab_add(&t, &o[i].node, hash_id(o[i].key));
 	}
 	ck_assert_uint_eq(t.n, N);
 	ck_assert_uint_ge(t.nb, N / 2);	/* it grew */
 	for (uint64_t k = 0; k < 1000; k++) {
 		int n = 0;
 
-		for (struct hnode *h = htab_first(&t, htab_hash(k)); h; h = htab_next(h)) {
+		for (struct hnode *h = htab_first(&t, hash_id(k)); h; h = htab_next(h)) {
 			ck_assert_uint_eq(htab_entry(h, struct obj, node)->key, k);
 			n++;
 		}
@@ -176,7 +177,7 @@ START_TEST(test_htab)
 	for (uint64_t k = 0; k < 1000; k++) {
 		int n = 0;
 
-		for (struct hnode *h = htab_first(&t, htab_hash(k)); h; h = htab_next(h))
+		for (struct hnode *h = htab_first(&t, hash_id(k)); h; h = htab_next(h))
 			n++;
 		ck_assert_int_eq(n, (k % 2) ? 5 : 0);
 	}
