@@ -11,7 +11,8 @@ cd "$(dirname "$0")"
 shmtrace_setup
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# summary LOG STATUS: the counts of a test-suite log (its tail if it failed)
+# summary LOG STATUS: the counts of a test-suite log; if it failed, its
+# tail, then each failed test with the reason it gave (its FAIL: lines)
 summary() {
 	local log=$1 pass fail xpass err skip
 	[ -f "$log" ] || return 0
@@ -20,7 +21,11 @@ summary() {
 	xpass=$(sed -n 's/^# XPASS: *//p' "$log")
 	err=$(sed -n 's/^# ERROR: *//p' "$log")
 	skip=$(sed -n 's/^# SKIP: *//p' "$log")
-	[ "$2" -eq 0 ] || tail -n 60 "$log"
+	if [ "$2" -ne 0 ]; then
+		tail -n 40 "$log"
+		awk '/^FAIL: tests\// { t = $2 } /^FAIL: / && !/^FAIL: tests\// { print "  " t ": " substr($0, 1, 300) }' \
+			"$log" | head -n 20
+	fi
 	echo "${pass:-0} passed, $(( ${fail:-0} + ${xpass:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
 }
 

@@ -19,7 +19,10 @@
  * (its pid and start time, /proc): one that is gone is drained out and
  * its traces closed, as its session daemon would have told us. With no
  * process left, we exit, everything written: a session daemon started
- * later starts a consumer of its own.
+ * later starts a consumer of its own. Unless we hold what is nowhere
+ * else: the aggregation results of processes that are gone. Then we wait
+ * for a taker ADOPT_LINGER_S at most, and say what goes with us if none
+ * comes.
  *
  * The socket is in the home (0700) and a peer must have our uid; it is
  * listened on only while orphaned (a connection made while we have a
@@ -53,6 +56,7 @@ static int ad_epfd = -1;
 static uint64_t ad_key;
 static int ad_orphan;
 static uint64_t ad_next_look;
+static uint64_t ad_alone_since;		/* no process left since (0: some left) */
 static char ad_path[1100];
 static struct stat ad_st;
 
@@ -199,6 +203,7 @@ int adopt_accept(void)
 	}
 	epoll_ctl(ad_epfd, EPOLL_CTL_DEL, ad_fd, NULL);
 	ad_orphan = 0;
+	ad_alone_since = 0;
 	log_info("taken over by the session daemon, pid %d", (int)cr.pid);
 	return fd;
 refuse:
@@ -210,6 +215,7 @@ int adopt_tick(uint64_t now, void (*gone)(struct c_app *a))
 {
 	struct cds_lfht_iter it;
 	struct c_app *a;
+	unsigned int held;
 	int left = 0;
 
 	if (!ad_orphan || now < ad_next_look)
@@ -225,5 +231,21 @@ int adopt_tick(uint64_t now, void (*gone)(struct c_app *a))
 		log_info("%s[%u] is gone", a->procname, a->pid);
 		gone(a);
 	}
-	return !left;
+	if (left) {
+		ad_alone_since = 0;
+		return 0;
+	}
+	held = cagg_held();
+	if (!held)
+		return 1;
+	if (!ad_alone_since) {
+		ad_alone_since = now;
+		log_info("no process left; %u aggregations hold results of processes that are "
+			 "gone: waiting %d s for a session daemon to take them", held, ADOPT_LINGER_S);
+	}
+	if (now - ad_alone_since < ADOPT_LINGER_S * 1000000000ull)
+		return 0;
+	log_err("no session daemon took us over in %d s: the results of %u aggregations of "
+		"processes that are gone are lost", ADOPT_LINGER_S, held);
+	return 1;
 }

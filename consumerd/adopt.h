@@ -23,9 +23,13 @@ int adopt_orphaned(void);
  * everything we hold; its connection (our new request socket), or -errno.
  */
 int adopt_accept(void);
+/* How long an orphan with no process left waits for a taker while it holds results. */
+#define ADOPT_LINGER_S 600
 /*
  * Orphaned, once a second: the processes that are gone are handed to
- * @gone (drained out, freed); 1 when none is left (time to exit).
+ * @gone (drained out, freed); 1 when none is left (time to exit), unless
+ * aggregation results of gone processes are held (cagg_held()): then 1
+ * only when no session daemon took us over in ADOPT_LINGER_S.
  */
 int adopt_tick(uint64_t now, void (*gone)(struct c_app *a));
 

@@ -218,6 +218,15 @@ void cagg_app_gone(uint64_t app_id)
 	}
 }
 
+unsigned int cagg_held(void)
+{
+	unsigned int n = 0;
+
+	for (const struct c_agg *a = c_aggs; a; a = a->next)
+		n += a->retired.n != 0 || a->retired.lost != 0 || a->retired.dropped != 0;
+	return n;
+}
+
 /* The names @a was defined with, for the printers. */
 static void cagg_names(const struct c_agg *a, struct agg_names *n)
 {

@@ -16,6 +16,11 @@ void cagg_del(uint64_t id);
 int cagg_seg(const struct msg_agg_seg *m, int fd);
 /* The process is gone: its tables join the aggregations' retired results. */
 void cagg_app_gone(uint64_t app_id);
+/*
+ * How many aggregations hold results of processes that are gone: results
+ * only this consumer has (an orphan waits for a taker before exiting).
+ */
+unsigned int cagg_held(void);
 /* The ids of the aggregations defined (@max at most); how many. */
 uint32_t cagg_ids(uint64_t *ids, uint32_t max);
 /* Print the aggregations @m names into @fd (text or JSON). 0 or -errno. */

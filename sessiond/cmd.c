@@ -1290,7 +1290,7 @@ int session_command(int fd, const char *body, size_t len)
 	ret = session_dispatch(r, &c);
 	if (ret == CMD_KEPT)
 		return CMD_KEPT;	/* a wait-trigger: answered when it fires */
-	if (!verb_reads(c.verb))
+	if (!verb_reads(c.verb) || trig_unsaved())
 		state_save();	/* a daemon after us resumes from there */
 	return reply_finish(r, ret);
 }

@@ -492,7 +492,7 @@ static void trig_act(struct trigger *t, const struct firing *f, const struct msg
 	waiters_answer(t, &rf);
 }
 
-static int dirty;		/* firings acted on out of trig_tick(): to save */
+static int dirty;		/* counts changed out of trig_tick(): to save */
 static int acting;		/* firings_act() runs: not again from inside it */
 
 /* The firings read from the processes, acted on: 1 when any was. */
@@ -532,8 +532,11 @@ static int firings_act(void)
 static void firings_now(const struct app *a)
 {
 	for (struct trigger *t = trigs.list; t; t = t->next) {
-		t->matches_gone += app_count(t, a, 0);
-		t->lost_gone += app_count(t, a, 1);
+		uint64_t m = app_count(t, a, 0), l = app_count(t, a, 1);
+
+		t->matches_gone += m;
+		t->lost_gone += l;
+		dirty |= (m | l) != 0;	/* counts that only the state keeps now */
 	}
 	dirty |= firings_act();
 }
@@ -674,11 +677,17 @@ static void put_str(FILE *f, const char *k, const char *v)
 	fputc(',', f);
 }
 
+int trig_unsaved(void)
+{
+	return dirty;
+}
+
 void trig_state_save(FILE *f)
 {
 	const struct trigger *order[1024];
 	unsigned int n = 0;
 
+	dirty = 0;
 	for (const struct trigger *t = trigs.list; t && n < 1024; t = t->next)
 		order[n++] = t;
 	fputs("\"triggers\":[", f);

@@ -35,6 +35,12 @@ void trig_init(void);
 /* The daemon stops: every waiter told so. */
 void trig_shutdown(void);
 
+/*
+ * 1 when a count or a firing changed out of trig_tick() (a process went, a
+ * command read its firings) and the state was not saved since: a command
+ * that changes nothing saves it then, before its reply.
+ */
+int trig_unsaved(void);
 /* state.c: the triggers as "triggers":[...], (a member and its comma). */
 void trig_state_save(FILE *f);
 /* state.c: the triggers of the saved state; NULL, or the member that is wrong. */
