@@ -80,7 +80,10 @@ void session_stop(struct session *s)
 
 	s->active = 0;
 	apps_update_all();
-	nanosleep(&ts, NULL);	/* let events already being written commit */
+	/* let events already being written commit; with no process left (the
+	 * gone ones taken in before each command), none is being written */
+	if (apps_list())
+		nanosleep(&ts, NULL);
 	if (!s->memory)
 		session_flush(s);	/* (a memory-only session writes nothing out) */
 	if (s->aggs && !s->relay_id)

@@ -78,6 +78,7 @@ INTEGRATION_TESTS = \
 	tests/integration/snapshot-read.sh \
 	tests/integration/untraced.sh \
 	tests/integration/record-daemon.sh \
+	tests/integration/record-quick.sh \
 	tests/integration/daemon-hangup.sh \
 	tests/integration/allow-uid.sh \
 	tests/integration/stream-relay.sh \

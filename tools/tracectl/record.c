@@ -479,6 +479,29 @@ static int record_alive(const char *home, const char *session, char *names, size
 	return n;
 }
 
+/* We are a child subreaper (record_subreaper) */
+static int record_subreaper;
+
+/*
+ * No process descends from us any more: the orphans of CMD's tree come
+ * back to us (we are their subreaper), so one still alive would have an
+ * ancestor among our children, and we have none (those that exited
+ * reaped here). The processes that CMD started and that the session
+ * daemon knows are then all gone: what they sent it before is taken in
+ * before our next request (every command first reads what the traced
+ * processes sent, their hang-ups too).
+ */
+static int record_childless(void)
+{
+	pid_t w;
+
+	if (!record_subreaper)
+		return 0;
+	while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
+		;
+	return w < 0 && errno == ECHILD;
+}
+
 /*
  * CMD exited: trace the processes it started that still run until they
  * exit or we are interrupted; with @no_wait, only name them.
@@ -490,13 +513,19 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 	char names[2048] = "", last[2048] = "";
 	int n, pending, warned = 0, quiet = 0;
 	uint64_t failing = 0;
+	sigset_t chld, o_mask;
 
-	sigemptyset(&stop.sa_mask);
 	record_stop = 0;
+	if (record_childless())
+		return;	/* the usual end: nothing of CMD's runs, nothing to ask */
+	sigemptyset(&stop.sa_mask);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &o_mask);	/* taken by sigtimedwait() below */
 	sigaction(SIGINT, &stop, &o_int);
 	sigaction(SIGTERM, &stop, &o_term);
 	sigaction(SIGHUP, &stop, &o_hup);
-	while (!record_stop) {
+	while (!record_stop && !record_childless()) {
 		n = record_alive(home, session, names, sizeof(names), &pending);
 		/* done when twice in a row nothing is left (a process may register
 		 * between the daemon's list and our scan), or when the daemon
@@ -528,11 +557,12 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 				break;
 		}
 		{
-			/* quick at first (most programs are done by then), then light */
+			/* quick at first (most programs are done by then), then
+			 * light; the exit of a child of ours ends the nap */
 			long ms = now_ns(CLOCK_MONOTONIC) - t0 < 2000000000ull ? 50 : 250;
 			struct timespec ts = { 0, ms * 1000000 };
 
-			nanosleep(&ts, NULL);
+			sigtimedwait(&chld, NULL, &ts);
 		}
 	}
 	if (record_stop && warned)
@@ -546,6 +576,7 @@ static void record_wait(const char *home, const char *session, const char *cmd, 
 	sigaction(SIGINT, &o_int, NULL);
 	sigaction(SIGTERM, &o_term, NULL);
 	sigaction(SIGHUP, &o_hup, NULL);
+	sigprocmask(SIG_SETMASK, &o_mask, NULL);
 }
 
 /* The session's notices (what was not traced, and why), in @rep (REC_NOTICE records). */
@@ -1097,7 +1128,7 @@ int record_main(const struct verb *v, int argc, char **argv)
 	}
 	record_check_cmd(argv[optind]);
 	/* orphans of CMD's tree come back to us, not to init */
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	record_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	status = record_run(argv + optind, preload, home);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
