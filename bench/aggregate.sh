@@ -119,7 +119,8 @@ print(sum(e["sum($calls)"] for e in a["entries"]), a["dropped"] + a["lost"] + a[
 since() { awk -v a="$1" -v b="${EPOCHREALTIME/./}" 'BEGIN { printf "%.4f", (b - a) / 1e6 }'; }
 
 row() { printf '%-34s %11s %11s %11s %11s %11s\n' "$@"; }
-mev() { [ -n "$1" ] && awk -v v="$1" 'BEGIN { printf "%.2f", v / 1e6 }'; }
+# (a status of 0 when empty: a section not run leaves its figures empty)
+mev() { [ -z "$1" ] || awk -v v="$1" 'BEGIN { printf "%.2f", v / 1e6 }'; }
 
 # ---- 1. cost per event -----------------------------------------------------------------
 
@@ -425,16 +426,16 @@ else
 	agg_note="(trace-read --aggregations does not exist yet: record --agg's exit to report is the time
  tracectl record takes after the command exits, its report not printed)"
 fi
-want 1 && section1
-want 2 && section2
-want 3 && section3
+if want 1; then section1; fi
+if want 2; then section2; fi
+if want 3; then section3; fi
 
 echo
 echo "aggregations in the traced process: $(date -u +%Y-%m-%d), $ncpus CPU(s) allowed, load average" \
 	"$load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end, $(( $(date +%s) - start_time )) s"
-want 1 && report1
-want 2 && report2
-want 3 && report3
+if want 1; then report1; fi
+if want 2; then report2; fi
+if want 3; then report3; fi
 echo
 A=$(med recorded.1 ns); B=$(med aggregated.1 ns); C=$(medratio aggregated.2 eps aggregated.1 eps)
 D=$(mev "$(med tsunami eps)"); E=$(sum tsunami lost)
