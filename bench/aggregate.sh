@@ -187,6 +187,16 @@ section1() {
 	shm_daemons_stop
 }
 
+# both_ratio THREADS: median over the repetitions of both's ns/event over
+# recorded's + aggregated's, each taken within one repetition (at most 1:
+# an event both recorded and aggregated costs no more than the two apart)
+both_ratio() {
+	awk -v t="$1" '$3 == "ns" { v[$1, $2] = $4; reps[$1] }
+		END { for (r in reps) if (((r, "both." t) in v) && ((r, "recorded." t) in v) &&
+			((r, "aggregated." t) in v) && v[r, "recorded." t] + v[r, "aggregated." t] > 0)
+			print v[r, "both." t] / (v[r, "recorded." t] + v[r, "aggregated." t]) }' "$res" | median
+}
+
 report1() {
 	local c
 	echo
@@ -203,6 +213,8 @@ report1() {
 		fmt %.2f "$(medratio "$c.1" ns recorded.1 ns)"; echo; done)
 	row "ns/event / recorded's, 2 threads" $(for c in $s1_configs; do
 		fmt %.2f "$(medratio "$c.2" ns recorded.2 ns)"; echo; done)
+	row "both / (recorded + aggregated)" - - - - "$(fmt %.2f "$(both_ratio 1)")"
+	row "  the same, 2 threads" - - - - "$(fmt %.2f "$(both_ratio 2)")"
 	row "discarded (all runs)" - - "$(fmt %.0f "$(sum recorded discarded)")" - \
 		"$(fmt %.0f "$(sum both discarded)")"
 	row "updates lost (all runs)" - - - "$(fmt %.0f "$(sum aggregated agglost)")" \

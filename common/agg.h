@@ -234,7 +234,8 @@ static inline void agg_apply(const struct agg_func *f, const struct agg_geom *g,
 		agg_add(p, 1);
 		break;
 	case AGG_SUM:
-		agg_add(p, v);
+		if (v)		/* a profile's sums are mostly 0 */
+			agg_add(p, v);
 		break;
 	case AGG_MIN:
 	case AGG_MAX:

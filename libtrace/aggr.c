@@ -7,7 +7,7 @@
  * The session daemon puts an aggregation in a slot of the control page
  * (struct shm_ctl_agg: its definition, field names, filter, table
  * capacity) and marks the events that update it in aggen[event id].
- * registry.c routes such events to shmtrace__filter() with their field
+ * registry.c routes such events to shmtrace__filter_ts() with their field
  * values, which calls aggr_event() before it decides the channels.
  *
  * Per thread (a page or two mapped at its first aggregated event, only
@@ -19,14 +19,22 @@
  *    process's memory: nothing of it is used unchecked.
  *  - tables: per slot, the table the thread owns in this process's
  *    segments of that aggregation.
+ *  - the event cache: per event id (direct-mapped), the bindings and
+ *    tables the event updates, made by the first event of that id at a
+ *    control generation once every slot has both. An event whose entry
+ *    has the page's generation, its aggen[] slots and the thread's epoch
+ *    goes straight to the updates: no search, no lock. The epoch moves
+ *    whenever a binding is written or a table let go (an entry may point
+ *    at them), and in a forked child.
  *
  * Segments (shm.h, part 4) are created under lib_lock, never move and are
  * never unmapped while the process lives; a thread takes a free table by a
  * compare-and-swap on owner[i] (once per thread and aggregation) and gives
  * it back at exit with a release store; a new thread adds to the counts
- * of the tables it takes. The update itself (agg_update()) is plain
- * stores under the table's sequence counter: no lock, no atomic
- * read-modify-write, no clock read (except for profiles).
+ * of the tables it takes. The update itself (agg_update_key(), with the
+ * key made from the field values and hashed once; agg_update() for a
+ * string key) is plain stores under the table's sequence counter: no
+ * lock, no atomic read-modify-write, no clock read (except for profiles).
  *
  * Losses are counted, never silent: an update nested in a signal handler
  * (writer.c, shmtrace__nested_drop_ev()), one that found no table (memory,
@@ -45,10 +53,15 @@
  * stack of function entries (shmtrace_func:entry/exit, the func preload
  * helper) and allocations (shmtrace_libc:*): at a function's exit, its key
  * (process, address) gets one call, its total and self time in
- * nanoseconds (CLOCK_MONOTONIC), and the bytes and allocations made in it
+ * nanoseconds, and the bytes and allocations made in it
  * (self, and with its callees). As trace-read --profile counts them: the
  * total (time, bytes, allocations with callees) of a recursive function
  * counts its outermost activation only, so that nothing counts twice.
+ * Times are the events' own (shmtrace__clock(), read once per event and
+ * handed back to the emit function, which stamps the event with it when
+ * it records it too); TSC ticks become nanoseconds by a multiplier the
+ * process measures against CLOCK_MONOTONIC over its first 10 ms of
+ * profiling, reading both clocks until then (aggr_mult()).
  */
 #include <errno.h>
 #include <string.h>
@@ -79,8 +92,8 @@ struct aggr_bind {
 	uint8_t role;			/* profiles: enum agg_role */
 	uint8_t int_keys;		/* every key an integer: agg_update_key() */
 	uint8_t direct;			/* ... and every key and argument a field or none */
-	int8_t ksrc[AGG_MAX_KEYS];	/* direct: each key's field, -1: none (0) */
-	int8_t asrc[AGG_MAX_FUNCS];	/* direct: each function's argument's field */
+	int8_t ksrc[AGG_MAX_KEYS];	/* direct: each key's field, -1: none (0); */
+	int8_t asrc[AGG_MAX_FUNCS];	/* ... each argument's; profiles: AGGR_P_* */
 	uint8_t ksh[AGG_MAX_KEYS], ash[AGG_MAX_FUNCS];	/* their sign-extending shifts */
 	uint32_t filter;		/* filter number, 0 = none */
 	uint32_t capacity;
@@ -484,6 +497,8 @@ static int aggr_bind_fill(const struct shm_ctl_page *ctl, const struct shmtrace_
 		} else if (k < b->nnames && b->vtype[k] == FLT_T_F64) {
 			b->direct = 0;		/* converted: aggr_word() */
 		}
+		if (b->flags & SHM_AGG_PROFILE)
+			src = k < b->nnames ? b->prof[k] : AGGR_P_NONE;
 		if (i < b->def.nkeys) {
 			b->ksrc[i] = src;
 			b->ksh[i] = sh;
@@ -782,6 +797,13 @@ static int aggr_profile(struct aggr_thread *th, const struct aggr_bind *b,
 	}
 }
 
+/* A profile's value named by @src (AGGR_P_*, or an index in p[]). */
+static inline uint64_t aggr_prof_word(const struct aggr_prof *pr, int src)
+{
+	return src >= 0 ? pr->p[src] : src == AGGR_P_ADDR ? pr->addr :
+	       src == AGGR_P_PID ? (uint64_t)lib.pid : 0;
+}
+
 /* What an event does to one aggregation's table: agg_update_key()'s or agg_update()'s arguments. */
 struct aggr_upd {
 	uint64_t key[AGG_MAX_KEYS * AGG_STR_KEY / 8];
@@ -816,6 +838,13 @@ static inline __attribute__((always_inline)) int aggr_prepare(struct aggr_thread
 			prof->state = aggr_profile(th, b, v, prof, ts);
 		if (!prof->state)
 			return 0;
+		if (__builtin_expect(b->int_keys, 1)) {
+			for (unsigned int i = 0; i < b->def.nkeys; i++)
+				u->key[i] = aggr_prof_word(prof, b->ksrc[i]);
+			for (unsigned int k = 0; k < b->def.nfuncs; k++)
+				u->args[k] = (int64_t)aggr_prof_word(prof, b->asrc[k]);
+			return 1;
+		}
 		for (unsigned int k = 0; k < b->nnames; k++)
 			w[k] = b->prof[k] == AGGR_P_ADDR ? prof->addr :
 			       b->prof[k] == AGGR_P_PID ? (uint64_t)lib.pid :

@@ -6,7 +6,8 @@
  * The session daemon compiles `enable-event --filter EXPR` into bytecode
  * (common/filter.h) and puts it in the control page: filt[channel][event
  * id] names the filter, filters.f[] says where its code is. The inline
- * fast path calls shmtrace__filter() only for channels in the event's
+ * fast path calls shmtrace__filter_ts() (shmtrace__filter() in modules
+ * of ABI 2 and 3) only for channels in the event's
  * `filtered` mask, with the event's field values. An event that updates
  * aggregations is filtered in every channel that records it (or polled
  * when none does): shmtrace__filter() hands it to aggr_event() first,
