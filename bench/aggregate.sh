@@ -119,7 +119,8 @@ print(sum(e["sum($calls)"] for e in a["entries"]), a["dropped"] + a["lost"] + a[
 since() { awk -v a="$1" -v b="${EPOCHREALTIME/./}" 'BEGIN { printf "%.4f", (b - a) / 1e6 }'; }
 
 row() { printf '%-34s %11s %11s %11s %11s %11s\n' "$@"; }
-mev() { [ -n "$1" ] && awk -v v="$1" 'BEGIN { printf "%.2f", v / 1e6 }'; }
+# (a status of 0 when empty: a section not run leaves its figures empty)
+mev() { [ -z "$1" ] || awk -v v="$1" 'BEGIN { printf "%.2f", v / 1e6 }'; }
 
 # ---- 1. cost per event -----------------------------------------------------------------
 
@@ -186,6 +187,16 @@ section1() {
 	shm_daemons_stop
 }
 
+# both_ratio THREADS: median over the repetitions of both's ns/event over
+# recorded's + aggregated's, each taken within one repetition (at most 1:
+# an event both recorded and aggregated costs no more than the two apart)
+both_ratio() {
+	awk -v t="$1" '$3 == "ns" { v[$1, $2] = $4; reps[$1] }
+		END { for (r in reps) if (((r, "both." t) in v) && ((r, "recorded." t) in v) &&
+			((r, "aggregated." t) in v) && v[r, "recorded." t] + v[r, "aggregated." t] > 0)
+			print v[r, "both." t] / (v[r, "recorded." t] + v[r, "aggregated." t]) }' "$res" | median
+}
+
 report1() {
 	local c
 	echo
@@ -202,6 +213,8 @@ report1() {
 		fmt %.2f "$(medratio "$c.1" ns recorded.1 ns)"; echo; done)
 	row "ns/event / recorded's, 2 threads" $(for c in $s1_configs; do
 		fmt %.2f "$(medratio "$c.2" ns recorded.2 ns)"; echo; done)
+	row "both / (recorded + aggregated)" - - - - "$(fmt %.2f "$(both_ratio 1)")"
+	row "  the same, 2 threads" - - - - "$(fmt %.2f "$(both_ratio 2)")"
 	row "discarded (all runs)" - - "$(fmt %.0f "$(sum recorded discarded)")" - \
 		"$(fmt %.0f "$(sum both discarded)")"
 	row "updates lost (all runs)" - - - "$(fmt %.0f "$(sum aggregated agglost)")" \
@@ -425,16 +438,16 @@ else
 	agg_note="(trace-read --aggregations does not exist yet: record --agg's exit to report is the time
  tracectl record takes after the command exits, its report not printed)"
 fi
-want 1 && section1
-want 2 && section2
-want 3 && section3
+if want 1; then section1; fi
+if want 2; then section2; fi
+if want 3; then section3; fi
 
 echo
 echo "aggregations in the traced process: $(date -u +%Y-%m-%d), $ncpus CPU(s) allowed, load average" \
 	"$load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end, $(( $(date +%s) - start_time )) s"
-want 1 && report1
-want 2 && report2
-want 3 && report3
+if want 1; then report1; fi
+if want 2; then report2; fi
+if want 3; then report3; fi
 echo
 A=$(med recorded.1 ns); B=$(med aggregated.1 ns); C=$(medratio aggregated.2 eps aggregated.1 eps)
 D=$(mev "$(med tsunami eps)"); E=$(sum tsunami lost)

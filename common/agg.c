@@ -126,20 +126,6 @@ enum agg_role agg_profile_role(const char *provider, const char *name)
 	return AGG_ROLE_NONE;
 }
 
-unsigned int agg_qbucket(int64_t v)
-{
-	unsigned int lg;
-
-	if (v == 0)
-		return AGG_QBUCKETS / 2;
-	if (v > 0) {
-		lg = 63 - (unsigned int)__builtin_clzll((uint64_t)v);
-		return AGG_QBUCKETS / 2 + 1 + lg;
-	}
-	lg = 63 - (unsigned int)__builtin_clzll(-(uint64_t)v);	/* INT64_MIN: 63 */
-	return AGG_QBUCKETS / 2 - 1 - lg;
-}
-
 void agg_qrange(unsigned int b, int64_t *lo, int64_t *hi)
 {
 	const unsigned int z = AGG_QBUCKETS / 2;
@@ -214,75 +200,14 @@ static void make_key(const struct agg_def *d, const struct agg_geom *g,
 
 _Static_assert(AGG_STR_KEY % 8 == 0, "keys are whole words");
 
-/* One function's values in entry @e for argument @v. */
-static void apply(const struct agg_func *f, const struct agg_geom *g, unsigned int i, char *e,
-		  int64_t v)
-{
-	char *p = e + g->val_off[i];
-
-	switch (f->fn) {
-	case AGG_COUNT:
-		agg_add(p, 1);
-		break;
-	case AGG_SUM:
-		agg_add(p, v);
-		break;
-	case AGG_MIN:
-	case AGG_MAX:
-		if (!agg_ld(p + 8) || (f->fn == AGG_MIN ? v < agg_ld(p) : v > agg_ld(p)))
-			agg_st(p, v);
-		agg_st(p + 8, 1);
-		break;
-	case AGG_AVG:
-		agg_add(p, v);
-		agg_add(p + 8, 1);
-		break;
-	case AGG_QUANTIZE:
-		agg_add(p + 8 * agg_qbucket(v), 1);
-		break;
-	case AGG_LQUANTIZE:
-		agg_add(p + 8 * agg_lbucket(f, v), 1);
-		break;
-	}
-}
-
 int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
 	       const struct flt_value *vals, unsigned int nvals)
 {
-	struct agg_hdr *h = table;
-	char *base = (char *)table + AGG_HDR, key[AGG_MAX_KEYS * AGG_STR_KEY], *e = NULL;
-	uint32_t mask = h->capacity - 1, tag, i;
-	uint32_t probes = mask < AGG_MAX_PROBE ? mask + 1 : AGG_MAX_PROBE;
-	uint64_t seq = h->seq;
+	char key[AGG_MAX_KEYS * AGG_STR_KEY];
+	int64_t args[AGG_MAX_FUNCS];
 
 	make_key(d, g, vals, nvals, key);
-	tag = agg_key_tag(key, g->key_bytes);
-	for (i = 0; i < probes; i++) {
-		char *c = base + (size_t)((tag + i) & mask) * g->entry_size;
-		uint32_t t;
-
-		memcpy(&t, c, 4);
-		if (t == 0 || (t == tag && agg_key_eq(c + AGG_ENTRY_KEY, key, g->key_bytes))) {
-			e = c;
-			break;
-		}
-	}
-	__atomic_store_n(&h->seq, seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	if (!e) {
-		h->dropped++;
-	} else {
-		if (!*(uint32_t *)(void *)e) {
-			memcpy(e + AGG_ENTRY_KEY, key, g->key_bytes);
-			__atomic_store_n((uint32_t *)(void *)e, tag, __ATOMIC_RELAXED);
-			h->used++;
-		}
-		for (unsigned int k = 0; k < d->nfuncs; k++)
-			apply(&d->f[k], g, k, e, arg_int(vals, nvals, d->f[k].field));
-		h->updates++;
-	}
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&h->seq, seq + 2, __ATOMIC_RELAXED);
-	return e ? 0 : -ENOSPC;
+	for (unsigned int k = 0; k < d->nfuncs && k < AGG_MAX_FUNCS; k++)
+		args[k] = arg_int(vals, nvals, d->f[k].field);
+	return agg_update_key(table, d, g, key, args) ? -ENOSPC : 0;
 }
-

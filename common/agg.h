@@ -114,6 +114,14 @@ int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
 	       const struct flt_value *vals, unsigned int nvals);
 
 /*
+ * agg_update() with the key already made (g->key_bytes: per key 8 bytes,
+ * an integer as u64, or AGG_STR_KEY bytes NUL-padded) and each function's
+ * argument in @args (d->nfuncs of them): what a caller that has the
+ * values as integers calls, so that nothing is converted twice. The key
+ * is hashed once, here.
+ */
+
+/*
  * Function profiles (an aggregation with SHM_AGG_PROFILE): what an event
  * does to the shadow stack of function calls, by its provider and name.
  */
@@ -198,9 +206,102 @@ static inline void agg_add(char *p, int64_t v)
 }
 
 /* DTrace's quantize: the bucket of @v (0..AGG_QBUCKETS-1) and its range. */
-unsigned int agg_qbucket(int64_t v);
+static inline unsigned int agg_qbucket(int64_t v)
+{
+	unsigned int lg;
+
+	if (v == 0)
+		return AGG_QBUCKETS / 2;
+	if (v > 0) {
+		lg = 63 - (unsigned int)__builtin_clzll((uint64_t)v);
+		return AGG_QBUCKETS / 2 + 1 + lg;
+	}
+	lg = 63 - (unsigned int)__builtin_clzll(-(uint64_t)v);	/* INT64_MIN: 63 */
+	return AGG_QBUCKETS / 2 - 1 - lg;
+}
 void agg_qrange(unsigned int b, int64_t *lo, int64_t *hi);
 /* lquantize: 0 below lo, 1 + (v - lo) / step, nbuckets + 1 from hi on. */
 unsigned int agg_lbucket(const struct agg_func *f, int64_t v);
+
+/* Function @i's values in entry @e for argument @v (@g from agg_geom()). */
+static inline void agg_apply(const struct agg_func *f, const struct agg_geom *g, unsigned int i,
+			     char *e, int64_t v)
+{
+	char *p = e + g->val_off[i];
+
+	switch (f->fn) {
+	case AGG_COUNT:
+		agg_add(p, 1);
+		break;
+	case AGG_SUM:
+		if (v)		/* a profile's sums are mostly 0 */
+			agg_add(p, v);
+		break;
+	case AGG_MIN:
+	case AGG_MAX:
+		if (!agg_ld(p + 8) || (f->fn == AGG_MIN ? v < agg_ld(p) : v > agg_ld(p)))
+			agg_st(p, v);
+		agg_st(p + 8, 1);
+		break;
+	case AGG_AVG:
+		agg_add(p, v);
+		agg_add(p + 8, 1);
+		break;
+	case AGG_QUANTIZE:
+		agg_add(p + 8 * agg_qbucket(v), 1);
+		break;
+	case AGG_LQUANTIZE:
+		/* g->nbuckets[i]: agg_lbucket()'s, computed once by agg_geom() */
+		agg_add(p + 8 * (v < f->lo ? 0 : v >= f->hi ? g->nbuckets[i] + 1 :
+				 1 + (unsigned int)(((uint64_t)v - (uint64_t)f->lo) /
+						    (uint64_t)f->step)), 1);
+		break;
+	}
+}
+
+/*
+ * agg_update() with the key already made (g->key_bytes: per key 8 bytes,
+ * an integer as u64, or AGG_STR_KEY bytes NUL-padded) and each function's
+ * argument in @args (d->nfuncs of them): what a caller that has the
+ * values as integers calls, inline, so that nothing is converted twice
+ * and the key is hashed once. The writer protocol is agg_update()'s.
+ */
+static inline int agg_update_key(void *table, const struct agg_def *d, const struct agg_geom *g,
+				 const char *key, const int64_t *args)
+{
+	struct agg_hdr *h = (struct agg_hdr *)table;
+	char *base = (char *)table + AGG_HDR, *e = NULL;
+	uint32_t mask = h->capacity - 1, tag = agg_key_tag(key, g->key_bytes), i;
+	uint32_t probes = mask < AGG_MAX_PROBE ? mask + 1 : AGG_MAX_PROBE;
+	uint64_t seq = h->seq;
+
+	for (i = 0; i < probes; i++) {
+		char *c = base + (size_t)((tag + i) & mask) * g->entry_size;
+		uint32_t t;
+
+		__builtin_memcpy(&t, c, 4);
+		if (t == 0 || (t == tag && agg_key_eq(c + AGG_ENTRY_KEY, key, g->key_bytes))) {
+			e = c;
+			break;
+		}
+	}
+	__atomic_store_n(&h->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (__builtin_expect(!e, 0)) {
+		h->dropped++;
+	} else {
+		if (__builtin_expect(!*(uint32_t *)(void *)e, 0)) {
+			__builtin_memcpy(e + AGG_ENTRY_KEY, key, g->key_bytes);
+			__atomic_store_n((uint32_t *)(void *)e, tag, __ATOMIC_RELAXED);
+			h->used++;
+		}
+		for (unsigned int k = 0; k < d->nfuncs; k++)
+			agg_apply(&d->f[k], g, k, e, args[k]);
+		h->updates++;
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&h->seq, seq + 2, __ATOMIC_RELAXED);
+	return e ? 0 : -1;
+}
 
 #endif

@@ -7,7 +7,7 @@
  * The session daemon puts an aggregation in a slot of the control page
  * (struct shm_ctl_agg: its definition, field names, filter, table
  * capacity) and marks the events that update it in aggen[event id].
- * registry.c routes such events to shmtrace__filter() with their field
+ * registry.c routes such events to shmtrace__filter_ts() with their field
  * values, which calls aggr_event() before it decides the channels.
  *
  * Per thread (a page or two mapped at its first aggregated event, only
@@ -19,14 +19,22 @@
  *    process's memory: nothing of it is used unchecked.
  *  - tables: per slot, the table the thread owns in this process's
  *    segments of that aggregation.
+ *  - the event cache: per event id (direct-mapped), the bindings and
+ *    tables the event updates, made by the first event of that id at a
+ *    control generation once every slot has both. An event whose entry
+ *    has the page's generation, its aggen[] slots and the thread's epoch
+ *    goes straight to the updates: no search, no lock. The epoch moves
+ *    whenever a binding is written or a table let go (an entry may point
+ *    at them), and in a forked child.
  *
  * Segments (shm.h, part 4) are created under lib_lock, never move and are
  * never unmapped while the process lives; a thread takes a free table by a
  * compare-and-swap on owner[i] (once per thread and aggregation) and gives
  * it back at exit with a release store; a new thread adds to the counts
- * of the tables it takes. The update itself (agg_update()) is plain
- * stores under the table's sequence counter: no lock, no atomic
- * read-modify-write, no clock read (except for profiles).
+ * of the tables it takes. The update itself (agg_update_key(), with the
+ * key made from the field values and hashed once; agg_update() for a
+ * string key) is plain stores under the table's sequence counter: no
+ * lock, no atomic read-modify-write, no clock read (except for profiles).
  *
  * Losses are counted, never silent: an update nested in a signal handler
  * (writer.c, shmtrace__nested_drop_ev()), one that found no table (memory,
@@ -45,10 +53,15 @@
  * stack of function entries (shmtrace_func:entry/exit, the func preload
  * helper) and allocations (shmtrace_libc:*): at a function's exit, its key
  * (process, address) gets one call, its total and self time in
- * nanoseconds (CLOCK_MONOTONIC), and the bytes and allocations made in it
+ * nanoseconds, and the bytes and allocations made in it
  * (self, and with its callees). As trace-read --profile counts them: the
  * total (time, bytes, allocations with callees) of a recursive function
  * counts its outermost activation only, so that nothing counts twice.
+ * Times are the events' own (shmtrace__clock(), read once per event and
+ * handed back to the emit function, which stamps the event with it when
+ * it records it too); TSC ticks become nanoseconds by a multiplier the
+ * process measures against CLOCK_MONOTONIC over its first 10 ms of
+ * profiling, reading both clocks until then (aggr_mult()).
  */
 #include <errno.h>
 #include <string.h>
@@ -59,12 +72,15 @@
 #include "common/proto.h"
 
 #define AGGR_BINDS	32		/* two-way, by event id and slot */
+#define AGGR_EVC	32		/* event cache: direct-mapped by event id */
 #define AGGR_DEPTH	256		/* profile: deepest call stack followed */
 #define AGGR_FIRST_TABLES 4u		/* tables of the first segment */
 #define AGGR_RETRY	63		/* no table: updates lost before asking again */
 #define AGGR_P_NONE	(-1)		/* profile names: none of ours */
 #define AGGR_P_ADDR	(-2)		/* the function's address */
 #define AGGR_P_PID	(-3)		/* the process */
+#define AGGR_CAL_NS	10000000u	/* profiles: TSC measured against CLOCK_MONOTONIC so long */
+#define AGGR_CAL_GAP	2000u		/* ... by readings this close (ticks) */
 
 struct aggr_bind {
 	uint64_t gen;			/* control generation it was read at, 0 = empty */
@@ -74,6 +90,11 @@ struct aggr_bind {
 	uint8_t ok;			/* definition checked and bound */
 	uint8_t nnames;
 	uint8_t role;			/* profiles: enum agg_role */
+	uint8_t int_keys;		/* every key an integer: agg_update_key() */
+	uint8_t direct;			/* ... and every key and argument a field or none */
+	int8_t ksrc[AGG_MAX_KEYS];	/* direct: each key's field, -1: none (0); */
+	int8_t asrc[AGG_MAX_FUNCS];	/* ... each argument's; profiles: AGGR_P_* */
+	uint8_t ksh[AGG_MAX_KEYS], ash[AGG_MAX_FUNCS];	/* their sign-extending shifts */
 	uint32_t filter;		/* filter number, 0 = none */
 	uint32_t capacity;
 	uint32_t flags;
@@ -97,16 +118,36 @@ struct aggr_table {
 
 struct aggr_frame {
 	uint64_t addr;
-	uint64_t start_ns;
+	uint64_t start;			/* shmtrace__clock() at the entry */
+	uint64_t start_ns;		/* CLOCK_MONOTONIC too, while the TSC is not measured */
 	uint64_t child_ns;
 	uint64_t bytes, allocs;		/* made in the function itself */
 	uint64_t child_bytes, child_allocs;
 	int outer;			/* not inside another activation of the function */
 };
 
+/*
+ * What an event id updates at one control generation: its bindings and
+ * their tables, in slot order, so that an event finds them without a
+ * search. Valid while the generation, the slots of aggen[id] and the
+ * thread's epoch (bumped whenever a binding or a table it points at may
+ * have changed) are those it was made at.
+ */
+struct aggr_evc {
+	uint64_t gen;			/* 0 = empty */
+	uint32_t id;
+	uint32_t epoch;
+	uint32_t slots;			/* aggen[id] */
+	uint32_t n;
+	struct aggr_bind *b[SHM_MAX_AGG];
+	void *table[SHM_MAX_AGG];
+};
+
 struct aggr_thread {
 	struct aggr_table tab[SHM_MAX_AGG];
 	struct aggr_bind bind[AGGR_BINDS];
+	struct aggr_evc evc[AGGR_EVC];
+	uint32_t epoch;
 	unsigned int next;
 	uint32_t depth;			/* frames on the shadow stack (may exceed AGGR_DEPTH) */
 	struct aggr_frame stack[AGGR_DEPTH];
@@ -297,6 +338,7 @@ void aggr_after_fork(void)
 	if (aggr_tls) {
 		memset(aggr_tls->tab, 0, sizeof(aggr_tls->tab));
 		aggr_tls->depth = 0;
+		aggr_tls->epoch++;
 	}
 }
 
@@ -312,6 +354,7 @@ static void *aggr_table(struct aggr_thread *th, const struct aggr_bind *b)
 		return NULL;
 	}
 	aggr_put(t);		/* an aggregation that left the slot */
+	th->epoch++;
 	lib_lock();
 	aggr_setup(b->slot, b);
 	if (aggr_take(b->slot, t, (uint32_t)writer_tid()) == 0) {
@@ -436,6 +479,34 @@ static int aggr_bind_fill(const struct shm_ctl_page *ctl, const struct shmtrace_
 	for (unsigned int k = 0; k < b->nnames; k++)
 		b->prof[k] = !strcmp(names[k], "addr") ? AGGR_P_ADDR :
 			     b->bind[k] == EVF_PID ? AGGR_P_PID : (int8_t)aggr_prof_index(names[k]);
+	b->int_keys = 1;
+	for (unsigned int i = 0; i < b->def.nkeys; i++)
+		b->int_keys &= b->def.key_kind[i] == AGG_KEY_INT;
+	b->direct = b->int_keys && !(b->flags & SHM_AGG_PROFILE);
+	for (unsigned int i = 0; i < b->def.nkeys + b->def.nfuncs; i++) {
+		unsigned int k = i < b->def.nkeys ? b->def.key_field[i] :
+				 b->def.f[i - b->def.nkeys].field;
+		int8_t src = -1;
+		uint8_t sh = 0;
+
+		if (k < b->nnames && (b->vtype[k] == FLT_T_U64 || b->vtype[k] == FLT_T_S64)) {
+			if (b->bind[k] < 0)
+				b->direct = 0;	/* the context: aggr_word() */
+			src = b->bind[k];
+			sh = b->sext[k];
+		} else if (k < b->nnames && b->vtype[k] == FLT_T_F64) {
+			b->direct = 0;		/* converted: aggr_word() */
+		}
+		if (b->flags & SHM_AGG_PROFILE)
+			src = k < b->nnames ? b->prof[k] : AGGR_P_NONE;
+		if (i < b->def.nkeys) {
+			b->ksrc[i] = src;
+			b->ksh[i] = sh;
+		} else {
+			b->asrc[i - b->def.nkeys] = src;
+			b->ash[i - b->def.nkeys] = sh;
+		}
+	}
 	b->addr_field = (int8_t)aggr_field(ev, "addr");
 	b->size_field = (int8_t)aggr_field(ev, "size");
 	b->nmemb_field = (int8_t)aggr_field(ev, "nmemb");
@@ -478,12 +549,13 @@ static struct aggr_bind *aggr_bind_get(struct aggr_thread *th, const struct shm_
 	if (!b)
 		b = &th->bind[(h & ~1u) | (th->next++ & 1)];
 	*b = fresh;
+	th->epoch++;		/* the event cache may point at it */
 	return b->ok ? b : NULL;
 }
 
 /* ---- updates ------------------------------------------------------------- */
 
-/* A field's value for a key or a function. */
+/* A field's value for a key or a function (aggregations with a string key). */
 static void aggr_value(const struct aggr_bind *b, unsigned int k, const struct shmtrace__fval *v,
 		       struct flt_value *out)
 {
@@ -519,12 +591,119 @@ static void aggr_value(const struct aggr_bind *b, unsigned int k, const struct s
 	}
 }
 
+/*
+ * The same value as the integer agg_update() would make of it (a string
+ * or a missing name: 0), for aggregations whose keys are all integers.
+ */
+static inline uint64_t aggr_word(const struct aggr_bind *b, unsigned int k,
+				 const struct shmtrace__fval *v)
+{
+	int f = b->bind[k];
+
+	switch (b->vtype[k]) {
+	case FLT_T_S64:
+	case FLT_T_U64: {
+		unsigned int sh = b->sext[k];
+
+		if (f < 0)
+			return evf_ctx(f);
+		return sh ? (uint64_t)((int64_t)(v[f].u << sh) >> sh) : v[f].u;
+	}
+	case FLT_T_F64: {
+		struct flt_value x;
+
+		aggr_value(b, k, v, &x);
+		return (uint64_t)x.s;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* A field's raw value sign-extended by @sh bits; @f < 0: none, 0. */
+static inline uint64_t aggr_raw(const struct shmtrace__fval *v, int f, unsigned int sh)
+{
+	if (f < 0)
+		return 0;
+	return sh ? (uint64_t)((int64_t)(v[f].u << sh) >> sh) : v[f].u;
+}
+
 static uint64_t aggr_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Profiles time calls with the event's own time (shmtrace__clock(), read
+ * once for the event's recording too) and count nanoseconds: with the TSC,
+ * ticks times aggr_cal.mult, which the process measures itself against
+ * CLOCK_MONOTONIC over its first AGGR_CAL_NS of profiling (both read
+ * meanwhile, as before it); with CLOCK_MONOTONIC, the ticks are
+ * nanoseconds. Lock-free and async-signal-safe: the first thread to take
+ * a reading sets it (state 0 -> 1 -> 2), any thread ends the measure, and
+ * threads that end it together store nearly the same multiplier.
+ */
+static struct {
+	uint64_t t0, n0;		/* a TSC reading and CLOCK_MONOTONIC then */
+	uint64_t mult;			/* ns per tick << 32; 0: not known yet */
+	int state;			/* 0 no reading, 1 being set, 2 t0 and n0 set */
+} aggr_cal;
+
+/* The event's time: read once per event, shared with its recording. */
+static inline uint64_t aggr_clock(uint64_t *ts)
+{
+	if (!*ts)
+		*ts = shmtrace__clock();
+	return *ts;
+}
+
+/* Both clocks at one moment (that of CLOCK_MONOTONIC); -1: read too far apart. */
+static int aggr_cal_read(uint64_t *t, uint64_t *ns)
+{
+	uint64_t t1 = shmtrace__clock(), n = aggr_now_ns(), t2 = shmtrace__clock();
+
+	if (t2 - t1 > AGGR_CAL_GAP)
+		return -1;
+	*t = t1 + (t2 - t1) / 2;
+	*ns = n;
+	return 0;
+}
+
+/* Nanoseconds per tick << 32, or 0 while the TSC is being measured. */
+static uint64_t aggr_mult(void)
+{
+	uint64_t m = __atomic_load_n(&aggr_cal.mult, __ATOMIC_RELAXED), t, n;
+	int st, none = 0;
+
+	if (__builtin_expect(m != 0, 1))
+		return m;
+	if (!shmtrace__clock_tsc) {
+		m = (uint64_t)1 << 32;
+		__atomic_store_n(&aggr_cal.mult, m, __ATOMIC_RELAXED);
+		return m;
+	}
+	st = __atomic_load_n(&aggr_cal.state, __ATOMIC_ACQUIRE);
+	if (aggr_cal_read(&t, &n) < 0)
+		return 0;
+	if (st == 0) {
+		if (__atomic_compare_exchange_n(&aggr_cal.state, &none, 1, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			aggr_cal.t0 = t;
+			aggr_cal.n0 = n;
+			__atomic_store_n(&aggr_cal.state, 2, __ATOMIC_RELEASE);
+		}
+		return 0;
+	}
+	if (st != 2 || n - aggr_cal.n0 < AGGR_CAL_NS || t <= aggr_cal.t0 || n < aggr_cal.n0)
+		return 0;
+	m = (uint64_t)(((unsigned __int128)(n - aggr_cal.n0) << 32) / (t - aggr_cal.t0));
+	if (!m)
+		m = 1;
+	__atomic_store_n(&aggr_cal.mult, m, __ATOMIC_RELAXED);
+	return m;
 }
 
 static uint64_t aggr_u(const struct shmtrace__fval *v, int f)
@@ -543,12 +722,12 @@ struct aggr_prof {
  * Follow the shadow stack for an event of role @b->role: a function's exit
  * (or an allocation outside every function, address 0) gives values to
  * update the tables with; an entry or an allocation inside a function
- * only changes the stack.
+ * only changes the stack. @ts: the event's time, read here when needed.
  */
 static int aggr_profile(struct aggr_thread *th, const struct aggr_bind *b,
-			const struct shmtrace__fval *v, struct aggr_prof *out)
+			const struct shmtrace__fval *v, struct aggr_prof *out, uint64_t *ts)
 {
-	uint64_t addr = aggr_u(v, b->addr_field), now, n, *p = out->p;
+	uint64_t addr = aggr_u(v, b->addr_field), now, n, m, *p = out->p;
 	struct aggr_frame *fr;
 
 	memset(p, 0, sizeof(out->p));
@@ -557,12 +736,14 @@ static int aggr_profile(struct aggr_thread *th, const struct aggr_bind *b,
 	case AGG_ROLE_ENTRY:
 		if (th->depth < AGGR_DEPTH) {
 			fr = &th->stack[th->depth];
-			memset(fr, 0, sizeof(*fr));
 			fr->addr = addr;
+			fr->child_ns = 0;
+			fr->bytes = fr->allocs = fr->child_bytes = fr->child_allocs = 0;
 			fr->outer = 1;
 			for (uint32_t d = 0; d < th->depth && fr->outer; d++)
 				fr->outer = th->stack[d].addr != addr;
-			fr->start_ns = aggr_now_ns();
+			fr->start = aggr_clock(ts);
+			fr->start_ns = aggr_mult() ? 0 : aggr_now_ns();
 		}
 		th->depth++;
 		return 0;
@@ -587,8 +768,13 @@ static int aggr_profile(struct aggr_thread *th, const struct aggr_bind *b,
 		fr = &th->stack[th->depth];
 		if (fr->addr != addr)
 			return 0;	/* left by longjmp or an exception: not timed */
-		now = aggr_now_ns();
-		n = now - fr->start_ns;
+		now = aggr_clock(ts);
+		m = aggr_mult();
+		if (m)		/* a frame entered before the measure ended has its ticks too */
+			n = now > fr->start ?
+			    (uint64_t)(((unsigned __int128)(now - fr->start) * m) >> 32) : 0;
+		else
+			n = aggr_now_ns() - fr->start_ns;
 		p[0] = 1;
 		p[2] = n > fr->child_ns ? n - fr->child_ns : 0;
 		p[3] = fr->bytes;
@@ -611,63 +797,187 @@ static int aggr_profile(struct aggr_thread *th, const struct aggr_bind *b,
 	}
 }
 
-/* The values of a profile aggregation's names. */
-static void aggr_prof_values(const struct aggr_bind *b, const struct aggr_prof *pr,
-			     struct flt_value *vals)
+/* A profile's value named by @src (AGGR_P_*, or an index in p[]). */
+static inline uint64_t aggr_prof_word(const struct aggr_prof *pr, int src)
 {
-	for (unsigned int k = 0; k < b->nnames; k++) {
-		vals[k].type = FLT_T_U64;
-		vals[k].u = b->prof[k] == AGGR_P_ADDR ? pr->addr :
-			    b->prof[k] == AGGR_P_PID ? (uint64_t)lib.pid :
-			    b->prof[k] >= 0 ? pr->p[b->prof[k]] : 0;
-	}
+	return src >= 0 ? pr->p[src] : src == AGGR_P_ADDR ? pr->addr :
+	       src == AGGR_P_PID ? (uint64_t)lib.pid : 0;
 }
 
-void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
-		const struct shmtrace__fval *v)
-{
-	unsigned int slots = __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED);
-	struct aggr_thread *th = aggr_thread();
-	struct aggr_prof prof = { .state = -1 };
+/* What an event does to one aggregation's table: agg_update_key()'s or agg_update()'s arguments. */
+struct aggr_upd {
+	uint64_t key[AGG_MAX_KEYS * AGG_STR_KEY / 8];
+	int64_t args[AGG_MAX_FUNCS];
+	struct flt_value vals[SHM_AGG_NAMES];	/* a string key: agg_update() */
+};
 
-	if (!th) {
-		aggr_lost(slots);
-		return;
+/*
+ * The update event @v makes to binding @b's aggregation into @u: 1, or 0
+ * when it makes none (its filter refused it; a profile's stack only moved).
+ */
+static inline __attribute__((always_inline)) int aggr_prepare(struct aggr_thread *th, const struct shm_ctl_page *ctl,
+			const struct shmtrace_event *ev, const struct shmtrace__fval *v,
+			const struct aggr_bind *b, struct aggr_prof *prof, uint64_t *ts,
+			struct aggr_upd *u)
+{
+	uint64_t w[SHM_AGG_NAMES];
+
+	if (__builtin_expect(b->direct, 1)) {
+		/* integer fields straight into the key and the arguments */
+		if (b->filter && !evf_keep(ctl, ev, b->filter, v))
+			return 0;
+		for (unsigned int i = 0; i < b->def.nkeys; i++)
+			u->key[i] = aggr_raw(v, b->ksrc[i], b->ksh[i]);
+		for (unsigned int k = 0; k < b->def.nfuncs; k++)
+			u->args[k] = (int64_t)aggr_raw(v, b->asrc[k], b->ash[k]);
+		return 1;
 	}
-	while (slots) {
-		unsigned int s = (unsigned int)__builtin_ctz(slots);
-		struct flt_value vals[SHM_AGG_NAMES];
-		const struct aggr_bind *b;
+	if (b->flags & SHM_AGG_PROFILE) {
+		/* one shadow stack per thread, whatever the profiles */
+		if (prof->state < 0)
+			prof->state = aggr_profile(th, b, v, prof, ts);
+		if (!prof->state)
+			return 0;
+		if (__builtin_expect(b->int_keys, 1)) {
+			for (unsigned int i = 0; i < b->def.nkeys; i++)
+				u->key[i] = aggr_prof_word(prof, b->ksrc[i]);
+			for (unsigned int k = 0; k < b->def.nfuncs; k++)
+				u->args[k] = (int64_t)aggr_prof_word(prof, b->asrc[k]);
+			return 1;
+		}
+		for (unsigned int k = 0; k < b->nnames; k++)
+			w[k] = b->prof[k] == AGGR_P_ADDR ? prof->addr :
+			       b->prof[k] == AGGR_P_PID ? (uint64_t)lib.pid :
+			       b->prof[k] >= 0 ? prof->p[b->prof[k]] : 0;
+		if (!b->int_keys) {
+			for (unsigned int k = 0; k < b->nnames; k++) {
+				u->vals[k].type = FLT_T_U64;
+				u->vals[k].u = w[k];
+			}
+			return 1;
+		}
+	} else {
+		if (b->filter && !evf_keep(ctl, ev, b->filter, v))
+			return 0;
+		if (!b->int_keys) {
+			for (unsigned int k = 0; k < b->nnames; k++)
+				aggr_value(b, k, v, &u->vals[k]);
+			return 1;
+		}
+		for (unsigned int k = 0; k < b->nnames; k++)
+			w[k] = aggr_word(b, k, v);
+	}
+	for (unsigned int i = 0; i < b->def.nkeys; i++)
+		u->key[i] = b->def.key_field[i] < b->nnames ? w[b->def.key_field[i]] : 0;
+	for (unsigned int k = 0; k < b->def.nfuncs; k++)
+		u->args[k] = b->def.f[k].field < b->nnames ? (int64_t)w[b->def.f[k].field] : 0;
+	return 1;
+}
+
+static inline void aggr_apply(void *table, const struct aggr_bind *b, const struct aggr_upd *u)
+{
+	if (__builtin_expect(b->int_keys, 1))
+		agg_update_key(table, &b->def, &b->geom, (const char *)u->key, u->args);
+	else
+		agg_update(table, &b->def, &b->geom, u->vals, b->nnames);
+}
+
+/*
+ * Every aggregation of @slots, each binding looked for (and made at a new
+ * generation) and each table taken at need; then the event's cache entry
+ * made, when every slot has its binding and its table at this generation.
+ */
+static __attribute__((noinline)) void aggr_event_slow(struct aggr_thread *th, const struct shm_ctl_page *ctl,
+			    const struct shmtrace_event *ev, const struct shmtrace__fval *v,
+			    unsigned int slots, uint64_t gen, uint64_t *ts)
+{
+	struct aggr_prof prof = { .state = -1 };
+	struct aggr_bind *bs[SHM_MAX_AGG];
+	unsigned int todo = slots, n = 0, whole = !(gen & 1);
+	struct aggr_evc *e;
+	struct aggr_upd u;
+
+	while (todo) {
+		unsigned int s = (unsigned int)__builtin_ctz(todo);
+		struct aggr_bind *b;
 		void *table;
 
-		slots &= slots - 1;
-		if (s >= SHM_MAX_AGG)
+		todo &= todo - 1;
+		if (s >= SHM_MAX_AGG) {
+			whole = 0;
 			break;
+		}
 		b = aggr_bind_get(th, ctl, ev, s);
 		if (!b) {
+			whole = 0;
 			/* an empty slot (being changed) is not a loss */
 			if (__atomic_load_n(&ctl->agg[s].agg_id, __ATOMIC_RELAXED))
 				aggr_lost(1u << s);
 			continue;
 		}
-		if (b->flags & SHM_AGG_PROFILE) {
-			/* one shadow stack per thread, whatever the profiles */
-			if (prof.state < 0)
-				prof.state = aggr_profile(th, b, v, &prof);
-			if (!prof.state)
-				continue;
-			aggr_prof_values(b, &prof, vals);
-		} else {
-			if (b->filter && !evf_keep(ctl, ev, b->filter, v))
-				continue;
-			for (unsigned int k = 0; k < b->nnames; k++)
-				aggr_value(b, k, v, &vals[k]);
-		}
+		bs[n++] = b;
+		if (!aggr_prepare(th, ctl, ev, v, b, &prof, ts, &u))
+			continue;
 		table = aggr_table(th, b);
 		if (!table) {
 			aggr_lost(1u << s);
 			continue;
 		}
-		agg_update(table, &b->def, &b->geom, vals, b->nnames);
+		aggr_apply(table, b, &u);
 	}
+	if (!whole)
+		return;
+	e = &th->evc[ev->id & (AGGR_EVC - 1)];
+	e->slots = 0;		/* empty until whole */
+	for (unsigned int i = 0; i < n; i++) {
+		struct aggr_table *t = &th->tab[bs[i]->slot];
+
+		/* a binding made later in this walk may have taken its place */
+		if (bs[i]->gen != gen || bs[i]->id != ev->id || !bs[i]->ok ||
+		    t->agg_id != bs[i]->agg_id || !t->table)
+			return;
+		e->b[i] = bs[i];
+		e->table[i] = t->table;
+	}
+	e->gen = gen;
+	e->id = ev->id;
+	e->epoch = th->epoch;
+	e->n = n;
+	e->slots = slots;
+}
+
+/*
+ * An event that updates aggregations. The common case, an event id the
+ * thread saw at this control generation, finds its bindings and tables
+ * in its cache entry: no search, no lock, and the key hashed once per
+ * aggregation (agg_update_key()).
+ */
+void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+		const struct shmtrace__fval *v, uint64_t *ts)
+{
+	unsigned int slots = __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED);
+	uint64_t gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+	struct aggr_thread *th = aggr_tls;
+
+	if (__builtin_expect(th != NULL, 1)) {
+		const struct aggr_evc *e = &th->evc[ev->id & (AGGR_EVC - 1)];
+
+		if (__builtin_expect(e->gen == gen && e->id == ev->id && e->slots == slots &&
+				     e->epoch == th->epoch, 1)) {
+			struct aggr_prof prof;
+			struct aggr_upd u;
+
+			prof.state = -1;
+			for (unsigned int i = 0; i < e->n; i++)
+				if (aggr_prepare(th, ctl, ev, v, e->b[i], &prof, ts, &u))
+					aggr_apply(e->table[i], e->b[i], &u);
+			return;
+		}
+	}
+	th = aggr_thread();
+	if (!th) {
+		aggr_lost(slots);
+		return;
+	}
+	aggr_event_slow(th, ctl, ev, v, slots, gen, ts);
 }

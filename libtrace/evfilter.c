@@ -6,7 +6,8 @@
  * The session daemon compiles `enable-event --filter EXPR` into bytecode
  * (common/filter.h) and puts it in the control page: filt[channel][event
  * id] names the filter, filters.f[] says where its code is. The inline
- * fast path calls shmtrace__filter() only for channels in the event's
+ * fast path calls shmtrace__filter_ts() (shmtrace__filter() in modules
+ * of ABI 2 and 3) only for channels in the event's
  * `filtered` mask, with the event's field values. An event that updates
  * aggregations is filtered in every channel that records it (or polled
  * when none does): shmtrace__filter() hands it to aggr_event() first,
@@ -294,16 +295,18 @@ int evf_keep(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev, un
 /*
  * The channels of @mask that keep the event, after its aggregations (in
  * the event's `filtered` mask when it has some, polled when it has only
- * them: aggr.c) took it.
+ * them: aggr.c) took it. *@ts is the event's time when an aggregation
+ * needed it (a profile), else left 0: the emit function then reads it
+ * itself, after the filters, so that an event is never stamped twice.
  */
-SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsigned int mask,
-					   const struct shmtrace__fval *v)
+SHMTRACE_API unsigned int shmtrace__filter_ts(const struct shmtrace_event *ev, unsigned int mask,
+					      const struct shmtrace__fval *v, uint64_t *ts)
 {
 	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
 	unsigned int todo = mask & ev->filtered, fire = 0;
 
 	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED))
-		aggr_event(ctl, ev, v);
+		aggr_event(ctl, ev, v, ts);
 	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->trigen[ev->id], __ATOMIC_RELAXED) &&
 	    trig_event(ctl, ev, v))
 		fire = SHMTRACE__FIRE;	/* only for ABI 3 and later (trigger.c) */
@@ -325,4 +328,13 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 			mask &= ~(1u << c);
 	}
 	return mask | fire;
+}
+
+/* The entry point of modules built for ABI 2 and 3, which read the clock after it. */
+SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsigned int mask,
+					   const struct shmtrace__fval *v)
+{
+	uint64_t ts = 0;
+
+	return shmtrace__filter_ts(ev, mask, v, &ts);
 }

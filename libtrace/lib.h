@@ -219,8 +219,9 @@ int trig_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
 void trig_wake_locked(void);
 
 /* aggr.c */
+/* @ts: the event's time, 0 until read (a profile reads it; the recording uses it) */
 void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
-		const struct shmtrace__fval *v);
+		const struct shmtrace__fval *v, uint64_t *ts);
 void aggr_lost(unsigned int slots);
 void aggr_thread_exit(void);
 void aggr_after_fork(void);

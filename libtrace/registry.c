@@ -48,7 +48,11 @@
  *
  * Events of modules built for ABI 2 (before triggers) are registered too:
  * their emit function never calls shmtrace__fire(), so their firings are
- * told before the event is written (trigger.c).
+ * told before the event is written (trigger.c). Those of ABI 2 and 3 call
+ * shmtrace__filter(), those of ABI 4 shmtrace__filter_ts(), which hands
+ * back the time an aggregation read: a library older than a module's ABI
+ * refuses its events, so their emit functions never call an entry point
+ * it lacks.
  */
 #include <errno.h>
 #include <sched.h>

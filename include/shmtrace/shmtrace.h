@@ -101,8 +101,12 @@ extern SHMTRACE_API uint64_t shmtrace__clock_monotonic(void);
 /* The tracer's inline code is never itself traced (-finstrument-functions). */
 #define SHMTRACE__NOINSTR __attribute__((no_instrument_function))
 
-/* Version of the ABI between instrumented modules and libshmtrace. */
-#define SHMTRACE_ABI_VERSION 3
+/*
+ * Version of the ABI between instrumented modules and libshmtrace: 4, the
+ * emit function calls shmtrace__filter_ts() (3: shmtrace__filter(), still
+ * there for the modules built for it).
+ */
+#define SHMTRACE_ABI_VERSION 4
 
 /* Log levels, most severe first (the syslog order). */
 enum shmtrace_loglevel {
@@ -261,6 +265,14 @@ struct shmtrace__fval {
  */
 SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsigned int mask,
 					   const struct shmtrace__fval *v);
+/*
+ * shmtrace__filter() that also hands back the event's time in *@ts when
+ * an aggregation read it (function profiles; *@ts is 0 on entry and stays
+ * 0 otherwise): the emit function then stamps the event with it, so that
+ * an event recorded and aggregated reads the clock once (ABI 4).
+ */
+SHMTRACE_API unsigned int shmtrace__filter_ts(const struct shmtrace_event *ev, unsigned int mask,
+					      const struct shmtrace__fval *v, uint64_t *ts);
 #define SHMTRACE__FIRE	0x100u
 /* Tell the daemons of the trigger firings @ev made (its time @ts, 0: none read). */
 SHMTRACE_API void shmtrace__fire(const struct shmtrace_event *ev, uint64_t ts);
@@ -576,8 +588,8 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		struct shmtrace__fval *shmtrace__fp = shmtrace__fv; \
 		SHMTRACE__MAP(SHMTRACE__FVAL, __VA_ARGS__) \
 		(void)shmtrace__fp; \
-		shmtrace__mask = shmtrace__filter(&SHMTRACE__EV(prov, ev), shmtrace__mask, \
-						  shmtrace__fv); \
+		shmtrace__mask = shmtrace__filter_ts(&SHMTRACE__EV(prov, ev), shmtrace__mask, \
+						     shmtrace__fv, &shmtrace__ts); \
 		if (__builtin_expect(shmtrace__mask >= SHMTRACE__FIRE, 0)) { \
 			/* a trigger fired: told once the event is committed */ \
 			shmtrace__fired = 1; \
@@ -585,8 +597,11 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		} \
 		if (!shmtrace__mask) \
 			goto out; \
+		if (!shmtrace__ts) /* else the aggregations' time: one read */ \
+			shmtrace__ts = shmtrace__clock(); \
+	} else { \
+		shmtrace__ts = shmtrace__clock(); \
 	} \
-	shmtrace__ts = shmtrace__clock(); \
 	while (shmtrace__mask) { \
 		const unsigned int shmtrace__c = (unsigned int)__builtin_ctz(shmtrace__mask); \
 		struct shmtrace__wbuf *const shmtrace__w = &shmtrace__t->w[shmtrace__c]; \
