@@ -14,37 +14,67 @@
 #include "common/tsc.h"
 #include "common/util.h"
 
-/* Do the first CPU's flags include constant_tsc and nonstop_tsc? */
-static int cpu_has_flags(void)
+/* Is @word one of the blank-separated words of @list? */
+static int has_word(const char *list, const char *word)
 {
-	static char buf[65536];
-	char *line, *end;
+	size_t n = strlen(word);
 
-	if (read_small("/proc/cpuinfo", buf, sizeof(buf)) < 0)
-		return 0;
-	line = strstr(buf, "\nflags");
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ' || p[-1] == '\t') &&
+		    (p[n] == 0 || p[n] == ' ' || p[n] == '\t' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+int tsc_verdict(const char *current, const char *available, const char *flags)
+{
+	if (!has_word(flags, "constant_tsc") || !has_word(flags, "nonstop_tsc"))
+		return CLOCK_KIND_MONOTONIC;	/* its rate changes, or it stops */
+	if (has_word(current, "tsc"))
+		return CLOCK_KIND_TSC;
+	/*
+	 * Another clocksource (kvm-clock, hyperv_clocksource_tsc_page, a
+	 * clocksource= choice): the kernel still lists the TSC as valid only
+	 * while its watchdog has not marked it unstable (an unstable one
+	 * loses CLOCK_SOURCE_VALID_FOR_HRES and leaves the list).
+	 */
+	return has_word(available, "tsc") ? CLOCK_KIND_TSC : CLOCK_KIND_MONOTONIC;
+}
+
+/* The "flags" line of the first CPU in @buf (/proc/cpuinfo), cut there; "" if none. */
+static const char *cpu_flags(char *buf)
+{
+	char *line = strstr(buf, "\nflags"), *end;
+
 	if (!line)
-		return 0;
+		return "";
 	end = strchr(line + 1, '\n');
 	if (end)
 		*end = 0;
-	return strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+	line = strchr(line, ':');
+	return line ? line + 1 : "";
 }
 
 int tsc_choose_clock(void)
 {
+	static char cpuinfo[65536];
 	const char *e = getenv("SHMTRACE_CLOCK");
-	char src[64];
+	char cur[64] = "", avail[256] = "";
 
 #if !defined(__x86_64__) && !defined(__i386__)
 	return CLOCK_KIND_MONOTONIC;
 #endif
 	if (e && !strcmp(e, "monotonic"))
 		return CLOCK_KIND_MONOTONIC;
-	if (read_small("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		       src, sizeof(src)) < 0 || strncmp(src, "tsc", 3) || !cpu_has_flags())
+	if (read_small("/proc/cpuinfo", cpuinfo, sizeof(cpuinfo)) < 0)
 		return CLOCK_KIND_MONOTONIC;
-	return CLOCK_KIND_TSC;
+	if (read_small("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		       cur, sizeof(cur)) < 0)
+		cur[0] = 0;
+	if (read_small("/sys/devices/system/clocksource/clocksource0/available_clocksource",
+		       avail, sizeof(avail)) < 0)
+		avail[0] = 0;
+	return tsc_verdict(cur, avail, cpu_flags(cpuinfo));
 }
 
 /* A (tsc, monotonic) pair read as close together as possible. */

@@ -3,9 +3,12 @@
  * tsc.h - the time-stamp counter as a trace clock.
  *
  * Traced processes stamp events with the TSC when it is invariant
- * (constant_tsc and nonstop_tsc) and the kernel itself trusts it as its
- * clocksource (so it is synchronised across CPUs); otherwise, or when
- * SHMTRACE_CLOCK=monotonic, with CLOCK_MONOTONIC in nanoseconds. The
+ * (constant_tsc and nonstop_tsc) and the kernel itself trusts it (so it is
+ * synchronised across CPUs): as its clocksource, or, under another one
+ * such as a virtual machine's kvm-clock (whose clock_gettime() costs a few
+ * times the TSC's), by still listing it among the valid clocksources, which
+ * it stops doing once its watchdog finds the TSC unstable. Otherwise, or
+ * when SHMTRACE_CLOCK=monotonic, with CLOCK_MONOTONIC in nanoseconds. The
  * consumer calibrates the TSC against CLOCK_MONOTONIC and CLOCK_REALTIME
  * and describes it in each trace's metadata (frequency and Epoch offset).
  */
@@ -19,6 +22,12 @@
 
 /* Which clock should this process use? Not async-signal-safe (reads /proc). */
 int tsc_choose_clock(void);
+/*
+ * The verdict on what the kernel and the CPU say: @current and @available,
+ * the contents of current_clocksource and available_clocksource (sysfs),
+ * @flags the first CPU's flags (/proc/cpuinfo). CLOCK_KIND_TSC or _MONOTONIC.
+ */
+int tsc_verdict(const char *current, const char *available, const char *flags);
 
 /* The TSC, ordered after every earlier instruction (lfence; rdtsc). */
 static inline uint64_t tsc_read_ordered(void)

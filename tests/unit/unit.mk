@@ -5,6 +5,7 @@ unit_tests = \
 	tests/unit/ringbuf/test-ringbuf \
 	tests/unit/ctfmeta/test-ctfmeta \
 	tests/unit/glob/test-glob \
+	tests/unit/tsc/test-tsc \
 	tests/unit/proto/test-proto \
 	tests/unit/filter/test-filter \
 	tests/unit/execcheck/test-execcheck \
@@ -75,6 +76,9 @@ tests_unit_sessiond_test_loop_LDADD = $(CHECK_LIBS)
 tests_unit_glob_test_glob_SOURCES = tests/unit/glob/test-glob.c
 tests_unit_glob_test_glob_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_glob_test_glob_LDADD = libsupport.la libcommon.la $(CHECK_LIBS)
+tests_unit_tsc_test_tsc_SOURCES = tests/unit/tsc/test-tsc.c
+tests_unit_tsc_test_tsc_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_tsc_test_tsc_LDADD = libcommon.la $(CHECK_LIBS)
 
 tests_unit_proto_test_proto_SOURCES = tests/unit/proto/test-proto.c
 tests_unit_proto_test_proto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
