@@ -18,6 +18,7 @@
 #define HOME_CPID	"consumerd.pid"
 #define HOME_CSOCK	"consumerd.sock"	/* the consumer, for a session daemon that takes it over */
 #define HOME_STATE	"state.json"	/* the sessions (sessiond/state.c) */
+#define HOME_TSC	"tsc-hz"	/* the TSC's frequency: "BOOT-ID HZ\n" (consumerd/clock.c) */
 #define HOME_APPS	"apps"
 #define HOME_TRACES	"traces"
 

@@ -5,7 +5,9 @@
  * Calibration reads CLOCK_MONOTONIC on both sides of a TSC read and keeps
  * the pair with the narrowest bracket, at the start and at the end of the
  * interval; the frequency is the ratio of the two deltas. Over 50 ms this
- * is within a few parts per million.
+ * is within a few parts per million. The frequency of an invariant TSC does
+ * not change until the next boot: tsc_anchor() takes one measured before
+ * and reads only where the TSC stands now.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -95,16 +97,21 @@ static void pair(uint64_t *tsc, uint64_t *mono)
 	}
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, read around the same time. */
+static uint64_t epoch_offset(void)
+{
+	uint64_t m = now_ns(CLOCK_MONOTONIC), r = now_ns(CLOCK_REALTIME);
+
+	m = (m + now_ns(CLOCK_MONOTONIC)) / 2;
+	return r - m;
+}
+
 int tsc_calibrate(struct tsc_calib *c, unsigned int ms)
 {
-	uint64_t t0, m0, t1, m1, r0, mr;
+	uint64_t t0, m0, t1, m1;
 	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
 
 	pair(&t0, &m0);
-	/* the Epoch offset: CLOCK_REALTIME - CLOCK_MONOTONIC around the same time */
-	mr = now_ns(CLOCK_MONOTONIC);
-	r0 = now_ns(CLOCK_REALTIME);
-	mr = (mr + now_ns(CLOCK_MONOTONIC)) / 2;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 	pair(&t1, &m1);
@@ -112,7 +119,19 @@ int tsc_calibrate(struct tsc_calib *c, unsigned int ms)
 		return -EIO;
 	c->hz = (uint64_t)((long double)(t1 - t0) * 1e9L / (long double)(m1 - m0) + 0.5L);
 	c->tsc0 = t1;
-	/* realtime at t1 = realtime at mr + (m1 - mr) */
-	c->real0_ns = r0 + (m1 - mr);
+	c->real0_ns = m1 + epoch_offset();	/* CLOCK_REALTIME at t1 */
+	return 0;
+}
+
+int tsc_anchor(struct tsc_calib *c, uint64_t hz)
+{
+	uint64_t t, m;
+
+	if (hz < TSC_HZ_MIN || hz > TSC_HZ_MAX)
+		return -EINVAL;
+	pair(&t, &m);
+	c->hz = hz;
+	c->tsc0 = t;
+	c->real0_ns = m + epoch_offset();
 	return 0;
 }

@@ -46,7 +46,13 @@ struct tsc_calib {
 	uint64_t real0_ns;		/* ... and CLOCK_REALTIME at that moment */
 };
 
+/* A believable TSC frequency (Hz): what a frequency read back is checked against. */
+#define TSC_HZ_MIN	100000000ull
+#define TSC_HZ_MAX	20000000000ull
+
 /* Measure the TSC frequency over @ms milliseconds; 0 or -errno. */
 int tsc_calibrate(struct tsc_calib *c, unsigned int ms);
+/* The frequency @hz measured earlier since boot, and where the TSC stands now; 0 or -EINVAL. */
+int tsc_anchor(struct tsc_calib *c, uint64_t hz);
 
 #endif

@@ -11,14 +11,25 @@
  * Both clocks count from boot: their uuid is the boot id (with the last
  * digit changed for the TSC), as readers merge traces only when their
  * clocks have the same uuid. The TSC is calibrated against CLOCK_MONOTONIC
- * (50 ms) when the processes may use it (tsc_choose_clock()).
+ * (50 ms) when the processes may use it (tsc_choose_clock()), once per
+ * boot and home: the frequency is kept in `$SHMTRACE_HOME/tsc-hz` with
+ * the boot id (written aside, then renamed into place), and a consumer
+ * started later in the same boot takes it from there and measures only
+ * where the TSC stands (tsc_anchor()): a session's first start does not
+ * wait 50 ms. The file is ours (the home is 0700) and is believed only
+ * when its boot id is this boot's and its frequency plausible.
  *
- * Nothing here is shared with another process, and nothing survives the
- * consumer: a new one describes the clocks afresh, with the same uuids.
+ * Nothing else survives the consumer: a new one describes the clocks
+ * afresh, with the same uuids.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "clock.h"
+#include "common/home.h"
 #include "support/log.h"
 #include "common/tsc.h"
 #include "common/util.h"
@@ -35,14 +46,40 @@ struct c_clock {
 
 static struct c_clock c_clocks[2];	/* by CLOCK_KIND_* */
 
-void clock_init(void)
+/* The TSC calibrated: with the frequency kept in @home for this boot (@boot), else measured and kept. */
+static int clock_tsc(const char *home, const char *boot, struct tsc_calib *cal)
+{
+	char path[4200], tmp[4300], buf[128];
+	unsigned long long hz;
+	int fd, n;
+
+	if (!home[0] || !boot || home_path(path, sizeof(path), home, HOME_TSC) < 0)
+		return tsc_calibrate(cal, 50);
+	if (read_small(path, buf, sizeof(buf)) > 37 && !memcmp(buf, boot, 36) && buf[36] == ' ' &&
+	    sscanf(buf + 37, "%llu", &hz) == 1 && tsc_anchor(cal, hz) == 0)
+		return 0;
+	if (tsc_calibrate(cal, 50) < 0)
+		return -EIO;
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%.36s %llu\n", boot, (unsigned long long)cal->hz);
+	if (write(fd, buf, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0)
+		unlink(tmp);	/* (measured again next time) */
+	return 0;
+}
+
+void clock_init(const char *home)
 {
 	struct c_clock *m = &c_clocks[CLOCK_KIND_MONOTONIC], *t = &c_clocks[CLOCK_KIND_TSC];
 	uint64_t off = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
 	struct tsc_calib cal;
 	char boot[64];
+	int have_boot = 0;
 
 	if (read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) >= 36) {
+		have_boot = 1;
 		memcpy(m->uuid, boot, 36);
 	} else {
 		uint8_t raw[16];
@@ -59,7 +96,8 @@ void clock_init(void)
 	t->uuid[35] = t->uuid[35] == '0' ? '1' : '0';
 	strcpy(t->name, "tsc");
 	strcpy(t->desc, "TSC, calibrated against CLOCK_MONOTONIC");
-	if (tsc_choose_clock() == CLOCK_KIND_TSC && tsc_calibrate(&cal, 50) == 0) {
+	if (tsc_choose_clock() == CLOCK_KIND_TSC &&
+	    clock_tsc(home, have_boot ? boot : NULL, &cal) == 0) {
 		/* Epoch time of TSC value 0, in ns, split into seconds and ticks */
 		long double zero = (long double)cal.real0_ns -
 				   (long double)cal.tsc0 * 1e9L / (long double)cal.hz;

@@ -8,8 +8,12 @@
 #include <stdint.h>
 #include "support/ctfmeta.h"
 
-/* Describe both clocks, once, before the first trace (main thread). */
-void clock_init(void);
+/*
+ * Describe both clocks, once, before the first trace (main thread); the
+ * TSC's frequency measured by an earlier consumer of @home since boot is
+ * taken from there ("" : measured).
+ */
+void clock_init(const char *home);
 /* Now, in clock @kind (CLOCK_KIND_*): for the packets the consumer closes itself. */
 uint64_t clock_now(uint32_t kind);
 /* The clock fields of @info (name, description, uuid, frequency, offset) for @kind. */

@@ -380,7 +380,7 @@ int main(int argc, char **argv)
 	if (setpriority(PRIO_PROCESS, 0, -10) < 0)
 		log_dbg("cannot raise the consumer's priority: %s", strerror(errno));
 	signal(SIGTERM, on_term);
-	clock_init();
+	clock_init(home);
 	/* a descriptor per stream file and process: take all the kernel allows */
 	nofile = nofile_raise();
 	if (nofile < 0)

@@ -4,6 +4,7 @@
  * the trace clock, from what the kernel and the CPU say of it.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdlib.h>
 
 #include "common/tsc.h"
@@ -59,11 +60,26 @@ START_TEST(other_clocksources)
 }
 END_TEST
 
+/* A frequency measured earlier: believed only when plausible, and anchored now. */
+START_TEST(anchor)
+{
+	struct tsc_calib c = { 0, 0, 0 };
+
+	ck_assert_int_eq(tsc_anchor(&c, 0), -EINVAL);
+	ck_assert_int_eq(tsc_anchor(&c, TSC_HZ_MIN - 1), -EINVAL);
+	ck_assert_int_eq(tsc_anchor(&c, TSC_HZ_MAX + 1), -EINVAL);
+	ck_assert_int_eq(tsc_anchor(&c, 2500000000ull), 0);
+	ck_assert_uint_eq(c.hz, 2500000000ull);
+	ck_assert_uint_gt(c.real0_ns, 1000000000ull * 1000000000ull);	/* after 2001 */
+}
+END_TEST
+
 static Suite *tsc_suite(void)
 {
 	Suite *s = suite_create("tsc");
 	TCase *tc = tcase_create("verdict");
 
+	tcase_add_test(tc, anchor);
 	tcase_add_test(tc, tsc_is_the_clocksource);
 	tcase_add_test(tc, kvm_clock_with_a_valid_tsc);
 	tcase_add_test(tc, kvm_clock_with_the_tsc_marked_unstable);
