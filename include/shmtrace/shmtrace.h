@@ -33,7 +33,8 @@
  * load of a byte in the module's own data and one predicted branch: no call,
  * no clock read. When enabled, the event is written into the calling
  * thread's own buffer in shared memory with plain stores; no lock, no
- * system call and no atomic read-modify-write happen in the common case.
+ * system call, no atomic read-modify-write and no call of the C library
+ * (strings are measured and copied inline) happen in the common case.
  * The writing is done by one function per event and source file, out of
  * line; the call site only tests the byte and calls it. A channel given
  * context fields (tracectl add-context) also records the address of the
@@ -100,6 +101,9 @@ extern SHMTRACE_API uint64_t shmtrace__clock_monotonic(void);
 
 /* The tracer's inline code is never itself traced (-finstrument-functions). */
 #define SHMTRACE__NOINSTR __attribute__((no_instrument_function))
+/* Helpers of the fast path that stay inline whatever the optimization level
+ * (compilers that optimize for size would otherwise call them). */
+#define SHMTRACE__INLINE __attribute__((always_inline))
 
 /*
  * Version of the ABI between instrumented modules and libshmtrace: 4, the
@@ -285,7 +289,7 @@ extern SHMTRACE_API int shmtrace__clock_tsc;
  * else CLOCK_MONOTONIC in nanoseconds (and always with SHMTRACE_CLOCK=
  * monotonic). The trace's metadata says which, with its frequency.
  */
-static inline SHMTRACE__NOINSTR uint64_t shmtrace__clock(void)
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE uint64_t shmtrace__clock(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (__builtin_expect(shmtrace__clock_tsc, 1))
@@ -303,37 +307,187 @@ static inline SHMTRACE__NOINSTR uint64_t shmtrace__clock(void)
 #endif
 }
 
-/* Bytes a string field takes: its length, at most SHMTRACE_STRING_MAX, + 1. */
-static inline SHMTRACE__NOINSTR uint64_t shmtrace__strsize(const char *s)
-{
-	uint64_t n = strlen(s);
+/*
+ * The fast path calls no function of the C library: a string's length and
+ * the bytes of strings and sequences are found and copied inline, and
+ * fixed-size fields are plain stores (__builtin_memcpy of a constant size,
+ * even in a program built with -fno-builtin).
+ *
+ * shmtrace__strlen() reads the string 16 bytes at a time with SSE2 on
+ * x86-64 (8 bytes at a time on other little-endian machines, a byte at a
+ * time elsewhere), by aligned loads: an aligned load of 16 or 8 bytes never
+ * crosses a page boundary, so it touches no page that the string itself
+ * does not. The bytes of the first block before the string, and of the
+ * last block after its terminator, are read and ignored: hence no address,
+ * thread or memory sanitizing of this function (a sanitized program calls
+ * it out of line). It stops at SHMTRACE_STRING_MAX bytes, however long the
+ * string.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SHMTRACE__SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define SHMTRACE__SANITIZED 1
+#endif
+#endif
+#if defined(__clang__) && defined(SHMTRACE__SANITIZED)
+#define SHMTRACE__STRLEN_ATTR __attribute__((no_sanitize("address", "thread", "memory")))
+#elif defined(__GNUC__) && defined(SHMTRACE__SANITIZED)
+#define SHMTRACE__STRLEN_ATTR __attribute__((no_sanitize_address, no_sanitize_thread))
+#else
+#define SHMTRACE__STRLEN_ATTR SHMTRACE__INLINE
+#endif
 
+/* The length of @s, at most SHMTRACE_STRING_MAX. */
+#if defined(__SSE2__) && defined(__x86_64__)
+typedef char shmtrace__v16 __attribute__((vector_size(16)));
+#endif
+
+static inline SHMTRACE__NOINSTR SHMTRACE__STRLEN_ATTR uint64_t shmtrace__strlen(const char *s)
+{
+#if defined(__SSE2__) && defined(__x86_64__)
+	/* 16 bytes at a time: pcmpeqb, pmovmskb */
+	const uintptr_t a = (uintptr_t)s;
+	uintptr_t w = a & ~(uintptr_t)15;
+	shmtrace__v16 v, zero = { 0 };
+	uint32_t m;
+	uint64_t n;
+
+	__builtin_memcpy(&v, (const void *)w, 16);
+	m = (uint32_t)__builtin_ia32_pmovmskb128((shmtrace__v16)(v == zero));
+	m >>= a & 15;				/* the bytes before s */
+	if (m == 0) {
+		for (;;) {
+			w += 16;
+			if (w - a >= SHMTRACE_STRING_MAX)	/* no zero in [a, w) */
+				return SHMTRACE_STRING_MAX;
+			__builtin_memcpy(&v, (const void *)w, 16);
+			m = (uint32_t)__builtin_ia32_pmovmskb128((shmtrace__v16)(v == zero));
+			if (m)
+				break;
+		}
+		n = (uint64_t)(w - a) + (uint64_t)__builtin_ctz(m);
+	} else {
+		n = (uint64_t)__builtin_ctz(m);
+	}
+	return n < SHMTRACE_STRING_MAX ? n : SHMTRACE_STRING_MAX;
+#elif defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull;
+	const uintptr_t a = (uintptr_t)s;
+	uintptr_t w = a & ~(uintptr_t)7;
+	uint64_t v, z, n;
+
+	__builtin_memcpy(&v, (const void *)w, 8);
+	v |= ~(~(uint64_t)0 << ((a & 7) * 8));	/* the bytes before s: not zero */
+	/* the lowest byte set in z is the first zero byte of v */
+	while ((z = (v - ones) & ~v & (ones << 7)) == 0) {
+		w += 8;
+		if (w - a >= SHMTRACE_STRING_MAX)	/* no zero in [a, w) */
+			return SHMTRACE_STRING_MAX;
+		__builtin_memcpy(&v, (const void *)w, 8);
+	}
+	n = (uint64_t)(w - a) + ((uint64_t)__builtin_ctzll(z) >> 3);
+	return n < SHMTRACE_STRING_MAX ? n : SHMTRACE_STRING_MAX;
+#else
+	uint64_t n = 0;
+
+	while (n < SHMTRACE_STRING_MAX && s[n])
+		n++;
+	return n;
+#endif
+}
+
+/* Bytes a string field takes: its length, at most SHMTRACE_STRING_MAX, + 1. */
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE uint64_t shmtrace__strsize(const char *s)
+{
+	uint64_t n;
+
+	if (__builtin_constant_p(__builtin_strlen(s)))	/* a literal: known now */
+		n = __builtin_strlen(s);
+	else
+		n = shmtrace__strlen(s);
 	return (n < SHMTRACE_STRING_MAX ? n : SHMTRACE_STRING_MAX) + 1;
+}
+
+/*
+ * Copy @n bytes from @src to @dst (which do not overlap): 16-byte moves
+ * (SSE2) or 8-byte ones and a last one that overlaps the one before, so
+ * that no byte outside [@src, @src + @n) is read and none outside
+ * [@dst, @dst + @n) is written.
+ */
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE void
+shmtrace__copy(char *dst, const void *src, uint64_t n)
+{
+	const char *s = (const char *)src;
+	uint64_t i, v, last;
+	uint32_t a4, b4;
+	uint16_t a2, b2;
+
+	/* which object s points to is hidden: the branches for other lengths
+	 * than its own would otherwise be warned of as reading past it */
+	__asm__("" : "+r"(s));
+#if defined(__SSE2__) && defined(__x86_64__)
+	if (n >= 16) {
+		shmtrace__v16 w16, l16;
+
+		for (i = 0; i + 16 < n; i += 16) {
+			__builtin_memcpy(&w16, s + i, 16);
+			__builtin_memcpy(dst + i, &w16, 16);
+			__asm__("" : "+r"(i));	/* a loop of moves, not a call of memcpy */
+		}
+		__builtin_memcpy(&l16, s + n - 16, 16);
+		__builtin_memcpy(dst + n - 16, &l16, 16);
+		return;
+	}
+#endif
+	if (n >= 8) {
+		for (i = 0; i + 8 < n; i += 8) {
+			__builtin_memcpy(&v, s + i, 8);
+			__builtin_memcpy(dst + i, &v, 8);
+			__asm__("" : "+r"(i));	/* a loop of moves, not a call of memcpy */
+		}
+		__builtin_memcpy(&last, s + n - 8, 8);
+		__builtin_memcpy(dst + n - 8, &last, 8);
+	} else if (n >= 4) {
+		__builtin_memcpy(&a4, s, 4);
+		__builtin_memcpy(&b4, s + n - 4, 4);
+		__builtin_memcpy(dst, &a4, 4);
+		__builtin_memcpy(dst + n - 4, &b4, 4);
+	} else if (n >= 2) {
+		__builtin_memcpy(&a2, s, 2);
+		__builtin_memcpy(&b2, s + n - 2, 2);
+		__builtin_memcpy(dst, &a2, 2);
+		__builtin_memcpy(dst + n - 2, &b2, 2);
+	} else if (n) {
+		dst[0] = s[0];
+	}
 }
 
 /* Compact header: id < 255 and less than 2^24 ticks since the last event. */
 #define SHMTRACE__TS_BITS 24
 #define SHMTRACE__ID_EXTENDED 255u
 
-static inline SHMTRACE__NOINSTR uint32_t shmtrace__hdr_size(uint32_t id, uint64_t ts,
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE uint32_t shmtrace__hdr_size(uint32_t id, uint64_t ts,
 							     uint64_t last)
 {
 	return (id < SHMTRACE__ID_EXTENDED &&
 		((ts - last) >> SHMTRACE__TS_BITS) == 0) ? 4 : 13;
 }
 
-static inline SHMTRACE__NOINSTR char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id,
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE char *shmtrace__put_hdr(char *p, uint32_t hsize, uint32_t id,
 							 uint64_t ts)
 {
 	if (__builtin_expect(hsize == 4, 1)) {
 		uint32_t word = id | (uint32_t)(ts << 8);
 
-		memcpy(p, &word, 4);
+		__builtin_memcpy(p, &word, 4);
 		return p + 4;
 	}
 	p[0] = (char)SHMTRACE__ID_EXTENDED;
-	memcpy(p + 1, &id, 4);
-	memcpy(p + 5, &ts, 8);
+	__builtin_memcpy(p + 1, &id, 4);
+	__builtin_memcpy(p + 5, &ts, 8);
 	return p + 13;
 }
 
@@ -344,7 +498,7 @@ static inline SHMTRACE__NOINSTR uint32_t shmtrace__ctx_size(uint32_t ctx)
 }
 
 /* The CPU the thread runs on: one load from its rseq area when it has one. */
-static inline SHMTRACE__NOINSTR uint32_t shmtrace__cpu(const struct shmtrace__tls *t)
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE uint32_t shmtrace__cpu(const struct shmtrace__tls *t)
 {
 	const volatile int32_t *c = t->cpu_id;
 	int32_t v = c ? *c : -1;
@@ -356,19 +510,19 @@ static inline SHMTRACE__NOINSTR uint32_t shmtrace__cpu(const struct shmtrace__tl
  * Write the context fields @ctx at @p; @ip is the address of the code that
  * emitted the event.
  */
-static inline SHMTRACE__NOINSTR char *
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE char *
 shmtrace__put_ctx(char *p, uint32_t ctx, const struct shmtrace__tls *t, const void *ip)
 {
 	if (ctx & SHMTRACE__CTX_IP) {
 		uint64_t v = (uint64_t)(uintptr_t)ip;
 
-		memcpy(p, &v, 8);
+		__builtin_memcpy(p, &v, 8);
 		p += 8;
 	}
 	if (ctx & SHMTRACE__CTX_CPU) {
 		uint32_t cpu = shmtrace__cpu(t);
 
-		memcpy(p, &cpu, 4);
+		__builtin_memcpy(p, &cpu, 4);
 		p += 4;
 	}
 	return p;
@@ -379,7 +533,7 @@ shmtrace__put_ctx(char *p, uint32_t ctx, const struct shmtrace__tls *t, const vo
  * sub-buffer: the last timestamp first, then the release store of the
  * commit word.
  */
-static inline SHMTRACE__NOINSTR void shmtrace__commit(struct shmtrace__commit *c, uint32_t pos,
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE void shmtrace__commit(struct shmtrace__commit *c, uint32_t pos,
 						       uint32_t nev, uint64_t ts)
 {
 	c->last_ts = ts;
@@ -522,14 +676,13 @@ static inline SHMTRACE__NOINSTR void shmtrace__module_fini(void)
 /* Field writers. */
 #define SHMTRACE__PUT(k, n, T, ty) SHMTRACE__PUT_##k(n, T)
 #define SHMTRACE__PUT_FIX(n, T) { T shmtrace__v = (n); \
-	memcpy(shmtrace__p, &shmtrace__v, sizeof(T)); shmtrace__p += sizeof(T); }
+	__builtin_memcpy(shmtrace__p, &shmtrace__v, sizeof(T)); shmtrace__p += sizeof(T); }
 #define SHMTRACE__PUT_PTR(n, T) { uint64_t shmtrace__v = (uint64_t)(uintptr_t)(n); \
-	memcpy(shmtrace__p, &shmtrace__v, 8); shmtrace__p += 8; }
-#define SHMTRACE__PUT_STR(n, T) { memcpy(shmtrace__p, shmtrace__s_##n, shmtrace__l_##n - 1); \
-	shmtrace__p[shmtrace__l_##n - 1] = 0; shmtrace__p += shmtrace__l_##n; }
-#define SHMTRACE__PUT_SEQ(n, T) { memcpy(shmtrace__p, &n##_len, 4); \
-	if (n##_len) memcpy(shmtrace__p + 4, n, shmtrace__l_##n - 4); \
-	shmtrace__p += shmtrace__l_##n; }
+	__builtin_memcpy(shmtrace__p, &shmtrace__v, 8); shmtrace__p += 8; }
+#define SHMTRACE__PUT_STR(n, T) { shmtrace__copy(shmtrace__p, shmtrace__s_##n, \
+	shmtrace__l_##n - 1); shmtrace__p[shmtrace__l_##n - 1] = 0; shmtrace__p += shmtrace__l_##n; }
+#define SHMTRACE__PUT_SEQ(n, T) { __builtin_memcpy(shmtrace__p, &n##_len, 4); \
+	shmtrace__copy(shmtrace__p + 4, n, shmtrace__l_##n - 4); shmtrace__p += shmtrace__l_##n; }
 
 /* Filter values: one struct shmtrace__fval per field, in order. */
 #define SHMTRACE__FVAL(k, n, T, ty) SHMTRACE__FVAL_##k(n, T) shmtrace__fp++;
@@ -617,8 +770,13 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		char *shmtrace__p; \
 		shmtrace__mask &= shmtrace__mask - 1; \
 		if (__builtin_expect(shmtrace__e > shmtrace__w->end, 0)) { \
-			if (!shmtrace__reserve_slow(shmtrace__c, shmtrace__h + shmtrace__size, \
-						    &shmtrace__ts)) \
+			/* a copy of the time is what goes by address, so that the \
+			 * time itself stays in a register */ \
+			uint64_t shmtrace__ts_slow = shmtrace__ts; \
+			int shmtrace__ok = shmtrace__reserve_slow(shmtrace__c, \
+				shmtrace__h + shmtrace__size, &shmtrace__ts_slow); \
+			shmtrace__ts = shmtrace__ts_slow; \
+			if (!shmtrace__ok) \
 				continue; \
 			/* maybe a new buffer: its context may differ */ \
 			shmtrace__cm = shmtrace__w->commit; \

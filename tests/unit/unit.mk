@@ -121,6 +121,9 @@ TESTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh \
 	tests/unit/header/lib-symbols.sh
 dist_check_SCRIPTS += tests/unit/header/disabled-path.sh tests/unit/header/standards.sh \
 	tests/unit/header/lib-symbols.sh
+# and what an enabled event's emit function calls: the slow paths only
+TESTS += tests/unit/header/fast-path.sh
+dist_check_SCRIPTS += tests/unit/header/fast-path.sh
 EXTRA_DIST += tests/unit/header/sites.c
 
 # doc/architecture.md's table of components names every file, and no file
