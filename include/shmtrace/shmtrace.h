@@ -739,10 +739,13 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		/* decided before the clock is read and any byte is copied */ \
 		struct shmtrace__fval shmtrace__fv[SHMTRACE__NARG(__VA_ARGS__)]; \
 		struct shmtrace__fval *shmtrace__fp = shmtrace__fv; \
+		/* its own variable goes by address: the time stays in a register */ \
+		uint64_t shmtrace__fts = 0; \
 		SHMTRACE__MAP(SHMTRACE__FVAL, __VA_ARGS__) \
 		(void)shmtrace__fp; \
 		shmtrace__mask = shmtrace__filter_ts(&SHMTRACE__EV(prov, ev), shmtrace__mask, \
-						     shmtrace__fv, &shmtrace__ts); \
+						     shmtrace__fv, &shmtrace__fts); \
+		shmtrace__ts = shmtrace__fts; \
 		if (__builtin_expect(shmtrace__mask >= SHMTRACE__FIRE, 0)) { \
 			/* a trigger fired: told once the event is committed */ \
 			shmtrace__fired = 1; \
