@@ -13,7 +13,7 @@
 # its other calls are all on slow paths. Allowed:
 #   shmtrace__reserve_slow   the event does not fit in the sub-buffer
 #   shmtrace__resync         the control page changed
-#   shmtrace__filter         a filter decides (or a trigger fires)
+#   shmtrace__filter_ts      a filter decides (or a trigger fires)
 #   shmtrace__fire           a trigger fired
 #   shmtrace__nested_drop_ev a signal handler interrupted an event
 #   shmtrace__cpu_slow       the CPU context field, without an rseq area
@@ -146,7 +146,7 @@ void shmtrace__emit_control__lock(uint64_t *c)
 }
 SRC
 
-allowed=" shmtrace__reserve_slow shmtrace__resync shmtrace__filter shmtrace__fire"
+allowed=" shmtrace__reserve_slow shmtrace__resync shmtrace__filter_ts shmtrace__fire"
 allowed+=" shmtrace__nested_drop_ev shmtrace__cpu_slow clock_gettime "
 
 # bad_insns OBJ: one line "FUNC: INSTRUCTION [-> TARGET]" per forbidden
