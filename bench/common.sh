@@ -173,6 +173,18 @@ rss_kib() {
 # ---- the sustained rate of one thread: bench/sustained-rate.c -------------------------------
 
 # sustained_pattern EVENT: the event that sustained-rate.c emits for EVENT (b or kv)
+# dd_mb DIR [CONV]: MB/s of 1 GiB from /dev/zero written into DIR in
+# blocks of 512 KiB (a sub-buffer): the file system's own write rate, into
+# the page cache, or with CONV=fdatasync what the disk takes
+dd_mb() {
+	local out
+	out=$(dd if=/dev/zero of="$1/dd" bs=512K count=2048 ${2:+conv=$2} 2>&1 | tail -n 1)
+	rm -f "$1/dd"
+	awk -v l="$out" 'BEGIN { n = split(l, w, " "); b = w[1]
+		for (i = 1; i < n; i++) if (w[i + 1] == "s,") s = w[i]
+		printf "%.0f", b / s / 1e6 }'
+}
+
 sustained_pattern() { case $1 in kv) echo 'bench_agg:kv' ;; *) echo 'bench:b' ;; esac; }
 
 # sustained_run PROG RATE SECS EVENT: PROG (sustained-rate.c, built with

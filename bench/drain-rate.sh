@@ -34,14 +34,6 @@ cpu_ms() {	# cpu_ms PID: its user + system time so far, ms
 	awk -v t="$tck" '{ print int(($14 + $15) * 1000 / t) }' "/proc/$1/stat"
 }
 now_ms() { date +%s%3N; }
-dd_mb() {	# dd_mb [CONV]: MB/s of 1 GiB written into $work
-	local out
-	out=$(dd if=/dev/zero of="$work/dd" bs=512K count=2048 ${1:+conv=$1} 2>&1 | tail -n 1)
-	rm -f "$work/dd"
-	awk -v l="$out" 'BEGIN { n = split(l, w, " "); b = w[1]
-		for (i = 1; i < n; i++) if (w[i + 1] == "s,") s = w[i]
-		printf "%.0f", b / s / 1e6 }'
-}
 run() {	# run: offered MB/s, written MB/s, discarded %, consumer CPU %
 	local t0 t1 c0 c1 ns rec dis bytes
 	"$T" create r --output "$work/r" >/dev/null
@@ -70,8 +62,8 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 declare -a mc ddc dds off wr di cc
 for r in $(seq "$reps"); do
 	mc+=("$("$work/mbw" | sed -n 's/memcpy_mb_per_s=//p')")
-	ddc+=("$(dd_mb)")
-	dds+=("$(dd_mb fdatasync)")
+	ddc+=("$(dd_mb "$work")")
+	dds+=("$(dd_mb "$work" fdatasync)")
 	read -r o w d c < <(run)
 	off+=("$o"); wr+=("$w"); di+=("$d"); cc+=("$c")
 	echo "run $r: memcpy ${mc[-1]} MB/s, dd ${ddc[-1]} MB/s (sync ${dds[-1]}), offered $o MB/s," \
