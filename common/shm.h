@@ -150,7 +150,7 @@
 #include <shmtrace/shmtrace.h>
 #include "common/agg.h"
 
-#define SHM_VERSION		6
+#define SHM_VERSION		7	/* 7: slot state RECLAIMING */
 #define SHM_MAX_CHAN		SHMTRACE__MAX_CHAN
 #define SHM_MAX_EVENTS		8192
 #define SHM_PAGE		4096u
@@ -378,6 +378,8 @@ _Static_assert(sizeof(struct shm_proc_page) == SHM_PROC_SIZE, "proc size");
 #define SHM_SLOT_FREE		0	/* no owner, nothing left to drain */
 #define SHM_SLOT_OWNED		1	/* a thread writes into it */
 #define SHM_SLOT_RELEASED	2	/* no owner; the consumer may still drain it */
+#define SHM_SLOT_RECLAIMING	3	/* free, its pages being given back by the consumer
+					 * (consumerd/reclaim.c): not to be taken (version 7) */
 
 /* One sub-buffer's descriptor; the first 16 bytes are the writer's commit. */
 struct shm_sbmeta {

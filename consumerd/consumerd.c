@@ -50,6 +50,7 @@
 #include "drain.h"
 #include "common/home.h"
 #include "support/log.h"
+#include "reclaim.h"
 #include "relaydata.h"
 #include "rotate.h"
 #include "seg.h"
@@ -288,6 +289,7 @@ static void loop(void)
 		if (adopt_tick(now_ns(CLOCK_MONOTONIC), app_gone))
 			cd_quit = 1;
 		capp_expire(now_ns(CLOCK_MONOTONIC));
+		reclaim_tick(now_ns(CLOCK_MONOTONIC));
 	}
 }
 

@@ -70,6 +70,7 @@
 #include "frame.h"
 #include "support/log.h"
 #include "progress.h"
+#include "reclaim.h"
 #include "seg.h"
 #include "trace.h"
 #include "common/util.h"
@@ -416,8 +417,9 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 	    __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE) == st->rd.rseq) {
 		uint32_t expect = SHM_SLOT_RELEASED;
 
-		__atomic_compare_exchange_n(&st->rb.hdr->state, &expect, SHM_SLOT_FREE, 0,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&st->rb.hdr->state, &expect, SHM_SLOT_FREE, 0,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			reclaim_note_free(st, now_ns(CLOCK_MONOTONIC));
 	}
 	return written;
 }

@@ -39,6 +39,7 @@
 #include "drain.h"
 #include "support/log.h"
 #include "progress.h"
+#include "reclaim.h"
 #include "seg.h"
 #include "stats.h"
 #include "trace.h"
@@ -136,6 +137,7 @@ int seg_add(struct c_app *a, const struct msg_segment *m, int fd)
 		if (ret < 0)
 			goto err_streams;
 	}
+	reclaim_seg_added(s);	/* what a consumer killed while reclaiming left */
 	s->next = a->segs;
 	a->segs = s;
 	return 0;

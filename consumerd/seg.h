@@ -46,6 +46,7 @@ struct c_stream {
 	uint64_t wlost;			/* events lost to write errors */
 	uint64_t ev_base;		/* events - wlost before its current trace (progress.c) */
 	uint64_t snap_budget;		/* bytes a snapshot may write of it (snapshot.c) */
+	uint64_t free_ns;		/* when its slot went back to the pool, 0: not free (reclaim.c) */
 	struct rdata_stream net;		/* streamed: its relay stream */
 };
 

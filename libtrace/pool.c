@@ -15,6 +15,9 @@
  *   OWNED -> RELEASED           the owning thread at exit, after publishing
  *                               its last packet (release store)
  *   RELEASED -> FREE            the consumer, once everything is on disk
+ *   FREE -> RECLAIMING -> FREE  the consumer, giving its pages back to the
+ *                               kernel after a while free (consumerd/reclaim.c):
+ *                               not taken meanwhile
  * The packet and discard counters of a slot keep running across owners, so
  * a new owner may take a released slot that still holds packets: it opens
  * the next packet of the same ring only where the consumer made room.
@@ -205,8 +208,8 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 			uint64_t used, key;
 			int ready;
 
-			if (st == SHM_SLOT_OWNED)
-				continue;
+			if (st != SHM_SLOT_FREE && st != SHM_SLOT_RELEASED)
+				continue;	/* owned, or the consumer reclaims its pages */
 			used = sl->closed - __atomic_load_n(&sl->consumed, __ATOMIC_ACQUIRE);
 			if (p->mode == SHM_MODE_DISCARD && used + 1 >= p->num_subbuf && !take_full)
 				continue;
@@ -224,10 +227,11 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 	}
 	if (!best)
 		return -ENOBUFS;
-	/* the consumer may have moved it from released to free meanwhile */
+	/* the consumer may have moved it from released to free meanwhile
+	 * (and from free to reclaiming: then it is not ours to take) */
 	if (!__atomic_compare_exchange_n(&best->state, &best_state, SHM_SLOT_OWNED, 0,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) &&
-	    (best_state == SHM_SLOT_OWNED ||
+	    (best_state != SHM_SLOT_FREE ||
 	     !__atomic_compare_exchange_n(&best->state, &best_state, SHM_SLOT_OWNED, 0,
 					  __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
 		return -EAGAIN;

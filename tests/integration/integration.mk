@@ -24,6 +24,7 @@ INTEGRATION_TESTS = \
 	tests/integration/consumer-stopped.sh \
 	tests/integration/overwrite.sh \
 	tests/integration/thread-churn.sh \
+	tests/integration/reclaim.sh \
 	tests/integration/fork.sh \
 	tests/integration/crash-kill.sh \
 	tests/integration/crash-segv.sh \
