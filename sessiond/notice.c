@@ -22,8 +22,10 @@
  *    (vfork): /proc shows the sender as its parent. Such a child often
  *    runs its program to the end and is reaped before the notice is read
  *    (a static program that exits at once): a pid that no longer exists
- *    cannot be checked, and is kept; a process that exists and is neither
- *    the sender nor its child cannot be named.
+ *    cannot be checked, and is kept (one being reaped at that very moment
+ *    shows no parent in /proc for a few microseconds: it is read again
+ *    until it is gone); a process that exists and is neither the sender
+ *    nor its child cannot be named.
  * Any other is refused: logged (the first ones, then every power of two),
  * counted in every session that would have kept it (status shows the
  * count), and the connection stays open (it is not malformed).
@@ -45,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "notice.h"
 #include "allow.h"
@@ -99,10 +102,11 @@ static void notice_add(struct session *s, const struct msg_app_notice *m, const 
 }
 
 /*
- * The parent of process @pid, from /proc/PID/stat; -ESRCH when there is no
- * such process (any more), 0 when it cannot be read.
+ * The parent of process @pid, from /proc/PID/stat, read once; -ESRCH when
+ * there is no such process (any more), 0 when it cannot be read or has no
+ * parent to show.
  */
-static pid_t proc_ppid(pid_t pid)
+static pid_t proc_ppid_once(pid_t pid)
 {
 	char path[64], buf[512], *p;
 	long ppid;
@@ -124,6 +128,25 @@ static pid_t proc_ppid(pid_t pid)
 	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1 || ppid <= 0 || ppid > INT32_MAX)
 		return 0;
 	return (pid_t)ppid;
+}
+
+/*
+ * proc_ppid_once(), read again a few times (50 us apart, 150 us at most)
+ * while it shows no parent: a process being reaped shows parent 0 in the
+ * moment between its release and its /proc entry's removal, and is gone
+ * right after. Processes that have no parent (1, the kernel's threads)
+ * keep showing 0.
+ */
+static pid_t proc_ppid(pid_t pid)
+{
+	struct timespec ts = { 0, 50000 };
+	pid_t ppid = proc_ppid_once(pid);
+
+	for (int i = 0; i < 3 && ppid == 0; i++) {
+		nanosleep(&ts, NULL);
+		ppid = proc_ppid_once(pid);
+	}
+	return ppid;
 }
 
 /* Is notice @m about the own process of its sender @a? (see the top) */
