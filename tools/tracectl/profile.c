@@ -80,11 +80,6 @@ static const char *const mode_words[] = { "discard", "overwrite" };
 static const char *const compress_words[] = { "none", "lz4" };
 static const char *const match_words[] = { "any", "at-least", "only" };
 static const char *const track_words[] = { "", "pid", "uid", "exe" };
-static const char *const act_words[] = {
-	"", "snapshot-session", "start-session", "stop-session", "rotate-session", "notify",
-};
-static const char *const cond_words[] = { "", "event", "aggregation" };
-static const char *const policy_words[] = { "every", "once-after" };
 
 /* ---- save ----------------------------------------------------------------- */
 
@@ -286,29 +281,7 @@ static int save_trigger(struct jw *w, const struct rec_trigger *t)
 		return -E2BIG;
 	jw_obj(w);
 	jw_kstr(w, "name", t->name);
-	jw_kobj(w, "condition");
-	jw_kstr(w, "kind", cond_words[t->kind]);
-	if (t->kind == CMD_TRIG_AGG) {
-		jw_kstr(w, "session", t->agg_session);
-		jw_kstr(w, "aggregation", t->agg);
-		jw_kstr(w, "when", t->when);
-		jw_ku64(w, "every_ms", t->every_ms);
-	} else {
-		jw_kstr(w, "pattern", t->pattern);
-		if (t->flags & REC_TRIGGER_FILTER)
-			jw_kstr(w, "filter", t->filter);
-		else
-			jw_knull(w, "filter");
-		jw_kobj(w, "rate_policy");
-		jw_kstr(w, "kind", policy_words[t->policy == SHM_TRIG_ONCE_AFTER]);
-		jw_ku64(w, "n", t->n);
-		jw_end(w);
-	}
-	jw_end(w);
-	jw_kobj(w, "action");
-	jw_kstr(w, "kind", act_words[t->action]);
-	jw_kstr_or_null(w, "session", t->action_session);
-	jw_end(w);
+	json_trigger_def(w, t);
 	jw_end(w);
 	return 0;
 }
@@ -1227,7 +1200,7 @@ static int pl_condition(struct pl *p, const struct js_node *o, struct pl_trigger
 
 	if (!o || o->type != JS_OBJ)
 		return pl_fail(p, "not an object");
-	if (pl_word(p, o, "kind", cond_words, 3, &c->kind) < 0)
+	if (pl_word(p, o, "kind", trig_cond_words, CMD_TRIG_AGG + 1, &c->kind) < 0)
 		return -EINVAL;
 	if (!c->kind)
 		return pl_fail(p, "\"kind\": event or aggregation");
@@ -1265,7 +1238,7 @@ static int pl_condition(struct pl *p, const struct js_node *o, struct pl_trigger
 	if (!r)
 		return -EINVAL;
 	mark = pl_in(p, ".rate_policy");
-	if (pl_object(p, r, rnames) < 0 || pl_word(p, r, "kind", policy_words, 2, &c->policy) < 0 ||
+	if (pl_object(p, r, rnames) < 0 || pl_word(p, r, "kind", trig_policy_words, 2, &c->policy) < 0 ||
 	    pl_int(p, r, "n", 1, (int64_t)((1ull << SHM_TRIG_COUNT_BITS) - 1), &v) < 0)
 		return -EINVAL;
 	c->policy = c->policy ? SHM_TRIG_ONCE_AFTER : SHM_TRIG_EVERY;
@@ -1303,7 +1276,7 @@ static int pl_trigger(struct pl *p, const struct js_node *o, struct pl_trigger *
 		return -EINVAL;
 	mark = pl_in(p, ".action");
 	if (pl_object(p, n, anames) < 0 ||
-	    pl_word(p, n, "kind", act_words, CMD_ACT_NOTIFY + 1, &t->c.action) < 0)
+	    pl_word(p, n, "kind", trig_act_words, CMD_ACT_NOTIFY + 1, &t->c.action) < 0)
 		return -EINVAL;
 	if (!t->c.action)
 		return pl_fail(p, "\"kind\": '' is not one of the words doc/profile.md lists");

@@ -28,15 +28,19 @@
 #include "trigctl.h"
 #include "verbs.h"
 
-static const char *const act_names[] = {
-	[CMD_ACT_SNAPSHOT] = "snapshot-session", [CMD_ACT_START] = "start-session",
+const char *const trig_act_words[CMD_ACT_NOTIFY + 1] = {
+	"", [CMD_ACT_SNAPSHOT] = "snapshot-session", [CMD_ACT_START] = "start-session",
 	[CMD_ACT_STOP] = "stop-session", [CMD_ACT_ROTATE] = "rotate-session",
 	[CMD_ACT_NOTIFY] = "notify",
 };
+const char *const trig_cond_words[CMD_TRIG_AGG + 1] = {
+	"", [CMD_TRIG_EVENT] = "event", [CMD_TRIG_AGG] = "aggregation",
+};
+const char *const trig_policy_words[2] = { "every", "once-after" };
 
 static const char *act_name(uint32_t a)
 {
-	return a >= CMD_ACT_SNAPSHOT && a <= CMD_ACT_NOTIFY ? act_names[a] : "unknown";
+	return a >= CMD_ACT_SNAPSHOT && a <= CMD_ACT_NOTIFY ? trig_act_words[a] : "unknown";
 }
 
 const struct option add_trigger_opts[] = {
@@ -101,7 +105,7 @@ static int rate_policy(struct cmd_trigger *c, const char *arg)
 static int action_of(const char *arg, uint32_t *out)
 {
 	for (uint32_t a = CMD_ACT_SNAPSHOT; a <= CMD_ACT_NOTIFY; a++) {
-		if (!strcmp(arg, act_names[a])) {
+		if (!strcmp(arg, trig_act_words[a])) {
 			*out = a;
 			return 0;
 		}
@@ -425,27 +429,24 @@ void trig_text(FILE *out, const char *cmd, const struct rtree *t)
 		text_firing(out, t->firing);
 }
 
-void json_trigger(struct jw *w, const struct rec_trigger *t)
+void json_trigger_def(struct jw *w, const struct rec_trigger *t)
 {
-	jw_obj(w);
-	jw_kstr(w, "name", t->name);
-	jw_ku64(w, "id", t->id);
 	jw_kobj(w, "condition");
 	if (t->kind == CMD_TRIG_AGG) {
-		jw_kstr(w, "kind", "aggregation");
+		jw_kstr(w, "kind", trig_cond_words[CMD_TRIG_AGG]);
 		jw_kstr(w, "session", t->agg_session);
 		jw_kstr(w, "aggregation", t->agg);
 		jw_kstr(w, "when", t->when);
 		jw_ku64(w, "every_ms", t->every_ms);
 	} else {
-		jw_kstr(w, "kind", "event");
+		jw_kstr(w, "kind", trig_cond_words[CMD_TRIG_EVENT]);
 		jw_kstr(w, "pattern", t->pattern);
 		if (t->flags & REC_TRIGGER_FILTER)
 			jw_kstr(w, "filter", t->filter);
 		else
 			jw_knull(w, "filter");
 		jw_kobj(w, "rate_policy");
-		jw_kstr(w, "kind", t->policy == SHM_TRIG_ONCE_AFTER ? "once-after" : "every");
+		jw_kstr(w, "kind", trig_policy_words[t->policy == SHM_TRIG_ONCE_AFTER]);
 		jw_ku64(w, "n", t->n);
 		jw_end(w);
 	}
@@ -454,6 +455,14 @@ void json_trigger(struct jw *w, const struct rec_trigger *t)
 	jw_kstr(w, "kind", act_name(t->action));
 	jw_kstr_or_null(w, "session", t->action_session);
 	jw_end(w);
+}
+
+void json_trigger(struct jw *w, const struct rec_trigger *t)
+{
+	jw_obj(w);
+	jw_kstr(w, "name", t->name);
+	jw_ku64(w, "id", t->id);
+	json_trigger_def(w, t);
 	jw_ku64(w, "matches", t->matches);
 	jw_ku64(w, "fired", t->fired);
 	jw_ku64(w, "failed", t->failed);

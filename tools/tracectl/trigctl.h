@@ -31,5 +31,12 @@ void trig_text(FILE *out, const char *cmd, const struct rtree *t);
 void trig_json(struct jw *w, const char *cmd, const struct rtree *t);
 /* One trigger, as an element of "triggers" (load's document too). */
 void json_trigger(struct jw *w, const struct rec_trigger *t);
+/* Its definition: the members "condition" and "action" (saved profiles too). */
+void json_trigger_def(struct jw *w, const struct rec_trigger *t);
+
+/* The words of actions, condition kinds (by CMD_ACT_*, CMD_TRIG_*) and rate policies (once-after: 1). */
+extern const char *const trig_act_words[CMD_ACT_NOTIFY + 1];
+extern const char *const trig_cond_words[CMD_TRIG_AGG + 1];
+extern const char *const trig_policy_words[2];
 
 #endif
