@@ -454,7 +454,7 @@ static long snap_plan(struct snap_tr *tr, uint32_t ntr, const char *output, uint
 {
 	struct hold_pkt pk[SHM_MAX_NUM_SUBBUF];
 	struct snap_cand *c = NULL;
-	size_t nc = 0, cap = 0;
+	uint32_t nc = 0, cap = 0;
 	uint64_t total = 0;
 	long taken = 0;
 
@@ -476,16 +476,10 @@ static long snap_plan(struct snap_tr *tr, uint32_t ntr, const char *output, uint
 				for (int j = 0; j < n; j++) {
 					if (pk[j].bytes == pk[j].skip)
 						continue;
-					if (nc == cap) {
-						size_t ncap = cap ? 2 * cap : 256;
-						struct snap_cand *nv = realloc(c, ncap * sizeof(*c));
-
-						if (!nv) {
-							free(c);
-							return -ENOMEM;
-						}
-						c = nv;
-						cap = ncap;
+					if (nc == cap &&
+					    array_grow(&c, &cap, cap ? 2 * cap : 256, sizeof(*c)) < 0) {
+						free(c);
+						return -ENOMEM;
 					}
 					c[nc++] = (struct snap_cand){
 						.end_ns = clock_epoch_ns(s->clock, pk[j].end_ts),
@@ -498,7 +492,7 @@ static long snap_plan(struct snap_tr *tr, uint32_t ntr, const char *output, uint
 		}
 	}
 	qsort(c, nc, sizeof(*c), snap_cand_cmp);
-	for (size_t k = 0; k < nc; k++) {
+	for (uint32_t k = 0; k < nc; k++) {
 		uint64_t add = c[k].cost + (tr[c[k].tr].in ? 0 : tr[c[k].tr].meta);
 
 		if (total + add > max_size)
@@ -539,16 +533,9 @@ int snapshot_chan(uint64_t chan_id, const char *output, uint64_t max_size)
 			}
 			if (!segs)
 				continue;
-			if (ntr == tcap) {
-				uint32_t ncap = tcap ? 2 * tcap : 16;
-				struct snap_tr *nv = realloc(tr, ncap * sizeof(*tr));
-
-				if (!nv) {
-					free(tr);
-					return -ENOMEM;
-				}
-				tr = nv;
-				tcap = ncap;
+			if (ntr == tcap && array_grow(&tr, &tcap, tcap ? 2 * tcap : 16, sizeof(*tr)) < 0) {
+				free(tr);
+				return -ENOMEM;
 			}
 			/* (a process whose buffers hold nothing, after a clear: no trace) */
 			tr[ntr++] = (struct snap_tr){ .a = a, .t = t,
