@@ -804,6 +804,24 @@ static inline uint64_t aggr_prof_word(const struct aggr_prof *pr, int src)
 	       src == AGGR_P_PID ? (uint64_t)lib.pid : 0;
 }
 
+/*
+ * Does @b's filter take the event? Evaluated as the page was when @b was
+ * bound; a filter in doubt (that page gone, no copy of it) takes nothing
+ * and the event is counted lost, never taken against its filter.
+ */
+static inline int aggr_filter(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+			      const struct aggr_bind *b, const struct shmtrace__fval *v)
+{
+	int r;
+
+	if (!b->filter)
+		return 1;
+	r = evf_keep(ctl, ev, b->filter, b->gen, v);
+	if (r < 0)
+		aggr_lost(1u << b->slot);
+	return r > 0;
+}
+
 /* What an event does to one aggregation's table: agg_update_key()'s or agg_update()'s arguments. */
 struct aggr_upd {
 	uint64_t key[AGG_MAX_KEYS * AGG_STR_KEY / 8];
@@ -824,7 +842,7 @@ static inline __attribute__((always_inline)) int aggr_prepare(struct aggr_thread
 
 	if (__builtin_expect(b->direct, 1)) {
 		/* integer fields straight into the key and the arguments */
-		if (b->filter && !evf_keep(ctl, ev, b->filter, v))
+		if (!aggr_filter(ctl, ev, b, v))
 			return 0;
 		for (unsigned int i = 0; i < b->def.nkeys; i++)
 			u->key[i] = aggr_raw(v, b->ksrc[i], b->ksh[i]);
@@ -857,7 +875,7 @@ static inline __attribute__((always_inline)) int aggr_prepare(struct aggr_thread
 			return 1;
 		}
 	} else {
-		if (b->filter && !evf_keep(ctl, ev, b->filter, v))
+		if (!aggr_filter(ctl, ev, b, v))
 			return 0;
 		if (!b->int_keys) {
 			for (unsigned int k = 0; k < b->nnames; k++)

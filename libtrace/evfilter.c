@@ -28,9 +28,20 @@
  * $ctx.vpid. Nothing here
  * allocates or locks, so signal handlers may emit filtered events too (a
  * handler that interrupts an event does not get here: nested events are
- * dropped before). A filter that cannot be read or checked keeps the
- * event: nothing is lost silently because of a damaged page.
+ * dropped before).
+ *
+ * A filter's number means something only at the generation it was read
+ * at: the daemon renumbers the filters whenever one comes or goes (a
+ * trigger spent, an enable-event with --filter). evf_keep() is given that
+ * generation and evaluates the code the page had then (a cached copy, or
+ * one made while the page is still there), or says it cannot (-EAGAIN);
+ * the caller reads again or decides without it: a channel keeps the
+ * event (evf_channels(): nothing is lost because of a page being
+ * written, or a damaged one), an aggregation or a trigger counts the
+ * event lost (aggr.c, trigger.c): neither ever takes an event its filter
+ * refuses.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "common/filter.h"
@@ -39,6 +50,7 @@
 #define EVF_CACHE	4
 #define EVF_MAX_CODE	SHM_FILTER_MAX_CODE
 #define EVF_TERMS	8
+#define EVF_TRIES	8		/* rounds while the page keeps changing */
 
 /* A comparison of a conjunction, bound to the event's field. */
 struct evf_term {
@@ -75,29 +87,31 @@ void evf_thread_exit(void)
 	evf_cache = NULL;
 }
 
-/* Copy filter @num's code under the sequence counter; its length or 0. */
-static uint32_t evf_copy(const struct shm_ctl_page *ctl, unsigned int num, unsigned char *out,
-			 uint64_t *gen)
+/*
+ * Copy filter @num's code as the page numbers it at generation @gen: its
+ * length; -EAGAIN when the page is not at @gen (being written, or written
+ * since: the number may name another filter now); -EINVAL when the page
+ * at @gen holds no readable code under that number.
+ */
+static int evf_copy(const struct shm_ctl_page *ctl, unsigned int num, unsigned char *out,
+		    uint64_t gen)
 {
-	for (int tries = 0; tries < 8; tries++) {
-		uint64_t g1 = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
-		uint32_t off, len;
+	uint32_t off, len;
 
-		if (g1 & 1)
-			continue;
-		off = __atomic_load_n(&ctl->filters.f[num - 1].off, __ATOMIC_RELAXED);
-		len = __atomic_load_n(&ctl->filters.f[num - 1].len, __ATOMIC_RELAXED);
-		if (len == 0 || len > EVF_MAX_CODE || off > sizeof(ctl->filters.code) ||
-		    len > sizeof(ctl->filters.code) - off)
-			return 0;
+	if (__atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE) != gen)
+		return -EAGAIN;
+	off = __atomic_load_n(&ctl->filters.f[num - 1].off, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&ctl->filters.f[num - 1].len, __ATOMIC_RELAXED);
+	if (len && len <= EVF_MAX_CODE && off <= sizeof(ctl->filters.code) &&
+	    len <= sizeof(ctl->filters.code) - off)
 		memcpy(out, ctl->filters.code + off, len);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g1) {
-			*gen = g1;
-			return len;
-		}
-	}
-	return 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) != gen)
+		return -EAGAIN;
+	if (len == 0 || len > EVF_MAX_CODE || off > sizeof(ctl->filters.code) ||
+	    len > sizeof(ctl->filters.code) - off)
+		return -EINVAL;
+	return (int)len;
 }
 
 /*
@@ -209,35 +223,42 @@ int8_t evf_ctx_kind(const char *name)
 	return EVF_NONE;
 }
 
-/* Filter @num bound to @ev's fields, from the thread's cache; NULL: none or unreadable. */
-static struct evf_entry *evf_get(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
-				 unsigned int num)
+/*
+ * Filter @num of generation @gen bound to @ev's fields, from the thread's
+ * cache, into *@out: 0; -EAGAIN (the page has left @gen) or -EINVAL (no
+ * valid code under that number at @gen, remembered as such).
+ */
+static int evf_get(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+		   unsigned int num, uint64_t gen, struct evf_entry **out)
 {
-	uint64_t gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
 	struct evf_entry *e;
-	uint32_t len;
+	int len;
 
 	if (!evf_cache) {
 		void *p = mmap(NULL, EVF_CACHE_BYTES, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p == MAP_FAILED)
-			return NULL;
+			return -EINVAL;
 		evf_cache = p;
 	}
 	for (unsigned int i = 0; i < EVF_CACHE; i++) {
 		e = &evf_cache[i];
-		if (e->gen == gen && e->id == ev->id && e->num == num)
-			return e->ok ? e : NULL;
+		if (e->gen == gen && e->id == ev->id && e->num == num) {
+			*out = e;
+			return e->ok ? 0 : -EINVAL;
+		}
 	}
 	e = &evf_cache[evf_next++ % EVF_CACHE];
 	memset(e, 0, offsetof(struct evf_entry, code));
-	len = evf_copy(ctl, num, e->code, &gen);
+	len = evf_copy(ctl, num, e->code, gen);
+	if (len == -EAGAIN)
+		return len;	/* the entry stays empty */
 	e->gen = gen;
 	e->id = ev->id;
 	e->num = (uint8_t)num;
-	if (!len || flt_validate(e->code, len) < 0)
-		return NULL;
+	if (len < 0 || flt_validate(e->code, (uint32_t)len) < 0)
+		return -EINVAL;
 	e->nfields = (uint8_t)flt_nfields(e->code);
 	for (unsigned int k = 0; k < e->nfields; k++) {
 		const char *name = flt_field_name(e->code, k);
@@ -259,7 +280,8 @@ static struct evf_entry *evf_get(const struct shm_ctl_page *ctl, const struct sh
 	}
 	evf_plan(e);
 	e->ok = 1;
-	return e;
+	*out = e;
+	return 0;
 }
 
 /* Does filter @e keep the event of values @v? */
@@ -282,14 +304,54 @@ static int evf_holds(const struct evf_entry *e, const struct shmtrace__fval *v)
 }
 
 int evf_keep(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev, unsigned int num,
-	     const struct shmtrace__fval *v)
+	     uint64_t gen, const struct shmtrace__fval *v)
 {
-	const struct evf_entry *e;
+	struct evf_entry *e;
+	int ret;
 
-	if (!num || num > SHM_MAX_FILTERS || ev->id >= SHM_MAX_EVENTS)
+	if (!num)
 		return 1;
-	e = evf_get(ctl, ev, num);
-	return e ? evf_holds(e, v) : 1;	/* unreadable: keep */
+	if (num > SHM_MAX_FILTERS || ev->id >= SHM_MAX_EVENTS || (gen & 1))
+		return -EINVAL;
+	ret = evf_get(ctl, ev, num, gen, &e);
+	return ret < 0 ? ret : evf_holds(e, v);
+}
+
+/*
+ * The channels of @mask whose filters keep the event: each channel's
+ * filter number read and its code evaluated at one generation, checked
+ * unchanged after (a number read after a change could name another
+ * filter). A page that keeps changing, or a filter that cannot be read,
+ * keeps the event in that channel: a filter in doubt loses nothing.
+ */
+static unsigned int evf_channels(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+				 unsigned int mask, const struct shmtrace__fval *v)
+{
+	for (int tries = 0; tries < EVF_TRIES; tries++) {
+		unsigned int todo = mask & ev->filtered, out = mask;
+		int again = 0;
+		uint64_t g;
+
+		if (lib_ctl_gen(ctl, &g) < 0)
+			break;
+		while (todo) {
+			unsigned int c = (unsigned int)__builtin_ctz(todo);
+			int r;
+
+			todo &= todo - 1;
+			if (c >= SHM_MAX_CHAN)
+				break;
+			r = evf_keep(ctl, ev, __atomic_load_n(&ctl->filt[c][ev->id], __ATOMIC_RELAXED),
+				     g, v);
+			if (r == 0)
+				out &= ~(1u << c);
+			again |= r == -EAGAIN;
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!again && __atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g)
+			return out;
+	}
+	return mask;
 }
 
 /*
@@ -303,7 +365,7 @@ SHMTRACE_API unsigned int shmtrace__filter_ts(const struct shmtrace_event *ev, u
 					      const struct shmtrace__fval *v, uint64_t *ts)
 {
 	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
-	unsigned int todo = mask & ev->filtered, fire = 0;
+	unsigned int fire = 0;
 
 	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED))
 		aggr_event(ctl, ev, v, ts);
@@ -318,16 +380,7 @@ SHMTRACE_API unsigned int shmtrace__filter_ts(const struct shmtrace_event *ev, u
 	}
 	if (!ctl || ev->id >= SHM_MAX_EVENTS)
 		return mask | fire;
-	while (todo) {
-		unsigned int c = (unsigned int)__builtin_ctz(todo);
-
-		todo &= todo - 1;
-		if (c >= SHM_MAX_CHAN)
-			break;
-		if (!evf_keep(ctl, ev, __atomic_load_n(&ctl->filt[c][ev->id], __ATOMIC_RELAXED), v))
-			mask &= ~(1u << c);
-	}
-	return mask | fire;
+	return evf_channels(ctl, ev, mask, v) | fire;
 }
 
 /* The entry point of modules built for ABI 2 and 3, which read the clock after it. */

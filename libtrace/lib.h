@@ -19,11 +19,14 @@
 #ifndef SHMTRACE_LIBTRACE_LIB_H
 #define SHMTRACE_LIBTRACE_LIB_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 #include <shmtrace/shmtrace.h>
 #include "common/shm.h"
 #include "common/ringbuf.h"
+#include "common/util.h"
 
 #define LIB_PENDING_REGISTER	1u
 #define LIB_PENDING_TRIGGER	2u	/* tell the session daemon of firings (trigger.c) */
@@ -151,6 +154,37 @@ static inline unsigned int lib_ev_mask(const struct shmtrace_event *ev)
 	return ev->polled ? 0 : ev->enabled;
 }
 
+/*
+ * The control page's generation once the session daemon is not writing
+ * it: even, into *@gen, and 0; -EAGAIN when it was being written for all
+ * of LIB_CTL_SPIN_NS (a page takes it a few microseconds; longer, it was
+ * preempted half way: the caller decides without the page, and says so).
+ * Spins, never sleeps; async-signal-safe.
+ */
+#define LIB_CTL_SPIN_NS		20000u
+static inline int lib_ctl_gen(const struct shm_ctl_page *ctl, uint64_t *gen)
+{
+	uint64_t t0 = 0;
+
+	for (unsigned int i = 0;; i++) {
+		uint64_t g = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+
+		if (!(g & 1)) {
+			*gen = g;
+			return 0;
+		}
+		if (!(i & 15)) {
+			uint64_t t = now_ns(CLOCK_MONOTONIC);
+
+			if (!t0)
+				t0 = t;
+			else if (t - t0 >= LIB_CTL_SPIN_NS)
+				return -EAGAIN;
+		}
+		__builtin_ia32_pause();
+	}
+}
+
 /* control.c */
 void lib_init(void);
 void lib_register_soon(void);
@@ -203,9 +237,14 @@ uint64_t evf_ctx(int kind);
 /* How a field of SHMTRACE_TYPE_* @type is seen: enum flt_type, and the shift
  * that sign-extends its raw bits (signed integers narrower than 64 bits). */
 void evf_kind(uint32_t type, uint8_t *vtype, uint8_t *sext);
-/* Does filter number @num (0: none) keep the event? Unreadable: yes. */
+/*
+ * Does filter number @num (0: none) of control generation @gen keep the
+ * event of values @v? 1 or 0; -EAGAIN when the page is no longer at @gen
+ * and the thread has no copy of that filter; -EINVAL when @num names no
+ * valid code at @gen (a damaged page).
+ */
 int evf_keep(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev, unsigned int num,
-	     const struct shmtrace__fval *v);
+	     uint64_t gen, const struct shmtrace__fval *v);
 
 /* trigger.c */
 /*

@@ -14,7 +14,11 @@
  * decided before any byte of the event is copied.
  *
  * The steps of a firing, in the thread that emits the event:
- *  1. the trigger's filter (the enable-event machinery, evfilter.c);
+ *  1. the trigger's slot copied between two equal generations and its
+ *     filter evaluated as that generation numbers it (the enable-event
+ *     machinery, evfilter.c); when the page is being written at every
+ *     look, or the filter cannot be read, the event is undecided: counted
+ *     lost for the slot's trigger, never counted as a match;
  *  2. the match counted in the process page's trigger area: count[slot],
  *     by compare-and-swap, with the low 16 bits of the trigger's id above
  *     the count (a slot given to another trigger starts again from 0), so
@@ -43,6 +47,7 @@
  * as lost. A thread keeps at most TRIG_PENDING records between steps 3
  * and 4 (in initial-exec TLS); beyond, a record is published at once.
  */
+#include <errno.h>
 #include <time.h>
 #include "lib.h"
 #include "common/proto.h"
@@ -59,23 +64,54 @@ static __thread struct {
 	uint32_t n;
 } trig_pend __attribute__((tls_model("initial-exec")));
 
-/* Slot @s of @ctl copied between two equal generations; 0 when it cannot be. */
-static int trig_slot(const struct shm_ctl_page *ctl, unsigned int s, struct shm_ctl_trig *out)
+/*
+ * Slot @s of @ctl copied between two equal generations, the generation
+ * into *@gen: 1; 0 when it holds no trigger; -EAGAIN when the page was
+ * being written at every look (lib_ctl_gen()).
+ */
+static int trig_slot(const struct shm_ctl_page *ctl, unsigned int s, struct shm_ctl_trig *out,
+		     uint64_t *gen)
 {
-	for (int tries = 0; tries < 8; tries++) {
-		uint64_t g = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+	for (int tries = 0; tries < TRIG_TRIES; tries++) {
+		uint64_t g;
 
-		if (g & 1)
-			continue;
+		if (lib_ctl_gen(ctl, &g) < 0)
+			break;
 		out->trig_id = __atomic_load_n(&ctl->trig[s].trig_id, __ATOMIC_RELAXED);
 		out->filter = __atomic_load_n(&ctl->trig[s].filter, __ATOMIC_RELAXED);
 		out->policy = __atomic_load_n(&ctl->trig[s].policy, __ATOMIC_RELAXED);
 		out->n = __atomic_load_n(&ctl->trig[s].n, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g)
+		if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) == g) {
+			*gen = g;
 			return out->trig_id != 0 && out->n != 0 && out->policy <= SHM_TRIG_ONCE_AFTER;
+		}
 	}
-	return 0;
+	return -EAGAIN;
+}
+
+/*
+ * Does the trigger of slot @s take event @ev: 1 (its copy in *@slot), 0
+ * (no trigger there, or its filter refuses the event), or -EAGAIN (the
+ * page changed at every look, or its filter could not be read): then
+ * nobody knows, and the caller counts the event lost for the slot. The
+ * filter is evaluated as numbered at the generation the slot was read
+ * at: a match is never counted against the trigger's own filter.
+ */
+static int trig_takes(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+		      unsigned int s, const struct shmtrace__fval *v, struct shm_ctl_trig *slot)
+{
+	for (int tries = 0; tries < TRIG_TRIES; tries++) {
+		uint64_t gen;
+		int r = trig_slot(ctl, s, slot, &gen);
+
+		if (r <= 0)
+			return r;
+		r = evf_keep(ctl, ev, slot->filter, gen, v);
+		if (r != -EAGAIN)
+			return r < 0 ? -EAGAIN : r;
+	}
+	return -EAGAIN;
 }
 
 /* Add one to the counter @w of trigger @id (its tag): the new count, 0 when it could not. */
@@ -96,6 +132,13 @@ static uint64_t trig_count(uint64_t *w, uint64_t id)
 	return 0;
 }
 
+/* A match or a firing of trigger @id in slot @s that could not be counted or kept. */
+static void trig_lost(struct shm_trig_area *t, unsigned int s, uint64_t id)
+{
+	__atomic_fetch_add(&t->lost, 1, __ATOMIC_RELAXED);
+	trig_count(&t->lost_slot[s], id);
+}
+
 /* Claim the next record of the ring: its number, or UINT64_MAX (full, counted). */
 static uint64_t trig_claim(const struct shm_ctl_page *ctl, struct shm_trig_area *t,
 			   unsigned int s, uint64_t id)
@@ -111,8 +154,7 @@ static uint64_t trig_claim(const struct shm_ctl_page *ctl, struct shm_trig_area 
 						__ATOMIC_RELAXED))
 			return h;
 	}
-	__atomic_fetch_add(&t->lost, 1, __ATOMIC_RELAXED);
-	trig_count(&t->lost_slot[s], id);
+	trig_lost(t, s, id);
 	return UINT64_MAX;
 }
 
@@ -181,16 +223,25 @@ int trig_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
 		struct shm_ctl_trig slot;
 		struct shm_trig_rec *r;
 		uint64_t c, idx;
+		int ret;
 
 		mask &= mask - 1;
-		if (s >= SHM_MAX_TRIG || !trig_slot(ctl, s, &slot))
+		if (s >= SHM_MAX_TRIG)
 			continue;
-		if (slot.filter && !evf_keep(ctl, ev, slot.filter, v))
+		ret = trig_takes(ctl, ev, s, v, &slot);
+		if (ret < 0) {
+			/* undecided: lost to the trigger the slot holds, if any */
+			uint64_t id = __atomic_load_n(&ctl->trig[s].trig_id, __ATOMIC_RELAXED);
+
+			if (id)
+				trig_lost(&proc->trig, s, id);
+			continue;
+		}
+		if (!ret)
 			continue;
 		c = trig_count(&proc->trig.count[s], slot.trig_id);
 		if (!c) {
-			__atomic_fetch_add(&proc->trig.lost, 1, __ATOMIC_RELAXED);
-			trig_count(&proc->trig.lost_slot[s], slot.trig_id);
+			trig_lost(&proc->trig, s, slot.trig_id);
 			continue;
 		}
 		if (slot.policy == SHM_TRIG_EVERY ? c % slot.n != 0 : c != slot.n)

@@ -19,6 +19,7 @@ unit_tests = \
 	tests/unit/flagnames/test-flagnames \
 	tests/unit/suggest/test-suggest \
 	tests/unit/ownfd/test-ownfd \
+	tests/unit/evfilter/test-evfilter \
 	tests/unit/notice/test-notice \
 	tests/unit/sessiond/test-loop
 check_PROGRAMS += $(unit_tests)
@@ -57,6 +58,13 @@ tests_unit_ownfd_test_ownfd_SOURCES = tests/unit/ownfd/test-ownfd.c libtrace/own
 tests_unit_ownfd_test_ownfd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
 tests_unit_ownfd_test_ownfd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_ownfd_test_ownfd_LDADD = $(CHECK_LIBS)
+
+# libtrace/evfilter.c alone: the rest of the library is the test's stubs
+tests_unit_evfilter_test_evfilter_SOURCES = tests/unit/evfilter/test-evfilter.c libtrace/evfilter.c \
+	libtrace/lib.h
+tests_unit_evfilter_test_evfilter_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
+tests_unit_evfilter_test_evfilter_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_evfilter_test_evfilter_LDADD = libsupport.la libcommon.la $(CHECK_LIBS) -lpthread
 
 # sessiond/notice.c alone: the session daemon's state, allow_uid() and the
 # replies are the test's
