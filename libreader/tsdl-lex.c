@@ -82,7 +82,11 @@ static void tsdl_lex_fail(struct tsdl_parser *P, const char *what)
 	P->p = P->end;
 }
 
-/* Skip blanks and comments. */
+/*
+ * Skip blanks and comments. Blanks are what babeltrace2 takes as such:
+ * space, tab, carriage return and newline; a vertical tab or a form feed
+ * (C's other white space) is an unexpected character there, and here.
+ */
 static void tsdl_skip_space(struct tsdl_parser *P)
 {
 	while (P->p < P->end) {
@@ -91,8 +95,7 @@ static void tsdl_skip_space(struct tsdl_parser *P)
 		if (c == '\n') {
 			P->line++;
 			P->p++;
-		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
-			   c == '\v') {
+		} else if (c == ' ' || c == '\t' || c == '\r') {
 			P->p++;
 		} else if (c == '/' && P->end - P->p >= 2 && P->p[1] == '*') {
 			P->p += 2;

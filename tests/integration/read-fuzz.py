@@ -436,6 +436,10 @@ def directed(T, L):
     M = T.meta
     add("metadata: last closing brace removed", meta_text(lambda t: t[:t.rindex("}")] + t[t.rindex("}") + 1:]))
     add("metadata: first closing brace removed", meta_sub(r"\}", ""))
+    # C's other white space: not a blank to babeltrace2
+    add("metadata: a newline made a vertical tab", meta_sub(r"\n", "\v"))
+    add("metadata: a newline made a form feed", meta_sub(r";\n", ";\f"))
+    add("metadata: carriage returns before newlines", meta_sub(r"\n", "\r\n", count=0))
     add("metadata: first opening brace removed", meta_sub(r"\{", ""))
     add("metadata: a semicolon removed", meta_sub(r"uint32_t stream_id;", "uint32_t stream_id"))
     add("metadata: unknown type of a field", meta_sub(r"uint32_t _thread;", "uint33_t _thread;"))
