@@ -68,8 +68,9 @@ struct lib_pool {
 	uint32_t nseg;
 	uint32_t nslots;
 	struct lib_seg seg[SHM_MAX_SEGMENTS];
-	uint64_t ready[SHM_MAX_SLOTS / 64];	/* by slot number: its pages are
-						 * mapped here (atomic) */
+	uint8_t mapped[SHM_MAX_SLOTS];	/* by slot number: its sub-buffers whose
+					 * pages are mapped here, from the
+					 * first (atomic; num_subbuf: all) */
 };
 
 /* An aggregation's tables in this process (aggr.c): runs of segments. */
@@ -130,7 +131,7 @@ struct lib_wslot {
 	struct rb_slot rb;		/* rb.hdr == NULL: none */
 	uint32_t nobuf_skip;		/* events to go before asking the pool again */
 	uint32_t slot;			/* rb's number in the pool */
-	int ready;			/* its pages are mapped (pool_prepare()) */
+	int ready;			/* all its pages are mapped (pool_prepare()) */
 	int nowake;			/* SHM_CHAN_NOWAKE: never wake the consumer */
 };
 
@@ -269,7 +270,8 @@ void aggr_describe_all(void);
 /* pool.c */
 int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out, uint32_t *slot,
 	      int *ready, int *nowake);
-void pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struct rb_slot *s);
+int pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struct rb_slot *s,
+		 uint32_t cur);
 void pool_release(struct rb_slot *s);
 void pool_reset_after_fork(void);
 void pool_describe_all(void);

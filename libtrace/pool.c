@@ -23,18 +23,22 @@
  * the next packet of the same ring only where the consumer made room.
  *
  * A buffer's pages are mapped into our page tables (pool_prepare():
- * MADV_POPULATE_WRITE, then one load per page) once per process, when a
- * thread that owns it first fills a sub-buffer and switches to the next
- * one: from then on its first lap takes no page fault every 4 KiB in the
- * thread's events, and later owners find it ready (a bit per slot; a
- * forked child builds its own pool, the segments being MADV_DONTFORK).
- * Not before: a buffer is 8 MiB by default, and threads that emit a few
- * events each, one after the other, would otherwise make every buffer
- * they pass through resident. Not whole segments when they are made:
- * growth happens in some thread's event, and a new segment's buffers may
- * never all have an owner. Nothing in the buffer changes (a released
- * buffer may hold packets the consumer has not read yet), and lib_lock is
- * not held meanwhile: the buffer is the thread's.
+ * MADV_POPULATE_WRITE, then one load per page) one sub-buffer ahead of
+ * its writer, once per process: when the thread that owns it fills a
+ * sub-buffer and switches to the next one, that one and the one after
+ * are mapped, so that the rest of its first lap takes no page fault
+ * every 4 KiB in the thread's events, and later owners find what is
+ * mapped already (a count of sub-buffers per slot, `mapped`; a forked
+ * child builds its own pool, the segments being MADV_DONTFORK). Not
+ * before the first switch, and not the whole buffer at once: a buffer is
+ * 8 MiB by default, and threads that emit a few events each, one after
+ * the other, would otherwise make every buffer they pass through
+ * resident; a thread's memory grows with what it writes. Not whole
+ * segments when they are made: growth happens in some thread's event,
+ * and a new segment's buffers may never all have an owner. Nothing in the
+ * buffer changes (a released buffer may hold packets the consumer has not
+ * read yet), and lib_lock is not held meanwhile: the buffer is the
+ * thread's.
  *
  * A segment is described to the session daemon (and through it to the
  * consumer) right after it is created, and again after every registration
@@ -57,9 +61,11 @@ static struct shm_slot *pool_slot(const struct lib_pool *p, const struct lib_seg
 }
 
 /* Slot number @n of the pool has its pages mapped here (pool_prepare()). */
+_Static_assert(SHM_MAX_NUM_SUBBUF <= UINT8_MAX, "mapped[] counts sub-buffers in a byte");
+
 static int pool_ready(const struct lib_pool *p, uint32_t n)
 {
-	return (__atomic_load_n(&p->ready[n / 64], __ATOMIC_RELAXED) >> (n % 64)) & 1;
+	return __atomic_load_n(&p->mapped[n], __ATOMIC_RELAXED) >= p->num_subbuf;
 }
 
 /* Send segment @k's description and descriptor. Lock held; async-signal-safe. */
@@ -386,21 +392,31 @@ out:
 
 /*
  * The calling thread owns buffer @s, slot number @slot of channel slot
- * @chan's pool for channel @chan_id, and has just filled a sub-buffer of
- * it: map its pages into our page tables unless a thread did already.
- * Lock not held (the buffer is ours): other threads need not wait.
+ * @chan's pool for channel @chan_id, has just filled a sub-buffer of it
+ * and writes in sub-buffer @cur now: map the pages of the sub-buffers up
+ * to the one after @cur (from the slot's header on, the first time)
+ * unless a thread did already. 1 when every page of the buffer is mapped:
+ * not to be called again for it. Lock not held (the buffer is ours:
+ * `mapped` of its slot changes only here, in its owner).
  */
-void pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struct rb_slot *s)
+int pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struct rb_slot *s,
+		 uint32_t cur)
 {
 	struct lib_pool *p = &lib.pool[chan];
-	uint64_t bit = 1ull << (slot % 64);
+	uint32_t want = cur + 2 < s->num_subbuf ? cur + 2 : s->num_subbuf, have;
+	size_t hdr = (size_t)(s->data - (char *)s->hdr), from;
 
 	/* a buffer of an old channel is about to be given back */
-	if (__atomic_load_n(&p->chan_id, __ATOMIC_RELAXED) != chan_id || slot >= SHM_MAX_SLOTS ||
-	    (__atomic_fetch_or(&p->ready[slot / 64], bit, __ATOMIC_RELAXED) & bit))
-		return;
-	pool_populate(s->hdr, (size_t)(s->data - (char *)s->hdr) +
-		      (size_t)s->subbuf_size * s->num_subbuf);
+	if (__atomic_load_n(&p->chan_id, __ATOMIC_RELAXED) != chan_id || slot >= SHM_MAX_SLOTS)
+		return 1;
+	have = __atomic_load_n(&p->mapped[slot], __ATOMIC_RELAXED);
+	if (have < want) {
+		from = have ? hdr + (size_t)have * s->subbuf_size : 0;
+		pool_populate((char *)s->hdr + from, hdr + (size_t)want * s->subbuf_size - from);
+		__atomic_store_n(&p->mapped[slot], (uint8_t)want, __ATOMIC_RELAXED);
+		have = want;
+	}
+	return have >= s->num_subbuf;
 }
 
 void pool_release(struct rb_slot *s)

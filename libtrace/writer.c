@@ -151,15 +151,14 @@ SHMTRACE_API int shmtrace__reserve_slow(unsigned int c, uint64_t need, uint64_t 
 	ret = rb_reserve_slow(&ws->rb, w, need + w->ctx_size, *ts, writer_tid(),
 			      &published);
 	if (published) {
-		/* a sub-buffer filled: the rest of the first lap without faults;
-		 * the consumer woken after, not to compete with it (its packet is
-		 * published already: rb_close() stored `closed`, and
+		/* a sub-buffer filled: the next ones of the first lap without
+		 * faults; the consumer woken after, not to compete with it (its
+		 * packet is published already: rb_close() stored `closed`, and
 		 * lib_wake_consumer() orders that store before its look at
 		 * consumer_sleeping) */
-		if (!ws->ready) {
-			ws->ready = 1;
-			pool_prepare(c, ws->chan_id, ws->slot, &ws->rb);
-		}
+		if (!ws->ready && w->end)
+			ws->ready = pool_prepare(c, ws->chan_id, ws->slot, &ws->rb,
+						 (uint32_t)((w->data - ws->rb.data) / ws->rb.subbuf_size));
 		/* (a memory-only channel: no consumer drains it) */
 		if (!ws->nowake)
 			lib_wake_consumer();

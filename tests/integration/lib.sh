@@ -291,6 +291,20 @@ new_session() {
 		"$TRACECTL" start s >/dev/null || fail "cannot set up session s"
 }
 
+# buf_bytes PID: the bytes the buffer memfds of process PID hold in memory
+buf_bytes() {
+	local f n=0 b
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in
+		/memfd:shmtrace-buf*)
+			b=$(stat -L -c '%b %B' "$f" 2>/dev/null) || continue
+			n=$((n + ${b% *} * ${b#* }))
+			;;
+		esac
+	done
+	echo "$n"
+}
+
 # gen_bg TAG SAYS ARGS...: gen-events ARGS in the background, its standard
 # input held open; returns once it printed SAYS ("ready" with -w, "done"
 # with -W). Sets IDLE_PID. release_idle TAG lets it go on. PROG=... runs

@@ -14,20 +14,6 @@ start_daemons
 D=$WORK/out
 new_session "$D" 'shmtrace_test:*'
 
-# the bytes the process's buffer memfds hold in memory
-buf_bytes() {
-	local f n=0 b
-	for f in /proc/"$1"/fd/*; do
-		case $(readlink "$f" 2>/dev/null) in
-		/memfd:shmtrace-buf*)
-			b=$(stat -L -c '%b %B' "$f" 2>/dev/null) || continue
-			n=$((n + ${b% *} * ${b#* }))
-			;;
-		esac
-	done
-	echo "$n"
-}
-
 mkfifo "$WORK/wave.in" "$WORK/wave.out"
 "$B/tests/apps/thread-waves" 8 20000 2 <"$WORK/wave.in" >"$WORK/wave.out" &
 APP=$!
