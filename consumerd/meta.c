@@ -42,11 +42,14 @@
 #include "common/util.h"
 #include "support/sysutil.h"
 
-/* Describe events [@from, @to) of @a in stream class @ctx, to @fd. */
+/* Describe events [@from, @to) of @a (those it knows) in stream class @ctx, to @fd. */
 static int meta_write_events(int fd, const struct c_app *a, uint32_t ctx, uint32_t from,
 			     uint32_t to)
 {
 	char buf[16384];
+
+	if (to > a->nev)
+		to = a->nev;
 
 	for (uint32_t id = from; id < to; id++) {
 		const struct proto_event *e = &a->ev[id];
@@ -76,6 +79,14 @@ static int meta_write_class(int fd, const struct c_app *a, uint32_t ctx, uint32_
 		return -EIO;
 	ret = write_all(fd, buf, (size_t)n);
 	return ret < 0 ? ret : meta_write_events(fd, a, ctx, 0, nev);
+}
+
+/* The size of metadata file @fd, 0 when unknown. */
+uint64_t meta_size_of(int fd)
+{
+	off_t size = lseek(fd, 0, SEEK_END);
+
+	return size > 0 ? (uint64_t)size : 0;
 }
 
 int meta_write(int fd, const struct c_app *a, const struct ctf_trace_info *info,
@@ -110,6 +121,7 @@ int meta_init(struct c_trace *t)
 	if (ret < 0)
 		return ret;
 	t->nev_written = a->nev;
+	t->meta_size = meta_size_of(t->meta_fd);
 	t->classes = classes;
 	t->meta_bad = 0;
 	return 0;
@@ -143,6 +155,8 @@ static void meta_append_end(struct c_trace *t, off_t size, int err)
 {
 	if (err && (size < 0 || ftruncate(t->meta_fd, size) < 0))
 		t->meta_bad = 1;	/* a torn description: no packet can use it */
+	if (!err)
+		t->meta_size = meta_size_of(t->meta_fd);
 	if (!t->chan->relay && t->meta_fd >= 0) {
 		close(t->meta_fd);
 		t->meta_fd = -1;
@@ -162,8 +176,10 @@ int meta_append_events(struct c_trace *t)
 		meta_append_end(t, size, ret);
 	if (ret < 0)
 		return ret;
-	t->nev_written = a->nev;
-	return 0;
+	if (a->nev > t->nev_written)
+		t->nev_written = a->nev;
+	/* what a consumer that continues the trace keeps of the file */
+	return prog_save_header(t);
 }
 
 int meta_add_class(struct c_trace *t, uint32_t ctx)

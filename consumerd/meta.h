@@ -17,6 +17,8 @@ struct c_trace;
  * classes @classes (bit 1 << context; class 0 always), written to @fd.
  * 0 or -errno.
  */
+/* The size of metadata file @fd, 0 when unknown. */
+uint64_t meta_size_of(int fd);
 int meta_write(int fd, const struct c_app *a, const struct ctf_trace_info *info,
 	       uint32_t classes);
 /*

@@ -25,10 +25,15 @@
  *
  * Metadata: the trace's uuid, clock and stream classes are in the header,
  * written when the trace starts (before its metadata) and when a class is
- * added (before any packet of it); the metadata file itself is made again
- * whole from them and from the events known (the session daemon gives
- * every event again before any segment) when the trace is adopted, so a
- * description cut by a crash does not survive either.
+ * added (before any packet of it); so are, after every write of the
+ * metadata, its size and the event ids it describes. A trace adopted
+ * keeps its metadata up to that size (a description cut by a crash after
+ * it goes) and appends the events it learns beyond them: it never
+ * describes fewer events than its packets use, even when the process
+ * that continues it has not told all of its events yet (one that
+ * registers again on its way out). A header without a size (older, or
+ * damaged metadata) has the file made again whole from the header and
+ * the events known.
  *
  * Trust: the file lies in the user's output directory; every field read
  * back is checked (magic, version, sizes, a hash of each block, the
@@ -81,6 +86,8 @@ static void prog_fill_hdr(const struct c_trace *t, struct prog_hdr *h)
 	h->offset = t->info.offset;
 	h->clock = t->app->clock;
 	h->classes = t->classes;
+	h->meta_size = t->meta_size;
+	h->nev = t->nev_written;
 	h->check = prog_hash(h, sizeof(*h));
 }
 
@@ -150,7 +157,8 @@ int prog_adopt(struct c_trace *t, int dirfd)
 	    h.clock != a->clock || !a->instance)
 		goto fail;
 	ret = -EBADMSG;
-	if (h.classes & ~((2u << SHMTRACE__CTX_ALL) - 1) || !(h.classes & 1))
+	if (h.classes & ~((2u << SHMTRACE__CTX_ALL) - 1) || !(h.classes & 1) ||
+	    h.nev > SHM_MAX_EVENTS || (h.nev && !h.meta_size))
 		goto fail;
 	n = (uint32_t)(((uint64_t)sb.st_size - PROG_HDR_SIZE) / PROG_REC_SIZE);
 	if (n) {
@@ -176,6 +184,8 @@ int prog_adopt(struct c_trace *t, int dirfd)
 	t->info.offset_s = h.offset_s;
 	t->info.offset = h.offset;
 	t->classes = h.classes;
+	t->meta_size = h.meta_size;
+	t->nev_written = h.nev;
 	t->prog_fd = fd;
 	t->prog_old = recs;
 	t->prog_nold = n;

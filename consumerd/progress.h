@@ -43,13 +43,17 @@ struct prog_hdr {
 	uint64_t offset;
 	uint32_t clock;			/* CLOCK_KIND_* */
 	uint32_t classes;		/* stream classes declared: bit 1 << context */
-	uint8_t reserved[424];
+	uint64_t meta_size;		/* the metadata's bytes when it declared... */
+	uint32_t nev;			/* ...event ids [0, nev) in every class (0: unknown) */
+	uint8_t reserved[412];
 	uint64_t check;			/* hash_bytes() of the bytes before */
 };
 
 _Static_assert(sizeof(struct prog_hdr) == PROG_HDR_SIZE, "progress header size");
 _Static_assert(offsetof(struct prog_hdr, uuid) == 32, "progress header uuid");
 _Static_assert(offsetof(struct prog_hdr, classes) == 76, "progress header classes");
+_Static_assert(offsetof(struct prog_hdr, meta_size) == 80, "progress header meta_size");
+_Static_assert(offsetof(struct prog_hdr, nev) == 88, "progress header nev");
 
 /*
  * One stream (buffer slot) of the trace: record k at PROG_HDR_SIZE + k *

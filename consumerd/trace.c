@@ -130,15 +130,42 @@ static void trace_close_dir(struct c_trace *t)
 }
 
 /*
- * The metadata of an adopted trace made again, whole, from its header
- * (uuid, clock, classes) and the events known: a temporary file renamed
- * over the old one, which a crash may have cut in the middle of a
- * description.
+ * The metadata of an adopted trace whose header says how much of it was
+ * whole (progress.c): kept to that size, a description a crash cut after
+ * it removed; the events the process tells beyond those it describes are
+ * appended before the next packet (trace_ready_locked()). 0, or -errno
+ * when the file is not there whole.
+ */
+static int trace_meta_keep(struct c_trace *t)
+{
+	struct stat sb;
+	int fd, ret = -EBADMSG;
+
+	fd = openat(t->dir_fd, "metadata", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= t->meta_size)
+		ret = (uint64_t)sb.st_size == t->meta_size ||
+		      ftruncate(fd, (off_t)t->meta_size) == 0 ? 0 : -errno;
+	close(fd);
+	if (ret == 0)
+		t->meta_bad = 0;
+	return ret;
+}
+
+/*
+ * The metadata of an adopted trace: kept when its header knows its size
+ * (trace_meta_keep()), else made again, whole, from its header (uuid,
+ * clock, classes) and the events known: a temporary file renamed over the
+ * old one, which a crash may have cut in the middle of a description.
  */
 static int trace_meta_again(struct c_trace *t)
 {
 	static const char tmp[] = ".metadata.new";
 	int fd, ret;
+
+	if (t->meta_size && trace_meta_keep(t) == 0)
+		return 0;
 
 	for (const struct c_seg *s = t->app->segs; s; s = s->next)
 		if (s->trace == t)
@@ -147,6 +174,7 @@ static int trace_meta_again(struct c_trace *t)
 	if (fd < 0)
 		return -errno;
 	ret = meta_write(fd, t->app, &t->info, t->classes);
+	t->meta_size = ret == 0 ? meta_size_of(fd) : 0;
 	if (close(fd) < 0 && ret == 0)
 		ret = -errno;
 	if (ret == 0 && renameat(t->dir_fd, tmp, t->dir_fd, "metadata") < 0)

@@ -42,6 +42,7 @@ struct c_trace {
 	unsigned int starts;		/* times started */
 	int adopt_tried;		/* its first start looked for a trace to continue */
 	uint32_t nev_written;		/* event ids described in the metadata */
+	uint64_t meta_size;		/* its bytes once they were (0: unknown) */
 	uint32_t classes;		/* stream classes declared: bit 1 << context */
 	struct ctf_trace_info info;
 	struct c_trace *next;

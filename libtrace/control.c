@@ -37,6 +37,14 @@
  * doorbell and bumps our control generation, so that the doorbell handler
  * or the next thread to resynchronise (shmtrace__resync()) registers.
  *
+ * A killed daemon: what we sent it last may have died unread with it (a
+ * registration, a segment). A send that finds our connection gone
+ * registers again when the lock is let go (lib_send_fd()): a thread that
+ * needs a buffer asks again every few dozen events, so the next daemon
+ * learns of us as soon as it listens, rung or not. A process that exits
+ * so disconnected, with buffers or counted losses, registers once more
+ * on its way out (lib_at_exit()), so that what it committed is drained.
+ *
  * fork: the child drops every buffer of the parent without touching it
  * (the segments are MADV_DONTFORK, hence not even mapped in the child),
  * closes the copies of our descriptors that are still ours (never a number
@@ -179,13 +187,26 @@ int lib_memfd(const char *name, size_t size)
 	return fd;
 }
 
+static int lib_attached(void);
+
+/*
+ * Send a descriptor of ours to the session daemon. When our connection is
+ * gone (the daemon was killed: what we sent last may have died with it
+ * unread), we register again once the lock is let go, which describes
+ * every segment again: the next daemon, as soon as one listens, learns
+ * of what we write, without waiting to ring us. Lock held.
+ */
 int lib_send_fd(unsigned int type, const void *body, size_t len, struct lib_fd *f)
 {
 	int sock = ownfd_get(&lib.sock), fd = ownfd_get(f);
 
 	if (fd < 0)
 		return -EBADF;	/* the program closed it: the daemon that has it keeps it */
-	return sock >= 0 && proto_send(sock, type, 0, body, len, &fd, 1) == 0 ? 0 : -EPIPE;
+	if (sock >= 0 && proto_send(sock, type, 0, body, len, &fd, 1) == 0)
+		return 0;
+	if (!lib_attached())
+		__atomic_or_fetch(&lib.pending, LIB_PENDING_REGISTER, __ATOMIC_RELEASE);
+	return -EPIPE;
 }
 
 /*
@@ -322,6 +343,17 @@ static int lib_objects(void)
 fail:
 	lib_dbg("cannot create shared objects", errno);
 	return -ENOMEM;
+}
+
+/* Has our process page counted events lost for want of a buffer? */
+static int lib_counted_lost(void)
+{
+	const struct shm_proc_page *p = __atomic_load_n(&lib.proc, __ATOMIC_ACQUIRE);
+
+	for (unsigned int c = 0; p && c < SHM_MAX_CHAN; c++)
+		if (__atomic_load_n(&p->lost_nobuf[c], __ATOMIC_RELAXED))
+			return 1;
+	return 0;
 }
 
 /* Is our socket to the daemon still ours and connected? */
@@ -608,10 +640,20 @@ void lib_remove_marker(void)
 	shmtrace__tls.nesting--;
 }
 
-/* At exit: our marker goes; a daemon that never answered is said so. */
+/*
+ * At exit: our marker goes; a daemon that never answered is said so. A
+ * process whose connection is gone (its daemon was killed, and the next
+ * one did not ring it yet) and that holds buffers or counted losses
+ * registers once more, without waiting: the daemon that runs now takes it
+ * in as a process already gone, and its consumer drains what it committed
+ * and reads what it counted, instead of both going with it unsaid. With
+ * no daemon running, the connection fails at once.
+ */
 static void lib_at_exit(void)
 {
 	lib_remove_marker();
+	if (lib.pid == getpid() && (pool_in_use() || lib_counted_lost()))
+		lib_register_soon();
 	lib_late_check();
 	if (__atomic_load_n(&lib.late, __ATOMIC_RELAXED))
 		lib_dbg("exiting before the session daemon answered: events emitted meanwhile, "

@@ -272,6 +272,8 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out, uint32_t
 	      int *ready, int *nowake);
 int pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struct rb_slot *s,
 		 uint32_t cur);
+/* Has any channel of ours buffers (something a consumer may have to drain)? */
+int pool_in_use(void);
 void pool_release(struct rb_slot *s);
 void pool_reset_after_fork(void);
 void pool_describe_all(void);

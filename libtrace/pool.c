@@ -46,6 +46,9 @@
  * A segment whose description could not be sent is not handed out: its
  * events would reach no consumer; threads that find nothing else count
  * their events as lost for want of a buffer, and the next taker retries.
+ * A description that finds our connection gone (a killed daemon) makes
+ * the taker register again there and then, when a daemon listens: the
+ * thread gets its buffer in the same event.
  */
 #include <errno.h>
 #include <string.h>
@@ -60,9 +63,9 @@ static struct shm_slot *pool_slot(const struct lib_pool *p, const struct lib_seg
 	return (struct shm_slot *)(void *)(s->base + SHM_PAGE + (size_t)i * p->slot_size);
 }
 
-/* Slot number @n of the pool has its pages mapped here (pool_prepare()). */
 _Static_assert(SHM_MAX_NUM_SUBBUF <= UINT8_MAX, "mapped[] counts sub-buffers in a byte");
 
+/* Slot number @n of the pool has all its pages mapped here (pool_prepare()). */
 static int pool_ready(const struct lib_pool *p, uint32_t n)
 {
 	return __atomic_load_n(&p->mapped[n], __ATOMIC_RELAXED) >= p->num_subbuf;
@@ -354,6 +357,12 @@ int pool_take(unsigned int chan, uint64_t chan_id, struct rb_slot *out, uint32_t
 	for (uint32_t k = 0; k < p->nseg; k++)
 		if (!p->seg[k].described)
 			pool_describe(chan, p, k);	/* retry what failed */
+	/* our connection found gone (lib_send_fd()): a new one now, which
+	 * describes every segment, before this thread goes without a buffer */
+	if (__atomic_load_n(&lib.pending, __ATOMIC_ACQUIRE) & LIB_PENDING_REGISTER) {
+		__atomic_and_fetch(&lib.pending, ~LIB_PENDING_REGISTER, __ATOMIC_ACQ_REL);
+		lib_register_locked(0);
+	}
 	owned = pool_owned(p, &consumed);
 	now = now_ns(CLOCK_MONOTONIC);
 	if (consumed != p->consumed_seen) {
@@ -417,6 +426,14 @@ int pool_prepare(unsigned int chan, uint64_t chan_id, uint32_t slot, const struc
 		have = want;
 	}
 	return have >= s->num_subbuf;
+}
+
+int pool_in_use(void)
+{
+	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
+		if (__atomic_load_n(&lib.pool[c].nseg, __ATOMIC_ACQUIRE))
+			return 1;
+	return 0;
 }
 
 void pool_release(struct rb_slot *s)
