@@ -42,8 +42,10 @@
  * registers again when the lock is let go (lib_send_fd()): a thread that
  * needs a buffer asks again every few dozen events, so the next daemon
  * learns of us as soon as it listens, rung or not. A process that exits
- * so disconnected, with buffers or counted losses, registers once more
- * on its way out (lib_at_exit()), so that what it committed is drained.
+ * so disconnected, with buffers or counted losses, and whose connection
+ * the daemon never answered (a sync follows every registration) registers
+ * once more on its way out (lib_at_exit()), so that what it committed is
+ * drained; one that was answered is the consumer's already.
  *
  * fork: the child drops every buffer of the parent without touching it
  * (the segments are MADV_DONTFORK, hence not even mapped in the child),
@@ -406,6 +408,7 @@ void lib_register_soon(void)
  */
 static uint64_t sync_seq;		/* the last sync sent (lock held) */
 static uint64_t sync_waiting;		/* a sync on this socket not answered in time */
+static int sync_heard;			/* the daemon answered a sync on this socket */
 
 /* Send a sync on @fd: its sequence number, 0 when it could not be sent. */
 static uint64_t lib_sync_send(int fd)
@@ -458,6 +461,7 @@ static int lib_sync_replies(int fd, uint64_t seq, uint64_t deadline)
 		    h.type != MSG_REPLY)
 			continue;
 		memcpy(&m, r.buf + sizeof(h), sizeof(m));
+		sync_heard = 1;	/* it took in all we sent before that sync */
 		if (m.seq == seq)
 			return 1;
 		got = 2;
@@ -589,6 +593,7 @@ int lib_register_locked(int may_wait)
 	}
 	lib.sock = sock;
 	sync_waiting = 0;	/* the other connection's */
+	sync_heard = 0;
 	ret = reg_send_events(0, __atomic_load_n(&lib.next_id, __ATOMIC_ACQUIRE));
 	if (ret < 0) {
 		ownfd_close(&lib.sock);
@@ -597,11 +602,28 @@ int lib_register_locked(int may_wait)
 	lib_dbg("registered", lib.pid);
 	pool_describe_all();
 	aggr_describe_all();
-	if (may_wait)
+	if (may_wait) {
 		lib_sync_locked();
-	else
-		lib_late_answered(lib.sock.fd);	/* late: a sync to answer, no wait */
+	} else if (lib_late_answered(lib.sock.fd)) {
+		/* not waited for: its answer, read at need, says that the
+		 * daemon took in all of the above (lib_unheard()) */
+		lib_sync_send(lib.sock.fd);
+	}
 	return 0;
+}
+
+/*
+ * Did the daemon of our connection never answer it, so that what we sent
+ * may have died unread with it? The answers waiting on the socket are
+ * read, even after the daemon closed it. Lock held.
+ */
+static int lib_unheard(void)
+{
+	int fd = ownfd_get(&lib.sock);
+
+	if (fd >= 0 && !sync_heard)
+		lib_sync_replies(fd, 0, 0);
+	return !sync_heard;
 }
 
 /* Leave a marker so that a daemon started later can ring the doorbell. */
@@ -641,19 +663,42 @@ void lib_remove_marker(void)
 }
 
 /*
- * At exit: our marker goes; a daemon that never answered is said so. A
- * process whose connection is gone (its daemon was killed, and the next
- * one did not ring it yet) and that holds buffers or counted losses
- * registers once more, without waiting: the daemon that runs now takes it
- * in as a process already gone, and its consumer drains what it committed
- * and reads what it counted, instead of both going with it unsaid. With
- * no daemon running, the connection fails at once.
+ * At exit, a process that holds buffers or counted losses and whose
+ * registration its daemon has not answered yet (a sync follows every
+ * registration; a forked child's is never waited for) waits for the
+ * answer, as at start-up at most lib.sync_ms, registering again whenever
+ * its connection is gone (its daemon was killed with what we sent
+ * unread) and a daemon listens. Answered, everything it sent was taken
+ * in: the consumer drains what it committed and reads what it counted
+ * after it is gone, instead of both going with it unsaid. A daemon that
+ * answered before costs nothing here. Lock held.
  */
+static void lib_wait_heard(uint64_t deadline)
+{
+	uint64_t now;
+
+	while (!sync_heard && (now = now_ns(CLOCK_MONOTONIC)) < deadline) {
+		uint64_t slice = now + 10000000u < deadline ? now + 10000000u : deadline;
+
+		if (!lib_attached() && lib_register_locked(0) < 0) {
+			poll(NULL, 0, 10);	/* no daemon listens: look again */
+			continue;
+		}
+		lib_sync_replies(ownfd_get(&lib.sock), sync_seq, slice);
+	}
+}
+
+/* At exit: our marker goes; what a daemon never answered is waited for; a
+ * daemon that never answered is said so. */
 static void lib_at_exit(void)
 {
 	lib_remove_marker();
-	if (lib.pid == getpid() && (pool_in_use() || lib_counted_lost()))
-		lib_register_soon();
+	if (lib.pid == getpid() && lib.sync_ms > 0 && (pool_in_use() || lib_counted_lost()) &&
+	    lib_trylock()) {
+		if (lib_unheard())
+			lib_wait_heard(now_ns(CLOCK_MONOTONIC) + (uint64_t)lib.sync_ms * 1000000u);
+		lib_unlock();
+	}
 	lib_late_check();
 	if (__atomic_load_n(&lib.late, __ATOMIC_RELAXED))
 		lib_dbg("exiting before the session daemon answered: events emitted meanwhile, "
