@@ -10,11 +10,15 @@
 # trace are kept, and CHAOS_SEED=SEED replays its faults).
 #
 # usage: bench/chaos.sh [-d SECONDS] [-r RUNS] [-f MIN_FAULTS] [-s SEED]
-#                       [-b BURST] [-p PAUSE_US]
+#                       [-b BURST] [-p PAUSE_US] [-i FORK_US] [-k KINDS]
 #   -d SECONDS  how long the faults go on in each run (default 300)
 #   -r RUNS     runs in a row (default 1); the seeds are SEED, SEED+1, ...
-#   -f, -s, -b, -p  as tests/chaos/chaos.sh (at least 20 faults; a random
-#               seed; bursts of 1000 events, 10000 us apart)
+#   -f, -s, -b, -p, -i, -k  as tests/chaos/chaos.sh (at least 20 faults;
+#               a random seed; bursts of 1000 events, 10000 us apart; a
+#               fork every 250000 us; every kind of fault). For example
+#               `-i 40000 -k kill-sessiond`: a child every 40 ms, and only
+#               session daemons killed, the hardest case for a forked
+#               child's registration
 # Environment: SHMTRACE_BUILD (default <tree>/build), TMPDIR (where the
 # homes and traces go: a run of 300 s writes a few GiB).
 #
@@ -23,8 +27,9 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SHMTRACE_BUILD:-$top/build}
-secs=300 runs=1 faults=20 seed="" burst=1000 pause_us=10000
-while getopts d:r:f:s:b:p:h o; do
+secs=300 runs=1 faults=20 seed="" burst=1000 pause_us=10000 fork_us=250000
+kinds=kill-consumer,kill-sessiond,stop-consumer,stop-sessiond
+while getopts d:r:f:s:b:p:i:k:h o; do
 	case $o in
 	d) secs=$OPTARG ;;
 	r) runs=$OPTARG ;;
@@ -32,14 +37,17 @@ while getopts d:r:f:s:b:p:h o; do
 	s) seed=$OPTARG ;;
 	b) burst=$OPTARG ;;
 	p) pause_us=$OPTARG ;;
-	h) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: $0 [-d SECONDS] [-r RUNS] [-f MIN_FAULTS] [-s SEED] [-b BURST] [-p PAUSE_US]" >&2
+	i) fork_us=$OPTARG ;;
+	k) kinds=$OPTARG ;;
+	h) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [-d SECONDS] [-r RUNS] [-f MIN_FAULTS] [-s SEED] [-b BURST] [-p PAUSE_US]" \
+		"[-i FORK_US] [-k KINDS]" >&2
 	   exit 2 ;;
 	esac
 done
 name=chaos
 . "$top/bench/common.sh"
-case $secs$runs$faults$burst$pause_us$seed in ''|*[!0-9]*) die "bad option value" ;; esac
+case $secs$runs$faults$burst$pause_us$fork_us$seed in ''|*[!0-9]*) die "bad option value" ;; esac
 [ -x "$build/tracectl" ] || die "no shmtrace build in $build"
 command -v babeltrace2 >/dev/null 2>&1 || die "babeltrace2 is needed"
 # the test's programs are built by make check; build just them
@@ -59,7 +67,7 @@ for ((r = 0; r < runs; r++)); do
 	rc=0
 	SHMTRACE_TEST_KEEP=1 top_builddir=$build top_srcdir=$top BABELTRACE2=babeltrace2 \
 		"$top/tests/chaos/chaos.sh" -d "$secs" -f "$faults" -s "$s" -b "$burst" -p "$pause_us" \
-		>"$out" 2>&1 || rc=$?
+		-i "$fork_us" -k "$kinds" >"$out" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		cat "$out" >&2
 		die "run $((r + 1)) of $runs failed (seed $s, exit status $rc, $(( $(date +%s) - t0 )) s)"

@@ -28,23 +28,31 @@
 #   chaos: F faults, emitted E, on disk D, counted lost L, duplicates 0, unaccounted 0
 #
 # usage: chaos.sh [-d SECONDS] [-f MIN_FAULTS] [-s SEED] [-b BURST] [-p PAUSE_US]
+#                 [-i FORK_US] [-k KINDS]
 #   -d  how long the faults go on (default 45: the run takes about a minute)
 #   -f  at least this many faults, whatever -d says (default 20)
 #   -s  the seed (default: CHAOS_SEED, else random)
 #   -b, -p  the programs' bursts: BURST events back to back, then PAUSE_US
 #       microseconds of pause (default 1000 and 10000)
+#   -i  microseconds between the third program's forks (default 250000)
+#   -k  the faults drawn, a comma list of kill-consumer, kill-sessiond,
+#       stop-consumer, stop-sessiond (default all; drawn 30, 25, 23 and 22
+#       times in 100 when all are)
 # make check runs it without options; bench/chaos.sh runs it for longer.
 # With SHMTRACE_TEST_KEEP=1 a failed run keeps its home and trace.
 secs=${CHAOS_SECONDS:-45} min_faults=${CHAOS_FAULTS:-20} seed=${CHAOS_SEED:-}
-burst=1000 pause_us=10000
-while getopts d:f:s:b:p: o; do
+burst=1000 pause_us=10000 fork_us=250000 kinds=kill-consumer,kill-sessiond,stop-consumer,stop-sessiond
+while getopts d:f:s:b:p:i:k: o; do
 	case $o in
 	d) secs=$OPTARG ;;
 	f) min_faults=$OPTARG ;;
 	s) seed=$OPTARG ;;
 	b) burst=$OPTARG ;;
 	p) pause_us=$OPTARG ;;
-	*) echo "usage: $0 [-d SECONDS] [-f MIN_FAULTS] [-s SEED] [-b BURST] [-p PAUSE_US]" >&2; exit 2 ;;
+	i) fork_us=$OPTARG ;;
+	k) kinds=$OPTARG ;;
+	*) echo "usage: $0 [-d SECONDS] [-f MIN_FAULTS] [-s SEED] [-b BURST] [-p PAUSE_US]" \
+		"[-i FORK_US] [-k KINDS]" >&2; exit 2 ;;
 	esac
 done
 . "$(dirname "$0")/../integration/lib.sh"
@@ -59,9 +67,15 @@ expect_log "error: consumer daemon [0-9]+ exited( |$)" \
 need_babeltrace
 APP=$B/tests/apps/chaos-app
 CHECK=$B/tests/chaos/chaos-check
-for v in "$secs" "$min_faults" "$burst" "$pause_us" ${seed:+"$seed"}; do
+for v in "$secs" "$min_faults" "$burst" "$pause_us" "$fork_us" ${seed:+"$seed"}; do
 	[[ $v =~ ^[0-9]+$ ]] || fail "not a number: $v"
 done
+for k in ${kinds//,/ }; do
+	case $k in kill-consumer | kill-sessiond | stop-consumer | stop-sessiond) ;;
+	*) fail "not a kind of fault: $k" ;;
+	esac
+done
+[ -n "${kinds//,/}" ] || fail "no kind of fault"
 [ -n "$seed" ] || seed=$(( $(od -An -N4 -tu4 /dev/urandom) % 2147483648 ))
 seed=$((seed % 2147483648))
 echo "chaos: seed $seed (CHAOS_SEED=$seed replays these faults)"
@@ -253,7 +267,8 @@ trap chaos_cleanup EXIT
 APPS="$APPS $!"
 "$APP" -t 2 -b "$burst" -p "$pause_us" >>"$WORK/app-b.out" 2>"$WORK/app-b.err" &
 APPS="$APPS $!"
-"$APP" -t 1 -b "$burst" -p "$pause_us" -f 5000 -i 250000 -k 2 >>"$WORK/app-f.out" 2>"$WORK/app-f.err" &
+"$APP" -t 1 -b "$burst" -p "$pause_us" -f 5000 -i "$fork_us" -k 2 >>"$WORK/app-f.out" \
+	2>"$WORK/app-f.err" &
 APPS="$APPS $!"
 for f in a b f; do
 	for _ in $(seq 300); do
@@ -273,33 +288,35 @@ while [ "$NOW" -lt "$end" ] || [ "$nfaults" -lt "$min_faults" ]; do
 	# a pause, then a fault, both drawn from the generator
 	rnd 900
 	sleep "$(((R + 100) / 1000)).$(printf %03d $(((R + 100) % 1000)))"
-	rnd 100
-	kind=$R
+	# a kind drawn, again until it is one of those chosen
+	while :; do
+		rnd 100
+		if [ "$R" -lt 30 ]; then kind=kill-consumer
+		elif [ "$R" -lt 55 ]; then kind=kill-sessiond
+		elif [ "$R" -lt 78 ]; then kind=stop-consumer
+		else kind=stop-sessiond
+		fi
+		case ,$kinds, in *,$kind,*) break ;; esac
+	done
 	rnd 2450
 	ms=$((R + 50))
 	now_ms
 	at=$((NOW - t0))
 	nfaults=$((nfaults + 1))
-	if [ "$kind" -lt 30 ]; then
-		what="SIGKILL consumer $CPID"
-	elif [ "$kind" -lt 55 ]; then
-		what="SIGKILL session daemon $SPID"
-	elif [ "$kind" -lt 78 ]; then
-		what="SIGSTOP consumer $CPID for $ms ms"
-	else
-		what="SIGSTOP session daemon $SPID for $ms ms"
-	fi
+	case $kind in
+	kill-consumer) what="SIGKILL consumer $CPID" ;;
+	kill-sessiond) what="SIGKILL session daemon $SPID" ;;
+	stop-consumer) what="SIGSTOP consumer $CPID for $ms ms" ;;
+	stop-sessiond) what="SIGSTOP session daemon $SPID for $ms ms" ;;
+	esac
 	printf 'fault %d at %d.%03d s (%d.%03d): %s\n' "$nfaults" $((at / 1000)) $((at % 1000)) \
 		$((NOW / 1000)) $((NOW % 1000)) "$what" | tee -a "$WORK/faults"
-	if [ "$kind" -lt 30 ]; then
-		kill_consumer
-	elif [ "$kind" -lt 55 ]; then
-		kill_sessiond
-	elif [ "$kind" -lt 78 ]; then
-		stop_daemon consumer "$ms"
-	else
-		stop_daemon "session daemon" "$ms"
-	fi
+	case $kind in
+	kill-consumer) kill_consumer ;;
+	kill-sessiond) kill_sessiond ;;
+	stop-consumer) stop_daemon consumer "$ms" ;;
+	stop-sessiond) stop_daemon "session daemon" "$ms" ;;
+	esac
 	settle
 	programs_alive
 	now_ms
