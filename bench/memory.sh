@@ -13,11 +13,14 @@
 #   rss        VmRSS (KiB)
 #   shmem      RssShmem: its shared memory mapped and resident (KiB)
 #   buffers    what its buffer memfds hold (KiB), mapped or not
-# and the events recorded and lost (discarded, without a buffer).
+# the channel's budget (the buffers a process may hold, status's
+# budget_buffers; 0: no limit) and the events recorded and lost
+# (discarded, without a buffer: the threads past the budget).
 #
 # usage: bench/memory.sh [-n EVENTS] [-k] [THREADS...]
 # Environment: SHMTRACE_BUILD (default <tree>/build), CC, TMPDIR, RATE
-# (events per second per thread, default 0: as fast as they can).
+# (events per second per thread, default 0: as fast as they can), BUDGET
+# (the channel's --buffer-budget, e.g. 0 for none; default: the default).
 set -euo pipefail
 events=320000
 reps=1
@@ -44,10 +47,11 @@ buf_kib() {	# what the buffer memfds of process $1 hold, KiB
 	done
 	echo "$n"
 }
-printf '%-8s %10s %10s %10s | %10s %10s %10s | %12s %10s %10s\n' threads rss shmem buffers \
-	"rss gone" "shmem gone" "buf gone" recorded discarded nobuf
+printf '%-8s %10s %10s %10s | %10s %10s %10s | %6s %12s %10s %10s\n' threads rss shmem buffers \
+	"rss gone" "shmem gone" "buf gone" budget recorded discarded nobuf
 for t in "${counts[@]}"; do
 	"$T" create m --output "$work/m" >/dev/null
+	[ -z "${BUDGET:-}" ] || "$T" enable-channel -s m channel0 --buffer-budget "$BUDGET" >/dev/null
 	"$T" enable-event -s m 'bench:b' >/dev/null
 	"$T" start m >/dev/null
 	rm -f "$work/in" "$work/out"
@@ -73,8 +77,9 @@ for t in "${counts[@]}"; do
 	rm -rf "$work/m"
 	read -r r1 s1 b1 <<<"$alive"
 	read -r r2 s2 b2 <<<"$gone"
-	printf '%-8s %10s %10s %10s | %10s %10s %10s | %12s %10s %10s\n' "$t" "$r1" "$s1" "$b1" \
-		"$r2" "$s2" "$b2" "$(status_sum "$work/st.json" recorded)" \
+	printf '%-8s %10s %10s %10s | %10s %10s %10s | %6s %12s %10s %10s\n' "$t" "$r1" "$s1" "$b1" \
+		"$r2" "$s2" "$b2" "$(status_sum "$work/st.json" budget_buffers)" \
+		"$(status_sum "$work/st.json" recorded)" \
 		"$(status_sum "$work/st.json" discarded)" \
 		"$(status_sum "$work/st.json" lost_without_buffer)"
 done

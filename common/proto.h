@@ -290,6 +290,7 @@ _Static_assert(offsetof(struct cmd_create, flags) == PROTO_PATH_MAX + 88 + 3 * P
 #define CMD_CHAN_FLUSH		(1u << 3)
 #define CMD_CHAN_POOL		(1u << 4)
 #define CMD_CHAN_COMPRESS	(1u << 5)
+#define CMD_CHAN_BUDGET		(1u << 6)
 
 struct cmd_channel {
 	char name[PROTO_NAME_MAX];
@@ -300,7 +301,7 @@ struct cmd_channel {
 	uint32_t flush_ms;		/* 0 = never */
 	uint32_t pool_size;
 	uint32_t compress;		/* PROTO_COMPRESS_* */
-	uint32_t reserved;
+	uint32_t budget_kib;		/* buffer memory a process may hold, KiB; 0: no limit */
 };
 _Static_assert(sizeof(struct cmd_channel) == PROTO_NAME_MAX + 32, "cmd channel");
 
@@ -817,11 +818,14 @@ struct rec_channel {
 	uint64_t unflushed_events;	/* REC_CHANNEL_UNFLUSHED: still in the buffers */
 	uint64_t unflushed_buffers;	/* ... of so many buffers */
 	struct msg_c_stats stats;	/* every counter, the first write error */
+	uint64_t budget;		/* buffer memory a process may hold, bytes; 0: no limit */
+	uint32_t max_buffers;		/* ... so many of its buffers (0: no limit) */
+	uint32_t reserved;
 };
-_Static_assert(sizeof(struct rec_channel) == 2 * PROTO_NAME_MAX + 56 + sizeof(struct msg_c_stats),
+_Static_assert(sizeof(struct rec_channel) == 2 * PROTO_NAME_MAX + 72 + sizeof(struct msg_c_stats),
 	       "rec channel");
 _Static_assert(offsetof(struct rec_channel, stats) == 184, "rec channel stats");
-_Static_assert(sizeof(struct rec_channel) == 344 + PROTO_PATH_MAX, "rec channel size");
+_Static_assert(sizeof(struct rec_channel) == 360 + PROTO_PATH_MAX, "rec channel size");
 
 /* rec_enabler.flags */
 #define REC_ENABLER_FILTER	(1u << 0)	/* filter holds its filter */

@@ -188,7 +188,8 @@ struct shm_ctl_chan {
 	uint32_t mode;			/* SHM_MODE_* */
 	uint32_t context;		/* SHMTRACE__CTX_* fields of every event */
 	uint32_t flags;			/* SHM_CHAN_* */
-	uint8_t reserved[32];
+	uint32_t max_buffers;		/* buffers a process may hold, 0: no limit */
+	uint8_t reserved[28];
 };
 
 #define SHM_CTL_HDR		4096u

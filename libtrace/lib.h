@@ -60,6 +60,7 @@ struct lib_pool {
 	uint32_t slot_size;
 	uint32_t slot_hdr;
 	uint32_t pool_size;
+	uint32_t max_buffers;		/* the channel's budget: slots at most, 0: no limit */
 	uint32_t mode;
 	uint32_t context;		/* SHMTRACE__CTX_*: every event's context fields */
 	uint32_t flags;			/* SHM_CHAN_* */

@@ -7,7 +7,11 @@
  * under lib_lock, never move and are never unmapped while the process
  * lives, so a slot pointer stays valid. The first segment has the
  * channel's pool_size slots; each further one doubles the total, up to
- * SHM_MAX_SEGMENTS segments.
+ * SHM_MAX_SEGMENTS segments, and never past the channel's budget
+ * (max_buffers in the control page: enable-channel --buffer-budget): past
+ * it a thread that finds every buffer owned goes without one, its events
+ * counted as lost without a buffer, until a thread gives its buffer back
+ * at exit.
  *
  * Slot ownership (struct shm_slot.state):
  *   FREE or RELEASED -> OWNED   a thread, compare-and-swap (the only RMW,
@@ -104,12 +108,16 @@ static int pool_add_segment(unsigned int chan, struct lib_pool *p, uint32_t nslo
 {
 	struct lib_seg *s = &p->seg[p->nseg];
 	struct shm_seg_hdr *h;
-	size_t size = SHM_PAGE + (size_t)nslots * p->slot_size;
+	size_t size;
 	void *base;
 	struct lib_fd f;
 
-	if (p->nseg >= SHM_MAX_SEGMENTS || p->nslots + nslots > SHM_MAX_SLOTS)
+	/* the channel's budget: as many as still fit, none past it */
+	if (p->max_buffers && p->nslots + nslots > p->max_buffers)
+		nslots = p->nslots < p->max_buffers ? p->max_buffers - p->nslots : 0;
+	if (!nslots || p->nseg >= SHM_MAX_SEGMENTS || p->nslots + nslots > SHM_MAX_SLOTS)
 		return -ENOSPC;
+	size = SHM_PAGE + (size_t)nslots * p->slot_size;
 	if (ownfd_take(&f, lib_memfd("shmtrace-buf", size)) < 0)
 		return -ENOMEM;
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
@@ -159,6 +167,7 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	uint32_t subbuf = __atomic_load_n(&c->subbuf_size, __ATOMIC_RELAXED);
 	uint32_t num = __atomic_load_n(&c->num_subbuf, __ATOMIC_RELAXED);
 	uint32_t size = __atomic_load_n(&c->pool_size, __ATOMIC_RELAXED);
+	uint32_t max = __atomic_load_n(&c->max_buffers, __ATOMIC_RELAXED);
 	uint32_t mode = __atomic_load_n(&c->mode, __ATOMIC_RELAXED);
 	uint32_t context = __atomic_load_n(&c->context, __ATOMIC_RELAXED);
 	uint32_t flags = __atomic_load_n(&c->flags, __ATOMIC_RELAXED);
@@ -177,6 +186,7 @@ static int pool_setup(unsigned int chan, struct lib_pool *p, uint64_t chan_id)
 	p->slot_hdr = shm_slot_hdr_size(num);
 	p->slot_size = p->slot_hdr + subbuf * num;
 	p->pool_size = size;
+	p->max_buffers = max;
 	p->mode = mode;
 	p->context = context;
 	p->flags = flags;

@@ -155,6 +155,8 @@ static void channel_record(const struct channel *ch, int stats, struct rec_chann
 	rc->subbuf_size = ch->subbuf_size;
 	rc->num_subbuf = ch->num_subbuf;
 	rc->pool_size = ch->pool_size;
+	rc->budget = ch->budget;
+	rc->max_buffers = channel_max_buffers(ch);
 	rc->flush_ms = ch->flush_ms;
 	rc->compress = ch->compress;
 	rc->context = ch->context;
@@ -403,6 +405,7 @@ static int channel_reenable(struct reply *r, struct channel *ch, const struct cm
 	    CHAN_DIFFERS(c, ch, CMD_CHAN_NUM, num_subbuf) ||
 	    CHAN_DIFFERS(c, ch, CMD_CHAN_FLUSH, flush_ms) ||
 	    CHAN_DIFFERS(c, ch, CMD_CHAN_POOL, pool_size) ||
+	    ((c->set & CMD_CHAN_BUDGET) && ((uint64_t)c->budget_kib << 10) != ch->budget) ||
 	    CHAN_DIFFERS(c, ch, CMD_CHAN_MODE, mode) ||
 	    CHAN_DIFFERS(c, ch, CMD_CHAN_COMPRESS, compress))
 		return reply_fail(r, -EEXIST, RE_CHANNEL_EXISTS, .session = ch->session->name,
@@ -447,6 +450,8 @@ static int cmd_enable_channel(struct reply *r, struct session *s, const struct c
 		want.flush_ms = c->flush_ms;
 	if (c->set & CMD_CHAN_POOL)
 		want.pool_size = c->pool_size;
+	if (c->set & CMD_CHAN_BUDGET)
+		want.budget = (uint64_t)c->budget_kib << 10;
 	if (c->set & CMD_CHAN_MODE)
 		want.mode = c->mode;
 	if (s->memory && want.mode != SHM_MODE_OVERWRITE)

@@ -198,6 +198,7 @@ static void app_chans(const struct app *a, struct shm_ctl_chan *out)
 		out[i].subbuf_size = ch->subbuf_size;
 		out[i].num_subbuf = ch->num_subbuf;
 		out[i].pool_size = ch->pool_size;
+		out[i].max_buffers = channel_max_buffers(ch);
 		out[i].mode = ch->mode;
 		out[i].context = ch->context;
 		out[i].flags = ch->session->memory ? SHM_CHAN_NOWAKE : 0;

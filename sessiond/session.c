@@ -310,8 +310,19 @@ void channel_defaults(const struct session *s, struct channel *ch, const char *n
 	ch->pool_size = s->def_pool;
 	ch->mode = s->def_mode;
 	ch->flush_ms = DEFAULT_FLUSH_MS;
+	ch->budget = DEFAULT_BUDGET;
 	if (s->live_us)		/* live: open packets go out every period */
 		ch->flush_ms = s->live_us >= 2000 ? s->live_us / 1000 : 1;
+}
+
+uint32_t channel_max_buffers(const struct channel *ch)
+{
+	/* a buffer counts its sub-buffers (its header page aside) */
+	uint64_t n = ch->budget / ((uint64_t)ch->subbuf_size * ch->num_subbuf);
+
+	if (!ch->budget)
+		return 0;
+	return n < 1 ? 1 : n > SHM_MAX_SLOTS ? SHM_MAX_SLOTS : (uint32_t)n;
 }
 
 /*

@@ -15,6 +15,8 @@
 #define DEFAULT_SUBBUF		(512u << 10)
 #define DEFAULT_NUM_SUBBUF	16u
 #define DEFAULT_POOL		10u
+/* buffer memory a process may hold for a channel (32 default buffers) */
+#define DEFAULT_BUDGET		(256ull << 20)
 #define DEFAULT_FLUSH_MS	1000u
 
 #define SESSION_MAX_NOTICES	64	/* distinct notices kept per session */
@@ -63,6 +65,7 @@ struct channel {
 	uint32_t flush_ms;
 	uint32_t compress;		/* PROTO_COMPRESS_* */
 	uint32_t context;		/* SHMTRACE__CTX_* (add-context) */
+	uint64_t budget;		/* buffer memory a process may hold, bytes; 0: no limit */
 	int disabled;			/* disable-channel: its patterns enable nothing */
 	int unflushed;			/* the last stop could not write it out: */
 	uint64_t unflushed_events;	/* ... events its buffers still held */
@@ -143,6 +146,9 @@ struct channel *channel_find(const struct session *s, const char *name);
 /* A new channel of @s in a free slot, known to the consumer; NULL and *@err (-EBUSY: no slot). */
 struct channel *channel_new(struct session *s, const struct channel *want, int *err);
 void channel_defaults(const struct session *s, struct channel *ch, const char *name);
+/* The buffers a process may hold for @ch: its budget over the bytes of a
+ * buffer's sub-buffers (header aside), at least 1; 0: no limit. */
+uint32_t channel_max_buffers(const struct channel *ch);
 /* Does an exclusion of @e take event @name? (it then does not enable it) */
 int enabler_excludes(const struct enabler *e, const char *name);
 /* @n exclusions @excl as @e's: 0, or -ENOMEM. */

@@ -138,6 +138,7 @@ static void jw_channel(FILE *f, const struct channel *ch)
 	jw_u64(f, "subbuf_size", ch->subbuf_size);
 	jw_u64(f, "num_subbuf", ch->num_subbuf);
 	jw_u64(f, "pool_size", ch->pool_size);
+	jw_u64(f, "budget", ch->budget);
 	jw_u64(f, "mode", ch->mode);
 	jw_u64(f, "flush_ms", ch->flush_ms);
 	jw_u64(f, "compress", ch->compress);
@@ -410,6 +411,7 @@ static struct channel *rd_channel(struct js_rd *r, const struct js_node *o, stru
 	ch->subbuf_size = (uint32_t)js_rd_u64(r, o, "subbuf_size", SHM_MAX_SUBBUF);
 	ch->num_subbuf = (uint32_t)js_rd_u64(r, o, "num_subbuf", SHM_MAX_NUM_SUBBUF);
 	ch->pool_size = (uint32_t)js_rd_u64(r, o, "pool_size", SHM_MAX_SLOTS);
+	ch->budget = js_rd_u64_opt(r, o, "budget", UINT64_MAX, 0);	/* (older: none) */
 	ch->mode = (uint32_t)js_rd_u64(r, o, "mode", SHM_MODE_OVERWRITE);
 	ch->flush_ms = (uint32_t)js_rd_u64(r, o, "flush_ms", UINT32_MAX);
 	ch->compress = (uint32_t)js_rd_u64(r, o, "compress", PROTO_COMPRESS_LZ4);

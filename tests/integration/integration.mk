@@ -26,6 +26,7 @@ INTEGRATION_TESTS = \
 	tests/integration/thread-churn.sh \
 	tests/integration/reclaim.sh \
 	tests/integration/buffer-memory.sh \
+	tests/integration/buffer-budget.sh \
 	tests/integration/fork-daemon-killed.sh \
 	tests/integration/fork.sh \
 	tests/integration/crash-kill.sh \

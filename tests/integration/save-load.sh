@@ -102,7 +102,7 @@ refused() {
 "$TRACECTL" create s --output "$WORK/o" --overwrite --pool-size 4 >/dev/null
 "$TRACECTL" enable-channel -s s a --subbuf-size 64k --num-subbuf 4 --flush-interval 250ms \
 	--compress lz4 >/dev/null
-"$TRACECTL" enable-channel -s s b --discard --pool-size 2 >/dev/null
+"$TRACECTL" enable-channel -s s b --discard --pool-size 2 --buffer-budget 3M >/dev/null
 "$TRACECTL" enable-event -s s -c a 'shmtrace_test:*' -x 'shmtrace_test:mark,shmtrace_test:ty*' \
 	--filter 'seq < 5 && thread == 1' >/dev/null
 "$TRACECTL" enable-event -s s -c a 'app:x' --loglevel info >/dev/null
@@ -122,7 +122,7 @@ refused() {
 # m: memory-only, two channels, one disabled, started
 "$TRACECTL" create m --snapshot --output "$WORK/om" >/dev/null
 "$TRACECTL" enable-channel -s m fast --subbuf-size 16k --num-subbuf 8 >/dev/null
-"$TRACECTL" enable-channel -s m slow >/dev/null
+"$TRACECTL" enable-channel -s m slow --buffer-budget 0 >/dev/null
 "$TRACECTL" enable-event -s m -c fast 'shmtrace_test:*' -x 'shmtrace_test:mark' >/dev/null
 "$TRACECTL" aggregate -s m mlat 'shmtrace_test:event' --quantize seq >/dev/null
 "$TRACECTL" disable-channel -s m slow >/dev/null
@@ -152,9 +152,11 @@ ctl_json "$WORK/save.json" save -o "$WORK/p.json" || fail "save failed"
 python3 -m json.tool "$WORK/p.json" >/dev/null || fail "the profile is not JSON"
 python3 -c 'import json, sys
 p = json.load(open(sys.argv[1]))
-assert p["shmtrace_profile"] == 2
-assert [s["memory_only"] for s in p["sessions"]] == [False, False, True]' "$WORK/p.json" ||
-	fail "the profile's version or memory_only: $(head -c 300 "$WORK/p.json")"
+assert p["shmtrace_profile"] == 3
+assert [s["memory_only"] for s in p["sessions"]] == [False, False, True]
+b = {c["name"]: c["budget"] for s in p["sessions"] for c in s["channels"]}
+assert b["b"] == 3 << 20 and b["slow"] == 0 and b["a"] == 256 << 20, b' "$WORK/p.json" ||
+	fail "the profile's version, memory_only or budgets: $(head -c 300 "$WORK/p.json")"
 # to the standard output, the same
 "$TRACECTL" save >"$WORK/p2.json" || fail "save to stdout failed"
 cmp -s "$WORK/p.json" "$WORK/p2.json" || fail "save -o and save to stdout differ"
@@ -269,13 +271,26 @@ p = json.load(open(sys.argv[1]))
 w = sys.argv[2]
 def put(name, d):
     json.dump(d, open("%s/%s.json" % (w, name), "w"))
-q = json.loads(json.dumps(p)); q["shmtrace_profile"] = 3; q["sessions"][0]["name"] = "n1"
+q = json.loads(json.dumps(p)); q["shmtrace_profile"] = 4; q["sessions"][0]["name"] = "n1"
 q["sessions"][0]["flight"] = True; put("later", q)
-# version 1 knows neither memory-only sessions nor triggers
-q = json.loads(json.dumps(p)); q["shmtrace_profile"] = 1; q["sessions"][0]["name"] = "n8"
+# versions 1 and 2 know no budget; version 1 neither memory-only sessions nor triggers
+def older(q, v):
+    q["shmtrace_profile"] = v
+    for c in q["sessions"][0]["channels"]:
+        del c["budget"]
+    return q
+q = older(json.loads(json.dumps(p)), 1); q["sessions"][0]["name"] = "n8"
 q["triggers"] = []; del q["sessions"][0]["memory_only"]; put("v1trig", q)
-q = json.loads(json.dumps(p)); q["shmtrace_profile"] = 1; q["sessions"][0]["name"] = "n9"
+q = older(json.loads(json.dumps(p)), 1); q["sessions"][0]["name"] = "n9"
 del q["triggers"]; put("v1mem", q)
+q = json.loads(json.dumps(p)); q["shmtrace_profile"] = 2; q["sessions"][0]["name"] = "n13"
+put("v2budget", q)
+q = json.loads(json.dumps(p)); q["sessions"][0]["name"] = "n14"
+q["sessions"][0]["channels"][0]["budget"] = 1000; put("budgetkib", q)
+q = older(json.loads(json.dumps(p)), 2); q["sessions"][0]["name"] = "n15"
+q["sessions"][0]["output"] = w + "/o15"; q["triggers"] = []
+q["sessions"][0]["channels"] = [c for c in q["sessions"][0]["channels"] if c["name"] == "b"]
+q["sessions"][0]["aggregations"] = []; put("v2", q)
 q = json.loads(json.dumps(p)); q["sessions"][0]["name"] = "n10"
 q["triggers"] = [{"name": "x1", "condition": {"kind": "event", "pattern": "a:*", "filter": None,
                   "rate_policy": {"kind": "every", "n": 0}}, "action": {"kind": "notify", "session": None}}]
@@ -315,6 +330,10 @@ refused "$WORK/v1trig.json" bad-profile
 grep -q 'triggers' "$WORK/l.json" || fail "the member is not named: $(cat "$WORK/l.json")"
 refused "$WORK/v1mem.json" bad-profile
 grep -q 'memory_only' "$WORK/l.json" || fail "the member is not named: $(cat "$WORK/l.json")"
+refused "$WORK/v2budget.json" bad-profile
+grep -q 'budget' "$WORK/l.json" || fail "the member is not named: $(cat "$WORK/l.json")"
+refused "$WORK/budgetkib.json" bad-profile
+grep -q 'budget' "$WORK/l.json" || fail "the member is not named: $(cat "$WORK/l.json")"
 refused "$WORK/trigrange.json" bad-profile
 grep -q 'triggers\[0\].condition.rate_policy' "$WORK/l.json" || fail "not named: $(cat "$WORK/l.json")"
 refused "$WORK/trignotify.json" bad-profile
@@ -332,4 +351,11 @@ refused "$WORK/second.json" output-used
 refused "$WORK/s.json" session-exists
 status_json "$WORK/s-again.json" s || fail "status s failed"
 same "$WORK/s-now.json" "$WORK/s-again.json"
+# a channel of a profile of version 2 had no budget: none now either
+ctl_json "$WORK/l.json" load "$WORK/v2.json" || fail "load of version 2: $(cat "$WORK/l.json")"
+status_json "$WORK/n15.json" n15 || fail "status n15 failed"
+[ "$(jget "$WORK/n15.json" sessions n15 channels b budget)" -eq 0 ] &&
+	[ "$(jget "$WORK/n15.json" sessions n15 channels b budget_buffers)" -eq 0 ] ||
+	fail "version 2's channel b: $(cat "$WORK/n15.json")"
+"$TRACECTL" destroy n15 >/dev/null
 echo "ok: save and load give the sessions back"

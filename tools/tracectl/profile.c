@@ -154,6 +154,7 @@ static int save_channel(struct jw *w, const struct rt_channel *rc)
 	jw_ku64(w, "subbuf_size", c->subbuf_size);
 	jw_ku64(w, "num_subbuf", c->num_subbuf);
 	jw_ku64(w, "pool_size", c->pool_size);
+	jw_ku64(w, "budget", c->budget);
 	jw_ku64(w, "flush_interval_ms", c->flush_ms);
 	jw_kstr(w, "compress", compress_words[c->compress == PROTO_COMPRESS_LZ4]);
 	jw_karr(w, "context");
@@ -851,7 +852,11 @@ static int pl_event(struct pl *p, const struct js_node *o, const char *channel,
 
 static int pl_channel(struct pl *p, const struct js_node *o, struct pl_channel *ch)
 {
+	/* "budget" since version 3 */
 	static const char *const names[] = {
+		"name", "enabled", "mode", "subbuf_size", "num_subbuf", "pool_size",
+		"flush_interval_ms", "compress", "context", "events", "budget", NULL,
+	}, *const names2[] = {
 		"name", "enabled", "mode", "subbuf_size", "num_subbuf", "pool_size",
 		"flush_interval_ms", "compress", "context", "events", NULL,
 	};
@@ -862,7 +867,7 @@ static int pl_channel(struct pl *p, const struct js_node *o, struct pl_channel *
 	uint32_t i = 0;
 	int ret;
 
-	if (pl_object(p, o, names) < 0)
+	if (pl_object(p, o, p->version < 3 ? names2 : names) < 0)
 		return -EINVAL;
 	name = pl_str(p, o, "name", 33, false, &null);
 	if (!name)
@@ -885,6 +890,17 @@ static int pl_channel(struct pl *p, const struct js_node *o, struct pl_channel *
 		ret = pl_u32(p, o, "flush_interval_ms", 0, 3600000, &c->flush_ms);
 	if (!ret)
 		ret = pl_word(p, o, "compress", compress_words, 2, &c->compress);
+	/* before version 3, no budget: its channels had none */
+	c->budget_kib = 0;
+	c->set |= CMD_CHAN_BUDGET;
+	if (!ret && p->version >= 3) {
+		int64_t budget = 0;
+
+		ret = pl_int(p, o, "budget", 0, (int64_t)UINT32_MAX << 10, &budget);
+		if (!ret && budget % 1024)
+			ret = pl_fail(p, "\"budget\": %lld: a whole number of KiB", (long long)budget);
+		c->budget_kib = (uint32_t)(budget >> 10);
+	}
 	ctx = ret ? NULL : pl_array(p, o, "context", CTF_NCONTEXTS);
 	evs = ctx ? pl_array(p, o, "events", PROTO_CMD_MAX_STR * 16) : NULL;
 	if (!evs)

@@ -11,7 +11,7 @@
 struct verb;
 
 /* The version of the profiles written; those of a later version are refused. */
-#define PROFILE_VERSION		2
+#define PROFILE_VERSION		3
 
 extern const struct option save_opts[];
 #define SAVE_SHORTOPTS "o:h"

@@ -532,6 +532,11 @@ static void text_channel(FILE *out, const struct rt_channel *rc, bool streamed)
 		mode_name(c->mode), c->num_subbuf,
 		c->subbuf_size >> 10, c->pool_size, c->flush_ms,
 		c->compress == PROTO_COMPRESS_LZ4 ? ", lz4" : "");
+	if (c->budget)
+		fprintf(out, "    budget: %" PRIu64 " KiB of buffers per process (%u buffers)\n",
+			c->budget >> 10, c->max_buffers);
+	else
+		fprintf(out, "    budget: none (a process's buffers grow with its threads)\n");
 	if (c->context) {
 		context_names(c->context, names, sizeof(names));
 		fprintf(out, "    context: %s\n", names);
@@ -860,6 +865,8 @@ static void json_channel(struct jw *w, const struct rt_channel *rc, bool all)
 	jw_ku64(w, "subbuf_size", c->subbuf_size);
 	jw_ku64(w, "num_subbuf", c->num_subbuf);
 	jw_ku64(w, "pool_size", c->pool_size);
+	jw_ku64(w, "budget", c->budget);
+	jw_ku64(w, "budget_buffers", c->max_buffers);
 	jw_ku64(w, "flush_interval_ms", c->flush_ms);
 	jw_kstr(w, "compress", c->compress == PROTO_COMPRESS_LZ4 ? "lz4" : "none");
 	jw_karr(w, "context");

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -63,6 +64,7 @@ const struct option request_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "overwrite", no_argument, NULL, 'O' },
 	{ "pool-size", required_argument, NULL, 'P' },
+	{ "buffer-budget", required_argument, NULL, 'G' },
 	{ "loglevel", required_argument, NULL, 'L' },
 	{ "channel", required_argument, NULL, 'c' },
 	{ "filter", required_argument, NULL, 'f' },
@@ -269,6 +271,16 @@ static int ctl_option(struct ctl_req *r, int c, const char *arg)
 				   "pages", arg, SHM_MIN_SUBBUF, SHM_MAX_SUBBUF, SHM_PAGE);
 		r->channel.subbuf_size = (uint32_t)v;
 		r->channel.set |= CMD_CHAN_SUBBUF;
+		return 0;
+	case 'G':
+		ret = units_size(arg, &v);
+		if (ret < 0)
+			return bad_unit(r, c, arg, ret, 1);
+		if (v % 1024 || (v >> 10) > UINT32_MAX)
+			return bad(r, "--buffer-budget '%s': a whole number of KiB, at most %" PRIu64
+				   " GiB (0: no limit)", arg, (uint64_t)UINT32_MAX >> 20);
+		r->channel.budget_kib = (uint32_t)(v >> 10);
+		r->channel.set |= CMD_CHAN_BUDGET;
 		return 0;
 	case 'N':
 		if (parse_count(arg, 2, SHM_MAX_NUM_SUBBUF, &r->channel.num_subbuf) < 0)

@@ -68,20 +68,24 @@ const struct verb verbs[] = {
 		.name = "enable-channel", .verb = VERB_ENABLE_CHANNEL,
 		.usage = "enable-channel [-s NAME] CHANNEL [--subbuf-size SIZE] [--num-subbuf N]\n"
 			 "         [--overwrite | --discard] [--flush-interval TIME] [--pool-size N]\n"
-			 "         [--compress lz4|none]",
+			 "         [--buffer-budget SIZE] [--compress lz4|none]",
 		.help = "Create a channel in the session: its own buffers in every traced process\n"
 			"and its own stream files. SIZE: bytes, or with k, M or G (default 512k, a\n"
 			"whole number of pages); N: 2 to 64 sub-buffers (default 16); --overwrite: flight\n"
 			"recorder (default --discard); TIME: the longest an idle thread's events\n"
 			"wait before they reach the files, e.g. 200ms or 2s (default 1s, 0 never);\n"
 			"--pool-size: buffers each process prepares (default 10, it grows);\n"
+			"--buffer-budget SIZE: the most buffer memory a process may hold for the\n"
+			"channel (default 256M, 32 of the default buffers; 0: no limit); past it\n"
+			"a thread that finds every buffer taken records nothing until one is\n"
+			"given back, its events counted as lost without a buffer (status);\n"
 			"--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF;\n"
 			"default none).\n"
 			"Events go to a channel with enable-event -c CHANNEL; without -c, to\n"
 			"channel0, created with the session's defaults at its first use.\n"
 			"A channel that disable-channel disabled is enabled again (its settings\n"
 			"stay as they were).",
-		REQUEST("sBNODFZP"), .min_args = 1, .max_args = 1, .session_arg = 0,
+		REQUEST("sBNODFZPG"), .min_args = 1, .max_args = 1, .session_arg = 0,
 		.build = build_channel,
 	},
 	{
