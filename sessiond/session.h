@@ -15,8 +15,13 @@
 #define DEFAULT_SUBBUF		(512u << 10)
 #define DEFAULT_NUM_SUBBUF	16u
 #define DEFAULT_POOL		10u
-/* buffer memory a process may hold for a channel (32 default buffers) */
-#define DEFAULT_BUDGET		(256ull << 20)
+/*
+ * Buffer memory a process may hold for a channel: 128 default buffers,
+ * room for the threads alive at once and for the released buffers a
+ * lagging consumer has not drained yet (10,000 short threads, 8 alive at
+ * once, grew a pool to 63 under a loaded machine)
+ */
+#define DEFAULT_BUDGET		(1024ull << 20)
 #define DEFAULT_FLUSH_MS	1000u
 
 #define SESSION_MAX_NOTICES	64	/* distinct notices kept per session */

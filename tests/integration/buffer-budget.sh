@@ -8,7 +8,7 @@
 # buffer and record everything, 4 have none and lose everything, counted;
 # the process's buffer memfds hold at most 4 buffers; status shows the
 # budget, and recorded + discarded + lost without a buffer is what was
-# emitted. The default channel shows the default budget (256 MiB, 32
+# emitted. The default channel shows the default budget (1 GiB, 128
 # buffers of 8 MiB); --buffer-budget 0 is no limit.
 . "$(dirname "$0")/lib.sh"
 start_daemons
@@ -24,8 +24,8 @@ N=2000
 ctl_json "$WORK/st0.json" status s || fail "status failed"
 [ "$(jget "$WORK/st0.json" sessions s channels c budget)" -eq $((1 << 20)) ] &&
 	[ "$(jget "$WORK/st0.json" sessions s channels c budget_buffers)" -eq 4 ] &&
-	[ "$(jget "$WORK/st0.json" sessions s channels channel0 budget)" -eq $((256 << 20)) ] &&
-	[ "$(jget "$WORK/st0.json" sessions s channels channel0 budget_buffers)" -eq 32 ] &&
+	[ "$(jget "$WORK/st0.json" sessions s channels channel0 budget)" -eq $((1024 << 20)) ] &&
+	[ "$(jget "$WORK/st0.json" sessions s channels channel0 budget_buffers)" -eq 128 ] &&
 	[ "$(jget "$WORK/st0.json" sessions s channels free budget)" -eq 0 ] &&
 	[ "$(jget "$WORK/st0.json" sessions s channels free budget_buffers)" -eq 0 ] ||
 	fail "the budgets: $(cat "$WORK/st0.json")"

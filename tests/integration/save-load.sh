@@ -155,7 +155,7 @@ p = json.load(open(sys.argv[1]))
 assert p["shmtrace_profile"] == 3
 assert [s["memory_only"] for s in p["sessions"]] == [False, False, True]
 b = {c["name"]: c["budget"] for s in p["sessions"] for c in s["channels"]}
-assert b["b"] == 3 << 20 and b["slow"] == 0 and b["a"] == 256 << 20, b' "$WORK/p.json" ||
+assert b["b"] == 3 << 20 and b["slow"] == 0 and b["a"] == 1024 << 20, b' "$WORK/p.json" ||
 	fail "the profile's version, memory_only or budgets: $(head -c 300 "$WORK/p.json")"
 # to the standard output, the same
 "$TRACECTL" save >"$WORK/p2.json" || fail "save to stdout failed"

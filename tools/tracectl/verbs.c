@@ -76,7 +76,7 @@ const struct verb verbs[] = {
 			"wait before they reach the files, e.g. 200ms or 2s (default 1s, 0 never);\n"
 			"--pool-size: buffers each process prepares (default 10, it grows);\n"
 			"--buffer-budget SIZE: the most buffer memory a process may hold for the\n"
-			"channel (default 256M, 32 of the default buffers; 0: no limit); past it\n"
+			"channel (default 1G, 128 of the default buffers; 0: no limit); past it\n"
 			"a thread that finds every buffer taken records nothing until one is\n"
 			"given back, its events counted as lost without a buffer (status);\n"
 			"--compress lz4: stream files as LZ4 frames (lz4 -d gives plain CTF;\n"

@@ -652,7 +652,7 @@ START_TEST(test_item_decode)
 
 	/* the layouts doc/protocol.md gives */
 	ck_assert_uint_eq(sizeof(struct rec_session), 5096);
-	ck_assert_uint_eq(sizeof(struct rec_channel), 4440);
+	ck_assert_uint_eq(sizeof(struct rec_channel), 4456);
 	ck_assert_uint_eq(sizeof(struct rec_enabler), 4496);
 	ck_assert_uint_eq(sizeof(struct rec_process), 112);
 	ck_assert_uint_eq(sizeof(struct rec_notice), 4192);
