@@ -28,7 +28,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SHMTRACE_BUILD:-$top/build}
 secs=300 runs=1 faults=20 seed="" burst=1000 pause_us=10000 fork_us=250000
-kinds=kill-consumer,kill-sessiond,stop-consumer,stop-sessiond
+fault_kinds=kill-consumer,kill-sessiond,stop-consumer,stop-sessiond
 while getopts d:r:f:s:b:p:i:k:h o; do
 	case $o in
 	d) secs=$OPTARG ;;
@@ -38,7 +38,7 @@ while getopts d:r:f:s:b:p:i:k:h o; do
 	b) burst=$OPTARG ;;
 	p) pause_us=$OPTARG ;;
 	i) fork_us=$OPTARG ;;
-	k) kinds=$OPTARG ;;
+	k) fault_kinds=$OPTARG ;;
 	h) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "usage: $0 [-d SECONDS] [-r RUNS] [-f MIN_FAULTS] [-s SEED] [-b BURST] [-p PAUSE_US]" \
 		"[-i FORK_US] [-k KINDS]" >&2
@@ -67,7 +67,7 @@ for ((r = 0; r < runs; r++)); do
 	rc=0
 	SHMTRACE_TEST_KEEP=1 top_builddir=$build top_srcdir=$top BABELTRACE2=babeltrace2 \
 		"$top/tests/chaos/chaos.sh" -d "$secs" -f "$faults" -s "$s" -b "$burst" -p "$pause_us" \
-		-i "$fork_us" -k "$kinds" >"$out" 2>&1 || rc=$?
+		-i "$fork_us" -k "$fault_kinds" >"$out" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		cat "$out" >&2
 		die "run $((r + 1)) of $runs failed (seed $s, exit status $rc, $(( $(date +%s) - t0 )) s)"

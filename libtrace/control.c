@@ -688,15 +688,22 @@ static void lib_wait_heard(uint64_t deadline)
 	}
 }
 
-/* At exit: our marker goes; what a daemon never answered is waited for; a
- * daemon that never answered is said so. */
+void lib_heard_locked(void)
+{
+	if (lib.pid == getpid() && lib.sync_ms > 0 && (pool_in_use() || lib_counted_lost()) &&
+	    lib_unheard())
+		lib_wait_heard(now_ns(CLOCK_MONOTONIC) + (uint64_t)lib.sync_ms * 1000000u);
+}
+
+/* At exit: our marker goes; what a daemon never answered is waited for
+ * (the library's own events: the program's modules were forgotten
+ * already, each after the same wait); a daemon that never answered is
+ * said so. */
 static void lib_at_exit(void)
 {
 	lib_remove_marker();
-	if (lib.pid == getpid() && lib.sync_ms > 0 && (pool_in_use() || lib_counted_lost()) &&
-	    lib_trylock()) {
-		if (lib_unheard())
-			lib_wait_heard(now_ns(CLOCK_MONOTONIC) + (uint64_t)lib.sync_ms * 1000000u);
+	if (lib_trylock()) {
+		lib_heard_locked();
 		lib_unlock();
 	}
 	lib_late_check();

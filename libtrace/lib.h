@@ -189,6 +189,14 @@ static inline int lib_ctl_gen(const struct shm_ctl_page *ctl, uint64_t *gen)
 
 /* control.c */
 void lib_init(void);
+/*
+ * Holding buffers or counted losses that no daemon has answered for (a
+ * registration that died unread with a killed daemon): wait for an
+ * answer, at most lib.sync_ms, registering again while the connection
+ * is gone. At exit, and before a module's events are forgotten: their
+ * descriptions must reach the daemon while they are there. Lock held.
+ */
+void lib_heard_locked(void);
 void lib_register_soon(void);
 int lib_trylock(void);
 void lib_lock(void);

@@ -289,6 +289,8 @@ SHMTRACE_API void shmtrace_unregister_events(struct shmtrace_event *const *begin
 	int found = 0;
 
 	lib_lock();
+	/* what we wrote of these events must be described to a daemon first */
+	lib_heard_locked();
 	for (unsigned int i = 0; i < reg_nmodules; i++) {
 		if (reg_modules[i] != begin)
 			continue;

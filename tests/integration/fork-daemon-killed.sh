@@ -9,9 +9,14 @@
 #     there and then, and every one of its events is in the trace;
 #  b. no daemon runs when the child emits, the next one does when it
 #     exits: every event was lost for want of a buffer, and said so (the
-#     child registers once more on its way out: status counts them).
-# Either way nothing is lost without a count (before, both children's
-# events were nowhere and counted nowhere).
+#     child registers once more on its way out: status counts them);
+#  c. the child emits while the daemon is still stopped (its segment goes
+#     to the daemon's socket too, and dies there unread), and exits after
+#     the next daemon starts: its registration was never answered, so on
+#     its way out, before its events' descriptions are forgotten, it waits
+#     for an answer and registers again: every event is in the trace.
+# Nothing is lost without a count (before, the three children's events
+# were nowhere and counted nowhere).
 . "$(dirname "$0")/lib.sh"
 need_babeltrace
 start_daemons
@@ -35,13 +40,19 @@ run() {
 	# the child registered (into the stopped daemon's socket) before it says so
 	read -r line <&"$OUT" || fail "$c: no child"
 	child=${line#child }
+	if [ "$c" = c ]; then
+		echo emit >&"$IN"
+		read -r line <&"$OUT" && [ "$line" = done ] || fail "$c: the child said '$line'"
+	fi
 	kill -KILL "$s"
 	for _ in $(seq 100); do kill -0 "$s" 2>/dev/null || break; sleep 0.05; done
 	! kill -0 "$s" 2>/dev/null || fail "$c: the session daemon $s survived SIGKILL"
 	[ "$c" = b ] || "$TRACECTL" status s >/dev/null || fail "$c: no next session daemon"
-	echo emit >&"$IN"
-	read -r line <&"$OUT" && [ "$line" = done ] || fail "$c: the child said '$line'"
-	[ "$c" = a ] || "$TRACECTL" status s >/dev/null || fail "$c: no next session daemon"
+	if [ "$c" != c ]; then
+		echo emit >&"$IN"
+		read -r line <&"$OUT" && [ "$line" = done ] || fail "$c: the child said '$line'"
+	fi
+	[ "$c" != b ] || "$TRACECTL" status s >/dev/null || fail "$c: no next session daemon"
 	echo exit >&"$IN"
 	wait "$APP" || fail "$c: fork-wait failed"
 	exec {IN}>&- {OUT}<&-
@@ -49,6 +60,7 @@ run() {
 }
 run a
 run b
+run c
 "$TRACECTL" stop s >/dev/null || fail "stop failed"
 ctl_json "$WORK/st.json" status s || fail "status failed"
 nobuf=$(jget "$WORK/st.json" sessions s channels channel0 lost_without_buffer)
@@ -65,8 +77,11 @@ print(n)' "$WORK/tr.json" "$1"
 }
 a=$(count "$CHILD_a")
 b=$(count "$CHILD_b")
+c=$(count "$CHILD_c")
 [ "$a" -eq "$N" ] || fail "child a (pid $CHILD_a): $a of its $N events in the trace (lost without a buffer: $nobuf)"
+[ "$c" -eq "$N" ] || fail "child c (pid $CHILD_c): $c of its $N events in the trace (lost without a buffer: $nobuf)"
 [ "$((b + nobuf))" -eq "$N" ] ||
 	fail "child b (pid $CHILD_b): $b events in the trace and $nobuf counted lost, of $N"
 echo "ok: a child that emitted after the next daemon came: $a of $N events in the trace;" \
-	"one that emitted with no daemon: $b in the trace, $nobuf counted lost without a buffer"
+	"one that emitted with no daemon: $b in the trace, $nobuf counted lost without a buffer;" \
+	"one that emitted into the killed daemon's queue: $c in the trace"
