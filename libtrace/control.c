@@ -41,11 +41,12 @@
  * registration, a segment). A send that finds our connection gone
  * registers again when the lock is let go (lib_send_fd()): a thread that
  * needs a buffer asks again every few dozen events, so the next daemon
- * learns of us as soon as it listens, rung or not. A process that exits
- * so disconnected, with buffers or counted losses, and whose connection
- * the daemon never answered (a sync follows every registration) registers
- * once more on its way out (lib_at_exit()), so that what it committed is
- * drained; one that was answered is the consumer's already.
+ * learns of us as soon as it listens, rung or not. A process so
+ * disconnected, with buffers or counted losses, whose connection the
+ * daemon never answered (a sync follows every registration) waits for
+ * an answer, registering again, before a module's events are forgotten
+ * and at exit (lib_heard_locked()), so that what it committed is drained
+ * and described; one that was answered is the consumer's already.
  *
  * fork: the child drops every buffer of the parent without touching it
  * (the segments are MADV_DONTFORK, hence not even mapped in the child),
@@ -663,10 +664,11 @@ void lib_remove_marker(void)
 }
 
 /*
- * At exit, a process that holds buffers or counted losses and whose
- * registration its daemon has not answered yet (a sync follows every
- * registration; a forked child's is never waited for) waits for the
- * answer, as at start-up at most lib.sync_ms, registering again whenever
+ * Before a module's events are forgotten and at exit (lib_heard_locked()),
+ * a process that holds buffers or counted losses and whose registration
+ * its daemon has not answered yet (a sync follows every registration; a
+ * forked child's is never waited for) waits for the answer, until
+ * @deadline (as at start-up, lib.sync_ms), registering again whenever
  * its connection is gone (its daemon was killed with what we sent
  * unread) and a daemon listens. Answered, everything it sent was taken
  * in: the consumer drains what it committed and reads what it counted
