@@ -97,21 +97,20 @@ static int evf_copy(const struct shm_ctl_page *ctl, unsigned int num, unsigned c
 		    uint64_t gen)
 {
 	uint32_t off, len;
+	int inside;
 
 	if (__atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE) != gen)
 		return -EAGAIN;
 	off = __atomic_load_n(&ctl->filters.f[num - 1].off, __ATOMIC_RELAXED);
 	len = __atomic_load_n(&ctl->filters.f[num - 1].len, __ATOMIC_RELAXED);
-	if (len && len <= EVF_MAX_CODE && off <= sizeof(ctl->filters.code) &&
-	    len <= sizeof(ctl->filters.code) - off)
+	inside = len && len <= EVF_MAX_CODE && off <= sizeof(ctl->filters.code) &&
+		 len <= sizeof(ctl->filters.code) - off;
+	if (inside)
 		memcpy(out, ctl->filters.code + off, len);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) != gen)
-		return -EAGAIN;
-	if (len == 0 || len > EVF_MAX_CODE || off > sizeof(ctl->filters.code) ||
-	    len > sizeof(ctl->filters.code) - off)
-		return -EINVAL;
-	return (int)len;
+		return -EAGAIN;	/* what was read may be torn: nothing said of it */
+	return inside ? (int)len : -EINVAL;
 }
 
 /*
