@@ -13,6 +13,10 @@
 #   shmtrace      the same, a session recording 'shmtrace_libc:*' to disk
 #   lttng-ust     liblttng-ust-libc-wrapper.so.1 preloaded, a session
 #                 recording 'lttng_ust_libc:*' to disk
+#   lttng-ust+ip  the same with the ip context added: the caller's address,
+#                 which every event of shmtrace's libc helper carries (its
+#                 `caller` field), so that the bytes per event compare the
+#                 same fields
 # Each tracer's daemons are started for the repetition and stopped (by pid)
 # after it. The program times its own loop. The table gives the median
 # over the repetitions; ratios and differences are taken within a
@@ -212,29 +216,30 @@ rep_shmtrace() {
 	shm_daemons_stop
 }
 
-rep_lttng() {
-	local out=$work/traces/lttng-$rep line total fam dis n
+rep_lttng() {	# rep_lttng CONFIG [CONTEXT]
+	local c=$1 ctx=${2:-} out=$work/traces/$1-$rep line total fam dis n
 	lttng_daemons_start "$work/lttng-home" "$work/log/lttng-sessiond-$rep.log" ||
 		{ lttng_why="lttng-sessiond does not start (see its log; another root session daemon?)"; return 1; }
 	{ lttng create s --output "$out" &&
 	  lttng enable-event -u 'lttng_ust_libc:*' &&
-	  lttng start s; } >"$work/log/lttng-$rep.ctl" 2>&1 ||
-		{ cat "$work/log/lttng-$rep.ctl" >&2; lttng_why="lttng session set-up failed"; return 1; }
+	  { [ -z "$ctx" ] || lttng add-context -u -t "$ctx"; } &&
+	  lttng start s; } >"$work/log/$c-$rep.ctl" 2>&1 ||
+		{ cat "$work/log/$c-$rep.ctl" >&2; lttng_why="lttng session set-up failed"; return 1; }
 	# the program waits for its registration (its events are then enabled)
-	run lttng LD_PRELOAD="$lttng_wrapper" LTTNG_UST_REGISTER_TIMEOUT=-1 ||
+	run "$c" LD_PRELOAD="$lttng_wrapper" LTTNG_UST_REGISTER_TIMEOUT=-1 ||
 		{ lttng destroy s >/dev/null 2>&1; lttng_why="the traced program failed"; return 1; }
 	lttng stop s >/dev/null 2>&1
-	lttng list s >"$work/log/lttng-$rep.list" 2>&1 || true
+	lttng list s >"$work/log/$c-$rep.list" 2>&1 || true
 	lttng destroy s >/dev/null 2>&1
 	lttng_daemons_stop
 	# events: one line each; discarded: babeltrace2's warnings
-	babeltrace2 "$out" 2>"$work/log/lttng-$rep.bt.err" |
-		awk '{ t++ } / lttng_ust_libc:/ { f++ } END { print t + 0, f + 0 }' >"$work/log/lttng-$rep.count"
-	read -r total fam <"$work/log/lttng-$rep.count"
-	dis=$(grep -o 'discarded [0-9]* events' "$work/log/lttng-$rep.bt.err" |
+	babeltrace2 "$out" 2>"$work/log/$c-$rep.bt.err" |
+		awk '{ t++ } / lttng_ust_libc:/ { f++ } END { print t + 0, f + 0 }' >"$work/log/$c-$rep.count"
+	read -r total fam <"$work/log/$c-$rep.count"
+	dis=$(grep -o 'discarded [0-9]* events' "$work/log/$c-$rep.bt.err" |
 		awk '{ s += $2 } END { print s + 0 }')
-	file_counts lttng "$total" "$fam" "$dis" "$out"
-	n=$(awk '/Discarded events:/ { s += $NF } END { print s + 0 }' "$work/log/lttng-$rep.list")
+	file_counts "$c" "$total" "$fam" "$dis" "$out"
+	n=$(awk '/Discarded events:/ { s += $NF } END { print s + 0 }' "$work/log/$c-$rep.list")
 	[ "$n" = "$dis" ] ||
 		log "warning: lttng-ust: lttng list says $n events discarded, babeltrace2 $dis" \
 			"(it sees only the discards counted in packets of the trace)"
@@ -246,7 +251,7 @@ rep_lttng() {
 mkdir -p "$work/log" "$work/traces"
 order=(untraced)
 [ "$shm_ok" = 1 ] && order+=(shmtrace)
-[ "$lttng_ok" = 1 ] && order+=(lttng)
+[ "$lttng_ok" = 1 ] && order+=(lttng lttng-ip)
 log "$reps repetitions of: ${order[*]} (alternating order), $threads thread(s) x $calls calls"
 for rep in $(seq 1 "$reps"); do
 	if [ $((rep % 2)) = 0 ]; then
@@ -266,8 +271,10 @@ for rep in $(seq 1 "$reps"); do
 				shm_ok=0
 				shm_daemons_stop
 			fi ;;
-		lttng)
-			if [ "$lttng_ok" = 1 ] && ! rep_lttng; then
+		lttng|lttng-ip)
+			ctx=""
+			[ "$t" = lttng ] || ctx=ip
+			if [ "$lttng_ok" = 1 ] && ! rep_lttng "$t" $ctx; then
 				log "LTTng-UST measurement failed: $lttng_why"
 				lttng_ok=0
 				lttng_daemons_stop
@@ -290,40 +297,42 @@ per_rep() {
 			else if (e == "(a-c)/(b-c)" && b[r] != c[r]) print (a[r] - c[r]) / (b[r] - c[r]) } }' "$res" |
 		median
 }
-row() {	# row LABEL UNTRACED SHM-OFF SHMTRACE LTTNG [LTTNG/SHM]
-	printf '%-32s %10s %13s %10s %10s %11s\n' "$1" "$2" "$3" "$4" "$5" "${6:-}"
+row() {	# row LABEL UNTRACED SHM-OFF SHMTRACE LTTNG LTTNG+IP [LTTNG/SHM]
+	printf '%-32s %10s %13s %10s %10s %12s %11s\n' "$1" "$2" "$3" "$4" "$5" "$6" "${7:-}"
 }
+traced="shmtrace lttng lttng-ip"	# the configurations that make a trace
 
 echo
 echo "preload libc: medians of $reps repetitions ($(nproc) CPUs, $threads thread(s) x $calls calls)"
 [ "$shm_ok" = 1 ] || echo "shmtrace: not measured: $shm_why"
 [ "$lttng_ok" = 1 ] || echo "lttng-ust: not measured: $lttng_why"
-row "" untraced shmtrace-off shmtrace lttng-ust "lttng/shm"
-row "ns/op" $(for c in untraced shmtrace-off shmtrace lttng; do fmt %.2f "$(med $c ns)"; echo; done) \
+row "" untraced shmtrace-off shmtrace lttng-ust lttng-ust+ip "lttng/shm"
+row "ns/op" $(for c in untraced shmtrace-off $traced; do fmt %.2f "$(med $c ns)"; echo; done) \
 	"$(fmt %.2f "$(per_rep a/b lttng shmtrace)")"
-row "ns/op min-max" $(for c in untraced shmtrace-off shmtrace lttng; do fmt %s "$(range $c ns)"; echo; done)
+row "ns/op min-max" $(for c in untraced shmtrace-off $traced; do fmt %s "$(range $c ns)"; echo; done)
 [ "$threads" = 1 ] ||
-	row "wall ns/op (all threads)" $(for c in untraced shmtrace-off shmtrace lttng; do
+	row "wall ns/op (all threads)" $(for c in untraced shmtrace-off $traced; do
 		fmt %.2f "$(med $c wns)"; echo; done)
 row "overhead ns/op over untraced" - \
-	$(for c in shmtrace-off shmtrace lttng; do fmt %.2f "$(per_rep a-b $c untraced)"; echo; done) \
+	$(for c in shmtrace-off $traced; do fmt %.2f "$(per_rep a-b $c untraced)"; echo; done) \
 	"$(fmt %.2f "$(per_rep '(a-c)/(b-c)' lttng shmtrace untraced)")"
 row "ratio to untraced" 1 \
-	$(for c in shmtrace-off shmtrace lttng; do fmt %.2f "$(per_rep a/b $c untraced)"; echo; done)
-row "events recorded per run" - - "$(fmt %.0f "$(med shmtrace events)")" "$(fmt %.0f "$(med lttng events)")"
-row "  malloc family - calls made" - - "$(fmt %.0f "$(med shmtrace surplus)")" "$(fmt %.0f "$(med lttng surplus)")"
-row "discarded (all runs)" - - "$(fmt %.0f "$(sum shmtrace discarded)")" "$(fmt %.0f "$(sum lttng discarded)")"
-row "bytes/event on disk (streams)" - - "$(fmt %.2f "$(med shmtrace bytes)")" "$(fmt %.2f "$(med lttng bytes)")" \
+	$(for c in shmtrace-off $traced; do fmt %.2f "$(per_rep a/b $c untraced)"; echo; done)
+row "events recorded per run" - - $(for c in $traced; do fmt %.0f "$(med $c events)"; echo; done)
+row "  malloc family - calls made" - - $(for c in $traced; do fmt %.0f "$(med $c surplus)"; echo; done)
+row "discarded (all runs)" - - $(for c in $traced; do fmt %.0f "$(sum $c discarded)"; echo; done)
+row "bytes/event on disk (streams)" - - $(for c in $traced; do fmt %.2f "$(med $c bytes)"; echo; done) \
 	"$(fmt %.2f "$(awk -v a="$(med lttng bytes)" -v b="$(med shmtrace bytes)" \
 		'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }')")"
-row "MiB of streams per run" - - "$(fmt %.1f "$(med shmtrace mib)")" "$(fmt %.1f "$(med lttng mib)")"
-row "metadata bytes per trace" - - "$(fmt %.0f "$(med shmtrace meta)")" "$(fmt %.0f "$(med lttng meta)")"
+row "MiB of streams per run" - - $(for c in $traced; do fmt %.1f "$(med $c mib)"; echo; done)
+row "metadata bytes per trace" - - $(for c in $traced; do fmt %.0f "$(med $c meta)"; echo; done)
 echo
 echo "ns/op: the program's loop time / its calls (malloc, calloc, realloc, free);"
 echo "overheads and ratios: within each repetition, then the median; the lttng/shm"
 echo "column of the overhead row is (lttng - untraced) / (shmtrace - untraced);"
 echo "'malloc family - calls made': the trace's malloc-family events + discarded"
 echo "- the $ops calls of the loops (the process's own start-up and exit)."
+echo "lttng-ust+ip: LTTng with the ip context, the fields of shmtrace's events (caller)."
 echo "elapsed: $(( $(date +%s) - start_time )) s; load average at start: $load_start," \
 	"at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?') (other load skews the figures)"
 [ "$keep" = 1 ] && echo "work directory kept: $work (results: raw figures per repetition)"
