@@ -42,6 +42,12 @@ print(sum(c.get(sys.argv[2], 0) for s in d.get("sessions", []) for c in s.get("c
 shm_home=""	# where the running daemons keep their pid files
 SESSIOND_PID="" CONSUMERD_PID=""
 
+# BENCH_DAEMON_CPUS (a taskset list, e.g. "1"): both tracers' daemons, and
+# the consumers they start, run on these CPUs only; unset or empty: on any
+daemon_cpus() {	# daemon_cpus: the command that starts a daemon, as a prefix
+	[ -z "${BENCH_DAEMON_CPUS:-}" ] || echo "taskset -c $BENCH_DAEMON_CPUS"
+}
+
 # shm_daemons_start HOME LOG: the daemons of the build in HOME, made if
 # need be, their messages in LOG; this shell's programs use them. Sets
 # SHMTRACE_HOME, SESSIOND_PID and CONSUMERD_PID; returns 1 when a daemon
@@ -49,7 +55,8 @@ SESSIOND_PID="" CONSUMERD_PID=""
 shm_daemons_start() {
 	shmtrace_daemons_env "$build" "$1"
 	shm_home=$1
-	shmtrace_daemons_start "$build" "$1" "$2" || return 1
+	# shellcheck disable=SC2046
+	shmtrace_daemons_start "$build" "$1" "$2" $(daemon_cpus) || return 1
 }
 
 # shm_daemons_stop: the daemons shm_daemons_start started, by pid
@@ -77,7 +84,9 @@ lttng_daemons_start() {
 	mkdir -p "$LTTNG_HOME"
 	rm -f "$LTTNG_HOME/sessiond.pid"
 	lttng_pidfile=$LTTNG_HOME/sessiond.pid
-	lttng-sessiond --daemonize --no-kernel --pidfile "$lttng_pidfile" >"$2" 2>&1 || return 1
+	# shellcheck disable=SC2046
+	$(daemon_cpus) lttng-sessiond --daemonize --no-kernel --pidfile "$lttng_pidfile" >"$2" 2>&1 ||
+		return 1
 	lttng_pid=$(cat "$lttng_pidfile")
 }
 
@@ -162,6 +171,14 @@ bench_cc() {
 
 # first_cpu: the first CPU this shell may run on
 first_cpu() { taskset -pc $$ | sed 's/.*: *//; s/[-,].*//'; }
+
+# other_cpus CPU: the CPUs this shell may run on but CPU, comma-separated
+# (empty when there is none)
+other_cpus() {
+	taskset -pc $$ | sed 's/.*: *//' | tr ',' '\n' |
+		awk -F- -v c="$1" '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) if (i != c) l = l (l == "" ? "" : ",") i }
+			END { print l }'
+}
 
 # rss_kib PID: its resident set size (VmRSS) in KiB, "-" when it is gone
 rss_kib() {

@@ -24,7 +24,9 @@
 #   -k           keep the work directory (traces, logs, raw results)
 #   --no-lttng   measure shmtrace and the floor only
 # Environment: SHMTRACE_BUILD (default <tree>/build), CC (default cc),
-# BENCH_CPUS (CPUs of the measuring threads, e.g. "1,0"), TMPDIR.
+# BENCH_CPUS (CPUs of the measuring threads, e.g. "1,0"), BENCH_DAEMON_CPUS
+# (the CPUs of both tracers' daemons; default: every allowed CPU but the
+# one of the 1-thread runs, when there is one to spare; empty: any), TMPDIR.
 #
 # It is a benchmark, not a test: it prints figures. LTTng-UST and
 # lttng-tools are installed with apt-get when missing (as root).
@@ -73,6 +75,13 @@ name=compare-lttng
 . "$bench/common.sh"
 
 start_time=$(date +%s)
+
+# the consumers away from the thread they drain, as a user would place them
+if [ -z "${BENCH_DAEMON_CPUS+set}" ]; then
+	w=${BENCH_CPUS:-$(first_cpu)}
+	BENCH_DAEMON_CPUS=$(other_cpus "${w%%,*}")
+	export BENCH_DAEMON_CPUS
+fi
 
 [ -x "$build/tracectl" ] && [ -e "$build/.libs/libshmtrace.so" ] ||
 	die "no shmtrace build in $build (run make -C $build, or set SHMTRACE_BUILD)"
@@ -353,6 +362,13 @@ echo "each thread first emits $warmup untimed events (warm-up: timed apart, 1 th
 echo "latency: $lat_batches batches of $lat_k events; disabled: best of $disabled_rounds x $disabled_iter."
 echo "elapsed: $(( $(date +%s) - start_time )) s"
 [ "$keep" = 1 ] && echo "work directory kept: $work (results: raw figures per repetition)"
-X=$(med shmtrace b1.ns); F=$(med floor b1.ns); Y=$(med lttng b1.ns)
-Z=$(medratio lttng b1.ns shmtrace b1.ns)
-echo "enabled event B ns/event: shmtrace $(fmt %.2f "$X"), floor $(fmt %.2f "$F"), lttng-ust $(fmt %.2f "$Y"), ratio Y/X = $(fmt %.2f "$Z")"
+echo "daemons' CPUs: ${BENCH_DAEMON_CPUS:-any}; measuring threads' CPUs: ${BENCH_CPUS:-the allowed ones in order}"
+# the headline: per event, shmtrace X, floor F, LTTng Y, X/F and Y/X (each
+# ratio taken within a repetition, then the median)
+headline() {
+	printf '%s %s (floor %s, lttng-ust %s, shmtrace/floor %s, lttng/shmtrace %s)' "$1" \
+		"$(fmt %.2f "$(med shmtrace "$2")")" "$(fmt %.2f "$(med floor "$2")")" \
+		"$(fmt %.2f "$(med lttng "$2")")" "$(fmt %.3f "$(medratio shmtrace "$2" floor "$2")")" \
+		"$(fmt %.2f "$(medratio lttng "$2" shmtrace "$2")")"
+}
+echo "enabled ns/event, shmtrace: $(headline B b1.ns); $(headline A a1.ns)"
