@@ -23,8 +23,9 @@
 #    json), and the resident set of the program and of both daemons a
 #    quarter of the run (at most 1 s) after its start and as long before
 #    its end. Beside it, the lossless rate of recording the same event
-#    (common.sh's sustained_lossless: full speed, then 75, 60, 45, 30 and
-#    15 % of that rate, SECS seconds each, until a run loses nothing).
+#    (common.sh's sustained_lossless: full speed, then 75, 60, 45, 30, 15,
+#    7.5 and 3.75 % of that rate, SECS seconds each, until a run loses nothing, then
+#    two halvings of the interval above it).
 # 3. Function profiles. bench/fib-calls.c (built with
 #    -finstrument-functions; fib(25) ROUNDS times) untraced, under
 #    record --aggregate --preload func, under record --preload func then
@@ -279,7 +280,7 @@ section2() {
 		log "  repetition $rep/$reps: recorded, lossless rate"
 		r=$(sustained_lossless "$work/sustained-rate" "$secs" kv "$work/s2-rec") ||
 			die "the recorded runs failed"
-		record recorded lossless "${r% *}"
+		record recorded lossless "${r%% *}"
 		if [ $((rep % 2)) = 0 ]; then
 			log "  repetition $rep/$reps: aggregated"
 			s2_tsunami

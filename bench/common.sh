@@ -152,10 +152,10 @@ fmt() {	# fmt FORMAT VALUE: "n/a" when empty
 # stream_bytes DIR: bytes of the trace's stream files (no metadata, no index)
 stream_bytes() {
 	find "$1" -type f ! -name metadata ! -path '*/index/*' -printf '%s\n' |
-		awk '{ s += $1 } END { print s + 0 }'
+		awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 meta_bytes() {
-	find "$1" -type f -name metadata -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+	find "$1" -type f -name metadata -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # ---- programs and processes -----------------------------------------------------------
@@ -190,12 +190,14 @@ rss_kib() {
 # ---- the sustained rate of one thread: bench/sustained-rate.c -------------------------------
 
 # sustained_pattern EVENT: the event that sustained-rate.c emits for EVENT (b or kv)
-# dd_mb DIR [CONV]: MB/s of 1 GiB from /dev/zero written into DIR in
-# blocks of 512 KiB (a sub-buffer): the file system's own write rate, into
-# the page cache, or with CONV=fdatasync what the disk takes
+# dd_mb DIR [CONV [MIB]]: MB/s of MIB MiB (default 1024) from /dev/zero
+# written into DIR in blocks of 512 KiB (a sub-buffer): the file system's
+# own write rate, into the page cache, or with CONV=fdatasync what the disk
+# takes (CONV "": none). A write longer than what the page cache absorbs
+# shows the disk's sustained rate.
 dd_mb() {
 	local out
-	out=$(dd if=/dev/zero of="$1/dd" bs=512K count=2048 ${2:+conv=$2} 2>&1 | tail -n 1)
+	out=$(dd if=/dev/zero of="$1/dd" bs=512K count=$((${3:-1024} * 2)) ${2:+conv=$2} 2>&1 | tail -n 1)
 	rm -f "$1/dd"
 	awk -v l="$out" 'BEGIN { n = split(l, w, " "); b = w[1]
 		for (i = 1; i < n; i++) if (w[i + 1] == "s,") s = w[i]
@@ -240,23 +242,55 @@ sustained_record() {
 
 # sustained_lossless PROG SECS EVENT DIR: the highest rate of one thread
 # that sustained_record records without losing an event: as fast as the
-# program can, then 75, 60, 45, 30 and 15 % of the rate it reached, until
-# a run loses nothing. Prints "RATE RUNS" (the rate that run reached, 0 when
-# every run lost events; the runs made); each run is logged, its trace
-# removed.
+# program can, then 75, 60, 45, 30, 15, 7.5 and 3.75 % of the rate it
+# reached, until a run loses nothing; then two halvings of the interval between that
+# rate and the one above it that lost events (within 4 % of full speed).
+# Each run follows a sync, so that none starts with the dirty pages of the
+# one before (a file system that is still writing them back throttles the
+# consumer's writes).
+# Prints "RATE RUNS BYTES" (the rate the best lossless run reached, 0 when
+# every run lost events; the runs made; the bytes of streams that run
+# wrote); each run is logged, its trace removed.
 sustained_lossless() {
-	local prog=$1 secs=$2 ev=$3 dir=$4 top_rate="" f line r lost runs=0
-	for f in 0 0.75 0.6 0.45 0.3 0.15; do
+	local prog=$1 secs=$2 ev=$3 dir=$4 top_rate="" f line r lost runs=0 lo="" hi="" best="0 0" i
+	# lossless_try F: the run at F of full speed (0: full speed); returns 0
+	# when it lost nothing, 1 when it lost events, 2 when it failed
+	lossless_try() {
 		r=0
-		[ "$f" = 0 ] || r=$(awk -v t="$top_rate" -v f="$f" 'BEGIN { printf "%.0f", t * f }')
-		line=$(sustained_record "$prog" "$r" "$secs" "$ev" "$dir") || return 1
+		[ "$1" = 0 ] || r=$(awk -v t="$top_rate" -v f="$1" 'BEGIN { printf "%.0f", t * f }')
+		sync	# each run starts with no dirty page of the one before
+		line=$(sustained_record "$prog" "$r" "$secs" "$ev" "$dir") || return 2
 		rm -rf "$dir" "$dir.status"
 		runs=$((runs + 1))
 		lost=$(( $(kv "$line" discarded) + $(kv "$line" lost) ))
 		[ -n "$top_rate" ] || top_rate=$(kv "$line" per_sec)
 		log "  recorded at $([ "$r" = 0 ] && echo "full speed" || echo "$r events/s"):" \
 			"$(kv "$line" per_sec) events/s, $(kv "$line" events) emitted, $lost lost"
-		[ "$lost" = 0 ] && { echo "$(kv "$line" per_sec) $runs"; return 0; }
+		[ "$lost" = 0 ] || return 1
+		best="$(kv "$line" per_sec) $(kv "$line" bytes)"
+	}
+	for f in 0 0.75 0.6 0.45 0.3 0.15 0.075 0.0375; do
+		if lossless_try "$f"; then
+			lo=$f
+			break
+		elif [ $? != 1 ]; then
+			return 1
+		fi
+		hi=$f
 	done
-	echo "0 $runs"
+	if [ -n "$lo" ] && [ "$lo" != 0 ]; then
+		[ "$hi" != 0 ] || hi=1
+		for i in 1 2; do
+			f=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+			if lossless_try "$f"; then
+				lo=$f
+			elif [ $? != 1 ]; then
+				return 1
+			else
+				hi=$f
+			fi
+		done
+	fi
+	set -- $best
+	echo "$1 $runs $2"
 }

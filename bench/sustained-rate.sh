@@ -8,11 +8,12 @@
 #   rate achieved, the events recorded and discarded
 # usage: bench/sustained-rate.sh --lossless [SECONDS]
 #   the lossless rate (common.sh's sustained_lossless: the highest of full
-#   speed, 75, 60, 45, 30 and 15 % of it that loses nothing), recorded
-#   once more at that rate for the bytes per second the consumer wrote,
-#   beside the file system's own write rate into the same directory
-#   (dd_mb, into the page cache and with fdatasync, before and after:
-#   their mean), and the ratios. The last line is the headline.
+#   speed, 75, 60, 45, 30, 15, 7.5 and 3.75 % of it that loses nothing, refined by two
+#   halvings), recorded once more at that rate for the bytes per second the
+#   consumer wrote, beside the file system's own write rate into the same
+#   directory, as many bytes as that run wrote (at least 1 GiB: dd_mb, into
+#   the page cache and with fdatasync, just before and after it: their
+#   mean), and the ratios. The last line is the headline.
 # Environment: SHMTRACE_BUILD, CC, TMPDIR (where the traces and dd's file go).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,17 +48,26 @@ if [ "$lossless" = 0 ]; then
 	exit 0
 fi
 
-cache0=$(dd_mb "$work")
-sync0=$(dd_mb "$work" fdatasync)
-read -r top_rate runs < <(sustained_lossless "$work/sustained-rate" "$secs" b "$work/trace") ||
+read -r top_rate runs bytes < <(sustained_lossless "$work/sustained-rate" "$secs" b "$work/trace") ||
 	die "the measurement failed"
-[ "$top_rate" != 0 ] || die "every run lost events, down to 15 % of full speed"
+[ "$top_rate" != 0 ] || die "every run lost events, down to 3.75 % of full speed"
+# the file system given as much as the run writes: beyond what the page
+# cache absorbs, a disk writes at its sustained rate
+mib=$(( bytes / 1048576 + 1 ))
+[ "$mib" -ge 1024 ] || mib=1024
+sync
+cache0=$(dd_mb "$work" "" "$mib")
+sync
+sync0=$(dd_mb "$work" fdatasync "$mib")
+sync
 line=$(sustained_record "$work/sustained-rate" "$top_rate" "$secs" b "$work/trace") ||
 	die "the measurement failed"
 lost=$(( $(kv "$line" discarded) + $(kv "$line" lost) ))
-cache1=$(dd_mb "$work")
-sync1=$(dd_mb "$work" fdatasync)
-echo "file system: $cache0 and $cache1 MB/s into the page cache, $sync0 and $sync1 MB/s" \
+sync
+cache1=$(dd_mb "$work" "" "$mib")
+sync
+sync1=$(dd_mb "$work" fdatasync "$mib")
+echo "file system, $mib MiB: $cache0 and $cache1 MB/s into the page cache, $sync0 and $sync1 MB/s" \
 	"with fdatasync (before and after)"
 echo "lossless rate: $top_rate events/s ($runs runs to find it); at it again:" \
 	"$(kv "$line" per_sec) events/s, $(kv "$line" recorded) recorded, $lost lost," \
