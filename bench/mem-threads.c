@@ -5,6 +5,8 @@
  * per second each (0: as fast as they can), then stay alive; for
  * bench/memory.sh.
  *
+ * Built with -DBENCH_LTTNG (and -llttng-ust), the event is LTTng-UST's.
+ *
  * usage: mem-threads THREADS EVENTS RATE
  * Prints "ready" once every thread emitted all of its events (they are
  * alive and idle), waits for a line on standard input, lets the threads
@@ -15,9 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef BENCH_LTTNG	/* the same program with LTTng-UST 2.13's bench:b (tp-bench.h) */
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#include "tp-bench.h"
+#define EMIT_B(v, s) lttng_ust_tracepoint(bench, b, (v), (s))
+#else
 #include <shmtrace/shmtrace.h>
 
 SHMTRACE_EVENT(bench, b, SHMTRACE_INFO, SHMTRACE_S64(v), SHMTRACE_STRING(s))
+#define EMIT_B(v, s) shmtrace(bench, b, (v), (s))
+#endif
 
 static unsigned long events, rate;
 static pthread_barrier_t emitted, go;
@@ -26,7 +36,7 @@ static void *worker(void *arg)
 {
 	(void)arg;
 	for (unsigned long i = 0; i < events; i++) {
-		shmtrace(bench, b, (int64_t)i, "0123456789abcdef");
+		EMIT_B((int64_t)i, "0123456789abcdef");
 		if (rate && i % 1000 == 999) {
 			struct timespec ts = { 0, (long)(1000000000ull * 1000 / rate) };
 
