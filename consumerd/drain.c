@@ -35,6 +35,11 @@
  * and the first write errors (werr.c). The overwrite copies and the
  * compression buffers are per thread.
  *
+ * The consumer also makes the pages of the sub-buffers a busy writer is
+ * about to take (stream_populate(): allocated and zeroed in the memfd,
+ * nothing written, so it cannot disturb the ring), so that the writer's
+ * first lap only maps them.
+ *
  * Write errors (no space, I/O error, read-only file system, the trace
  * directory removed: a file whose link count fell to 0) never stop the
  * draining: the packet that could not be written is dropped and its events
@@ -58,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -315,6 +321,48 @@ static void stream_damaged(struct c_seg *s, struct c_stream *st, const struct rb
 }
 
 /*
+ * The pages of the next sub-buffers an owned slot's writer will take,
+ * allocated here (MADV_POPULATE_WRITE on our mapping: the memfd's pages
+ * made and zeroed, nothing written) rather than by the writer in its
+ * first lap, which then only maps them (libtrace/pool.c): the first lap
+ * of a busy thread costs less (bench/README.md). At most DRAIN_AHEAD
+ * sub-buffers past the one it writes in, and never more than it has
+ * completed, so that a thread's memory still grows with what it writes
+ * (at most twice that). Each sub-buffer once, until reclaim.c gives the
+ * slot's pages back.
+ */
+#define DRAIN_AHEAD	4
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+static int drain_no_populate;
+
+static void stream_populate(struct c_stream *st)
+{
+	const struct rb_slot *r = &st->rb;
+	uint64_t all = r->num_subbuf >= 64 ? ~0ull : (1ull << r->num_subbuf) - 1, closed;
+
+	if ((st->populated & all) == all || __atomic_load_n(&drain_no_populate, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&r->hdr->state, __ATOMIC_ACQUIRE) != SHM_SLOT_OWNED)
+		return;
+	closed = __atomic_load_n(&r->hdr->closed, __ATOMIC_ACQUIRE);
+	for (uint64_t k = 1; k <= DRAIN_AHEAD && k <= closed; k++) {
+		uint32_t i = (uint32_t)((closed + k) % r->num_subbuf);
+
+		if (st->populated & (1ull << i))
+			continue;
+		if (madvise(r->data + (size_t)i * r->subbuf_size, r->subbuf_size,
+			    MADV_POPULATE_WRITE) < 0) {
+			if (errno == EINVAL)	/* before Linux 5.14: the writer faults them in */
+				__atomic_store_n(&drain_no_populate, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		st->populated |= 1ull << i;
+	}
+}
+
+/*
  * Write out what @st holds; returns the number of ranges written (with
  * DRAIN_LAZY, 1 when complete packets were left for later). DRAIN_LAZY
  * leaves the complete packets of a writer that published one since the
@@ -340,6 +388,7 @@ int drain_stream(struct c_seg *s, struct c_stream *st, enum drain how)
 		c_scratch = nb;
 		c_scratch_size = st->rb.subbuf_size;
 	}
+	stream_populate(st);
 	if (how == DRAIN_LAZY) {
 		uint64_t closed = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE);
 		int busy = closed != st->last_closed;

@@ -71,6 +71,7 @@ static void reclaim_pages(struct c_stream *st)
 	e &= ~(uintptr_t)(SHM_PAGE - 1);
 	if (e > b && madvise((void *)b, e - b, MADV_REMOVE) < 0)
 		log_dbg("a free buffer's pages not given back: %m");
+	st->populated = 0;	/* its next writer's pages are to be made again (drain.c) */
 }
 
 /* Does @s's library know RECLAIMING? (What the process wrote: only ever a hint.) */

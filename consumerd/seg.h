@@ -47,6 +47,8 @@ struct c_stream {
 	uint64_t ev_base;		/* events - wlost before its current trace (progress.c) */
 	uint64_t snap_budget;		/* bytes a snapshot may write of it (snapshot.c) */
 	uint64_t free_ns;		/* when its slot went back to the pool, 0: not free (reclaim.c) */
+	uint64_t populated;		/* sub-buffers whose pages drain.c allocated (bit i: i),
+					 * cleared when they are given back (reclaim.c) */
 	struct rdata_stream net;		/* streamed: its relay stream */
 };
 
