@@ -352,12 +352,11 @@ static void stream_populate(struct c_stream *st)
 
 		if (st->populated & (1ull << i))
 			continue;
+		/* not asked again: the writer faults in what could not be made
+		 * (no memory, a memfd cut short; before Linux 5.14, none) */
 		if (madvise(r->data + (size_t)i * r->subbuf_size, r->subbuf_size,
-			    MADV_POPULATE_WRITE) < 0) {
-			if (errno == EINVAL)	/* before Linux 5.14: the writer faults them in */
-				__atomic_store_n(&drain_no_populate, 1, __ATOMIC_RELAXED);
-			return;
-		}
+			    MADV_POPULATE_WRITE) < 0 && errno == EINVAL)
+			__atomic_store_n(&drain_no_populate, 1, __ATOMIC_RELAXED);
 		st->populated |= 1ull << i;
 	}
 }
