@@ -103,7 +103,7 @@ nginx -p "$srv" -c "$srv/nginx.conf" -t >"$work/log/nginx-t.log" 2>&1 || { cat "
 # serve CONFIG CMD...: CMD (nginx, maybe under a tracer) in the background,
 # ab against it, nginx stopped; files requests/s. Waits for CMD.
 serve() {
-	local c=$1 pid i rps
+	local c=$1 pid i rps fail
 	shift
 	rm -f "$srv/nginx.pid"
 	"$@" >"$work/log/$c-$rep.out" 2>"$work/log/$c-$rep.err" &
