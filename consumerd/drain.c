@@ -326,10 +326,10 @@ static void stream_damaged(struct c_seg *s, struct c_stream *st, const struct rb
  * made and zeroed, nothing written) rather than by the writer in its
  * first lap, which then only maps them (libtrace/pool.c): the first lap
  * of a busy thread costs less (bench/README.md). At most DRAIN_AHEAD
- * sub-buffers past the one it writes in, and never more than it has
- * completed, so that a thread's memory still grows with what it writes
- * (at most twice that). Each sub-buffer once, until reclaim.c gives the
- * slot's pages back.
+ * sub-buffers past the one it writes in, and never more than were
+ * completed since the pages were last given back (reclaim.c), so that a
+ * thread's memory still grows with what it writes (at most twice that).
+ * Each sub-buffer once, until reclaim.c gives the slot's pages back.
  */
 #define DRAIN_AHEAD	4
 #ifndef MADV_POPULATE_WRITE
@@ -347,7 +347,7 @@ static void stream_populate(struct c_stream *st)
 	    __atomic_load_n(&r->hdr->state, __ATOMIC_ACQUIRE) != SHM_SLOT_OWNED)
 		return;
 	closed = __atomic_load_n(&r->hdr->closed, __ATOMIC_ACQUIRE);
-	for (uint64_t k = 1; k <= DRAIN_AHEAD && k <= closed; k++) {
+	for (uint64_t k = 1; k <= DRAIN_AHEAD && k <= closed - st->pop_base; k++) {
 		uint32_t i = (uint32_t)((closed + k) % r->num_subbuf);
 
 		if (st->populated & (1ull << i))

@@ -71,7 +71,9 @@ static void reclaim_pages(struct c_stream *st)
 	e &= ~(uintptr_t)(SHM_PAGE - 1);
 	if (e > b && madvise((void *)b, e - b, MADV_REMOVE) < 0)
 		log_dbg("a free buffer's pages not given back: %m");
-	st->populated = 0;	/* its next writer's pages are to be made again (drain.c) */
+	/* its next writer's pages are to be made again, as it writes (drain.c) */
+	st->populated = 0;
+	st->pop_base = __atomic_load_n(&st->rb.hdr->closed, __ATOMIC_ACQUIRE);
 }
 
 /* Does @s's library know RECLAIMING? (What the process wrote: only ever a hint.) */

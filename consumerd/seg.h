@@ -49,6 +49,7 @@ struct c_stream {
 	uint64_t free_ns;		/* when its slot went back to the pool, 0: not free (reclaim.c) */
 	uint64_t populated;		/* sub-buffers whose pages drain.c allocated (bit i: i),
 					 * cleared when they are given back (reclaim.c) */
+	uint64_t pop_base;		/* the slot's closed counter then */
 	struct rdata_stream net;		/* streamed: its relay stream */
 };
 
