@@ -24,8 +24,8 @@
 #    quarter of the run (at most 1 s) after its start and as long before
 #    its end. Beside it, the lossless rate of recording the same event
 #    (common.sh's sustained_lossless: full speed, then 75, 60, 45, 30, 15,
-#    7.5 and 3.75 % of that rate, SECS seconds each, until a run loses nothing, then
-#    two halvings of the interval above it).
+#    7.5 and 3.75 % of that rate, SECS seconds each, until a run loses
+#    nothing, then two halvings of the interval above it).
 # 3. Function profiles. bench/fib-calls.c (built with
 #    -finstrument-functions; fib(25) ROUNDS times) untraced, under
 #    record --aggregate --preload func, under record --preload func then

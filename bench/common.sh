@@ -243,8 +243,8 @@ sustained_record() {
 # sustained_lossless PROG SECS EVENT DIR: the highest rate of one thread
 # that sustained_record records without losing an event: as fast as the
 # program can, then 75, 60, 45, 30, 15, 7.5 and 3.75 % of the rate it
-# reached, until a run loses nothing; then two halvings of the interval between that
-# rate and the one above it that lost events (within 4 % of full speed).
+# reached, until a run loses nothing; then two halvings of the interval
+# between that rate and the one above it that lost events.
 # Each run follows a sync, so that none starts with the dirty pages of the
 # one before (a file system that is still writing them back throttles the
 # consumer's writes).
