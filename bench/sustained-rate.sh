@@ -9,11 +9,12 @@
 # usage: bench/sustained-rate.sh --lossless [SECONDS]
 #   the lossless rate (common.sh's sustained_lossless: the highest of full
 #   speed, 75, 60, 45, 30, 15, 7.5 and 3.75 % of it that loses nothing,
-#   refined by two halvings), recorded once more at that rate for the bytes per second the
-#   consumer wrote, beside the file system's own write rate into the same
-#   directory, as many bytes as that run wrote (at least 1 GiB: dd_mb, into
-#   the page cache and with fdatasync, just before and after it: their
-#   mean), and the ratios. The last line is the headline.
+#   refined by two halvings), recorded once more at that rate for the
+#   bytes per second the consumer wrote, beside the file system's own
+#   write rate into the same directory, as many bytes as that run wrote
+#   (at least 1 GiB: dd_mb, into the page cache and with fdatasync, just
+#   before and after it: their mean), and the ratios. The last line is the
+#   headline.
 # Environment: SHMTRACE_BUILD, CC, TMPDIR (where the traces and dd's file go).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
