@@ -103,6 +103,12 @@ lttng_daemons_stop() {
 	lttng_pid=""
 }
 
+# lttng_count DIR: events in an LTTng trace, counted by babeltrace2
+lttng_count() {
+	babeltrace2 "$1" -c sink.utils.counter 2>/dev/null |
+		awk '$2 == "Event" && $3 == "messages" { n = $1 } END { print n + 0 }'
+}
+
 # daemons_stop_all: whatever still runs, for the exit trap
 daemons_stop_all() {
 	shm_daemons_stop || true

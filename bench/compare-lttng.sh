@@ -239,12 +239,6 @@ rep_shmtrace() {
 	shm_daemons_stop
 }
 
-# lttng_count DIR: events in the trace, counted by babeltrace2
-lttng_count() {
-	babeltrace2 "$1" -c sink.utils.counter 2>/dev/null |
-		awk '$2 == "Event" && $3 == "messages" { n = $1 } END { print n + 0 }'
-}
-
 rep_lttng() {
 	local line kind args out n rec dis emitted
 	export LTTNG_UST_REGISTER_TIMEOUT=-1	# the workload waits for its registration

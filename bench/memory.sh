@@ -145,8 +145,7 @@ for t in "${counts[@]}"; do
 		run_mt "$work/mt-lttng" lttng_buf_kib LTTNG_UST_REGISTER_TIMEOUT=-1
 		lttng stop m >/dev/null 2>&1
 		lttng destroy m >/dev/null 2>&1
-		n=$(babeltrace2 "$work/l" -c sink.utils.counter 2>/dev/null |
-			awk '$2 == "Event" && $3 == "messages" { n = $1 } END { print n + 0 }')
+		n=$(lttng_count "$work/l")
 		rm -rf "$work/l"
 		row "lttng-$mode" "$t" "$alive" "$gone" - "$n" "$((t * events - n))" -
 	done

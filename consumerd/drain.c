@@ -332,9 +332,6 @@ static void stream_damaged(struct c_seg *s, struct c_stream *st, const struct rb
  * Each sub-buffer once, until reclaim.c gives the slot's pages back.
  */
 #define DRAIN_AHEAD	4
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
-#endif
 
 static int drain_no_populate;
 

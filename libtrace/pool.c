@@ -264,10 +264,6 @@ static int pool_try_take(struct lib_pool *p, struct rb_slot *out, uint32_t *nfre
 	return 0;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
-#endif
-
 /* the kernel has no MADV_POPULATE_WRITE: not asked again (atomic) */
 static int pool_no_populate;
 
