@@ -16,6 +16,7 @@
  *   updates applied + dropped = updates asked.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/agg.h"
@@ -102,6 +103,53 @@ void agg_table_init(void *mem, const struct agg_def *d, const struct agg_geom *g
 	h->capacity = capacity;
 	h->entry_size = g->entry_size;
 	h->def_hash = agg_def_hash(d);
+}
+
+/* The plan's update (shmtrace.h) writes this table format. */
+_Static_assert(SHMTRACE__AGG_OPS == AGG_MAX_FUNCS && AGG_HDR == 64 && AGG_ENTRY_KEY == 8 &&
+	       AGG_QBUCKETS == 129, "plan layout");
+_Static_assert(offsetof(struct agg_hdr, used) == 24, "plan used");
+_Static_assert(sizeof(struct shmtrace__aggop) == 8 && sizeof(struct shmtrace__aggp) == 128,
+	       "plan size");
+
+int agg_plan(const struct agg_def *d, const struct agg_geom *g, void *table, uint32_t capacity,
+	     unsigned int nfields, int key, const int8_t *asrc, struct shmtrace__aggp *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (d->nkeys != 1 || d->key_kind[0] != AGG_KEY_INT || g->key_bytes != 8 ||
+	    d->nfuncs > AGG_MAX_FUNCS || !capacity || (capacity & (capacity - 1)) ||
+	    nfields > UINT8_MAX || key < 0 || (unsigned int)key >= nfields)
+		return -EINVAL;
+	for (unsigned int k = 0; k < d->nfuncs; k++) {
+		uint8_t field = (uint8_t)(asrc[k] < 0 ? nfields : (unsigned int)asrc[k]);
+
+		if (d->f[k].fn > AGG_QUANTIZE || asrc[k] < -1 || asrc[k] >= (int)nfields ||
+		    g->val_off[k] < AGG_ENTRY_KEY)
+			return -EINVAL;
+		if (d->f[k].fn == AGG_COUNT && !out->count_off) {
+			out->count_off = g->val_off[k];
+		} else if (d->f[k].fn == AGG_QUANTIZE && !out->quant_off) {
+			out->quant_off = g->val_off[k];
+			out->quant_field = field;
+		} else {
+			static const uint8_t what[AGG_LQUANTIZE] = {
+				[AGG_COUNT] = 0, [AGG_SUM] = SHMTRACE__AGG_V,
+				[AGG_MIN] = SHMTRACE__AGG_MIN, [AGG_MAX] = SHMTRACE__AGG_MAX,
+				[AGG_AVG] = SHMTRACE__AGG_V | SHMTRACE__AGG_AVG,
+				[AGG_QUANTIZE] = SHMTRACE__AGG_Q,
+			};
+
+			out->op[out->nops].what = what[d->f[k].fn];
+			out->op[out->nops].field = field;
+			out->op[out->nops++].off = g->val_off[k];
+		}
+	}
+	out->key = (uint8_t)key;
+	out->table = table;
+	out->mask = capacity - 1;
+	out->entry_size = g->entry_size;
+	out->probes = capacity < AGG_MAX_PROBE ? capacity : AGG_MAX_PROBE;
+	return 0;
 }
 
 const char *const agg_profile_sums[AGG_PROFILE_NSUMS] = {

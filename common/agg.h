@@ -41,6 +41,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <shmtrace/shmtrace.h>
 #include "common/filter.h"
 
 #define AGG_MAGIC		0x47474153u	/* "SAGG" */
@@ -114,12 +115,18 @@ int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
 	       const struct flt_value *vals, unsigned int nvals);
 
 /*
- * agg_update() with the key already made (g->key_bytes: per key 8 bytes,
- * an integer as u64, or AGG_STR_KEY bytes NUL-padded) and each function's
- * argument in @args (d->nfuncs of them): what a caller that has the
- * values as integers calls, so that nothing is converted twice. The key
- * is hashed once, here.
+ * The plan of one thread's updates of @table (@capacity entries, a power
+ * of two) for the emit function (struct shmtrace__aggp, ABI 5), which
+ * then does what agg_update_key() does, inline, for an event of @nfields
+ * fields: the key from field @key, each function's argument from field
+ * @asrc[k] (-1: none, 0), as integers (signed ones narrower than 64 bits
+ * sign-extended: the emit function does it, as the field's type says).
+ * @d and @g checked by agg_geom(). 0, or -EINVAL for an update a plan
+ * cannot make (not one integer key, lquantize). out->gen and out->id are
+ * the caller's to set (0 in a plan it makes).
  */
+int agg_plan(const struct agg_def *d, const struct agg_geom *g, void *table, uint32_t capacity,
+	     unsigned int nfields, int key, const int8_t *asrc, struct shmtrace__aggp *out);
 
 /*
  * Function profiles (an aggregation with SHM_AGG_PROFILE): what an event
@@ -265,13 +272,17 @@ static inline void agg_apply(const struct agg_func *f, const struct agg_geom *g,
  * argument in @args (d->nfuncs of them): what a caller that has the
  * values as integers calls, inline, so that nothing is converted twice
  * and the key is hashed once. The writer protocol is agg_update()'s.
+ * agg_update_kb(): the same with the key's length (g->key_bytes) as an
+ * argument, for callers that know it at compile time (one integer key:
+ * the hash and the compare are then a single round).
  */
-static inline int agg_update_key(void *table, const struct agg_def *d, const struct agg_geom *g,
-				 const char *key, const int64_t *args)
+static inline __attribute__((always_inline)) int
+agg_update_kb(void *table, const struct agg_def *d, const struct agg_geom *g, const char *key,
+	      uint32_t key_bytes, const int64_t *args)
 {
 	struct agg_hdr *h = (struct agg_hdr *)table;
 	char *base = (char *)table + AGG_HDR, *e = NULL;
-	uint32_t mask = h->capacity - 1, tag = agg_key_tag(key, g->key_bytes), i;
+	uint32_t mask = h->capacity - 1, tag = agg_key_tag(key, key_bytes), i;
 	uint32_t probes = mask < AGG_MAX_PROBE ? mask + 1 : AGG_MAX_PROBE;
 	uint64_t seq = h->seq;
 
@@ -280,7 +291,7 @@ static inline int agg_update_key(void *table, const struct agg_def *d, const str
 		uint32_t t;
 
 		__builtin_memcpy(&t, c, 4);
-		if (t == 0 || (t == tag && agg_key_eq(c + AGG_ENTRY_KEY, key, g->key_bytes))) {
+		if (t == 0 || (t == tag && agg_key_eq(c + AGG_ENTRY_KEY, key, key_bytes))) {
 			e = c;
 			break;
 		}
@@ -291,7 +302,7 @@ static inline int agg_update_key(void *table, const struct agg_def *d, const str
 		h->dropped++;
 	} else {
 		if (__builtin_expect(!*(uint32_t *)(void *)e, 0)) {
-			__builtin_memcpy(e + AGG_ENTRY_KEY, key, g->key_bytes);
+			__builtin_memcpy(e + AGG_ENTRY_KEY, key, key_bytes);
 			__atomic_store_n((uint32_t *)(void *)e, tag, __ATOMIC_RELAXED);
 			h->used++;
 		}
@@ -302,6 +313,12 @@ static inline int agg_update_key(void *table, const struct agg_def *d, const str
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&h->seq, seq + 2, __ATOMIC_RELAXED);
 	return e ? 0 : -1;
+}
+
+static inline int agg_update_key(void *table, const struct agg_def *d, const struct agg_geom *g,
+				 const char *key, const int64_t *args)
+{
+	return agg_update_kb(table, d, g, key, g->key_bytes, args);
 }
 
 #endif

@@ -27,6 +27,20 @@
  *    whenever a binding is written or a table let go (an entry may point
  *    at them), and in a forked child.
  *
+ * Plans (ABI 5): when the entry made is one key1 aggregation (one integer
+ * key, integer arguments straight from the fields, no filter) and the
+ * event has no trigger and no channel filter at that generation (read,
+ * then the generation read again), which is the one the thread applied,
+ * aggr_plan() also writes the thread's plan for the event (struct
+ * shmtrace__aggp, shmtrace__tls.agg), which the emit function of an ABI 5
+ * module applies itself, without a call, as long as the plan is there:
+ * aggr_new_gen() empties the plans when the thread applies another
+ * generation (shmtrace__resync()), aggr_forget() wherever the epoch moves
+ * (a binding made again, a table let go, fork), and aggr_thread_exit()
+ * points the thread at aggr_no_plans before the tables are given back: a
+ * plan never names a table the thread no longer owns. The update is the same (tests/unit/agg compares
+ * the two byte for byte).
+ *
  * Segments (shm.h, part 4) are created under lib_lock, never move and are
  * never unmapped while the process lives; a thread takes a free table by a
  * compare-and-swap on owner[i] (once per thread and aggregation) and gives
@@ -92,6 +106,7 @@ struct aggr_bind {
 	uint8_t role;			/* profiles: enum agg_role */
 	uint8_t int_keys;		/* every key an integer: agg_update_key() */
 	uint8_t direct;			/* ... and every key and argument a field or none */
+	uint8_t key1;			/* ... one key, no filter: aggr_update1() */
 	int8_t ksrc[AGG_MAX_KEYS];	/* direct: each key's field, -1: none (0); */
 	int8_t asrc[AGG_MAX_FUNCS];	/* ... each argument's; profiles: AGGR_P_* */
 	uint8_t ksh[AGG_MAX_KEYS], ash[AGG_MAX_FUNCS];	/* their sign-extending shifts */
@@ -139,6 +154,8 @@ struct aggr_evc {
 	uint32_t epoch;
 	uint32_t slots;			/* aggen[id] */
 	uint32_t n;
+	uint32_t key1;			/* n == 1 and b[0]->key1: aggr_update1() */
+	uint32_t replan;		/* no plan made, for a reason that passes */
 	struct aggr_bind *b[SHM_MAX_AGG];
 	void *table[SHM_MAX_AGG];
 };
@@ -147,6 +164,7 @@ struct aggr_thread {
 	struct aggr_table tab[SHM_MAX_AGG];
 	struct aggr_bind bind[AGGR_BINDS];
 	struct aggr_evc evc[AGGR_EVC];
+	struct shmtrace__aggp plan[SHMTRACE__AGGP];	/* the emit function's (shmtrace__tls.agg) */
 	uint32_t epoch;
 	unsigned int next;
 	uint32_t depth;			/* frames on the shadow stack (may exceed AGGR_DEPTH) */
@@ -156,6 +174,9 @@ struct aggr_thread {
 #define AGGR_THREAD_BYTES (((sizeof(struct aggr_thread)) + SHM_PAGE - 1) & ~(size_t)(SHM_PAGE - 1))
 
 static __thread struct aggr_thread *aggr_tls __attribute__((tls_model("initial-exec")));
+const struct shmtrace__aggp aggr_no_plans[SHMTRACE__AGGP] = {
+	[0 ... SHMTRACE__AGGP - 1] = { .id = SHMTRACE__AGGP_NONE },
+};
 /* updates lost in a forked child before its handler ran (moved by it) */
 static uint64_t aggr_fork_lost[SHM_MAX_AGG];
 
@@ -295,6 +316,22 @@ static int aggr_take(unsigned int slot, struct aggr_table *t, uint32_t tid)
 
 /* ---- the thread's state ------------------------------------------------ */
 
+/*
+ * What the thread's event cache and plans point at (a binding, a table)
+ * may change: none of them is used again.
+ */
+static void aggr_forget(struct aggr_thread *th)
+{
+	th->epoch++;
+	memset(th->plan, 0xff, sizeof(th->plan));	/* id SHMTRACE__AGGP_NONE */
+}
+
+void aggr_new_gen(void)
+{
+	if (aggr_tls)
+		memset(aggr_tls->plan, 0xff, sizeof(aggr_tls->plan));
+}
+
 static struct aggr_thread *aggr_thread(void)
 {
 	if (!aggr_tls) {
@@ -304,6 +341,8 @@ static struct aggr_thread *aggr_thread(void)
 		if (p == MAP_FAILED)
 			return NULL;
 		aggr_tls = p;
+		aggr_forget(aggr_tls);
+		shmtrace__tls.agg = aggr_tls->plan;
 		writer_arm_exit();
 	}
 	return aggr_tls;
@@ -320,6 +359,8 @@ void aggr_thread_exit(void)
 {
 	if (!aggr_tls)
 		return;
+	shmtrace__tls.agg = aggr_no_plans;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* before its tables go */
 	for (unsigned int i = 0; i < SHM_MAX_AGG; i++)
 		aggr_put(&aggr_tls->tab[i]);
 	munmap(aggr_tls, AGGR_THREAD_BYTES);
@@ -338,7 +379,7 @@ void aggr_after_fork(void)
 	if (aggr_tls) {
 		memset(aggr_tls->tab, 0, sizeof(aggr_tls->tab));
 		aggr_tls->depth = 0;
-		aggr_tls->epoch++;
+		aggr_forget(aggr_tls);
 	}
 }
 
@@ -354,7 +395,7 @@ static void *aggr_table(struct aggr_thread *th, const struct aggr_bind *b)
 		return NULL;
 	}
 	aggr_put(t);		/* an aggregation that left the slot */
-	th->epoch++;
+	aggr_forget(th);
 	lib_lock();
 	aggr_setup(b->slot, b);
 	if (aggr_take(b->slot, t, (uint32_t)writer_tid()) == 0) {
@@ -507,6 +548,7 @@ static int aggr_bind_fill(const struct shm_ctl_page *ctl, const struct shmtrace_
 			b->ash[i - b->def.nkeys] = sh;
 		}
 	}
+	b->key1 = b->direct && !b->filter && b->def.nkeys == 1 && b->geom.key_bytes == 8;
 	b->addr_field = (int8_t)aggr_field(ev, "addr");
 	b->size_field = (int8_t)aggr_field(ev, "size");
 	b->nmemb_field = (int8_t)aggr_field(ev, "nmemb");
@@ -549,7 +591,7 @@ static struct aggr_bind *aggr_bind_get(struct aggr_thread *th, const struct shm_
 	if (!b)
 		b = &th->bind[(h & ~1u) | (th->next++ & 1)];
 	*b = fresh;
-	th->epoch++;		/* the event cache may point at it */
+	aggr_forget(th);	/* the event cache may point at it */
 	return b->ok ? b : NULL;
 }
 
@@ -892,12 +934,66 @@ static inline __attribute__((always_inline)) int aggr_prepare(struct aggr_thread
 	return 1;
 }
 
+/*
+ * The common aggregation in one step: one integer key and arguments
+ * straight from the event's fields, no filter (b->key1). The key's length
+ * is known here, so its hash and compare are one round each.
+ */
+static inline __attribute__((always_inline)) void aggr_update1(void *table, const struct aggr_bind *b,
+							       const struct shmtrace__fval *v)
+{
+	uint64_t key = aggr_raw(v, b->ksrc[0], b->ksh[0]);
+	int64_t args[AGG_MAX_FUNCS];
+
+	for (unsigned int k = 0; k < b->def.nfuncs; k++)
+		args[k] = (int64_t)aggr_raw(v, b->asrc[k], b->ash[k]);
+	agg_update_kb(table, &b->def, &b->geom, (const char *)&key, 8, args);
+}
+
 static inline void aggr_apply(void *table, const struct aggr_bind *b, const struct aggr_upd *u)
 {
 	if (__builtin_expect(b->int_keys, 1))
 		agg_update_key(table, &b->def, &b->geom, (const char *)u->key, u->args);
 	else
 		agg_update(table, &b->def, &b->geom, u->vals, b->nnames);
+}
+
+/*
+ * The emit function's plan for event @ev (ABI 5: shmtrace.h), from its
+ * cache entry @e, whole at e->gen: one key1 aggregation whose functions a
+ * plan does, and at that generation no trigger and no channel filter on
+ * the event, so that updating the table is all shmtrace__filter_ts()
+ * would do before the channels take the event. Else the event's plan
+ * slot is left empty, and e->replan says whether to try again (the thread
+ * had not applied that generation yet, or the page changed meanwhile:
+ * the next event of the id that finds the entry does).
+ */
+static void aggr_plan(struct aggr_thread *th, const struct shm_ctl_page *ctl,
+		      const struct shmtrace_event *ev, struct aggr_evc *e)
+{
+	struct shmtrace__aggp *a = &th->plan[ev->id & (SHMTRACE__AGGP - 1)], p;
+	const struct aggr_bind *b = e->b[0];
+
+	a->id = SHMTRACE__AGGP_NONE;
+	e->replan = 0;
+	if (!e->key1 || __atomic_load_n(&ctl->trigen[ev->id], __ATOMIC_RELAXED))
+		return;
+	for (unsigned int c = 0; c < SHM_MAX_CHAN; c++)
+		if (__atomic_load_n(&ctl->filt[c][ev->id], __ATOMIC_RELAXED))
+			return;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	/* (the thread empties its plans when it applies another generation) */
+	if (__atomic_load_n(&ctl->generation, __ATOMIC_RELAXED) != e->gen ||
+	    e->gen != shmtrace__tls.gen) {
+		e->replan = 1;	/* what was read may be another generation's */
+		return;
+	}
+	if (agg_plan(&b->def, &b->geom, e->table[0], b->capacity, ev->nfields, b->ksrc[0],
+		     b->asrc, &p) < 0)
+		return;
+	p.id = ev->id;
+	p.gen = e->gen;
+	*a = p;
 }
 
 /*
@@ -961,22 +1057,20 @@ static __attribute__((noinline)) void aggr_event_slow(struct aggr_thread *th, co
 	e->id = ev->id;
 	e->epoch = th->epoch;
 	e->n = n;
+	e->key1 = n == 1 && bs[0]->key1;
 	e->slots = slots;
+	aggr_plan(th, ctl, ev, e);
 }
 
 /*
- * An event that updates aggregations. The common case, an event id the
- * thread saw at this control generation, finds its bindings and tables
- * in its cache entry: no search, no lock, and the key hashed once per
- * aggregation (agg_update_key()).
+ * The rest of aggr_event(): a cache entry that updates other than one
+ * key1 aggregation, or none yet.
  */
-void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
-		const struct shmtrace__fval *v, uint64_t *ts)
+static __attribute__((noinline)) void aggr_event_more(struct aggr_thread *th, const struct shm_ctl_page *ctl,
+						      const struct shmtrace_event *ev,
+						      const struct shmtrace__fval *v, unsigned int slots,
+						      uint64_t gen, uint64_t *ts)
 {
-	unsigned int slots = __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED);
-	uint64_t gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
-	struct aggr_thread *th = aggr_tls;
-
 	if (__builtin_expect(th != NULL, 1)) {
 		const struct aggr_evc *e = &th->evc[ev->id & (AGGR_EVC - 1)];
 
@@ -998,4 +1092,32 @@ void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
 		return;
 	}
 	aggr_event_slow(th, ctl, ev, v, slots, gen, ts);
+}
+
+/*
+ * An event that updates the aggregations of @slots (ctl->aggen[ev->id],
+ * nonzero). The common case, an event id the thread saw at this control
+ * generation, finds its bindings and tables in its cache entry: no
+ * search, no lock, and the key hashed once per aggregation. The most
+ * common of all, one aggregation by one integer field with no filter
+ * (key1), is done here, in a function small enough to need no stack.
+ */
+void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
+		const struct shmtrace__fval *v, uint64_t *ts, unsigned int slots)
+{
+	uint64_t gen = __atomic_load_n(&ctl->generation, __ATOMIC_ACQUIRE);
+	struct aggr_thread *th = aggr_tls;
+
+	if (__builtin_expect(th != NULL, 1)) {
+		struct aggr_evc *e = &th->evc[ev->id & (AGGR_EVC - 1)];
+
+		if (__builtin_expect(e->key1 && e->gen == gen && e->id == ev->id &&
+				     e->slots == slots && e->epoch == th->epoch, 1)) {
+			if (__builtin_expect(e->replan, 0))
+				aggr_plan(th, ctl, ev, e);
+			aggr_update1(e->table[0], e->b[0], v);
+			return;
+		}
+	}
+	aggr_event_more(th, ctl, ev, v, slots, gen, ts);
 }

@@ -252,6 +252,17 @@ static int lib_new_control(void)
 	if (lib_has_copy &&
 	    pwrite(f.fd, &lib_ctl_copy, SHM_CTL_SIZE, 0) != (ssize_t)SHM_CTL_SIZE)
 		lib_dbg("cannot copy the control page", errno);
+	if (!lib_has_copy && lib.ctl) {
+		/* an empty page, at a generation after the old one's: nothing
+		 * a thread cached at an old generation (the aggregation event
+		 * cache, aggr.c) can hold at one of the new page */
+		uint64_t g = (__atomic_load_n(&lib.ctl->generation, __ATOMIC_RELAXED) + 2) &
+			     ~(uint64_t)1;
+
+		if (pwrite(f.fd, &g, sizeof(g), offsetof(struct shm_ctl_page, generation)) !=
+		    (ssize_t)sizeof(g))
+			lib_dbg("cannot carry the control generation", errno);
+	}
 	lib_has_copy = 0;
 	p = mmap(NULL, SHM_CTL_SIZE, PROT_READ, MAP_SHARED, f.fd, 0);
 	if (p == MAP_FAILED) {

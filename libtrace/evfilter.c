@@ -364,13 +364,15 @@ SHMTRACE_API unsigned int shmtrace__filter_ts(const struct shmtrace_event *ev, u
 					      const struct shmtrace__fval *v, uint64_t *ts)
 {
 	const struct shm_ctl_page *ctl = __atomic_load_n(&lib.ctl, __ATOMIC_ACQUIRE);
-	unsigned int fire = 0;
+	unsigned int fire = 0, slots;
 
-	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED))
-		aggr_event(ctl, ev, v, ts);
-	if (ctl && ev->id < SHM_MAX_EVENTS && __atomic_load_n(&ctl->trigen[ev->id], __ATOMIC_RELAXED) &&
-	    trig_event(ctl, ev, v))
-		fire = SHMTRACE__FIRE;	/* only for ABI 3 and later (trigger.c) */
+	if (ctl && ev->id < SHM_MAX_EVENTS) {
+		slots = __atomic_load_n(&ctl->aggen[ev->id], __ATOMIC_RELAXED);
+		if (slots)
+			aggr_event(ctl, ev, v, ts, slots);
+		if (__atomic_load_n(&ctl->trigen[ev->id], __ATOMIC_RELAXED) && trig_event(ctl, ev, v))
+			fire = SHMTRACE__FIRE;	/* only for ABI 3 and later (trigger.c) */
+	}
 	if (__builtin_expect(ev->polled, 0)) {
 		/* recorded nowhere: it only looked for changes, aggregated or fired */
 		if (ev->polled == REG_POLL_LOOK && __atomic_load_n(&lib.late, __ATOMIC_RELAXED))

@@ -268,9 +268,16 @@ int trig_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
 void trig_wake_locked(void);
 
 /* aggr.c */
-/* @ts: the event's time, 0 until read (a profile reads it; the recording uses it) */
+/* Plans of a thread that has none of its own: every one empty. */
+extern const struct shmtrace__aggp aggr_no_plans[SHMTRACE__AGGP];
+/* The thread applies another control generation: its plans are emptied. */
+void aggr_new_gen(void);
+/*
+ * @slots: ctl->aggen[ev->id], nonzero; @ts: the event's time, 0 until read
+ * (a profile reads it; the recording uses it)
+ */
 void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
-		const struct shmtrace__fval *v, uint64_t *ts);
+		const struct shmtrace__fval *v, uint64_t *ts, unsigned int slots);
 void aggr_lost(unsigned int slots);
 void aggr_thread_exit(void);
 void aggr_after_fork(void);

@@ -49,10 +49,11 @@
  * Events of modules built for ABI 2 (before triggers) are registered too:
  * their emit function never calls shmtrace__fire(), so their firings are
  * told before the event is written (trigger.c). Those of ABI 2 and 3 call
- * shmtrace__filter(), those of ABI 4 shmtrace__filter_ts(), which hands
- * back the time an aggregation read: a library older than a module's ABI
- * refuses its events, so their emit functions never call an entry point
- * it lacks.
+ * shmtrace__filter(), those of ABI 4 and 5 shmtrace__filter_ts(), which
+ * hands back the time an aggregation read; those of ABI 5 also apply the
+ * thread's aggregation plans (aggr.c) themselves: a library older than a
+ * module's ABI refuses its events, so their emit functions never call an
+ * entry point it lacks nor read a plan it does not make.
  */
 #include <errno.h>
 #include <sched.h>

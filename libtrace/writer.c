@@ -26,6 +26,7 @@
 SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
 	__attribute__((tls_model("initial-exec"))) = {
 	.w = { W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE, W_NONE },
+	.agg = aggr_no_plans,
 };
 _Static_assert(SHMTRACE__MAX_CHAN == 8, "W_NONE initialisers");
 __thread struct lib_wslot lib_tls[SHM_MAX_CHAN] __attribute__((tls_model("initial-exec")));
@@ -180,6 +181,8 @@ SHMTRACE_API void shmtrace__resync(void)
 		if (lib_tls[c].rb.hdr && lib_tls[c].chan_id != id)
 			writer_put(c);
 	}
+	if (shmtrace__tls.gen != gen)
+		aggr_new_gen();	/* no plan holds at another generation */
 	shmtrace__tls.gen = gen;
 	/* the daemon bumps our generation when our connection closed while we
 	 * run (the program closed it): register again */

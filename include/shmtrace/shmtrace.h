@@ -40,6 +40,10 @@
  * context fields (tracectl add-context) also records the address of the
  * shmtrace() call (the emit function's return address) and the CPU number
  * (one load from the thread's rseq area, which the kernel keeps current).
+ * An event aggregated by one integer field with no filter (tracectl
+ * aggregate --by FIELD --count --quantize FIELD ...) is counted inline
+ * too, in the thread's own table: no clock read and no call, about half
+ * the cost of recording it.
  *
  * Safety
  * ------
@@ -106,11 +110,13 @@ extern SHMTRACE_API uint64_t shmtrace__clock_monotonic(void);
 #define SHMTRACE__INLINE __attribute__((always_inline))
 
 /*
- * Version of the ABI between instrumented modules and libshmtrace: 4, the
- * emit function calls shmtrace__filter_ts() (3: shmtrace__filter(), still
- * there for the modules built for it).
+ * Version of the ABI between instrumented modules and libshmtrace: 5, the
+ * emit function updates the thread's aggregation plans itself
+ * (struct shmtrace__aggp) and calls shmtrace__filter_ts() for the rest
+ * (4: shmtrace__filter_ts() for all; 3: shmtrace__filter(); both still
+ * served for the modules built for them).
  */
-#define SHMTRACE_ABI_VERSION 4
+#define SHMTRACE_ABI_VERSION 5
 
 /* Log levels, most severe first (the syslog order). */
 enum shmtrace_loglevel {
@@ -238,6 +244,9 @@ struct shmtrace__tls {
 	/* the kernel's CPU number for this thread (its rseq area), or NULL;
 	 * set when the thread first takes a buffer (see shmtrace__cpu()) */
 	const volatile int32_t *cpu_id;
+	/* SHMTRACE__AGGP aggregation plans (ABI 5), by event id: empty ones
+	 * (libshmtrace's) until the thread has its own; never NULL */
+	const struct shmtrace__aggp *agg;
 };
 
 extern SHMTRACE_API __thread struct shmtrace__tls shmtrace__tls
@@ -278,6 +287,173 @@ SHMTRACE_API unsigned int shmtrace__filter(const struct shmtrace_event *ev, unsi
 SHMTRACE_API unsigned int shmtrace__filter_ts(const struct shmtrace_event *ev, unsigned int mask,
 					      const struct shmtrace__fval *v, uint64_t *ts);
 #define SHMTRACE__FIRE	0x100u
+
+/*
+ * Aggregation plans (ABI 5). The most common aggregation, one integer key
+ * and functions of integer fields with no filter (tracectl aggregate
+ * --by FIELD --count --quantize FIELD ...), is updated in the emit
+ * function, without a call: libshmtrace makes a plan for the thread from
+ * the checked definition (and only for an event with no trigger and no
+ * channel filter) at the control generation the thread applied, and
+ * empties the thread's plans whenever it applies another one, or a table
+ * or a definition they use changes. Everything else goes through
+ * shmtrace__filter_ts(), as before.
+ *
+ * The table is libshmtrace's (common/agg.h, doc/shm-layout.md): a
+ * 64-byte header (u64 seq at 8, u32 used at 24, u64 dropped at 32 and
+ * updates at 40), then entries of entry_size bytes: a u32 tag at 0 (the
+ * key's hash, never 0; 0 = empty), the key at 8, the functions' values at
+ * their offsets. An update is a writer's critical section under seq (odd
+ * while it lasts): the key is looked for in `probes` entries from its
+ * hash, taken when empty, else the update is counted in dropped.
+ */
+#define SHMTRACE__AGGP		32	/* plans per thread, by event id */
+#define SHMTRACE__AGGP_NONE	0xffffffffu	/* an empty plan's id: no event's */
+#define SHMTRACE__AGG_OPS	8
+/* What a function of a plan does, in bits (never a jump through a table):
+ * count 0, sum V, avg V|AVG, quantize Q, min MIN, max MAX. */
+#define SHMTRACE__AGG_V		1u	/* add the argument (else 1) */
+#define SHMTRACE__AGG_Q		2u	/* ... at its quantize bucket */
+#define SHMTRACE__AGG_AVG	4u	/* ... then 1 to the next value */
+#define SHMTRACE__AGG_MIN	8u	/* value and "set" flag: the least */
+#define SHMTRACE__AGG_MAX	16u	/* ... the greatest */
+struct shmtrace__aggop {
+	uint8_t what;			/* SHMTRACE__AGG_* bits */
+	uint8_t field;			/* its argument's field (the event's nfields: 0) */
+	uint8_t reserved[2];
+	uint32_t off;			/* its values' offset in an entry */
+};
+struct shmtrace__aggp {
+	uint64_t gen;			/* control generation it was made at */
+	uint32_t id;			/* the event's id; SHMTRACE__AGGP_NONE: none */
+	uint8_t key;			/* the key's field */
+	uint8_t quant_field;		/* the quantize's argument */
+	uint8_t nops;			/* in op[]: the other functions */
+	uint8_t reserved;
+	char *table;
+	uint32_t mask;			/* entries - 1 (a power of two) */
+	uint32_t entry_size;
+	uint32_t probes;		/* entries looked at for a key */
+	uint32_t count_off;		/* a count's value in an entry (0: none) */
+	uint32_t quant_off;		/* a quantize's values (0: none) */
+	uint32_t reserved2;
+	struct shmtrace__aggop op[SHMTRACE__AGG_OPS];
+	uint8_t reserved3[16];		/* 128 bytes: found by a shift */
+};
+
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE void shmtrace__agg_add(char *p, uint64_t v)
+{
+	uint64_t x;
+
+	__builtin_memcpy(&x, p, 8);
+	x += v;
+	__builtin_memcpy(p, &x, 8);
+}
+
+/* The thread's plan for event @id, or NULL. */
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE const struct shmtrace__aggp *
+shmtrace__agg_plan(const struct shmtrace__tls *t, uint32_t id)
+{
+	const struct shmtrace__aggp *a = t->agg + (id & (SHMTRACE__AGGP - 1));
+
+	return a->id == id ? a : 0;
+}
+
+/* quantize's bucket of @v: 129 powers of two, 0 in the middle */
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE unsigned int shmtrace__agg_qbucket(int64_t v)
+{
+	return v == 0 ? 64u : v > 0 ? 128u - (unsigned int)__builtin_clzll((uint64_t)v) :
+	       (unsigned int)__builtin_clzll(-(uint64_t)v);
+}
+
+/*
+ * The entry of @key (hash @tag) in plan @a's table: the one that holds it,
+ * else the first empty one its probe finds, taken; NULL when there is
+ * none (counted in dropped). Inside the update (seq odd). Out of line: a
+ * key found where its hash points, the common case, does not pay for
+ * the loop's registers.
+ */
+static __attribute__((noinline, unused)) SHMTRACE__NOINSTR char *
+shmtrace__agg_find(const struct shmtrace__aggp *a, uint64_t key, uint32_t tag)
+{
+	char *const tab = a->table;
+	uint32_t t, i;
+	uint64_t w;
+
+	for (i = 0; i < a->probes; i++) {
+		char *c = tab + 64 + (unsigned long)((tag + i) & a->mask) * a->entry_size;
+
+		__builtin_memcpy(&t, c, 4);
+		__builtin_memcpy(&w, c + 8, 8);
+		if (t == tag && w == key)
+			return c;
+		if (!t) {	/* a new key: the tag last */
+			__builtin_memcpy(c + 8, &key, 8);
+			__atomic_store_n((uint32_t *)(void *)c, tag, __ATOMIC_RELAXED);
+			__builtin_memcpy(&t, tab + 24, 4);
+			t++;
+			__builtin_memcpy(tab + 24, &t, 4);
+			return c;
+		}
+	}
+	shmtrace__agg_add(tab + 32, 1);
+	return 0;
+}
+
+/* Plan @a's update for an event whose fields' raw values are @av. */
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE void shmtrace__agg_update(const struct shmtrace__aggp *a,
+									    const uint64_t *av)
+{
+	const uint64_t key = av[a->key];
+	const unsigned int nops = a->nops;
+	char *const tab = a->table;
+	uint64_t *const seqp = (uint64_t *)(void *)(tab + 8);
+	uint64_t h = (0x9e3779b97f4a7c15ull ^ key) * 0xff51afd7ed558ccdull, seq, w;
+	uint32_t tag, t, i;
+	char *e;
+
+	h ^= h >> 32;
+	tag = (uint32_t)h | 1;
+	seq = *seqp;
+	__atomic_store_n(seqp, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	e = tab + 64 + (unsigned long)(tag & a->mask) * a->entry_size;
+	__builtin_memcpy(&t, e, 4);
+	__builtin_memcpy(&w, e + 8, 8);
+	if (__builtin_expect(t != tag || w != key, 0))
+		e = shmtrace__agg_find(a, key, tag);
+	if (__builtin_expect(e != 0, 1)) {
+		/* the most common functions at their own offsets: no loop */
+		if (a->count_off)
+			shmtrace__agg_add(e + a->count_off, 1);
+		if (a->quant_off)
+			shmtrace__agg_add(e + a->quant_off + 8 * shmtrace__agg_qbucket((int64_t)av[a->quant_field]), 1);
+		for (i = 0; i < nops; i++) {
+			const struct shmtrace__aggop *o = &a->op[i];
+			char *p = e + o->off;
+			const int64_t v = (int64_t)av[o->field];
+			int64_t x;
+
+			if (__builtin_expect(o->what & (SHMTRACE__AGG_MIN | SHMTRACE__AGG_MAX), 0)) {
+				__builtin_memcpy(&w, p + 8, 8);
+				__builtin_memcpy(&x, p, 8);
+				if (!w || ((o->what & SHMTRACE__AGG_MIN) ? v < x : v > x))
+					__builtin_memcpy(p, &v, 8);
+				w = 1;
+				__builtin_memcpy(p + 8, &w, 8);
+			} else {
+				shmtrace__agg_add(p + ((o->what & SHMTRACE__AGG_Q) ?
+						       8 * shmtrace__agg_qbucket(v) : 0),
+						  (o->what & SHMTRACE__AGG_V) ? (uint64_t)v : 1);
+				if (o->what & SHMTRACE__AGG_AVG)
+					shmtrace__agg_add(p + 8, 1);
+			}
+		}
+		shmtrace__agg_add(tab + 40, 1);
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(seqp, seq + 2, __ATOMIC_RELAXED);
+}
 /* Tell the daemons of the trigger firings @ev made (its time @ts, 0: none read). */
 SHMTRACE_API void shmtrace__fire(const struct shmtrace_event *ev, uint64_t ts);
 
@@ -692,6 +868,22 @@ static inline SHMTRACE__NOINSTR void shmtrace__module_fini(void)
 #define SHMTRACE__FVAL_STR(n, T) shmtrace__fp->s = shmtrace__s_##n;
 #define SHMTRACE__FVAL_SEQ(n, T) shmtrace__fp->u = n##_len;
 
+/*
+ * Aggregation values (ABI 5 plans): one u64 per field, in order, then a 0:
+ * a field's bits, those of a signed integer narrower than 64 bits
+ * sign-extended (as libshmtrace reads the field's type; at compile time).
+ */
+#define SHMTRACE__SEXT(ty) ((ty) == SHMTRACE_TYPE_S8 ? 56 : (ty) == SHMTRACE_TYPE_S16 ? 48 : \
+			    (ty) == SHMTRACE_TYPE_S32 ? 32 : 0)
+#define SHMTRACE__AVAL(k, n, T, ty) SHMTRACE__AVAL_##k(n, T, ty) shmtrace__ap++;
+#define SHMTRACE__AVAL_FIX(n, T, ty) { T shmtrace__v = (n); uint64_t shmtrace__u = 0; \
+	__builtin_memcpy(&shmtrace__u, &shmtrace__v, sizeof(T)); \
+	*shmtrace__ap = SHMTRACE__SEXT(ty) ? (uint64_t)((int64_t)(shmtrace__u << \
+		SHMTRACE__SEXT(ty)) >> SHMTRACE__SEXT(ty)) : shmtrace__u; }
+#define SHMTRACE__AVAL_PTR(n, T, ty) *shmtrace__ap = (uint64_t)(uintptr_t)(n);
+#define SHMTRACE__AVAL_STR(n, T, ty) *shmtrace__ap = 0;
+#define SHMTRACE__AVAL_SEQ(n, T, ty) *shmtrace__ap = n##_len;
+
 #define SHMTRACE__EV(p, n) shmtrace__ev_##p##__##n
 #define SHMTRACE__EMIT(p, n) shmtrace__emit_##p##__##n
 
@@ -724,9 +916,16 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 	unsigned int shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
 	unsigned int shmtrace__fired = 0; \
 	uint64_t shmtrace__ts = 0; \
+	const struct shmtrace__aggp *shmtrace__a; \
 	SHMTRACE__MAP(SHMTRACE__LEN, __VA_ARGS__) \
 	const uint64_t shmtrace__size = 0 SHMTRACE__MAP(SHMTRACE__SUM, __VA_ARGS__); \
-	if (__builtin_expect(shmtrace__t->nesting++ != 0, 0)) { \
+	/* nesting restored at the end to the value read here, not decremented: \
+	 * a store that depends on no load, so that consecutive events do not \
+	 * wait on each other's read-modify-writes (nested calls leave it as \
+	 * they found it) */ \
+	const uint32_t shmtrace__n = shmtrace__t->nesting; \
+	shmtrace__t->nesting = shmtrace__n + 1; \
+	if (__builtin_expect(shmtrace__n != 0, 0)) { \
 		shmtrace__nested_drop_ev(&SHMTRACE__EV(prov, ev), shmtrace__mask); \
 		goto out; \
 	} \
@@ -735,7 +934,19 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		shmtrace__resync(); /* may write events (a state dump) */ \
 		shmtrace__mask = SHMTRACE__EV(prov, ev).enabled; \
 	} \
-	if (__builtin_expect(SHMTRACE__EV(prov, ev).filtered & shmtrace__mask, 0)) { \
+	if (__builtin_expect(!(SHMTRACE__EV(prov, ev).filtered & shmtrace__mask), 1)) { \
+		shmtrace__ts = shmtrace__clock(); \
+	} else if ((shmtrace__a = shmtrace__agg_plan(shmtrace__t, SHMTRACE__EV(prov, ev).id))) { \
+		/* the thread's plan: its aggregation updated here (ABI 5) */ \
+		uint64_t shmtrace__av[SHMTRACE__NARG(__VA_ARGS__)] = { 0 }; \
+		uint64_t *shmtrace__ap = shmtrace__av; \
+		SHMTRACE__MAP(SHMTRACE__AVAL, __VA_ARGS__) \
+		(void)shmtrace__ap; \
+		shmtrace__agg_update(shmtrace__a, shmtrace__av); \
+		if (SHMTRACE__EV(prov, ev).polled) \
+			goto out;	/* aggregated, recorded nowhere */ \
+		shmtrace__ts = shmtrace__clock(); \
+	} else { \
 		/* decided before the clock is read and any byte is copied */ \
 		struct shmtrace__fval shmtrace__fv[SHMTRACE__NARG(__VA_ARGS__)]; \
 		struct shmtrace__fval *shmtrace__fp = shmtrace__fv; \
@@ -755,8 +966,6 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 			goto out; \
 		if (!shmtrace__ts) /* else the aggregations' time: one read */ \
 			shmtrace__ts = shmtrace__clock(); \
-	} else { \
-		shmtrace__ts = shmtrace__clock(); \
 	} \
 	while (shmtrace__mask) { \
 		const unsigned int shmtrace__c = (unsigned int)__builtin_ctz(shmtrace__mask); \
@@ -807,7 +1016,7 @@ out: \
 	if (__builtin_expect(shmtrace__fired, 0)) \
 		shmtrace__fire(&SHMTRACE__EV(prov, ev), shmtrace__ts); \
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); \
-	shmtrace__t->nesting--; \
+	shmtrace__t->nesting = shmtrace__n; \
 }
 
 /*

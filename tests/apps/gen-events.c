@@ -14,6 +14,10 @@
  * shmtrace_test:mark with no field. With -W it prints "done" once every
  * event was emitted and waits for a line on standard input before its
  * threads exit (so that a test can act while they are alive and idle).
+ * With -R ROUNDS each thread emits COUNT events ROUNDS times (seq going on
+ * from round to round); between two rounds, once every thread finished
+ * one, the program prints "round N" and waits for a line on standard
+ * input (so that a test can change the session between rounds).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -26,6 +30,7 @@
 static unsigned long count = 1000;
 static unsigned int strlen_opt = 16;
 static unsigned long pause_us, every_us;
+static unsigned long rounds = 1, round_done, round_go;
 static int wait_after;
 static unsigned int finished;
 static int released;
@@ -42,14 +47,24 @@ static void *worker(void *arg)
 	for (unsigned int i = 0; i < strlen_opt; i++)
 		payload[i] = (char)('a' + (i + t) % 26);
 	payload[strlen_opt] = 0;
-	for (uint64_t i = 0; i < count; i++) {
-		shmtrace(shmtrace_test, event, i, t, payload);
-		if ((pause_us && i % 1000 == 999) || every_us) {
-			unsigned long us = every_us ? every_us : pause_us;
-			struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
+	for (unsigned long r = 0; r < rounds; r++) {
+		for (uint64_t i = 0; i < count; i++) {
+			shmtrace(shmtrace_test, event, r * count + i, t, payload);
+			if ((pause_us && i % 1000 == 999) || every_us) {
+				unsigned long us = every_us ? every_us : pause_us;
+				struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
 
-			nanosleep(&ts, NULL);
+				nanosleep(&ts, NULL);
+			}
 		}
+		if (r + 1 == rounds)
+			break;
+		pthread_mutex_lock(&lock);
+		round_done++;
+		pthread_cond_broadcast(&cond);
+		while (round_go <= r)
+			pthread_cond_wait(&cond, &lock);
+		pthread_mutex_unlock(&lock);
 	}
 	free(payload);
 	if (wait_after) {
@@ -67,7 +82,7 @@ static void *worker(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: gen-events [-n COUNT] [-t THREADS] [-s STRLEN] [-p USEC] [-e USEC] [-w] [-W] [-T]"
-		" [-m] [-X]\n");
+		" [-m] [-X] [-R ROUNDS]\n");
 	exit(1);
 }
 
@@ -77,7 +92,7 @@ int main(int argc, char **argv)
 	int wait = 0, types = 0, mark = 0, exec_again = 0, c;
 	pthread_t *tids;
 
-	while ((c = getopt(argc, argv, "n:t:s:p:e:wWTmXh")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:s:p:e:wWTmXR:h")) != -1) {
 		switch (c) {
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 't': threads = (unsigned int)strtoul(optarg, NULL, 0); break;
@@ -89,10 +104,11 @@ int main(int argc, char **argv)
 		case 'T': types = 1; break;
 		case 'm': mark = 1; break;
 		case 'X': exec_again = 1; break;
+		case 'R': rounds = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
-	if (threads == 0 || threads > 4096 || strlen_opt > 65535)
+	if (threads == 0 || threads > 4096 || strlen_opt > 65535 || rounds == 0)
 		usage();
 	if (mark)
 		shmtrace(shmtrace_test, mark);
@@ -119,6 +135,22 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < threads; i++)
 		if (pthread_create(&tids[i], NULL, worker, (void *)(uintptr_t)i))
 			return 1;
+	for (unsigned long r = 0; r + 1 < rounds; r++) {
+		char line[64];
+
+		pthread_mutex_lock(&lock);
+		while (round_done < threads * (r + 1))
+			pthread_cond_wait(&cond, &lock);
+		pthread_mutex_unlock(&lock);
+		printf("round %lu\n", r + 1);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			line[0] = 0;
+		pthread_mutex_lock(&lock);
+		round_go = r + 1;
+		pthread_cond_broadcast(&cond);
+		pthread_mutex_unlock(&lock);
+	}
 	if (wait_after) {
 		char line[64];
 

@@ -64,6 +64,7 @@ INTEGRATION_TESTS = \
 	tests/integration/agg-functions.sh \
 	tests/integration/agg-crash.sh \
 	tests/integration/agg-signal.sh \
+	tests/integration/agg-plan.sh \
 	tests/integration/record-aggregate.sh \
 	tests/integration/man-pages.sh \
 	tests/integration/completion.sh \

@@ -4,7 +4,8 @@
  * functions, every aggregation function exact on known values through
  * per-thread tables merged, sums and averages whose partial sums overflow
  * near the int64 limits, string keys, a full table dropping and counting, torn and
- * hostile tables; both printed forms, exactly.
+ * hostile tables; both printed forms, exactly; the emit function's update
+ * from a plan byte for byte the library's.
  */
 #include <check.h>
 #include <errno.h>
@@ -651,6 +652,77 @@ START_TEST(test_sum_avg_limits)
 }
 END_TEST
 
+/*
+ * The emit function's update from a plan (shmtrace.h, ABI 5) writes the
+ * same bytes as the library's agg_update_key(), table for table: every
+ * function a plan does, a second count and quantize (in op[]), an
+ * argument of no field, keys past the capacity (dropped), values at the
+ * int64 limits; and the plans agg_plan() refuses.
+ */
+START_TEST(test_plan_same_table)
+{
+	struct agg_def d = {
+		.nkeys = 1, .nfuncs = 8, .key_kind = { AGG_KEY_INT },
+		.f = { { .fn = AGG_COUNT }, { .fn = AGG_QUANTIZE, .field = 1 },
+		       { .fn = AGG_SUM, .field = 1 }, { .fn = AGG_AVG, .field = 1 },
+		       { .fn = AGG_MIN, .field = 2 }, { .fn = AGG_MAX, .field = 1 },
+		       { .fn = AGG_COUNT }, { .fn = AGG_QUANTIZE, .field = 2 } },
+	};
+	const int8_t asrc[8] = { -1, 1, 1, 1, 2, 1, -1, 2 };
+	static const int64_t limits[] = { 0, 1, -1, INT64_MAX, INT64_MIN, 1 << 20, -(1 << 20) };
+	struct shmtrace__aggp p;
+	struct agg_geom g;
+	size_t len;
+	void *lib = table_new(&d, &g, 8, &len);
+	void *inl = table_new(&d, &g, 8, &len);
+	uint64_t x = 88172645463325252ull;
+
+	ck_assert_int_eq(agg_plan(&d, &g, inl, 8, 3, 0, asrc, &p), 0);
+	ck_assert_uint_eq(p.nops, 6);		/* the first count and quantize apart */
+	ck_assert_uint_eq(p.probes, 8);
+	for (int i = 0; i < 5000; i++) {
+		uint64_t av[4] = { 0 };
+		int64_t args[8];
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		av[0] = (x >> 8) % 12;		/* 12 keys, 8 entries */
+		av[1] = i % 5 ? (uint64_t)(int64_t)(int32_t)(x >> 16) :
+			(uint64_t)limits[i / 5 % 7];
+		av[2] = (uint64_t)(int64_t)(int16_t)x;
+		for (int k = 0; k < 8; k++)
+			args[k] = (int64_t)(asrc[k] < 0 ? 0 : av[asrc[k]]);
+		agg_update_key(lib, &d, &g, (const char *)&av[0], args);
+		shmtrace__agg_update(&p, av);
+	}
+	ck_assert_uint_gt(((struct agg_hdr *)lib)->dropped, 0);
+	ck_assert_uint_gt(((struct agg_hdr *)lib)->updates, 0);
+	ck_assert_int_eq(memcmp(lib, inl, len), 0);
+	free(lib);
+	free(inl);
+
+	/* refused: lquantize, two keys, a string key, a key of no field */
+	d.nfuncs = 1;
+	d.f[0] = (struct agg_func){ .fn = AGG_LQUANTIZE, .field = 1, .step = 10, .lo = 0, .hi = 100 };
+	ck_assert_int_eq(agg_geom(&d, &g), 0);
+	ck_assert_int_eq(agg_plan(&d, &g, &p, 8, 3, 0, asrc, &p), -EINVAL);
+	d.f[0] = (struct agg_func){ .fn = AGG_COUNT };
+	d.nkeys = 2;
+	ck_assert_int_eq(agg_geom(&d, &g), 0);
+	ck_assert_int_eq(agg_plan(&d, &g, &p, 8, 3, 0, asrc, &p), -EINVAL);
+	d.nkeys = 1;
+	d.key_kind[0] = AGG_KEY_STR;
+	ck_assert_int_eq(agg_geom(&d, &g), 0);
+	ck_assert_int_eq(agg_plan(&d, &g, &p, 8, 3, 0, asrc, &p), -EINVAL);
+	d.key_kind[0] = AGG_KEY_INT;
+	ck_assert_int_eq(agg_geom(&d, &g), 0);
+	ck_assert_int_eq(agg_plan(&d, &g, &p, 8, 3, 3, asrc, &p), -EINVAL);
+	ck_assert_int_eq(agg_plan(&d, &g, &p, 6, 3, 0, asrc, &p), -EINVAL);
+	ck_assert_int_eq(agg_plan(&d, &g, &p, 8, 3, 0, asrc, &p), 0);
+}
+END_TEST
+
 static Suite *agg_suite(void)
 {
 	Suite *s = suite_create("agg");
@@ -669,6 +741,7 @@ static Suite *agg_suite(void)
 	tcase_add_test(tc, test_print);
 	tcase_add_test(tc, test_merged_add);
 	tcase_add_test(tc, test_profile_roles);
+	tcase_add_test(tc, test_plan_same_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -51,9 +51,9 @@ void lib_late_event(void)
 }
 
 void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
-		const struct shmtrace__fval *v, uint64_t *ts)
+		const struct shmtrace__fval *v, uint64_t *ts, unsigned int slots)
 {
-	(void)ctl, (void)ev, (void)v, (void)ts;
+	(void)ctl, (void)ev, (void)v, (void)ts, (void)slots;
 	ck_abort_msg("no aggregation here");
 }
 

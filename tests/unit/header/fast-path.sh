@@ -16,6 +16,8 @@
 #   shmtrace__filter_ts      a filter decides (or a trigger fires)
 #   shmtrace__fire           a trigger fired
 #   shmtrace__nested_drop_ev a signal handler interrupted an event
+#   shmtrace__agg_find       an aggregation plan's key not where its hash
+#                            points (the header's own, out of line: no PLT)
 #   shmtrace__cpu_slow       the CPU context field, without an rseq area
 #   clock_gettime            the trace clock when the TSC is not usable:
 #                            the clock itself (the vDSO), never a copy
@@ -147,10 +149,11 @@ void shmtrace__emit_control__lock(uint64_t *c)
 SRC
 
 allowed=" shmtrace__reserve_slow shmtrace__resync shmtrace__filter_ts shmtrace__fire"
-allowed+=" shmtrace__nested_drop_ev shmtrace__cpu_slow clock_gettime "
+allowed+=" shmtrace__nested_drop_ev shmtrace__cpu_slow clock_gettime shmtrace__agg_find "
 
 # bad_insns OBJ: one line "FUNC: INSTRUCTION [-> TARGET]" per forbidden
-# instruction of the emit functions of OBJ. A call's target is the symbol
+# instruction of the emit functions of OBJ (and of the header's helper they
+# may call). A call's target is the symbol
 # of its relocation (the next line of objdump -dr) or, with none, the one
 # objdump names; a call through a register or memory has no symbol. A jmp
 # with a relocation is a tail call; one without jumps inside the function.
@@ -165,7 +168,7 @@ bad_insns() {
 		pend = ""
 	}
 	/^[0-9a-f]+ <.*>:$/ { flush(); fn = $2; gsub(/[<>:]/, "", fn)
-			      infn = (fn ~ /^shmtrace__emit_/); next }
+			      infn = (fn ~ /^shmtrace__(emit_|agg_find)/); next }
 	!infn { next }
 	/^[ \t]+[0-9a-f]+: R_X86_64_/ {
 		if (pend != "") { tgt = $3; flush() }
