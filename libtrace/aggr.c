@@ -1063,44 +1063,13 @@ static __attribute__((noinline)) void aggr_event_slow(struct aggr_thread *th, co
 }
 
 /*
- * The rest of aggr_event(): a cache entry that updates other than one
- * key1 aggregation, or none yet.
- */
-static __attribute__((noinline)) void aggr_event_more(struct aggr_thread *th, const struct shm_ctl_page *ctl,
-						      const struct shmtrace_event *ev,
-						      const struct shmtrace__fval *v, unsigned int slots,
-						      uint64_t gen, uint64_t *ts)
-{
-	if (__builtin_expect(th != NULL, 1)) {
-		const struct aggr_evc *e = &th->evc[ev->id & (AGGR_EVC - 1)];
-
-		if (__builtin_expect(e->gen == gen && e->id == ev->id && e->slots == slots &&
-				     e->epoch == th->epoch, 1)) {
-			struct aggr_prof prof;
-			struct aggr_upd u;
-
-			prof.state = -1;
-			for (unsigned int i = 0; i < e->n; i++)
-				if (aggr_prepare(th, ctl, ev, v, e->b[i], &prof, ts, &u))
-					aggr_apply(e->table[i], e->b[i], &u);
-			return;
-		}
-	}
-	th = aggr_thread();
-	if (!th) {
-		aggr_lost(slots);
-		return;
-	}
-	aggr_event_slow(th, ctl, ev, v, slots, gen, ts);
-}
-
-/*
  * An event that updates the aggregations of @slots (ctl->aggen[ev->id],
  * nonzero). The common case, an event id the thread saw at this control
  * generation, finds its bindings and tables in its cache entry: no
- * search, no lock, and the key hashed once per aggregation. The most
+ * search, no lock, and the key hashed once per aggregation; the most
  * common of all, one aggregation by one integer field with no filter
- * (key1), is done here, in a function small enough to need no stack.
+ * (key1), in one step (that of an ABI 5 module is done by its emit
+ * function, from the plan made here).
  */
 void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
 		const struct shmtrace__fval *v, uint64_t *ts, unsigned int slots)
@@ -1111,13 +1080,29 @@ void aggr_event(const struct shm_ctl_page *ctl, const struct shmtrace_event *ev,
 	if (__builtin_expect(th != NULL, 1)) {
 		struct aggr_evc *e = &th->evc[ev->id & (AGGR_EVC - 1)];
 
-		if (__builtin_expect(e->key1 && e->gen == gen && e->id == ev->id &&
-				     e->slots == slots && e->epoch == th->epoch, 1)) {
-			if (__builtin_expect(e->replan, 0))
-				aggr_plan(th, ctl, ev, e);
-			aggr_update1(e->table[0], e->b[0], v);
+		if (__builtin_expect(e->gen == gen && e->id == ev->id && e->slots == slots &&
+				     e->epoch == th->epoch, 1)) {
+			struct aggr_prof prof;
+			struct aggr_upd u;
+
+			if (e->key1) {
+				if (__builtin_expect(e->replan, 0))
+					aggr_plan(th, ctl, ev, e);
+				aggr_update1(e->table[0], e->b[0], v);
+				return;
+			}
+			prof.state = -1;
+			for (unsigned int i = 0; i < e->n; i++)
+				if (aggr_prepare(th, ctl, ev, v, e->b[i], &prof, ts, &u))
+					aggr_apply(e->table[i], e->b[i], &u);
+			return;
+		}
+	} else {
+		th = aggr_thread();
+		if (!th) {
+			aggr_lost(slots);
 			return;
 		}
 	}
-	aggr_event_more(th, ctl, ev, v, slots, gen, ts);
+	aggr_event_slow(th, ctl, ev, v, slots, gen, ts);
 }

@@ -942,10 +942,13 @@ SHMTRACE__EMIT(prov, ev)(SHMTRACE__PARAMS(__VA_ARGS__)) \
 		uint64_t *shmtrace__ap = shmtrace__av; \
 		SHMTRACE__MAP(SHMTRACE__AVAL, __VA_ARGS__) \
 		(void)shmtrace__ap; \
+		if (!SHMTRACE__EV(prov, ev).polled) \
+			/* recorded too: the clock first, read while the \
+			 * table is updated */ \
+			shmtrace__ts = shmtrace__clock(); \
+		else \
+			shmtrace__mask = 0;	/* aggregated, recorded nowhere */ \
 		shmtrace__agg_update(shmtrace__a, shmtrace__av); \
-		if (SHMTRACE__EV(prov, ev).polled) \
-			goto out;	/* aggregated, recorded nowhere */ \
-		shmtrace__ts = shmtrace__clock(); \
 	} else { \
 		/* decided before the clock is read and any byte is copied */ \
 		struct shmtrace__fval shmtrace__fv[SHMTRACE__NARG(__VA_ARGS__)]; \
