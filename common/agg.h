@@ -122,8 +122,8 @@ int agg_update(void *table, const struct agg_def *d, const struct agg_geom *g,
  * @asrc[k] (-1: none, 0), as integers (signed ones narrower than 64 bits
  * sign-extended: the emit function does it, as the field's type says).
  * @d and @g checked by agg_geom(). 0, or -EINVAL for an update a plan
- * cannot make (not one integer key, lquantize). out->gen and out->id are
- * the caller's to set (0 in a plan it makes).
+ * cannot make (not one integer key, lquantize). out->id is the caller's
+ * to set (0 in a plan it makes).
  */
 int agg_plan(const struct agg_def *d, const struct agg_geom *g, void *table, uint32_t capacity,
 	     unsigned int nfields, int key, const int8_t *asrc, struct shmtrace__aggp *out);
@@ -169,14 +169,13 @@ _Static_assert(offsetof(struct agg_hdr, updates) == 40, "agg updates");
 /* A key's hash (never 0): keys are whole 8-byte words, hashed a word at a time. */
 static inline uint32_t agg_key_tag(const char *key, uint32_t len)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull;
+	uint64_t h = SHMTRACE__AGG_H0;	/* the emit function's hash (shmtrace.h) */
 
 	for (uint32_t i = 0; i < len; i += 8) {
 		uint64_t w;
 
 		__builtin_memcpy(&w, key + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
+		h = shmtrace__agg_mix(h, w);
 	}
 	return (uint32_t)h | 1;
 }
@@ -215,16 +214,7 @@ static inline void agg_add(char *p, int64_t v)
 /* DTrace's quantize: the bucket of @v (0..AGG_QBUCKETS-1) and its range. */
 static inline unsigned int agg_qbucket(int64_t v)
 {
-	unsigned int lg;
-
-	if (v == 0)
-		return AGG_QBUCKETS / 2;
-	if (v > 0) {
-		lg = 63 - (unsigned int)__builtin_clzll((uint64_t)v);
-		return AGG_QBUCKETS / 2 + 1 + lg;
-	}
-	lg = 63 - (unsigned int)__builtin_clzll(-(uint64_t)v);	/* INT64_MIN: 63 */
-	return AGG_QBUCKETS / 2 - 1 - lg;
+	return shmtrace__agg_qbucket(v);	/* the emit function's (shmtrace.h) */
 }
 void agg_qrange(unsigned int b, int64_t *lo, int64_t *hi);
 /* lquantize: 0 below lo, 1 + (v - lo) / step, nbuckets + 1 from hi on. */

@@ -38,8 +38,8 @@
  * generation (shmtrace__resync()), aggr_forget() wherever the epoch moves
  * (a binding made again, a table let go, fork), and aggr_thread_exit()
  * points the thread at aggr_no_plans before the tables are given back: a
- * plan never names a table the thread no longer owns. The update is the same (tests/unit/agg compares
- * the two byte for byte).
+ * plan never names a table the thread no longer owns. The update is the
+ * same (tests/unit/agg compares the two byte for byte).
  *
  * Segments (shm.h, part 4) are created under lib_lock, never move and are
  * never unmapped while the process lives; a thread takes a free table by a
@@ -320,16 +320,21 @@ static int aggr_take(unsigned int slot, struct aggr_table *t, uint32_t tid)
  * What the thread's event cache and plans point at (a binding, a table)
  * may change: none of them is used again.
  */
+static void aggr_plans_empty(struct aggr_thread *th)
+{
+	memset(th->plan, 0xff, sizeof(th->plan));	/* id SHMTRACE__AGGP_NONE */
+}
+
 static void aggr_forget(struct aggr_thread *th)
 {
 	th->epoch++;
-	memset(th->plan, 0xff, sizeof(th->plan));	/* id SHMTRACE__AGGP_NONE */
+	aggr_plans_empty(th);
 }
 
 void aggr_new_gen(void)
 {
 	if (aggr_tls)
-		memset(aggr_tls->plan, 0xff, sizeof(aggr_tls->plan));
+		aggr_plans_empty(aggr_tls);
 }
 
 static struct aggr_thread *aggr_thread(void)
@@ -992,7 +997,6 @@ static void aggr_plan(struct aggr_thread *th, const struct shm_ctl_page *ctl,
 		     b->asrc, &p) < 0)
 		return;
 	p.id = ev->id;
-	p.gen = e->gen;
 	*a = p;
 }
 

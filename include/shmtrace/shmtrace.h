@@ -324,7 +324,7 @@ struct shmtrace__aggop {
 	uint32_t off;			/* its values' offset in an entry */
 };
 struct shmtrace__aggp {
-	uint64_t gen;			/* control generation it was made at */
+	uint64_t reserved0;
 	uint32_t id;			/* the event's id; SHMTRACE__AGGP_NONE: none */
 	uint8_t key;			/* the key's field */
 	uint8_t quant_field;		/* the quantize's argument */
@@ -357,6 +357,17 @@ shmtrace__agg_plan(const struct shmtrace__tls *t, uint32_t id)
 	const struct shmtrace__aggp *a = t->agg + (id & (SHMTRACE__AGGP - 1));
 
 	return a->id == id ? a : 0;
+}
+
+/*
+ * A key's hash, a 64-bit word at a time (common/agg.h's agg_key_tag()
+ * for keys of several words): from SHMTRACE__AGG_H0, mixed with each word.
+ */
+#define SHMTRACE__AGG_H0	0x9e3779b97f4a7c15ull
+static inline SHMTRACE__NOINSTR SHMTRACE__INLINE uint64_t shmtrace__agg_mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
 }
 
 /* quantize's bucket of @v: 129 powers of two, 0 in the middle */
@@ -408,12 +419,11 @@ static inline SHMTRACE__NOINSTR SHMTRACE__INLINE void shmtrace__agg_update(const
 	const unsigned int nops = a->nops;
 	char *const tab = a->table;
 	uint64_t *const seqp = (uint64_t *)(void *)(tab + 8);
-	uint64_t h = (0x9e3779b97f4a7c15ull ^ key) * 0xff51afd7ed558ccdull, seq, w;
-	uint32_t tag, t, i;
+	const uint32_t tag = (uint32_t)shmtrace__agg_mix(SHMTRACE__AGG_H0, key) | 1;
+	uint64_t seq, w;
+	uint32_t t, i;
 	char *e;
 
-	h ^= h >> 32;
-	tag = (uint32_t)h | 1;
 	seq = *seqp;
 	__atomic_store_n(seqp, seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
