@@ -25,10 +25,8 @@ D=$WORK/out
 
 gen_bg r "round 1" -n "$N" -t "$T" -s 4 -R 5
 next_round() {
-	local line
 	echo go >&"$IDLE_FD_r"
-	read -r line <"$WORK/out.r"
-	[ "$line" = "$1" ] || fail "gen-events said '$line', not '$1'"
+	gen_says r "$1"
 }
 # per thread, in JSON: the counts and sums of aggregation $1 of session $2
 agg_rows() {

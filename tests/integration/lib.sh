@@ -3,6 +3,9 @@
 # daemons of the build tree started and stopped by pid (scripts/daemons.sh),
 # helpers.
 set -euo pipefail
+# A command that ends the test through set -e names itself (cleanup says it)
+set -o errtrace
+trap 'ERR_AT="${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (exit $?)"' ERR
 
 : "${top_builddir:?run through make check}"
 B=$top_builddir
@@ -154,7 +157,8 @@ teardown() {
 
 cleanup() {
 	local rc=$?
-	trap - EXIT
+	trap - EXIT ERR
+	[ "$rc" -eq 0 ] || [ -z "${ERR_AT:-}" ] || echo "FAIL: $ERR_AT" >&2
 	if ! teardown && [ $rc -eq 0 ]; then
 		rc=1
 	fi
@@ -310,14 +314,27 @@ buf_bytes() {
 # with -W). Sets IDLE_PID. release_idle TAG lets it go on. PROG=... runs
 # another test program the same way.
 gen_bg() {
-	local tag=$1 says=$2 line
+	local tag=$1 says=$2
 	shift 2
 	mkfifo "$WORK/in.$tag" "$WORK/out.$tag"
 	"${PROG:-$GEN}" "$@" <"$WORK/in.$tag" >"$WORK/out.$tag" &
 	IDLE_PID=$!
-	eval "exec {IDLE_FD_$tag}>\"\$WORK/in.\$tag\""
-	read -r line <"$WORK/out.$tag"
-	[ "$line" = "$says" ] || fail "gen-events said '$line'"
+	# both ends held open for the program's life: a line it writes while
+	# no reader is open would kill it with SIGPIPE
+	eval "exec {IDLE_FD_$tag}>\"\$WORK/in.\$tag\" {OUT_FD_$tag}<\"\$WORK/out.\$tag\""
+	gen_says "$tag" "$says"
+}
+
+# gen_says TAG LINE: the next line of gen_bg's program TAG is LINE; fails
+# with the program's exit status when it ended instead
+gen_says() {
+	local line st=0 fd
+	eval "fd=\$OUT_FD_$1"
+	if ! read -r line <&"$fd"; then
+		wait "$IDLE_PID" || st=$?
+		fail "gen-events $1 ended (status $st) before saying '$2'"
+	fi
+	[ "$line" = "$2" ] || fail "gen-events $1 said '$line', not '$2'"
 }
 
 # gen_idle TAG ARGS...: every event emitted, its threads alive and idle
