@@ -520,9 +520,13 @@ struct msg_c_channel {
 	uint32_t flags;			/* PROTO_CHAN_* */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];	/* session output directory */
+	int64_t created_s;		/* the session's create, s since the Epoch; 0: unknown */
+	char session[PROTO_NAME_MAX];	/* the session's name (the traces' trace_name) */
 };
-_Static_assert(sizeof(struct msg_c_channel) == 40 + PROTO_NAME_MAX + PROTO_PATH_MAX, "chan");
+_Static_assert(sizeof(struct msg_c_channel) == 48 + 2 * PROTO_NAME_MAX + PROTO_PATH_MAX, "chan");
 _Static_assert(offsetof(struct msg_c_channel, flags) == 36, "chan flags");
+_Static_assert(offsetof(struct msg_c_channel, created_s) == 40 + PROTO_NAME_MAX + PROTO_PATH_MAX,
+	       "chan created");
 
 /*
  * A session streamed to a relay (MSG_C_RELAY_ADD, with the two connected

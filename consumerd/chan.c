@@ -83,6 +83,7 @@ int chan_add(const struct msg_c_channel *m, int fd)
 
 	if (chan_find(m->chan_id) || m->chan_slot >= SHM_MAX_CHAN || m->compress > PROTO_COMPRESS_LZ4 ||
 	    !memchr(m->name, 0, sizeof(m->name)) || !memchr(m->output, 0, sizeof(m->output)) ||
+	    !memchr(m->session, 0, sizeof(m->session)) || m->created_s < 0 ||
 	    (m->relay_id ? !relay || m->compress : m->output[0] != '/') || !m->name[0] ||
 	    (m->flags & ~PROTO_CHAN_MEMORY) || ((m->flags & PROTO_CHAN_MEMORY) && m->relay_id) ||
 	    strchr(m->name, '/') || fstat(fd, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
@@ -107,6 +108,8 @@ int chan_add(const struct msg_c_channel *m, int fd)
 	ch->relay = relay;
 	memcpy(ch->name, m->name, sizeof(ch->name));
 	memcpy(ch->output, m->output, sizeof(ch->output));
+	memcpy(ch->session, m->session, sizeof(ch->session));
+	ch->created_s = m->created_s;
 	ch->out_fd = -1;
 	/* traces a consumer before us left in the output still count */
 	if (!ch->memory)

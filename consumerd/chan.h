@@ -31,6 +31,8 @@ struct c_chan {
 	int flush_due;			/* this round writes open packets too (worker.c) */
 	char name[PROTO_NAME_MAX];
 	char output[PROTO_PATH_MAX];
+	char session[PROTO_NAME_MAX];	/* its session's name */
+	int64_t created_s;		/* its session's create, s since the Epoch; 0: unknown */
 	int out_fd;			/* the output directory once made, -1 before */
 	int base_fd;			/* output[0, base_len), opened at the session's
 					 * create: the rest is made under it, no link

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "app.h"
 #include "chan.h"
@@ -384,6 +385,27 @@ int trace_ready(struct c_seg *s)
 	return ret;
 }
 
+/* @s made fit for a TSDL string: no quote, backslash or control character */
+static void tsdl_safe(char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 32)
+			*s = '_';
+}
+
+/* What the trace's env says of its session: its name and when it was created. */
+static void trace_session_env(struct ctf_trace_info *info, const struct c_chan *ch)
+{
+	time_t when = (time_t)ch->created_s;
+	struct tm tm;
+
+	snprintf(info->trace_name, sizeof(info->trace_name), "%s", ch->session);
+	tsdl_safe(info->trace_name);
+	info->created[0] = 0;
+	if (ch->created_s > 0 && localtime_r(&when, &tm))
+		strftime(info->created, sizeof(info->created), "%Y%m%dT%H%M%S%z", &tm);
+}
+
 struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 {
 	struct c_trace *t;
@@ -402,13 +424,10 @@ struct c_trace *trace_get(struct c_app *a, struct c_chan *ch)
 	t->prog_fd = -1;
 	if (gethostname(t->info.hostname, sizeof(t->info.hostname) - 1) < 0)
 		strcpy(t->info.hostname, "localhost");
-	for (char *p = t->info.hostname; *p; p++)
-		if (*p == '"' || *p == '\\' || (unsigned char)*p < 32)
-			*p = '_';
+	tsdl_safe(t->info.hostname);
+	trace_session_env(&t->info, ch);
 	memcpy(t->info.procname, a->procname, sizeof(t->info.procname));
-	for (char *p = t->info.procname; *p; p++)
-		if (*p == '"' || *p == '\\')
-			*p = '_';
+	tsdl_safe(t->info.procname);
 	t->info.pid = a->pid;
 	clock_describe(a->clock, &t->info);
 	/* when it cannot be made now (recorded), its next packet tries again,

@@ -307,6 +307,7 @@ static int cmd_create(struct reply *r, const char *name, const struct cmd_create
 		return reply_fail(r, -ENOMEM, RE_ERRNO, .name = "session");
 	s->base_fd = -1;
 	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->created_s = now > 0 ? (int64_t)now : 0;
 	ret = allow_create(r, s, c);
 	if (ret < 0)
 		goto fail;

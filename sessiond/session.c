@@ -253,6 +253,8 @@ int channel_to_consumer(const struct channel *ch)
 	m.flags = ch->session->memory ? PROTO_CHAN_MEMORY : 0;
 	snprintf(m.name, sizeof(m.name), "%s", ch->name);
 	snprintf(m.output, sizeof(m.output), "%s", ch->session->output);
+	snprintf(m.session, sizeof(m.session), "%s", ch->session->name);
+	m.created_s = ch->session->created_s;
 	m.base_len = (uint32_t)ch->session->base_len;
 	/* (a streamed session sends the root, unused) */
 	return consumer_call(MSG_C_CHANNEL_ADD, &m, sizeof(m), &ch->session->base_fd, 1, NULL, 0);

@@ -84,6 +84,7 @@ struct channel {
 
 struct session {
 	char name[PROTO_NAME_MAX];
+	int64_t created_s;		/* when created, s since the Epoch (0: unknown) */
 	char output[PROTO_PATH_MAX];
 	int output_default;		/* the daemon chose output (create gave none) */
 	int active;

@@ -216,6 +216,7 @@ static void jw_session(FILE *f, const struct session *s)
 	jw_str(f, s->output);
 	fputc(',', f);
 	jw_u64(f, "output_default", (uint64_t)s->output_default);
+	jw_u64(f, "created_s", (uint64_t)s->created_s);
 	jw_u64(f, "active", (uint64_t)s->active);
 	jw_u64(f, "started", (uint64_t)s->started);
 	jw_u64(f, "memory_only", (uint64_t)s->memory);
@@ -584,6 +585,7 @@ static struct session *rd_session(struct js_rd *r, const struct js_node *o)
 	js_rd_str(r, o, "name", s->name, sizeof(s->name));
 	js_rd_str(r, o, "output", s->output, sizeof(s->output));
 	s->output_default = (int)js_rd_u64_opt(r, o, "output_default", 1, 0);
+	s->created_s = (int64_t)js_rd_u64_opt(r, o, "created_s", INT64_MAX, 0);
 	s->active = (int)js_rd_u64(r, o, "active", 1);
 	s->started = (int)js_rd_u64(r, o, "started", 1);
 	s->memory = (int)js_rd_u64_opt(r, o, "memory_only", 1, 0);

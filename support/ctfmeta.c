@@ -111,11 +111,16 @@ long ctfmeta_preamble(char *buf, size_t cap, const struct ctf_trace_info *t)
 		  "\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
 		  "\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n",
 		  t->uuid_str);
+	/* the keys LTTng-UST writes for a per-process buffer (doc/trace-format.md) */
 	sb_printf(&b,
 		  "env {\n\thostname = \"%s\";\n\tdomain = \"ust\";\n\ttracer_name = \"shmtrace\";\n"
-		  "\ttracer_major = 0;\n\ttracer_minor = 1;\n\tvpid = %" PRIu32 ";\n"
-		  "\tprocname = \"%s\";\n};\n\n",
-		  t->hostname, t->pid, t->procname);
+		  "\ttracer_major = 0;\n\ttracer_minor = 1;\n"
+		  "\ttracer_buffering_scheme = \"pid\";\n\ttracer_buffering_id = %" PRIu32 ";\n"
+		  "\tarchitecture_bit_width = %u;\n\ttrace_name = \"%s\";\n",
+		  t->hostname, t->pid, (unsigned int)(8 * sizeof(void *)), t->trace_name);
+	if (t->created[0])
+		sb_printf(&b, "\ttrace_creation_datetime = \"%s\";\n", t->created);
+	sb_printf(&b, "\tvpid = %" PRIu32 ";\n\tprocname = \"%s\";\n};\n\n", t->pid, t->procname);
 	sb_printf(&b,
 		  "clock {\n\tname = \"%s\";\n\tuuid = \"%s\";\n"
 		  "\tdescription = \"%s\";\n\tfreq = %" PRIu64 ";\n\tprecision = 1;\n"

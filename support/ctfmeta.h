@@ -20,6 +20,8 @@ struct ctf_trace_info {
 	char clock_desc[64];
 	char clock_uuid[37];		/* same for every trace of a boot and clock */
 	char hostname[64];
+	char trace_name[PROTO_NAME_MAX];	/* the session's name */
+	char created[32];		/* the session's create, "20261129T011137+0000"; "": unknown */
 	char procname[PROTO_PROCNAME];
 	uint32_t pid;
 	uint64_t freq;			/* clock ticks per second */

@@ -33,6 +33,8 @@ static void trace_info(struct ctf_trace_info *t)
 	strcpy(t->clock_desc, "CLOCK_MONOTONIC");
 	strcpy(t->hostname, "testhost");
 	strcpy(t->procname, "myproc");
+	strcpy(t->trace_name, "sess");
+	strcpy(t->created, "20231114T221320+0000");
 	t->pid = 4321;
 	t->freq = 1000000000;
 	t->offset_s = 1700000000;
@@ -73,6 +75,11 @@ static const char expect_preamble[] =
 	"\ttracer_name = \"shmtrace\";\n"
 	"\ttracer_major = 0;\n"
 	"\ttracer_minor = 1;\n"
+	"\ttracer_buffering_scheme = \"pid\";\n"
+	"\ttracer_buffering_id = 4321;\n"
+	"\tarchitecture_bit_width = 64;\n"
+	"\ttrace_name = \"sess\";\n"
+	"\ttrace_creation_datetime = \"20231114T221320+0000\";\n"
 	"\tvpid = 4321;\n"
 	"\tprocname = \"myproc\";\n"
 	"};\n"
