@@ -542,11 +542,23 @@ SHMTRACE_RD_API void shmtrace_rd_sym_track(struct shmtrace_rd_symbols *s,
  * tracked so far describe its objects.
  *
  * Returns 1 with *@sym filled, or 0 (*@sym untouched) when @addr is in no
- * executable segment of a known object or no function covers it.
+ * executable segment of a known object or no function covers it, or when
+ * @t holds several processes (LTTng-UST's per-user buffers, env
+ * tracer_buffering_scheme "uid"): shmtrace_rd_sym_event_lookup() tells
+ * them apart.
  */
 SHMTRACE_RD_API int shmtrace_rd_sym_lookup(struct shmtrace_rd_symbols *s,
 					   const struct shmtrace_rd_trace *t, uint64_t addr,
 					   struct shmtrace_rd_symbol *sym);
+
+/*
+ * shmtrace_rd_sym_event_lookup - as shmtrace_rd_sym_lookup(), in the
+ * process of @ev: in a trace of several processes, the one its vpid
+ * context field names (none without one: 0).
+ */
+SHMTRACE_RD_API int shmtrace_rd_sym_event_lookup(struct shmtrace_rd_symbols *s,
+						 const struct shmtrace_rd_event *ev, uint64_t addr,
+						 struct shmtrace_rd_symbol *sym);
 
 /*
  * Is @v a value that may be a code address: a 64-bit integer printed in
@@ -563,8 +575,9 @@ static inline bool shmtrace_rd_value_is_address(const struct shmtrace_rd_value *
  * context field (@context true) or of a payload field of @ev (tracked),
  * as trace-read names it: @v must be an address
  * (shmtrace_rd_value_is_address()) that shmtrace_rd_sym_lookup() finds in
- * @ev's process. The payload of a state dump's description of an object
- * (shmtrace_statedump:bin_info) names none: its addresses are the
+ * @ev's process (shmtrace_rd_sym_event_lookup()). The payload of a state
+ * dump's description of an object (shmtrace_statedump:bin_info,
+ * lttng_ust_statedump:bin_info) names none: its addresses are the
  * object's bounds, not code.
  *
  * Returns 1 with *@sym filled, or 0.

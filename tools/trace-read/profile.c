@@ -4,8 +4,12 @@
  * functions that the profile and the chrome export give addresses.
  *
  * Each thread has a stack of the functions entered and not yet left
- * (shmtrace_func:entry and exit); a function's row is keyed by (trace,
- * address) in an open-addressing table, named once when first seen.
+ * (shmtrace_func:entry and exit, or LTTng-UST's cyg-profile helpers'
+ * func_entry and func_exit: the fast one's exit names no function and
+ * leaves the innermost); a function's row is keyed by (trace, address)
+ * in an open-addressing table, named once when first seen. Allocations
+ * (shmtrace_libc:* or LTTng's lttng_ust_libc:*, free aside) count
+ * towards the function running.
  * Memory follows the number of functions and threads, and the depth of
  * their stacks, never the number of events.
  */
@@ -19,6 +23,20 @@
 #include "common/util.h"
 
 enum { PK_UNKNOWN, PK_ENTRY, PK_EXIT, PK_ALLOC, PK_OTHER };
+
+/* The function entries and exits known, with the field that names the function. */
+static const struct {
+	const char *name;
+	uint8_t kind;
+	bool addr;		/* an "addr" field is needed (else: none is used) */
+} prof_events[] = {
+	{ "shmtrace_func:entry", PK_ENTRY, true },
+	{ "shmtrace_func:exit", PK_EXIT, true },
+	{ "lttng_ust_cyg_profile:func_entry", PK_ENTRY, true },
+	{ "lttng_ust_cyg_profile:func_exit", PK_EXIT, true },
+	{ "lttng_ust_cyg_profile_fast:func_entry", PK_ENTRY, true },
+	{ "lttng_ust_cyg_profile_fast:func_exit", PK_EXIT, false },
+};
 
 struct prof_func {
 	uint64_t key;			/* trace << 48 ^ addr, mixed; 0 = empty */
@@ -59,7 +77,7 @@ const char *an_function_name(struct shmtrace_rd_symbols *syms, const struct shmt
 {
 	struct shmtrace_rd_symbol sym;
 
-	if (syms && shmtrace_rd_sym_lookup(syms, shmtrace_rd_event_trace(ev), addr, &sym))
+	if (syms && shmtrace_rd_sym_event_lookup(syms, ev, addr, &sym))
 		snprintf(buf, len, "%s", sym.name);
 	else
 		snprintf(buf, len, "0x%" PRIx64, addr);
@@ -125,15 +143,17 @@ static int prof_kind(struct an_profile *p, const struct shmtrace_rd_event *ev, i
 	if (ci > ncls)
 		ci = ncls;
 	if (!p->kind[tr][ci]) {
-		const char *n = shmtrace_rd_event_name(ev);
+		const char *n = shmtrace_rd_event_name(ev), *c = strchr(n, ':');
+		size_t plen = c ? (size_t)(c - n) : 0;
 		int k = PK_OTHER;
 
-		if (!strcmp(n, "shmtrace_func:entry") && field_index(ev, "addr") >= 0)
-			k = PK_ENTRY;
-		else if (!strcmp(n, "shmtrace_func:exit") && field_index(ev, "addr") >= 0)
-			k = PK_EXIT;
-		else if (!strncmp(n, "shmtrace_libc:", 14) && strcmp(n + 14, "free") &&
-			 field_index(ev, "size") >= 0)
+		for (size_t i = 0; i < sizeof(prof_events) / sizeof(prof_events[0]); i++)
+			if (!strcmp(n, prof_events[i].name) &&
+			    (!prof_events[i].addr || field_index(ev, "addr") >= 0))
+				k = prof_events[i].kind;
+		if (c && ((plen == 13 && !strncmp(n, "shmtrace_libc", plen)) ||
+			  (plen == 14 && !strncmp(n, "lttng_ust_libc", plen))) &&
+		    strcmp(c + 1, "free") && field_index(ev, "size") >= 0)
 			k = PK_ALLOC;
 		p->kind[tr][ci] = (uint8_t)k;
 		p->size_field[tr][ci] = (int8_t)field_index(ev, "size");
@@ -260,6 +280,7 @@ int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 	struct prof_thread *t;
 	struct prof_func *f;
 	uint64_t addr;
+	int ai;
 
 	if (k < 0)
 		return k;
@@ -276,7 +297,8 @@ int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 			t->stack[t->depth - 1].bytes += bytes;
 		return 0;
 	}
-	addr = field_u64(ev, field_index(ev, "addr"));
+	ai = field_index(ev, "addr");
+	addr = field_u64(ev, ai);
 	if (k == PK_ENTRY) {
 		struct prof_frame *fr;
 
@@ -302,8 +324,13 @@ int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 				fr->outer = 0;
 		return 0;
 	}
-	/* exit: close up to the matching entry (frames whose exit was lost too) */
-	for (uint32_t d = t->depth; d > 0; d--) {
+	/* exit: close up to the matching entry (frames whose exit was lost
+	 * too); one that names no function closes the innermost */
+	if (ai < 0 && t->depth) {
+		prof_pop(t, ts);
+		return 0;
+	}
+	for (uint32_t d = ai < 0 ? 0 : t->depth; d > 0; d--) {
 		if (t->stack[d - 1].f->addr == addr) {
 			while (t->depth >= d)
 				prof_pop(t, ts);
@@ -383,7 +410,8 @@ void an_profile_print(struct an_profile *p, FILE *out)
 	if (!n && !open && !p->unmatched) {
 		/* nothing to show: say what a profile needs */
 		fprintf(out, "No function entry or exit events (shmtrace_func:entry, "
-			"shmtrace_func:exit) in the traces: a profile needs a program built "
+			"shmtrace_func:exit, or LTTng-UST's lttng_ust_cyg_profile*:func_entry, "
+			"func_exit) in the traces: a profile needs a program built "
 			"with -finstrument-functions, run under tracectl record --preload func\n");
 		free(rows);
 		return;
