@@ -20,11 +20,20 @@
 # thread emitting at a steady rate (bench/sustained-rate.c): one stream
 # each, only the length differs. See bench/README.md.
 #
-# usage: bench/read-speed.sh [-n EVENTS] [-r REPS] [--no-big] [-k]
+# With --lttng the timed trace is LTTng-UST 2.13's own instead: the same
+# number of events (bench:b, an int64 and a 16-character string, of
+# bench/workload-lttng.c, 2 threads, with the vpid and vtid contexts
+# LTTng users add), per-user buffers (4 MiB x 8 sub-buffers per CPU),
+# recorded by an lttng-sessiond of its own in the work directory, in
+# bursts paced so that nothing is discarded; the memory part is skipped.
+#
+# usage: bench/read-speed.sh [-n EVENTS] [-r REPS] [--no-big] [--lttng] [-k]
 #   -n EVENTS    events of the timed trace (default 10000000)
 #   -r REPS      repetitions (default 3)
 #   --no-big     skip the 20,000,000-event trace (it takes about 600 MB
 #                of disk in TMPDIR)
+#   --lttng      the timed trace made by LTTng-UST (needs lttng-tools and
+#                liblttng-ust-dev)
 #   -k           keep the work directory (logs, raw results and the
 #                traces but the 20,000,000-event one)
 # Environment: SHMTRACE_BUILD (default <tree>/build), BABELTRACE2 (default
@@ -39,15 +48,17 @@ reps=3
 small=1000000
 big=20000000
 use_big=1
+lttng=0
 keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) events=$2; shift 2 ;;
 	-r) reps=$2; shift 2 ;;
 	--no-big) use_big=0; shift ;;
+	--lttng) lttng=1; use_big=0; shift ;;
 	-k) keep=1; shift ;;
-	-h|--help) sed -n '4,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: $0 [-n EVENTS] [-r REPS] [--no-big] [-k]" >&2; exit 2 ;;
+	-h|--help) sed -n '4,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [-n EVENTS] [-r REPS] [--no-big] [--lttng] [-k]" >&2; exit 2 ;;
 	esac
 done
 case $events in ''|*[!0-9]*|0) echo "bad -n" >&2; exit 2 ;; esac
@@ -84,7 +95,7 @@ daemons_start() {
 }
 
 cleanup() {
-	shm_daemons_stop || true
+	daemons_stop_all
 	if [ "$keep" = 1 ]; then
 		rm -rf "$work/trace-big"
 	else
@@ -96,7 +107,7 @@ trap 'exit 130' INT TERM
 
 # ---- recording -------------------------------------------------------------------------
 
-stream_count() { find "$1" -type f ! -name metadata | wc -l; }
+stream_count() { find "$1" -type f ! -name metadata ! -path '*/index/*' | wc -l; }
 
 # session DIR PATTERN CMD...: one session writing to DIR, PATTERN enabled,
 # while CMD runs. Prints "TOTAL DISCARDED SDISCARDED LOST": the events and
@@ -181,6 +192,33 @@ record_rate() {
 	die "could not record $n events without discards"
 }
 
+# record_lttng DIR N: N events of LTTng-UST's workload (bench:b, 2 threads),
+# per-user buffers, in bursts of 2000 events per thread paced so that
+# nothing is discarded (the pause doubled until then), with the LTTng
+# daemons lttng_daemons_start started. Prints the pause.
+record_lttng() {
+	local dir=$1 n=$2 pause got ctl=$work/log/lttng-ctl
+	${CC:-cc} -O2 -I"$top/bench" -o "$work/wl-lttng" "$top/bench/workload-lttng.c" \
+		-llttng-ust -ldl -pthread 2>"$work/log/cc-lttng.err" ||
+		die "cannot build bench/workload-lttng.c: $(head -n2 "$work/log/cc-lttng.err")"
+	for pause in 100 200 400 800 1600; do
+		rm -rf "$dir"
+		{ lttng create s --output "$dir" &&
+		  lttng enable-channel -u --subbuf-size 4M --num-subbuf 8 c &&
+		  lttng enable-event -u -c c 'bench:*' &&
+		  lttng add-context -u -c c -t vpid -t vtid &&
+		  lttng start s; } >"$ctl" 2>&1 || die "cannot set up the LTTng session: $(tail -n2 "$ctl")"
+		BENCH_WARMUP=0 "$work/wl-lttng" enabled b "$n" 2 2000 "$pause" >>"$work/log/programs" ||
+			die "the LTTng workload failed"
+		lttng stop s >/dev/null 2>&1
+		lttng destroy s >/dev/null 2>&1
+		got=$(lttng_count "$dir")
+		[ "$got" = "$n" ] && { echo "$pause"; return 0; }
+		log "  bursts of 2000 per thread, pauses of $pause us: $got events of $n; slower"
+	done
+	die "could not record $n events without discards"
+}
+
 # ---- measurements ----------------------------------------------------------------------
 
 
@@ -215,14 +253,25 @@ fmt() {	# fmt FORMAT VALUE: "n/a" when empty (awk rounds as the min-max do)
 
 # ---- the timed trace -------------------------------------------------------------------
 
-log "recording $events events (gen-events, 4 threads per process)..."
-daemons_start main
 main=$work/trace-main
-procs=$(record_main "$main" "$events")
-shm_daemons_stop
+if [ "$lttng" = 1 ]; then
+	log "recording $events events with LTTng-UST (bench/workload-lttng.c, 2 threads)..."
+	export LTTNG_UST_REGISTER_TIMEOUT=-1
+	lttng_daemons_start "$work/lttng-home" "$work/log/lttng-sessiond.log" ||
+		die "lttng-sessiond does not start (see $work/log/lttng-sessiond.log)"
+	pause=$(record_lttng "$main" "$events")
+	lttng_daemons_stop
+	made="LTTng-UST, 2 threads, per-user buffers, vpid and vtid contexts (bursts paused $pause us)"
+else
+	log "recording $events events (gen-events, 4 threads per process)..."
+	daemons_start main
+	procs=$(record_main "$main" "$events")
+	shm_daemons_stop
+	made="shmtrace, $procs process(es) x 4 threads"
+fi
 bytes=$(stream_bytes "$main")
 streams=$(stream_count "$main")
-log "  $procs process(es) of 4 threads, $streams streams, $bytes bytes, nothing discarded"
+log "  $made, $streams streams, $bytes bytes, nothing discarded"
 
 # babeltrace2 must read as many events, without a warning
 "$BT" "$main" -c sink.utils.counter >"$work/log/bt-counter" 2>"$work/log/bt-counter.err" ||
@@ -314,7 +363,7 @@ echo "trace-read vs babeltrace2 $("$BT" --version | sed -n '1s/^Babeltrace //p' 
 	"medians of $reps repetitions ($(nproc) CPUs)"
 echo "trace: $events events, $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB of streams" \
 	"($(awk -v b="$bytes" -v n="$events" 'BEGIN { printf "%.1f", b / n }') bytes/event)," \
-	"$procs process(es) x 4 threads = $streams streams, in the page cache"
+	"$made: $streams streams, in the page cache"
 row "" "seconds" "min-max" "Mevents/s" "peak RSS MiB"
 line stats "trace-read --stats"
 line dummy "babeltrace2 -c sink.utils.dummy"
