@@ -52,10 +52,7 @@ status_json "$WORK/st.json" s || fail "status failed"
 	shmtrace_test:event ] || fail "status: $(cat "$WORK/st.json")"
 
 # the session daemon killed: the next one has the same exclusions
-old=$SESSIOND_PID
-kill -KILL "$old"
-shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
-status_json "$WORK/st2.json" s || fail "status after the restart failed"
+restart_sessiond "$WORK/st2.json" s
 python3 - "$WORK/st.json" "$WORK/st2.json" <<'PY' || fail "exclusions not resumed"
 import json, sys
 def en(f):

@@ -156,12 +156,7 @@ cleared=$(jget "$WORK/clear.json" sessions fr channels hot cleared)
 status_json "$WORK/before.json" fr || fail "status failed"
 ctl_json "$WORK/tbefore.json" list-triggers || fail "list-triggers failed"
 "$TRACECTL" save fr >"$WORK/before.profile" || fail "save failed"
-old=$SESSIOND_PID
-kill -KILL "$old"
-shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
-status_json "$WORK/after.json" fr || fail "status after the restart failed"
-SESSIOND_PID=$(shmtrace_daemon_pid sessiond)
-[ -n "$SESSIOND_PID" ] && [ "$SESSIOND_PID" != "$old" ] || fail "no new session daemon"
+restart_sessiond "$WORK/after.json" fr
 python3 - "$WORK/before.json" "$WORK/after.json" <<'PY' || fail "the session changed across the restart (above)"
 import json, sys
 a, b = (json.load(open(f))["sessions"][0] for f in sys.argv[1:])

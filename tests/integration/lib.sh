@@ -262,6 +262,18 @@ ctl_json() {
 status_json() {
 	"$TRACECTL" status ${2:+"$2"} --format json >"$1"
 }
+
+# restart_sessiond JSON [SESSION]: SIGKILL to the session daemon; the
+# status (of SESSION) written to JSON starts the next one, which resumes
+# the sessions it saved and is then SESSIOND_PID
+restart_sessiond() {
+	local old=$SESSIOND_PID
+	kill -KILL "$old" 2>/dev/null || true
+	shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
+	status_json "$1" ${2:+"$2"} || fail "status after the restart failed"
+	SESSIOND_PID=$(shmtrace_daemon_pid sessiond)
+	[ -n "$SESSIOND_PID" ] && [ "$SESSIOND_PID" != "$old" ] || fail "no new session daemon"
+}
 status_field() {
 	local st=0
 	status_json "$WORK/status_field.json" "$1" || st=$?

@@ -41,12 +41,7 @@ H=$IDLE_PID
 grep -q '"memory_only":1' "$SHMTRACE_HOME/state.json" || fail "state.json: $(cat "$SHMTRACE_HOME/state.json")"
 
 # the session daemon killed; the next one resumes the session
-old=$SESSIOND_PID
-kill -KILL "$old"
-shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
-status_json "$WORK/st.json" fr || fail "status after the kill failed"
-SESSIOND_PID=$(shmtrace_daemon_pid sessiond)
-[ "$SESSIOND_PID" != "$old" ] || fail "no new session daemon"
+restart_sessiond "$WORK/st.json" fr
 [ "$(jget "$WORK/st.json" sessions fr memory_only)" = true ] &&
 	[ "$(jget "$WORK/st.json" sessions fr active)" = true ] &&
 	[ "$(jget "$WORK/st.json" sessions fr channels c mode)" = overwrite ] &&

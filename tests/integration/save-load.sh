@@ -217,11 +217,7 @@ case "$(jget "$WORK/tl.json" triggers ts last_firing path)" in
 esac
 # what load made is the daemon's state as any command's: a daemon killed
 # and started again has it all
-old=$SESSIOND_PID
-kill -KILL "$old"
-shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
-status_json "$WORK/after2.json" || fail "status after the restart failed"
-SESSIOND_PID=$(shmtrace_daemon_pid sessiond)
+restart_sessiond "$WORK/after2.json"
 same "$WORK/before.json" "$WORK/after2.json"
 ctl_json "$WORK/tafter2.json" list-triggers || fail "list-triggers failed"
 same_triggers "$WORK/tbefore.json" "$WORK/tafter2.json"

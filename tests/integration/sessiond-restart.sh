@@ -13,12 +13,7 @@ start_daemons
 # kill_sessiond: SIGKILL to the session daemon, a tracectl command starts
 # the next one; SESSIOND_PID is the new one's
 kill_sessiond() {
-	local old=$SESSIOND_PID
-	kill -KILL "$old" 2>/dev/null || true
-	shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
-	status_json "$WORK/status.after" s || fail "status after the kill failed"
-	SESSIOND_PID=$(shmtrace_daemon_pid sessiond)
-	[ -n "$SESSIOND_PID" ] && [ "$SESSIOND_PID" != "$old" ] || fail "no new session daemon"
+	restart_sessiond "$WORK/status.after" s
 	[ "$(jget "$WORK/status.after" daemon pid)" = "$SESSIOND_PID" ] || fail "status by another daemon"
 	[ "$(jget "$WORK/status.after" sessions s active)" = true ] || fail "session s not resumed active"
 }

@@ -22,12 +22,7 @@ t1=$(date +%s)
 # the session daemon killed: the next one resumes envs from its state and
 # gives its channels to a new consumer (the first ended with the processes
 # it had); that consumer killed too, they go to a third
-old=$SESSIOND_PID
-kill -KILL "$old"
-shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
-status_json "$WORK/st.json" envs || fail "status after the kill failed"
-SESSIOND_PID=$(shmtrace_daemon_pid sessiond)
-[ -n "$SESSIOND_PID" ] && [ "$SESSIOND_PID" != "$old" ] || fail "no new session daemon"
+restart_sessiond "$WORK/st.json" envs
 old=$(shmtrace_daemon_pid consumerd)
 kill_daemon KILL "$old"
 shmtrace_wait_gone "$old" || fail "consumer $old still runs"

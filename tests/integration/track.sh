@@ -109,10 +109,7 @@ harsh_wait b
 
 # the session daemon killed: the next one has the same tracking
 status_json "$WORK/before.json" s || fail "status failed"
-old=$SESSIOND_PID
-kill -KILL "$old"
-shmtrace_wait_gone "$old" || fail "session daemon $old still runs"
-status_json "$WORK/after.json" s || fail "status after the restart failed"
+restart_sessiond "$WORK/after.json" s
 python3 - "$WORK/before.json" "$WORK/after.json" <<'PY' || fail "tracking not resumed"
 import json, sys
 a, b = (json.load(open(f))["sessions"][0]["tracking"] for f in sys.argv[1:])
