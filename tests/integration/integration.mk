@@ -97,6 +97,8 @@ INTEGRATION_TESTS = \
 	tests/integration/stream-restart.sh \
 	tests/integration/read-follow.sh \
 	tests/integration/python.sh \
+	tests/integration/python-read.sh \
+	tests/integration/python-venv.sh \
 	tests/integration/read-names.sh \
 	tests/integration/list-events.sh \
 	tests/integration/read-stats.sh \
