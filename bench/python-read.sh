@@ -7,9 +7,9 @@
 # works under the same python.
 #
 # The script records a trace of N events with the test program gen-events
-# (2 threads, 'shmtrace_test:*': fields seq, thread, payload) with the
-# build's daemons, started in a private SHMTRACE_HOME and stopped by pid
-# once the trace is on disk. Then R repetitions, each a fresh python
+# ('shmtrace_test:*': fields seq, thread, payload; processes of 4 threads,
+# none discarded) with the build's daemons, started in a private
+# SHMTRACE_HOME and stopped by pid once the trace is on disk. Then R repetitions, each a fresh python
 # process timing (wall clock, the trace in the page cache):
 #   read      shmtrace.read(D, fields=["seq"]), the column summed
 #   read-all  shmtrace.read(D), every field of every event
@@ -23,7 +23,8 @@
 #   -k           keep the work directory (and the trace)
 #   --trace DIR  read this trace of gen-events instead of recording one
 # Environment: SHMTRACE_BUILD (default <tree>/build), PYTHON (default:
-# the one configure chose, else /usr/bin/python3), TMPDIR.
+# the one configure chose for the tests, TEST_PYTHON, else
+# /usr/bin/python3), TMPDIR.
 #
 # It is a benchmark, not a test: it prints figures.
 set -euo pipefail
@@ -40,7 +41,7 @@ bench_option() {
 }
 . "$(dirname "$0")/lib.sh"
 
-py=${PYTHON:-$(sed -n 's/^PYTHON = //p' "$build/Makefile" 2>/dev/null)}
+py=${PYTHON:-$(sed -n 's/^TEST_PYTHON = //p' "$build/Makefile" 2>/dev/null)}
 [ -n "$py" ] && [ "$py" != : ] || py=/usr/bin/python3
 "$py" -c 'import numpy' 2>/dev/null || die "$py has no numpy (Debian: python3-numpy)"
 export PYTHONPATH=$top/python
@@ -53,10 +54,21 @@ if [ -z "$trace" ]; then
 	{ "$T" create s --output "$trace" &&
 	  "$T" enable-event -s s 'shmtrace_test:*' &&
 	  "$T" start s; } >/dev/null || die "cannot set up a session"
-	"$build/tests/apps/gen-events" -n $((events / 2)) -t 2 >/dev/null || die "gen-events failed"
+	# processes of 4 threads, each thread at most 100000 events: its
+	# buffers hold them whatever the consumer's pace (nothing discarded)
+	left=$events
+	while [ "$left" -gt 0 ]; do
+		k=$((left < 400000 ? left : 400000))
+		"$build/tests/apps/gen-events" -n $((k / 4)) -t 4 >/dev/null || die "gen-events failed"
+		[ $((k % 4)) -eq 0 ] || "$build/tests/apps/gen-events" -n $((k % 4)) -t 1 >/dev/null
+		left=$((left - k))
+		sleep 0.1
+	done
 	"$T" stop s >/dev/null
 	"$T" destroy s >/dev/null
 	shm_daemons_stop
+	got=$("$build/trace-read" --stats=count "$trace" 2>/dev/null | awk '$2 == "total" { print $1 }')
+	[ "$got" = "$events" ] || die "the trace has ${got:-no} events, not $events (discarded?)"
 fi
 
 # one timing in a fresh python: prints "EVENTS SECONDS"

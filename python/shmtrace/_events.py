@@ -81,11 +81,16 @@ class Event:
 
 def _values(strings: List[bytes], vals: np.ndarray, types: np.ndarray,
             cache: Dict[int, Any]) -> List[Any]:
-    """The Python value of each row of one column of a batch; None where
-    the event lacks the field."""
-    present = np.unique(types)
-    if len(present) == 1:
-        t = int(present[0])
+    """The Python value of each row of one column of a batch. A row whose
+    event lacks the field holds None when the column is a string (the
+    NAME_sym columns, absent where no function is named), else anything:
+    the layout of the row's class does not read it."""
+    present = np.unique(types).tolist()
+    kinds = [t for t in present if t != R.NONE]
+    if not kinds:
+        return [None] * len(vals)
+    if len(kinds) == 1:
+        t = kinds[0]
         if R.U8 <= t <= R.U64:
             return vals.tolist()
         if R.S8 <= t <= R.S64:
@@ -93,30 +98,33 @@ def _values(strings: List[bytes], vals: np.ndarray, types: np.ndarray,
         if t in (R.F32, R.F64):
             return vals.view(np.float64).tolist()
     out: List[Any] = [None] * len(vals)
-    ints = vals.tolist()
-    sints = vals.view(np.int64).tolist()
-    floats = vals.view(np.float64).tolist()
+    codes = vals.tolist()
     tl = types.tolist()
+    sints = floats = None
     for i, t in enumerate(tl):
         if t == R.NONE:
             continue
         if t <= R.U64:
-            out[i] = ints[i]
+            out[i] = codes[i]
         elif t <= R.S64:
+            if sints is None:
+                sints = vals.view(np.int64).tolist()
             out[i] = sints[i]
         elif t <= R.F64:
+            if floats is None:
+                floats = vals.view(np.float64).tolist()
             out[i] = floats[i]
         else:
-            key = ints[i] << 5 | t
+            key = codes[i] << 5 | t
             v = cache.get(key)
             if v is None:
-                raw = strings[ints[i]]
+                raw = strings[codes[i]]
                 if t == R.STRING:
                     v = raw.decode("utf-8", "replace")
                 else:
-                    v = np.frombuffer(raw, dtype=R.SEQ_DTYPE[t]).tolist()
+                    v = tuple(np.frombuffer(raw, dtype=R.SEQ_DTYPE[t]).tolist())
                 cache[key] = v
-            out[i] = list(v) if t != R.STRING else v
+            out[i] = v if t == R.STRING else list(v)
     return out
 
 
