@@ -34,7 +34,10 @@ flags and modes that trace-read's JSON adds (``NAME_names``,
 ``NAME_octal``) are not given; the numbers they name are.
 
 Errors: ReadError, an OSError (``errno``, ``filename``), when a trace
-cannot be read; ValueError for a bad selection.
+cannot be read; ValueError for a bad selection. A damaged part of a trace
+(a corrupt or truncated stream file) is skipped with a DamageWarning
+naming the file and offset, after the events before it, as trace-read
+does; ``Columns.damage`` lists the messages too.
 
 The library is found, in this order, through ``SHMTRACE_READER_LIB`` (a
 path), where ``make install`` put it, the build tree next to a source
@@ -48,9 +51,9 @@ from typing import Optional
 
 from ._columns import Columns, read
 from ._events import Event, events
-from ._reader import Paths, ReadError
+from ._reader import DamageWarning, Paths, ReadError
 
-__all__ = ["read", "events", "dataframe", "Columns", "Event", "ReadError"]
+__all__ = ["read", "events", "dataframe", "Columns", "Event", "ReadError", "DamageWarning"]
 __version__ = "0.1"
 
 

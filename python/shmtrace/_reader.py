@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import errno as _errno
 import os
+import warnings
 from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -31,6 +32,13 @@ SEQ_DTYPE = {12 + r: np.dtype("<u%d" % (1 << r)) for r in range(4)}
 SEQ_DTYPE.update({16 + r: np.dtype("<i%d" % (1 << r)) for r in range(4)})
 
 BATCH = 1 << 16
+
+
+class DamageWarning(UserWarning):
+    """Parts of the traces were damaged (a corrupt or truncated stream
+    file, unreadable metadata) and skipped: the events before the damage
+    of each stream file, and every other stream, were read. The message
+    names each file and byte offset, as trace-read's warnings do."""
 
 
 class ReadError(OSError):
@@ -221,10 +229,13 @@ class Session:
             if n == -_errno.EAGAIN:
                 continue
             if n < 0:
-                msg = _lib.text(lib.shmtrace_rd_errmsg(self._r)) if n != -_errno.EINVAL \
-                    else "the time window selects nothing (end before begin)"
+                if n != -_errno.ENOMEM and lib.shmtrace_rd_damage_count(self._r):
+                    # every stream was read to its end or its damage
+                    warnings.warn(DamageWarning("; ".join(self.damage())), stacklevel=3)
+                    return
                 if n == -_errno.EINVAL:
-                    raise ValueError(msg)
+                    raise ValueError("the time window selects nothing (end before begin)")
+                msg = _lib.text(lib.shmtrace_rd_errmsg(self._r))
                 raise ReadError(-n, msg or os.strerror(-n), self.filename)
             if n == 0:
                 return

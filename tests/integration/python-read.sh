@@ -7,7 +7,8 @@
 # keeps the rows trace-read keeps with the same options (event patterns,
 # filter, tid, begin/end); the typed events of shmtrace.events(); the
 # errors (ReadError is an OSError with errno and filename; a bad filter
-# or window is a ValueError); to_pandas() and to_arrow() when pandas or
+# or window is a ValueError); a damaged trace gives the events trace-read
+# gives with a DamageWarning; to_pandas() and to_arrow() when pandas or
 # pyarrow are there.
 . "$(dirname "$0")/lib.sh"
 PY=${TEST_PYTHON:-/usr/bin/python3}
@@ -25,6 +26,13 @@ D=$WORK/out
 
 # the selections compared: trace-read's options, then read()'s arguments
 "$TRACE_READ" --format json "$D" >"$WORK/all.json" || fail "trace-read failed"
+# a damaged copy: a stream file cut in the middle of a packet
+cp -r "$D" "$WORK/cut"
+f=$(find "$WORK/cut" -type f -name 'channel*' -size +8k | head -1)
+[ -n "$f" ] || fail "no stream file to cut"
+truncate -s $(($(stat -c %s "$f") / 2 + 3)) "$f"
+"$TRACE_READ" --format json "$WORK/cut" >"$WORK/cut.json" 2>/dev/null && fail "trace-read read the damaged copy without an error"
+[ -s "$WORK/cut.json" ] || fail "trace-read read nothing of the damaged copy"
 first=$("$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["time_ns"])' "$WORK/all.json")
 tid=$("$PY" -c 'import json, sys
 print([e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "shmtrace_test:event"][-1]["tid"])' "$WORK/all.json")
@@ -44,6 +52,16 @@ done <<EOF
 -e 'shmtrace_statedump:*' -e 'shmtrace_test:types'
 --filter '\$ctx.cpu_id >= 0 && thread == 1'
 EOF
+
+# the sample traces of the reader's unit test (every integer size, int16
+# sequences, extended headers, two processes merged), when it is built
+SAMPLES=$B/tests/unit/reader/test-reader
+if [ -x "$SAMPLES" ]; then
+	"$SAMPLES" --write-samples "$WORK/samples" 50 || fail "test-reader --write-samples failed"
+	for t in basic session; do
+		"$TRACE_READ" --format json "$WORK/samples/$t" >"$WORK/sample-$t.json" 2>/dev/null
+	done
+fi
 
 "$PY" - "$D" "$WORK" "$tid" "$begin" <<'PY' || fail "shmtrace.read() is wrong"
 import errno, json, math, sys
@@ -125,6 +143,38 @@ for i, kw in enumerate(sels):
     e = [ev.to_dict()["time_ns"] for ev in shmtrace.events(D, **kw)]
     check(e == [x["time_ns"] for x in w], f"selection {kw}: events() keeps other events")
 check(len(shmtrace.read(D, end=begin - 1000)) == 1, "end bound (inclusive) as int")
+
+# a damaged trace: the events trace-read reads of it, and a warning
+import warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    cut = shmtrace.read(W + "/cut", fields=["seq"])
+    cut_evs = list(shmtrace.events(W + "/cut", symbols=False))
+cutj = jl(W + "/cut.json")
+check(0 < len(cutj) < len(allj), f"the damaged copy has {len(cutj)} of {len(allj)} events")
+check(list(cut["time_ns"]) == [e["time_ns"] for e in cutj] and
+      [e.time_ns for e in cut_evs] == [e["time_ns"] for e in cutj], "rows of the damaged copy")
+check(len([w for w in caught if issubclass(w.category, shmtrace.DamageWarning)]) == 2 and
+      cut.damage and "/cut/" in cut.damage[0], f"no DamageWarning: {caught} {cut.damage}")
+
+# the samples: every value of every row as trace-read prints it
+import os
+for smp in ("basic", "session") if os.path.exists(W + "/samples") else ():
+    sj = jl(f"{W}/sample-{smp}.json")
+    sc = shmtrace.read(f"{W}/samples/{smp}")
+    se = list(shmtrace.events(f"{W}/samples/{smp}"))
+    check(len(sj) > 3 and len(sc) == len(sj) == len(se), f"sample {smp}: {len(sc)} rows")
+    for i, e in enumerate(sj):
+        f = {k: norm(v) for k, v in e["fields"].items()
+             if not (k.endswith("_length") and isinstance(e["fields"].get(k[:-7]), list))}
+        got = {k: (sc[k][i].tolist() if isinstance(sc[k][i], np.ndarray) else sc[k][i])
+               for k in sc.columns[5:] if sc.has(k)[i]}
+        check(got == f, f"sample {smp} row {i}: {got} != {f}")
+        check(se[i].fields == f and se[i].name == e["event"], f"sample {smp} event {i}")
+        check((int(sc["time_ns"][i]), sc["proc"][i], int(sc["pid"][i]), int(sc["tid"][i])) ==
+              (e["time_ns"], e["proc"], e["pid"], e["tid"]), f"sample {smp} row {i} common")
+    for k in sc.columns[5:]:
+        check(sc[k].dtype != np.float64 or k == "val", f"sample {smp}: {k} is float64")
 
 # typed events
 evs = list(shmtrace.events(D, event="shmtrace_test:types"))
