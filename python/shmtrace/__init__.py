@@ -40,8 +40,9 @@ naming the file and offset, after the events before it, as trace-read
 does; ``Columns.damage`` lists the messages too.
 
 The library is found, in this order, through ``SHMTRACE_READER_LIB`` (a
-path), where ``make install`` put it, the build tree next to a source
-tree, then the system's search path. ``dataframe()`` is
+path), the directory named at install time (``make install``'s libdir,
+or ``SHMTRACE_LIBDIR`` given to pip), the build tree ``build/`` next to
+a source tree, then the system's search path. ``dataframe()`` is
 ``read(...).to_pandas()``.
 """
 
@@ -65,6 +66,11 @@ def dataframe(paths: Paths, event=None, fields=None, *, begin=None, end=None, pi
     field). Needs pandas (Debian: python3-pandas)."""
     return read(paths, event, fields, begin=begin, end=end, pid=pid, tid=tid,
                 filter=filter, symbols=symbols).to_pandas()
+
+
+for _obj in (read, events, Columns, Event, ReadError, DamageWarning):
+    _obj.__module__ = __name__
+del _obj
 
 
 def __dir__():

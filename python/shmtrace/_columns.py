@@ -205,7 +205,11 @@ def read(paths: R.Paths, event=None, fields: Optional[Iterable[str]] = None, *,
     a context field of the same name (``"$ctx.NAME"``: the context field
     only); ``"NAME_sym"`` is the function the address in field NAME falls
     in (``"main+0x1c"``; with ``symbols``). None (the default): every
-    field of the selected events, context fields included.
+    field of the selected events, context fields included (a context
+    field named like a payload field of the same event is
+    ``"$ctx.NAME"``), and the ``NAME_sym`` of address fields that name
+    some function; not the length of a sequence (``NAME_length`` before
+    the sequence NAME): the length of each array is.
 
     Types are exact: an integer column has the numpy type of the field's
     declared size and signedness (uint64 pointers stay exact; a column
