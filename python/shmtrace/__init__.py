@@ -77,4 +77,3 @@ def __dir__():
     return sorted(__all__ + ["__version__"])
 
 
-del Optional, annotations

@@ -25,26 +25,35 @@ def int_dtype(seen: int) -> Optional[np.dtype]:
     return np.dtype("int%d" % (8 << r)) if r <= 3 else None
 
 
-def decode(strings: List[bytes], cache: Dict[int, str], code: int) -> str:
-    v = cache.get(code)
-    if v is None:
-        v = cache[code] = strings[code].decode("utf-8", "replace")
-    return v
+class StringTable:
+    """The str of the string table's entries, decoded once each, when a
+    column uses them."""
 
+    def __init__(self, strings: List[bytes]):
+        self.strings = strings
+        self.lut = np.empty(len(strings), dtype=object)
+        self.done = np.zeros(len(strings), dtype=bool)
 
-def string_array(strings: List[bytes], codes: np.ndarray) -> np.ndarray:
-    """An object array of the str of each code."""
-    uniq, inv = np.unique(codes, return_inverse=True)
-    table = np.empty(len(uniq), dtype=object)
-    table[:] = [strings[int(k)].decode("utf-8", "replace") for k in uniq]
-    return table[inv] if len(codes) else np.empty(0, dtype=object)
+    def array(self, codes: np.ndarray) -> np.ndarray:
+        """An object array of the str of each code (no sort: a mark per
+        entry used, then one fancy index)."""
+        if not len(codes):
+            return np.empty(0, dtype=object)
+        used = np.zeros(len(self.strings), dtype=bool)
+        used[codes] = True
+        new = np.flatnonzero(used & ~self.done)
+        if len(new):
+            s = self.strings
+            self.lut[new] = [s[k].decode("utf-8", "replace") for k in new.tolist()]
+            self.done[new] = True
+        return self.lut[codes]
 
 
 def seq_value(strings: List[bytes], t: int, code: int) -> np.ndarray:
     return np.frombuffer(strings[code], dtype=R.SEQ_DTYPE[t])
 
 
-def convert(strings: List[bytes], vals: np.ndarray, types: np.ndarray, seen: int):
+def convert(table: StringTable, vals: np.ndarray, types: np.ndarray, seen: int):
     """The numpy array of one column (see read()), and its mask (None when
     every row has the field)."""
     has = seen & ~1
@@ -61,7 +70,7 @@ def convert(strings: List[bytes], vals: np.ndarray, types: np.ndarray, seen: int
             out[~mask] = np.nan
         return (out.astype(np.float32) if has == 1 << R.F32 else out), mask
     elif has == 1 << R.STRING and mask is None:
-        return string_array(strings, vals), mask
+        return table.array(vals), mask
     elif not has:
         return np.zeros(len(vals), dtype=np.uint8), mask
     # strings with rows lacking them, sequences, or kinds mixed: objects
@@ -72,14 +81,14 @@ def convert(strings: List[bytes], vals: np.ndarray, types: np.ndarray, seen: int
         if t == R.NONE:
             continue
         if t == R.STRING:
-            out[rows] = string_array(strings, vals[rows])
+            out[rows] = table.array(vals[rows])
         elif t >= R.SEQ_FIRST:
             cache = {}
             for i in rows:
                 k = int(vals[i])
                 a = cache.get(k)
                 if a is None:
-                    a = cache[k] = seq_value(strings, t, k)
+                    a = cache[k] = seq_value(table.strings, t, k)
                 out[i] = a
         elif t in (R.F32, R.F64):
             out[rows] = vals[rows].view(np.float64).tolist()
@@ -238,14 +247,15 @@ def read(paths: R.Paths, event=None, fields: Optional[Iterable[str]] = None, *,
     def cat(parts, dtype):
         return np.concatenate(parts) if parts else np.empty(0, dtype)
 
+    table = StringTable(s.strings)
     common = {k: cat([c[1][k] for c in chunks], np.uint32)
               for k in ("time_ns", "pid", "tid", "name", "proc")}
     cols: Dict[str, np.ndarray] = {
         "time_ns": common["time_ns"].astype(np.int64, copy=False),
         "pid": common["pid"].astype(np.int64, copy=False),
         "tid": common["tid"],
-        "proc": string_array(s.strings, common["proc"]),
-        "event": string_array(s.strings, common["name"]),
+        "proc": table.array(common["proc"]),
+        "event": table.array(common["name"]),
     }
     masks: Dict[str, np.ndarray] = {}
     for i, name in enumerate(names):
@@ -255,7 +265,7 @@ def read(paths: R.Paths, event=None, fields: Optional[Iterable[str]] = None, *,
         types = [c[3][i] if i < len(c[3]) else np.zeros(c[0], np.uint8) for c in chunks]
         if any(i >= len(c[2]) for c in chunks):
             seen[i] |= 1
-        arr, mask = convert(s.strings, cat(vals, np.uint64), cat(types, np.uint8), seen[i])
+        arr, mask = convert(table, cat(vals, np.uint64), cat(types, np.uint8), seen[i])
         key = "field." + name if name in COMMON else name
         cols[key] = arr
         if mask is not None:

@@ -17,7 +17,7 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 
-PathArg = Union[str, bytes, "os.PathLike[str]"]
+PathArg = Union[str, bytes, os.PathLike]
 Paths = Union[PathArg, Sequence[PathArg]]
 
 # enum shmtrace_rd_col_type

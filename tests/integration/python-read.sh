@@ -214,6 +214,9 @@ try:
 except TypeError:
     pass
 check(not {"ctypes", "os", "np", "numpy"} & set(dir(shmtrace)), f"dir(shmtrace): {dir(shmtrace)}")
+import typing
+for f in (shmtrace.read, shmtrace.events, shmtrace.dataframe, shmtrace.Event.__init__):
+    check(typing.get_type_hints(f), f"no type hints for {f}")
 
 try:
     import pandas as pd
