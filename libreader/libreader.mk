@@ -41,8 +41,12 @@ libshmtrace_reader_la_LIBADD = libreadercore.la
 libshmtrace_reader_la_LDFLAGS = $(AM_LDFLAGS) -version-info 3:0:3 -Wl,--no-undefined
 
 if HAVE_CHECK
-check_PROGRAMS += tests/unit/reader/test-reader
-TESTS += tests/unit/reader/test-reader
+check_PROGRAMS += tests/unit/reader/test-reader tests/unit/reader/test-columns
+TESTS += tests/unit/reader/test-reader tests/unit/reader/test-columns
+# the columns on the sample traces test-reader writes (it runs it)
+tests_unit_reader_test_columns_SOURCES = tests/unit/reader/test-columns.c
+tests_unit_reader_test_columns_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_reader_test_columns_LDADD = libreadercore.la $(LZ4_LIBS) $(CHECK_LIBS)
 tests_unit_reader_test_reader_SOURCES = tests/unit/reader/test-reader.c
 tests_unit_reader_test_reader_CPPFLAGS = $(AM_CPPFLAGS) $(LIBREADER_CPPFLAGS)
 tests_unit_reader_test_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LZ4_CFLAGS)

@@ -148,6 +148,13 @@ class Columns(Mapping[str, np.ndarray]):
             return np.ones(self._n, dtype=bool)
         return m
 
+    def __eq__(self, other: object) -> bool:
+        """Columns compare by identity (numpy arrays do not compare to a
+        bool)."""
+        return self is other
+
+    __hash__ = object.__hash__
+
     def __repr__(self) -> str:
         return "<shmtrace.Columns: %d rows, columns %s>" % (self._n, ", ".join(self._cols))
 
