@@ -263,6 +263,14 @@ int shmtrace_rd_cols_select_filter(struct shmtrace_rd_columns *c, const char *ex
 	return sel_set_filter(c->sel, expr, err, errlen);
 }
 
+const char *shmtrace_rd_cols_filter_unknown(const struct shmtrace_rd_columns *c, unsigned k,
+					    const char **near)
+{
+	const char *dummy;
+
+	return sel_field_missing(c->sel, k, near ? near : &dummy);
+}
+
 static int find_col(const struct shmtrace_rd_columns *c, const char *name)
 {
 	for (size_t i = 0; i < c->ncols; i++)

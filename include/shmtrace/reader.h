@@ -711,6 +711,16 @@ SHMTRACE_RD_API int shmtrace_rd_cols_select_filter(struct shmtrace_rd_columns *c
 						   const char *expr, char *err, size_t errlen);
 
 /*
+ * Field @k (from 0) of the filter that no event class read had (a typo,
+ * most likely: trace-read warns of it), with *@near set to the closest
+ * field name they had, or NULL; NULL when every field was found, when
+ * nothing was read, or past the filter's last field (at most 64). Valid
+ * until close.
+ */
+SHMTRACE_RD_API const char *shmtrace_rd_cols_filter_unknown(const struct shmtrace_rd_columns *c,
+							   unsigned k, const char **near);
+
+/*
  * shmtrace_rd_cols_add - add the column @name (see Columns), before the
  * first read. Returns its index (from 0, in the order added; a name added
  * twice gives its first index), or -EINVAL (after reading, empty name),

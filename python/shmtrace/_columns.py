@@ -215,7 +215,9 @@ def read(paths: R.Paths, event=None, fields: Optional[Iterable[str]] = None, *,
         nanoseconds since the Epoch; inclusive
     ``filter``
         an expression on the fields, as trace-read's --filter
-        (``"latency_ns > 1000 && $ctx.procname == \\"app\\""``)
+        (``"latency_ns > 1000 && $ctx.procname == \\"app\\""``); a field
+        that no event read had is warned of (UserWarning), as trace-read
+        does
 
     ``fields``: the field columns to read, by name: a payload field, else
     a context field of the same name (``"$ctx.NAME"``: the context field

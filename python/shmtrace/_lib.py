@@ -95,6 +95,8 @@ _SIGS = {
     "shmtrace_rd_cols_select_end": (ctypes.c_int, [P, ctypes.c_char_p]),
     "shmtrace_rd_cols_select_filter": (ctypes.c_int, [P, ctypes.c_char_p, ctypes.c_char_p,
                                                       ctypes.c_size_t]),
+    "shmtrace_rd_cols_filter_unknown": (ctypes.c_char_p, [P, ctypes.c_uint,
+                                                          ctypes.POINTER(ctypes.c_char_p)]),
     "shmtrace_rd_cols_add": (ctypes.c_int, [P, ctypes.c_char_p]),
     "shmtrace_rd_cols_add_all": (ctypes.c_int, [P]),
     "shmtrace_rd_cols_count": (ctypes.c_size_t, [P]),

@@ -190,6 +190,17 @@ class Session:
             n = lib.shmtrace_rd_cols_class_fields(self._c, cls, buf, len(buf))
         return [(x >> 1, bool(x & 1)) for x in buf[:max(n, 0)]]
 
+    def _warn_filter(self) -> None:
+        """Warn of the filter's fields that no event read had, as
+        trace-read does (a typo, most likely)."""
+        near = ctypes.c_char_p()
+        for k in range(64):
+            name = lib.shmtrace_rd_cols_filter_unknown(self._c, k, ctypes.byref(near))
+            if name is not None:
+                hint = f"; did you mean {_lib.text(near.value)!r}?" if near.value else ""
+                warnings.warn(f"filter: no event read has a field {_lib.text(name)!r}{hint}",
+                              UserWarning, stacklevel=4)
+
     def _sync_strings(self) -> None:
         c = self._c
         n = lib.shmtrace_rd_cols_string_count(c)
@@ -238,6 +249,7 @@ class Session:
                 msg = _lib.text(lib.shmtrace_rd_errmsg(self._r))
                 raise ReadError(-n, msg or os.strerror(-n), self.filename)
             if n == 0:
+                self._warn_filter()
                 return
             self._sync_strings()
             yield (n, {k: a[:n] for k, a in common.items()},

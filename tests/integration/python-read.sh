@@ -208,6 +208,11 @@ for kw in (dict(filter="seq >"), dict(begin="not a time"), dict(begin=2000, end=
         sys.exit(f"{kw} did not raise")
     except ValueError:
         pass
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    check(len(shmtrace.read(D, filter="seqq > 1")) == 0, "filter on a field no event has")
+check(len(caught) == 1 and "'seqq'" in str(caught[0].message) and "'seq'" in str(caught[0].message),
+      f"no warning of the unknown filter field: {[str(w.message) for w in caught]}")
 try:
     shmtrace.read(D, fields="seq")
     sys.exit("fields='seq' did not raise")

@@ -249,6 +249,9 @@ START_TEST(test_all)
 }
 END_TEST
 
+/* the filter's field 1 that no event had after select_x(), and the closest */
+static char unknown[32], closest[32];
+
 /* The rows kept by a selection of the session sample: their x values. */
 static long select_x(void (*sel)(struct shmtrace_rd_columns *), uint64_t *x)
 {
@@ -265,6 +268,13 @@ static long select_x(void (*sel)(struct shmtrace_rd_columns *), uint64_t *x)
 	n = shmtrace_rd_cols_read(c, ROWS, NULL, 1, vals, types);
 	if (n > 0)
 		ck_assert_int_eq(shmtrace_rd_cols_read(c, ROWS, NULL, 1, vals, types), 0);
+	{
+		const char *near = NULL, *name = shmtrace_rd_cols_filter_unknown(c, 1, &near);
+
+		ck_assert_ptr_null(shmtrace_rd_cols_filter_unknown(c, 0, &near));
+		snprintf(unknown, sizeof(unknown), "%s", name ? name : "");
+		snprintf(closest, sizeof(closest), "%s", name && near ? near : "");
+	}
 	shmtrace_rd_cols_close(c);
 	shmtrace_rd_close(r);
 	return n;
@@ -284,6 +294,11 @@ static void sel_filter(struct shmtrace_rd_columns *c)
 	ck_assert(err[0]);
 	ck_assert_int_eq(shmtrace_rd_cols_select_filter(c, "x >= 100 && $ctx.procname == \"proca-10\"",
 							 err, sizeof(err)), 0);
+}
+
+static void sel_typo(struct shmtrace_rd_columns *c)
+{
+	ck_assert_int_eq(shmtrace_rd_cols_select_filter(c, "x > 0 || xx > 0", NULL, 0), 0);
 }
 
 static void sel_tid_event(struct shmtrace_rd_columns *c)
@@ -317,6 +332,10 @@ START_TEST(test_select)
 	for (int i = 0; i < 8; i++)
 		ck_assert_uint_eq(x[i] / 10 % 10, 1);	/* stream 1: thread 101 */
 	ck_assert_int_eq(select_x(sel_no_event, x), 0);
+	ck_assert_str_eq(unknown, "");
+	ck_assert_int_eq(select_x(sel_typo, x), 15);	/* x = 0 is the first */
+	ck_assert_str_eq(unknown, "xx");
+	ck_assert_str_eq(closest, "x");
 	ck_assert_int_eq(select_x(sel_bad_window, x), -EINVAL);
 }
 END_TEST
