@@ -9,8 +9,9 @@
 # The script records a trace of N events with the test program gen-events
 # ('shmtrace_test:*': fields seq, thread, payload; processes of 4 threads,
 # none discarded) with the build's daemons, started in a private
-# SHMTRACE_HOME and stopped by pid once the trace is on disk. Then R repetitions, each a fresh python
-# process timing (wall clock, the trace in the page cache):
+# SHMTRACE_HOME and stopped by pid once the trace is on disk. Then R
+# repetitions, each a fresh python process timing (wall clock, the trace
+# in the page cache):
 #   read      shmtrace.read(D, fields=["seq"]), the column summed
 #   read-all  shmtrace.read(D), every field of every event
 #   iterate   for ev in shmtrace.events(D): ev["seq"] summed
@@ -101,13 +102,18 @@ PY
 }
 
 whats="read read-all iterate"
-if "$py" -c 'import bt2' 2>/dev/null; then whats="$whats bt2"; else log "no bt2 under $py: skipped"; fi
+if "$py" -c 'import bt2' 2>/dev/null; then
+	whats="$whats bt2"
+else
+	log "no bt2 under $py (Debian: python3-bt2): skipped"
+fi
 for what in $whats; do
 	rates=()
 	for ((i = 0; i < reps; i++)); do
 		read -r n secs < <(run "$what") || die "$what failed"
 		rates+=("$(awk -v n="$n" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')")
 	done
-	med=$(printf '%s\n' "${rates[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	med=$(printf '%s\n' "${rates[@]}" | sort -n |
+		awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
 	printf '%-9s %9d events  %10d events/s (median of %d)\n' "$what" "$n" "$med" "$reps"
 done

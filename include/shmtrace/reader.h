@@ -779,7 +779,8 @@ SHMTRACE_RD_API long shmtrace_rd_cols_read(struct shmtrace_rd_columns *c, size_t
  * the next shmtrace_rd_cols_read() or close.
  */
 SHMTRACE_RD_API size_t shmtrace_rd_cols_string_count(const struct shmtrace_rd_columns *c);
-SHMTRACE_RD_API const uint64_t *shmtrace_rd_cols_string_offsets(const struct shmtrace_rd_columns *c);
+SHMTRACE_RD_API const uint64_t *
+shmtrace_rd_cols_string_offsets(const struct shmtrace_rd_columns *c);
 SHMTRACE_RD_API const char *shmtrace_rd_cols_string_data(const struct shmtrace_rd_columns *c);
 
 /*
@@ -787,8 +788,9 @@ SHMTRACE_RD_API const char *shmtrace_rd_cols_string_data(const struct shmtrace_r
  * columns in the order the event has them: at most @max entries of @idx,
  * each 2 * column + 1 for a context field, 2 * column for a payload field
  * and the "NAME_sym" columns (these right after their field); the length
- * of a sequence is not one of them. The context fields come first. Returns the number of entries (which may exceed
- * @max: only @max are written), or -EINVAL (no such class).
+ * of a sequence is not one of them. The context fields come first.
+ * Returns the number of entries (which may exceed @max: only @max are
+ * written), or -EINVAL (no such class).
  */
 SHMTRACE_RD_API long shmtrace_rd_cols_class_fields(const struct shmtrace_rd_columns *c,
 						   uint32_t cls, int32_t *idx, size_t max);

@@ -31,11 +31,14 @@ cp -r "$D" "$WORK/cut"
 f=$(find "$WORK/cut" -type f -name 'channel*' -size +8k | head -1)
 [ -n "$f" ] || fail "no stream file to cut"
 truncate -s $(($(stat -c %s "$f") / 2 + 3)) "$f"
-"$TRACE_READ" --format json "$WORK/cut" >"$WORK/cut.json" 2>/dev/null && fail "trace-read read the damaged copy without an error"
+"$TRACE_READ" --format json "$WORK/cut" >"$WORK/cut.json" 2>/dev/null &&
+	fail "trace-read read the damaged copy without an error"
 [ -s "$WORK/cut.json" ] || fail "trace-read read nothing of the damaged copy"
-first=$("$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["time_ns"])' "$WORK/all.json")
+first=$("$PY" -c 'import json, sys
+print(json.loads(open(sys.argv[1]).readline())["time_ns"])' "$WORK/all.json")
 tid=$("$PY" -c 'import json, sys
-print([e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "shmtrace_test:event"][-1]["tid"])' "$WORK/all.json")
+evs = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "shmtrace_test:event"]
+print(evs[-1]["tid"])' "$WORK/all.json")
 begin=$((first + 1000))
 begin_s=$((begin / 1000000000)).$(printf '%09d' $((begin % 1000000000)))
 n=0

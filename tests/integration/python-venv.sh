@@ -25,7 +25,7 @@ want=$("$TRACE_READ" --format json "$D" | wc -l)
 
 # check VENV: the installed package reads the trace from elsewhere
 check() {
-	(cd "$WORK" && "$1/bin/python" - "$D" "$want" <<'PY') || fail "$1: the installed package does not read"
+	(cd "$WORK" && "$1/bin/python" - "$D" "$want" <<'PY') || fail "$1: the package does not read"
 import sys, shmtrace
 if "site-packages" not in shmtrace.__file__:
     sys.exit(f"shmtrace imported from {shmtrace.__file__}")

@@ -292,7 +292,8 @@ static void sel_filter(struct shmtrace_rd_columns *c)
 	ck_assert_int_eq(shmtrace_rd_cols_select_filter(c, "x >= 100 && x % 10 < 2 ||", err,
 							 sizeof(err)), -EINVAL);
 	ck_assert(err[0]);
-	ck_assert_int_eq(shmtrace_rd_cols_select_filter(c, "x >= 100 && $ctx.procname == \"proca-10\"",
+	ck_assert_int_eq(shmtrace_rd_cols_select_filter(c,
+							 "x >= 100 && $ctx.procname == \"proca-10\"",
 							 err, sizeof(err)), 0);
 }
 
