@@ -420,7 +420,7 @@ static bool is_seq_length(const struct shmtrace_rd_event *ev, unsigned i)
 /* add_all: the columns of @ev's fields (see shmtrace_rd_cols_add_all()). */
 static int add_fields(struct shmtrace_rd_columns *c, const struct shmtrace_rd_event *ev)
 {
-	char name[512];
+	char name[512], sym[520];
 	int ret;
 
 	for (int ctx = 1; ctx >= 0; ctx--) {
@@ -440,12 +440,14 @@ static int add_fields(struct shmtrace_rd_columns *c, const struct shmtrace_rd_ev
 			ret = add_col(c, name);
 			if (ret < 0)
 				return ret;
+			/* "$ctx.ip_sym" beside "$ctx.ip"; none when a field has the name */
 			if (!c->syms || !ref_is_address(ev, ref) ||
-			    snprintf(name, sizeof(name), "%s_sym", f) >= (int)sizeof(name) ||
-			    shmtrace_rd_event_field_index(ev, name) >= 0 ||
-			    shmtrace_rd_event_context_index(ev, name) >= 0)
+			    snprintf(sym, sizeof(sym), "%s_sym", f) >= (int)sizeof(sym) ||
+			    shmtrace_rd_event_field_index(ev, sym) >= 0 ||
+			    shmtrace_rd_event_context_index(ev, sym) >= 0)
 				continue;
-			ret = add_col(c, name);
+			snprintf(sym, sizeof(sym), "%s_sym", name);
+			ret = add_col(c, sym);
 			if (ret < 0)
 				return ret;
 		}

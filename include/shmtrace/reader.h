@@ -733,9 +733,9 @@ SHMTRACE_RD_API int shmtrace_rd_cols_add(struct shmtrace_rd_columns *c, const ch
  * payload field NAME, each context field NAME ("$ctx.NAME" when a payload
  * field of that event class is named NAME too; not the length of a
  * sequence, "NAME_length" right before the sequence NAME, whose value
- * holds it) and, with a symbol table,
- * "NAME_sym" after each address field NAME (shmtrace_rd_value_is_address())
- * unless the class has a field of that name. shmtrace_rd_cols_read() then
+ * holds it) and, with a symbol table, "COLUMN_sym" after the column of
+ * each address field NAME (shmtrace_rd_value_is_address()) unless the
+ * class has a field NAME_sym. shmtrace_rd_cols_read() then
  * returns early, before the first event of a class that brings new
  * columns: the caller gives buffers for shmtrace_rd_cols_count() columns
  * on the next call (the rows already read had none of those fields).
