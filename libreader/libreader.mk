@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
 # libreader/libreader.mk - the trace reader library: its core
 # (libreadercore.la, linked into trace-read, tracectl and the tests, and
-# installed as the public libshmtrace-reader with include/shmtrace/reader.h),
+# installed as the public libshmtrace-reader with include/shmtrace/reader.h;
+# it compiles its own copies of the filter, glob, units and "did you mean"
+# code that its event selection, reader-select.c, uses, so that the shared
+# library needs no other convenience library),
 # its unit tests (the reader; the ELF symbol reader), the function names
 # integration test with its program, and the ELF fuzz target. Included
 # from the top-level Makefile.am, which defines LIBREADER_CPPFLAGS, the
@@ -23,7 +26,10 @@ libreadercore_la_SOURCES = \
 	libreader/tsdl-lower.c libreader/tsdl-lower.h \
 	libreader/lz4file.c libreader/lz4file.h \
 	libreader/symbols.c libreader/symbols.h \
-	libreader/symbolize.c
+	libreader/symbolize.c \
+	libreader/reader-select.c libreader/reader-select.h \
+	libreader/reader-columns.c \
+	common/filter.c common/glob.c support/filtercc.c support/units.c tools/suggest.c
 libreadercore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBREADER_CPPFLAGS) -DSHMTRACE_BUILDING_READER
 libreadercore_la_CFLAGS = $(AM_CFLAGS) $(LZ4_CFLAGS)
 libreadercore_la_LIBADD = $(LZ4_LIBS)
@@ -32,11 +38,15 @@ include_shmtrace_HEADERS += include/shmtrace/reader.h
 lib_LTLIBRARIES += libshmtrace-reader.la
 libshmtrace_reader_la_SOURCES =
 libshmtrace_reader_la_LIBADD = libreadercore.la
-libshmtrace_reader_la_LDFLAGS = $(AM_LDFLAGS) -version-info 2:0:2 -Wl,--no-undefined
+libshmtrace_reader_la_LDFLAGS = $(AM_LDFLAGS) -version-info 3:0:3 -Wl,--no-undefined
 
 if HAVE_CHECK
-check_PROGRAMS += tests/unit/reader/test-reader
-TESTS += tests/unit/reader/test-reader
+check_PROGRAMS += tests/unit/reader/test-reader tests/unit/reader/test-columns
+TESTS += tests/unit/reader/test-reader tests/unit/reader/test-columns
+# the columns on the sample traces test-reader writes (it runs it)
+tests_unit_reader_test_columns_SOURCES = tests/unit/reader/test-columns.c
+tests_unit_reader_test_columns_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_reader_test_columns_LDADD = libreadercore.la $(LZ4_LIBS) $(CHECK_LIBS)
 tests_unit_reader_test_reader_SOURCES = tests/unit/reader/test-reader.c
 tests_unit_reader_test_reader_CPPFLAGS = $(AM_CPPFLAGS) $(LIBREADER_CPPFLAGS)
 tests_unit_reader_test_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LZ4_CFLAGS)

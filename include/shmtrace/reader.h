@@ -587,6 +587,227 @@ SHMTRACE_RD_API int shmtrace_rd_sym_value(struct shmtrace_rd_symbols *s,
 					  const struct shmtrace_rd_value *v,
 					  struct shmtrace_rd_symbol *sym);
 
+/*
+ * Columns
+ * =======
+ *
+ * The selected events of a reader, many per call, as columns: arrays the
+ * caller owns, one element per event, filled for up to @max events at a
+ * time (shmtrace_rd_cols_read()). This is the fast way to read a trace
+ * from a language that calls C at a cost per call (Python's ctypes with
+ * numpy arrays): the selection and the filter run here, in C, and strings
+ * come as codes into a table.
+ *
+ *	struct shmtrace_rd_columns *c;
+ *	int64_t t[4096], pid[4096];
+ *	uint32_t tid[4096], name[4096], proc[4096], cls[4096];
+ *	uint64_t lat[4096];
+ *	uint8_t lat_type[4096];
+ *	struct shmtrace_rd_col_out out = { t, pid, tid, name, proc, cls };
+ *	uint64_t *vals[1] = { lat };
+ *	uint8_t *types[1] = { lat_type };
+ *	long n;
+ *
+ *	shmtrace_rd_cols_open(&c, r, NULL);
+ *	shmtrace_rd_cols_select_event(c, "app:request_*");
+ *	shmtrace_rd_cols_select_filter(c, "latency_ns > 1000", err, sizeof(err));
+ *	shmtrace_rd_cols_add(c, "latency_ns");		(column 0)
+ *	while ((n = shmtrace_rd_cols_read(c, 4096, &out, 1, vals, types)) > 0)
+ *		use(n, t, lat, lat_type);
+ *	shmtrace_rd_cols_close(c);
+ *
+ * Selection: the same as trace-read's (--event, --pid, --tid, --begin,
+ * --end, --filter; see trace-read(1)); with none, every event.
+ *
+ * Columns: a column is named as trace-read's filter names fields: the
+ * payload field NAME, else the context field NAME; "$ctx.NAME" is the
+ * context field only. "NAME_sym" names, when the event has no field of
+ * that name, the function its address field NAME falls in, as trace-read
+ * names it ("main+0x1c", a string; see Function names); this needs the
+ * table of @syms given to shmtrace_rd_cols_open(). Which field a column
+ * reads is decided once per event class, at its first event.
+ *
+ * Values: each row of a column is a 64-bit slot and a type code (enum
+ * shmtrace_rd_col_type) saying what the slot holds: the integer (zero- or
+ * sign-extended to 64 bits, as its type in the metadata declares), the
+ * bits of a double, or a code into the string table (strings; sequences
+ * and arrays of integers, as their raw little-endian elements). A row
+ * whose event has no such field has type SHMTRACE_RD_COL_NONE and slot 0.
+ * shmtrace_rd_cols_seen() tells which types a column has held, so that a
+ * caller picks one exact type for the whole column.
+ *
+ * Strings: the string table holds each distinct string (and each distinct
+ * run of elements) once, codes from 0 up in order of first use; it grows
+ * as rows are read and keeps everything until close: its memory follows
+ * the number of distinct strings read, never the number of events (the
+ * event names and process names are in it too).
+ *
+ * Thread safety: a columns object is used by one thread at a time, the
+ * one that uses its reader; it reads the reader's events itself (call
+ * shmtrace_rd_next() no more), and shmtrace_rd_sym_track()s them when
+ * given a symbol table.
+ */
+struct shmtrace_rd_columns;
+
+/* Type codes of a column's rows: what its 64-bit slot holds. */
+enum shmtrace_rd_col_type {
+	SHMTRACE_RD_COL_NONE = 0,	/* the event has no such field; slot 0 */
+	SHMTRACE_RD_COL_U8,		/* unsigned integers of 1, 2, 4, 8 bytes */
+	SHMTRACE_RD_COL_U16,
+	SHMTRACE_RD_COL_U32,
+	SHMTRACE_RD_COL_U64,
+	SHMTRACE_RD_COL_S8,		/* signed integers, sign-extended */
+	SHMTRACE_RD_COL_S16,
+	SHMTRACE_RD_COL_S32,
+	SHMTRACE_RD_COL_S64,
+	SHMTRACE_RD_COL_F32,		/* the bits of a double (a float widened) */
+	SHMTRACE_RD_COL_F64,
+	SHMTRACE_RD_COL_STRING,		/* a string table code */
+	SHMTRACE_RD_COL_SEQ_U8,		/* a string table code: the elements, */
+	SHMTRACE_RD_COL_SEQ_U16,	/* unsigned, little-endian */
+	SHMTRACE_RD_COL_SEQ_U32,
+	SHMTRACE_RD_COL_SEQ_U64,
+	SHMTRACE_RD_COL_SEQ_S8,		/* the same, signed */
+	SHMTRACE_RD_COL_SEQ_S16,
+	SHMTRACE_RD_COL_SEQ_S32,
+	SHMTRACE_RD_COL_SEQ_S64,
+};
+
+/*
+ * The columns every selected event has, one array of @max elements each
+ * (any may be NULL: not filled): the time in nanoseconds since the Epoch,
+ * the process id (-1 when unknown), the thread id, the event name and the
+ * process name as string codes, and the class: a number for the event's
+ * class in its trace, the same for every event of it, from 0 up in order
+ * of first use (see shmtrace_rd_cols_class_fields()).
+ */
+struct shmtrace_rd_col_out {
+	int64_t *time_ns;
+	int64_t *pid;
+	uint32_t *tid;
+	uint32_t *name;
+	uint32_t *proc;
+	uint32_t *cls;
+};
+
+/*
+ * shmtrace_rd_cols_open - columns over @r (not read yet: a reader given to
+ * columns before its first shmtrace_rd_next()), selecting every event and
+ * with no field column.
+ * @syms: NULL, or a symbol table of @r for the "NAME_sym" columns (it and
+ *        @r must outlive the columns).
+ * Returns 0 with *@out set, or -EINVAL, -ENOMEM (*@out NULL).
+ */
+SHMTRACE_RD_API int shmtrace_rd_cols_open(struct shmtrace_rd_columns **out,
+					  struct shmtrace_rd_reader *r,
+					  struct shmtrace_rd_symbols *syms);
+/* Free @c and its string table. @c may be NULL. */
+SHMTRACE_RD_API void shmtrace_rd_cols_close(struct shmtrace_rd_columns *c);
+
+/*
+ * Selection, before the first shmtrace_rd_cols_read(): keep events whose
+ * name matches @pattern ('*' wildcards; any of the patterns given), of
+ * process @pid, of thread @tid (any of those given, at most 64 each),
+ * from @when on and up to @when (as trace-read's --begin and --end:
+ * "1795322544.25", "04:30:41.669", "+1.5s"), for which @expr holds (as
+ * trace-read's --filter; @err tells what and at which column is wrong).
+ * Return 0, or -EINVAL (unreadable; called after reading), -ENOMEM.
+ */
+SHMTRACE_RD_API int shmtrace_rd_cols_select_event(struct shmtrace_rd_columns *c,
+						  const char *pattern);
+SHMTRACE_RD_API int shmtrace_rd_cols_select_pid(struct shmtrace_rd_columns *c, int64_t pid);
+SHMTRACE_RD_API int shmtrace_rd_cols_select_tid(struct shmtrace_rd_columns *c, uint32_t tid);
+SHMTRACE_RD_API int shmtrace_rd_cols_select_begin(struct shmtrace_rd_columns *c,
+						  const char *when);
+SHMTRACE_RD_API int shmtrace_rd_cols_select_end(struct shmtrace_rd_columns *c, const char *when);
+SHMTRACE_RD_API int shmtrace_rd_cols_select_filter(struct shmtrace_rd_columns *c,
+						   const char *expr, char *err, size_t errlen);
+
+/*
+ * Field @k (from 0) of the filter that no event class read had (a typo,
+ * most likely: trace-read warns of it), with *@near set to the closest
+ * field name they had, or NULL; NULL when every field was found, when
+ * nothing was read, or past the filter's last field (at most 64). Valid
+ * until close.
+ */
+SHMTRACE_RD_API const char *shmtrace_rd_cols_filter_unknown(const struct shmtrace_rd_columns *c,
+							   unsigned k, const char **near);
+
+/*
+ * shmtrace_rd_cols_add - add the column @name (see Columns), before the
+ * first read. Returns its index (from 0, in the order added; a name added
+ * twice gives its first index), or -EINVAL (after reading, empty name),
+ * -E2BIG (more than 4096 columns), -ENOMEM.
+ */
+SHMTRACE_RD_API int shmtrace_rd_cols_add(struct shmtrace_rd_columns *c, const char *name);
+/*
+ * shmtrace_rd_cols_add_all - besides the columns added, a column for
+ * every field of the selected events, added as reading finds them: each
+ * payload field NAME, each context field NAME ("$ctx.NAME" when a payload
+ * field of that event class is named NAME too; not the length of a
+ * sequence, "NAME_length" right before the sequence NAME, whose value
+ * holds it) and, with a symbol table, "COLUMN_sym" after the column of
+ * each address field NAME (shmtrace_rd_value_is_address()) unless the
+ * class has a field NAME_sym. shmtrace_rd_cols_read() then
+ * returns early, before the first event of a class that brings new
+ * columns: the caller gives buffers for shmtrace_rd_cols_count() columns
+ * on the next call (the rows already read had none of those fields).
+ * Returns 0, or -EINVAL after reading.
+ */
+SHMTRACE_RD_API int shmtrace_rd_cols_add_all(struct shmtrace_rd_columns *c);
+/* Number of columns, and the name of column @i (NULL if out of range). */
+SHMTRACE_RD_API size_t shmtrace_rd_cols_count(const struct shmtrace_rd_columns *c);
+SHMTRACE_RD_API const char *shmtrace_rd_cols_name(const struct shmtrace_rd_columns *c, size_t i);
+/*
+ * The types column @i has held in the rows read so far: bit T set for
+ * each enum shmtrace_rd_col_type T seen (bit 0: a row without the field).
+ */
+SHMTRACE_RD_API uint32_t shmtrace_rd_cols_seen(const struct shmtrace_rd_columns *c, size_t i);
+
+/*
+ * shmtrace_rd_cols_read - read up to @max selected events into row 0 on
+ * of the arrays: @out's common columns, and for each column i < @ncols
+ * the slots @values[i] and types @types[i], each an array of @max
+ * elements (@values and @types may be NULL when @ncols is 0; @values[i]
+ * NULL: column i not filled). @ncols is the number of columns the caller
+ * has buffers for: shmtrace_rd_cols_count() when it last asked.
+ *
+ * Returns the number of rows filled, 0 at the end of the traces (every
+ * event read), or -errno: -EAGAIN (shmtrace_rd_cols_add_all() found new
+ * columns before any row was filled: call again with buffers for all of
+ * them), -EINVAL (arguments; the time window selects nothing), -ENOMEM,
+ * -E2BIG (the string table is full: 2^32 - 1 entries), or the error of
+ * shmtrace_rd_next() (its message in shmtrace_rd_errmsg() of the reader;
+ * after the rows read before it, which one call returns first). Fewer
+ * than @max rows are not the end: call again until 0.
+ */
+SHMTRACE_RD_API long shmtrace_rd_cols_read(struct shmtrace_rd_columns *c, size_t max,
+					   const struct shmtrace_rd_col_out *out, size_t ncols,
+					   uint64_t *const *values, uint8_t *const *types);
+
+/*
+ * The string table: its number of entries, the offsets of entry k in the
+ * data (bytes offsets[k] .. offsets[k + 1] - 1 of data; a string has no
+ * NUL there) for k < count, and the data. The pointers are valid until
+ * the next shmtrace_rd_cols_read() or close.
+ */
+SHMTRACE_RD_API size_t shmtrace_rd_cols_string_count(const struct shmtrace_rd_columns *c);
+SHMTRACE_RD_API const uint64_t *
+shmtrace_rd_cols_string_offsets(const struct shmtrace_rd_columns *c);
+SHMTRACE_RD_API const char *shmtrace_rd_cols_string_data(const struct shmtrace_rd_columns *c);
+
+/*
+ * The fields of the events of class @cls (a value of the cls column), as
+ * columns in the order the event has them: at most @max entries of @idx,
+ * each 2 * column + 1 for a context field, 2 * column for a payload field
+ * and the "NAME_sym" columns (these right after their field); the length
+ * of a sequence is not one of them. The context fields come first.
+ * Returns the number of entries (which may exceed @max: only @max are
+ * written), or -EINVAL (no such class).
+ */
+SHMTRACE_RD_API long shmtrace_rd_cols_class_fields(const struct shmtrace_rd_columns *c,
+						   uint32_t cls, int32_t *idx, size_t max);
+
 #ifdef __cplusplus
 }
 #endif

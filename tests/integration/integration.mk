@@ -98,6 +98,8 @@ INTEGRATION_TESTS = \
 	tests/integration/read-follow.sh \
 	tests/integration/python.sh \
 	tests/integration/trace-env.sh \
+	tests/integration/python-read.sh \
+	tests/integration/python-venv.sh \
 	tests/integration/read-names.sh \
 	tests/integration/list-events.sh \
 	tests/integration/read-stats.sh \

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The Python package reads the same events as trace-read --format json:
-# every field type (gen-events -T), context fields (ip and cpu_id), two
-# threads, a state dump, the function names of addresses (ip_sym) from the
-# reader library's symbol tables, as trace-read names them, and none with
-# symbols=False; a missing trace raises ReadError; with pandas, a DataFrame
-# with one row per event. The names of flags and modes that trace-read adds
-# beside values (NAME_names, NAME_octal) are left out of the comparison, as
-# the package says.
+# The Python package's events (shmtrace.events(), typed Event objects) are
+# those of trace-read --format json: every field type (gen-events -T),
+# context fields (ip and cpu_id), two threads, a state dump, the function
+# names of addresses (ip_sym) from the reader library's symbol tables, as
+# trace-read names them, and none with symbols=False; a missing trace
+# raises ReadError; with pandas, a DataFrame with one row per event. The
+# names of flags and modes that trace-read adds beside values (NAME_names,
+# NAME_octal) and the lengths of sequences (NAME_length before the list
+# NAME) are left out of the comparison, as the package says.
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null || { echo "python3 not installed: skipped"; exit 77; }
+PY=${TEST_PYTHON:-/usr/bin/python3}
+"$PY" -c 'import numpy' 2>/dev/null || { echo "no python with numpy ($PY): skipped"; exit 77; }
 export PYTHONPATH=$top_srcdir/python
 export SHMTRACE_READER_LIB=$B/.libs/libshmtrace-reader.so
 start_daemons
@@ -21,7 +23,7 @@ D=$WORK/out
 "$GEN" -n 200 -t 2 -s 5 -T || fail "gen-events failed"
 "$TRACECTL" stop s >/dev/null
 "$TRACE_READ" --format json "$D" >"$WORK/json" || fail "trace-read failed"
-python3 - "$D" "$WORK/json" <<'PY' || fail "the Python package disagrees with trace-read"
+"$PY" - "$D" "$WORK/json" <<'PY' || fail "the Python package disagrees with trace-read"
 import json, math, sys
 import shmtrace
 
@@ -36,6 +38,8 @@ def norm(v):
 ADDED = ("_names", "_octal")
 
 def added(k, group):
+    if k.endswith("_length") and isinstance(group.get(k[:-7]), list):
+        return True     # a sequence's length: the package's lists hold it
     return any(k.endswith(s) and k[:-len(s)] in group for s in ADDED)
 
 def sym_keys(evs):
@@ -51,7 +55,10 @@ for line in open(sys.argv[2]):
             ev[g] = {k: norm(v) for k, v in ev[g].items() if not added(k, ev[g])}
     want.append(ev)
 named = sym_keys(want)
-got = list(shmtrace.events(sys.argv[1]))
+evs = list(shmtrace.events(sys.argv[1]))
+if not all(type(e) is shmtrace.Event for e in evs):
+    sys.exit("events() gave something else than Event objects")
+got = [e.to_dict() for e in evs]
 for ev in got:
     for k, v in ev["fields"].items():
         if isinstance(v, float) and not math.isfinite(v):
@@ -68,7 +75,7 @@ for i, (g, w) in enumerate(zip(got, want)):
             sys.exit(f"event {i}: keys in another order: {g} != {w}")
 if sym_keys(got) != named:
     sys.exit(f"{sym_keys(got)} function names, trace-read {named}")
-plain = list(shmtrace.events(sys.argv[1], symbols=False))
+plain = [e.to_dict() for e in shmtrace.events(sys.argv[1], symbols=False)]
 if sym_keys(plain) or len(plain) != len(got):
     sys.exit("symbols=False: names given, or other events")
 types = [e for e in got if e["event"] == "shmtrace_test:types"]
@@ -76,11 +83,13 @@ if not types or not any(isinstance(v, list) for v in types[0]["fields"].values()
     sys.exit("no event with every field type")
 if not all("ip" in e["context"] and "cpu_id" in e["context"] for e in got):
     sys.exit("context fields missing")
-try:
-    shmtrace.Reader(sys.argv[1] + "/nothing-here")
-    sys.exit("a missing trace did not raise")
-except shmtrace.ReadError as e:
-    pass
+for f in (shmtrace.read, lambda p: list(shmtrace.events(p))):
+    try:
+        f(sys.argv[1] + "/nothing-here")
+        sys.exit("a missing trace did not raise")
+    except shmtrace.ReadError as e:
+        if not isinstance(e, OSError) or not e.errno or e.filename != sys.argv[1] + "/nothing-here":
+            sys.exit(f"ReadError without errno or filename: {e!r}")
 print(f"python: {len(got)} events, as trace-read, {named} function names")
 try:
     import pandas

@@ -76,7 +76,7 @@
 #include "chrome.h"
 #include "printers.h"
 #include "profile.h"
-#include "select.h"
+#include "reader-select.h"
 #include "common/util.h"
 
 #define CH_DEPTH	1024

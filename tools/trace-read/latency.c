@@ -16,7 +16,7 @@
 #include <time.h>
 #include "common/glob.h"
 #include "latency.h"
-#include "select.h"
+#include "reader-select.h"
 #include "common/util.h"
 
 /* @ns as "N ns", "N.NNN us", "N.NNN ms" or "N.NNN s". */

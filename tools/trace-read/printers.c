@@ -21,7 +21,7 @@
 #include "support/json.h"
 #include "output.h"
 #include "printers.h"
-#include "select.h"
+#include "reader-select.h"
 
 static bool show_host;			/* the traces come from several hosts */
 

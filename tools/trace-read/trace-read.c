@@ -45,7 +45,7 @@
 #include "common/glob.h"
 #include "output.h"
 #include "printers.h"
-#include "select.h"
+#include "reader-select.h"
 #include "sinks.h"
 #include "suggest.h"
 #include "support/units.h"

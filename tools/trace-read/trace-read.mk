@@ -14,7 +14,7 @@ trace_read_SOURCES = tools/trace-read/trace-read.c tools/exit-status.h \
 	tools/trace-read/stats.c tools/trace-read/stats.h \
 	tools/trace-read/latency.c tools/trace-read/latency.h \
 	tools/trace-read/profile.c tools/trace-read/profile.h \
-	tools/trace-read/chrome.c tools/trace-read/chrome.h \
-	tools/trace-read/select.c tools/trace-read/select.h
-trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tools/trace-read
+	tools/trace-read/chrome.c tools/trace-read/chrome.h
+trace_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tools/trace-read \
+	$(LIBREADER_CPPFLAGS)
 trace_read_LDADD = libreadercore.la libsupport.la libcommon.la

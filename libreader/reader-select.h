@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * select.h - which events trace-read keeps: event name globs, process and
- * thread ids, a time window and a filter expression (common/filter.h) on
- * the fields. Decisions that depend only on the event class are taken
+ * reader-select.h - which events trace-read and the columns of the reader
+ * library (reader-columns.c) keep: event name globs, process and thread
+ * ids, a time window and a filter expression (common/filter.h) on the
+ * fields. Decisions that depend only on the event class are taken
  * once per class; the filter's field slots are bound once per class.
  */
-#ifndef SHMTRACE_TOOLS_SELECT_H
-#define SHMTRACE_TOOLS_SELECT_H
+#ifndef SHMTRACE_READER_SELECT_H
+#define SHMTRACE_READER_SELECT_H
 
 #include <stdbool.h>
 #include <stddef.h>

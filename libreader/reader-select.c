@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * select.c - trace-read's event selection (see select.h).
+ * reader-select.c - event selection (see reader-select.h), shared by
+ * trace-read and the columns of the reader library (reader-columns.c).
  *
  * Per (trace, event class) a verdict on the name (unknown, keep, skip) and
  * the binding of the filter's field slots to the class's payload or context
@@ -17,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "select.h"
+#include "reader-select.h"
 #include "support/units.h"
 #include "common/filter.h"
 #include "support/filtercc.h"
 #include "common/glob.h"
-#include "suggest.h"
+#include "tools/suggest.h"
 
 #define SEL_MAX_IDS 64
 #define SEL_CTX "$ctx."
