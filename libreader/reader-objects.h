@@ -46,6 +46,8 @@
 #include <shmtrace/reader.h>
 #include "tsdl.h"
 
+struct rd_gen;
+
 struct shmtrace_rd_trace {
 	char *path;
 	char *meta_path;
@@ -86,6 +88,7 @@ struct shmtrace_rd_stream {
 	uint64_t tail_off;	/* ... its offset (in the compressed file) */
 	const struct tsdl_stream_class *sc;
 	uint32_t *foff;
+	struct rd_gen *gen;	/* general traces (reader-ctf.h): the event's values; else NULL */
 };
 
 struct rd_damage {

@@ -237,6 +237,18 @@ static void print_value(const struct shmtrace_rd_value *v)
 	case SHMTRACE_RD_STRING:
 		out_escaped(v->str, v->len);
 		break;
+	case SHMTRACE_RD_ENUM:
+		/* as babeltrace2 prints an enumeration */
+		out_lit("( ");
+		if (v->str)
+			out_escaped(v->str, v->len);
+		else
+			out_lit("<unknown>");
+		out_room();
+		out_lit(" : container = ");
+		out_int(v, v->u);
+		out_lit(" )");
+		break;
 	case SHMTRACE_RD_SEQUENCE:
 	case SHMTRACE_RD_ARRAY:
 		out_c('[');
@@ -569,6 +581,20 @@ static void json_group(const struct shmtrace_rd_event *ev, bool ctx,
 			break;
 		case SHMTRACE_RD_STRING:
 			out_json_str(v.str, v.len);
+			break;
+		case SHMTRACE_RD_ENUM:
+			/* {"label":"L","value":N}; label null when none maps N */
+			out_lit("{\"label\":");
+			if (v.str)
+				out_json_str(v.str, v.len);
+			else
+				out_lit("null");
+			out_lit(",\"value\":");
+			if (v.is_signed)
+				out_s64(v.s);
+			else
+				out_u64(v.u);
+			out_c('}');
 			break;
 		case SHMTRACE_RD_SEQUENCE:
 		case SHMTRACE_RD_ARRAY:

@@ -4,7 +4,9 @@
  * functions that the profile and the chrome export give addresses.
  *
  * Each thread has a stack of the functions entered and not yet left
- * (shmtrace_func:entry and exit); a function's row is keyed by (trace,
+ * (shmtrace_func:entry and exit; in LTTng's traces, the cyg-profile
+ * helpers' lttng_ust_cyg_profile(_fast):func_entry and func_exit, the
+ * thread being the vtid context field); a function's row is keyed by (trace,
  * address) in an open-addressing table, named once when first seen.
  * Memory follows the number of functions and threads, and the depth of
  * their stacks, never the number of events.
@@ -92,6 +94,32 @@ static int field_index(const struct shmtrace_rd_event *ev, const char *name)
 	return -1;
 }
 
+/*
+ * A function entry or exit (@what: "entry", "exit"): shmtrace's
+ * (shmtrace_func:entry) or LTTng-UST's cyg-profile helpers'
+ * (lttng_ust_cyg_profile:func_entry, lttng_ust_cyg_profile_fast:func_entry).
+ */
+static bool is_func_event(const char *n, const char *what)
+{
+	if (!strncmp(n, "shmtrace_func:", 14))
+		return !strcmp(n + 14, what);
+	if (!strncmp(n, "lttng_ust_cyg_profile:func_", 27))
+		return !strcmp(n + 27, what);
+	if (!strncmp(n, "lttng_ust_cyg_profile_fast:func_", 32))
+		return !strcmp(n + 32, what);
+	return false;
+}
+
+/* An allocation: shmtrace's libc helper's events, or LTTng-UST's libc wrapper's, but free. */
+static bool is_alloc_event(const char *n)
+{
+	if (!strncmp(n, "shmtrace_libc:", 14))
+		return strcmp(n + 14, "free") != 0;
+	if (!strncmp(n, "lttng_ust_libc:", 15))
+		return strcmp(n + 15, "free") != 0;
+	return false;
+}
+
 static int prof_kind(struct an_profile *p, const struct shmtrace_rd_event *ev, int *sz, int *nm)
 {
 	size_t tr = shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev)), ci = shmtrace_rd_event_class_index(ev);
@@ -128,12 +156,11 @@ static int prof_kind(struct an_profile *p, const struct shmtrace_rd_event *ev, i
 		const char *n = shmtrace_rd_event_name(ev);
 		int k = PK_OTHER;
 
-		if (!strcmp(n, "shmtrace_func:entry") && field_index(ev, "addr") >= 0)
+		if (is_func_event(n, "entry") && field_index(ev, "addr") >= 0)
 			k = PK_ENTRY;
-		else if (!strcmp(n, "shmtrace_func:exit") && field_index(ev, "addr") >= 0)
-			k = PK_EXIT;
-		else if (!strncmp(n, "shmtrace_libc:", 14) && strcmp(n + 14, "free") &&
-			 field_index(ev, "size") >= 0)
+		else if (is_func_event(n, "exit"))
+			k = PK_EXIT;	/* the fast cyg-profile helper's has no addr: the innermost */
+		else if (is_alloc_event(n) && field_index(ev, "size") >= 0)
 			k = PK_ALLOC;
 		p->kind[tr][ci] = (uint8_t)k;
 		p->size_field[tr][ci] = (int8_t)field_index(ev, "size");
@@ -303,6 +330,14 @@ int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 		return 0;
 	}
 	/* exit: close up to the matching entry (frames whose exit was lost too) */
+	if (field_index(ev, "addr") < 0) {
+		if (!t->depth) {
+			p->unmatched++;
+			return 0;
+		}
+		prof_pop(t, ts);
+		return 0;
+	}
 	for (uint32_t d = t->depth; d > 0; d--) {
 		if (t->stack[d - 1].f->addr == addr) {
 			while (t->depth >= d)
