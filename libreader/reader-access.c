@@ -276,6 +276,8 @@ unsigned shmtrace_rd_event_field_count(const struct shmtrace_rd_event *ev)
 {
 	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
 	if (g)
 		return g->nvals - g->nctx;
 	return ev->cls->nfields;
@@ -285,6 +287,8 @@ const char *shmtrace_rd_event_field_name(const struct shmtrace_rd_event *ev, uns
 {
 	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
 	if (g)
 		return i < g->nvals - g->nctx ? g->vals[g->nctx + i].name : NULL;
 	return i < ev->cls->nfields ? ev->cls->fields[i].name : NULL;
@@ -294,6 +298,8 @@ int shmtrace_rd_event_field_index(const struct shmtrace_rd_event *ev, const char
 {
 	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
 	if (g)
 		return gen_index(g, g->nctx, g->nvals, name);
 	return find_field(ev->cls->fields, ev->cls->nfields, name);
@@ -304,6 +310,8 @@ int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, stru
 	const uint32_t *foff = ev->stream->foff;
 	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
 	if (g) {
 		if (i >= g->nvals - g->nctx)
 			return -EINVAL;
@@ -321,6 +329,8 @@ unsigned shmtrace_rd_event_context_count(const struct shmtrace_rd_event *ev)
 {
 	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
 	if (g)
 		return g->nctx;
 	return ev->cls->stream->nctx;
@@ -331,6 +341,8 @@ const char *shmtrace_rd_event_context_name(const struct shmtrace_rd_event *ev, u
 	const struct tsdl_stream_class *sc = ev->cls->stream;
 	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
 	if (g)
 		return i < g->nctx ? g->vals[i].name : NULL;
 	return i < sc->nctx ? sc->ctx[i].name : NULL;
@@ -341,6 +353,8 @@ int shmtrace_rd_event_context_index(const struct shmtrace_rd_event *ev, const ch
 	const struct tsdl_stream_class *sc = ev->cls->stream;
 	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
 	if (g)
 		return gen_index(g, 0, g->nctx, name);
 	return find_field(sc->ctx, sc->nctx, name);
@@ -353,6 +367,8 @@ int shmtrace_rd_event_context(const struct shmtrace_rd_event *ev, unsigned i,
 	const struct tsdl_stream_class *sc = ev->cls->stream;
 	const struct tsdl_field *f;
 
+	if (s->gen && s->gen->lazy)
+		rd_ctf_payload(ev->stream);
 	if (s->gen) {
 		if (i >= s->gen->nctx)
 			return -EINVAL;

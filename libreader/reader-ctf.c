@@ -27,6 +27,15 @@
  * where they lie when they can be (little-endian bytes, a NUL after a
  * string); else they are copied into the stream's pool.
  *
+ * Speed: the types are lowered once, when the metadata is read, to what
+ * the walk needs (each type's alignment, and its size when fixed: t->sbits).
+ * LTTng's event header is recognised once per stream class and read
+ * without a walk (hdr_fast()). An event whose contexts and payload are of
+ * fixed size is skipped whole, its thread read from the vtid context at
+ * its fixed place, and decoded only when an accessor asks for its values
+ * (rd_ctf_payload()): analyses that need the name, the time and the thread
+ * (--stats) never walk a type tree.
+ *
  * Invariants: every read is checked against the content of the packet;
  * the work of one event is bounded (RD_MAX_WORK types visited, RD_MAX_VALUES
  * values, RD_MAX_POOL bytes of pool), as is the nesting of types (the
@@ -233,7 +242,7 @@ static struct rd_gval *add_value(struct dctx *c, struct gname n, enum shmtrace_r
 	if (n.s) {
 		gv->name = n.s;
 	} else {
-		gv->name = (const char *)(uintptr_t)n.off;
+		gv->name_off = (uint32_t)(n.off - 1);
 		gv->pooled |= 4;
 	}
 	return gv;
@@ -443,7 +452,7 @@ static int dec_array(struct dctx *c, const struct tsdl_type *t, const char *raw,
 				memcpy(c->g->pool + off, p, len);
 				c->g->pool[off + len] = '\0';
 				gv->v.kind = SHMTRACE_RD_STRING;
-				gv->v.str = (const char *)(uintptr_t)off;
+				gv->str_off = (uint32_t)off;
 				gv->v.len = len;
 				gv->pooled |= 1;
 			} else if (!e->be) {
@@ -457,7 +466,7 @@ static int dec_array(struct dctx *c, const struct tsdl_type *t, const char *raw,
 				for (i = 0; i < n; i++)
 					for (unsigned b = 0; b < k; b++)
 						c->g->pool[off + i * k + b] = (char)p[i * k + k - 1 - b];
-				gv->v.data = (const void *)(uintptr_t)off;
+				gv->data_off = (uint32_t)off;
 				gv->pooled |= 2;
 			}
 		}
@@ -556,7 +565,7 @@ static int dec_top(struct dctx *c, const struct tsdl_type *t, bool emit)
 	return dec(c, t, NULL, (struct gname){ NULL, 0 });
 }
 
-/* The pool offsets of the values turned into pointers, once the pool stopped moving. */
+/* The values' pointers into the pool, from their offsets (after it moved). */
 static void fix_pool(struct rd_gen *g, uint32_t from)
 {
 	for (uint32_t i = from; i < g->nvals; i++) {
@@ -565,12 +574,11 @@ static void fix_pool(struct rd_gen *g, uint32_t from)
 		if (!gv->pooled)
 			continue;
 		if (gv->pooled & 4)
-			gv->name = g->pool + (uintptr_t)gv->name - 1;
+			gv->name = g->pool + gv->name_off;
 		if (gv->pooled & 1)
-			gv->v.str = g->pool + (uintptr_t)gv->v.str;
+			gv->v.str = g->pool + gv->str_off;
 		if (gv->pooled & 2)
-			gv->v.data = g->pool + (uintptr_t)gv->v.data;
-		gv->pooled = 0;
+			gv->v.data = g->pool + gv->data_off;
 	}
 }
 
@@ -592,6 +600,8 @@ static struct rd_gen *gen_of(struct shmtrace_rd_reader *r, struct shmtrace_rd_st
 		s->gen = calloc(1, sizeof(*s->gen));
 		if (!s->gen)
 			rd_fail_at(r, s, s->next_off, -ENOMEM, "out of memory");
+		else
+			s->gen->tid_idx = -2;
 	}
 	return s->gen;
 }
@@ -758,14 +768,11 @@ static int load_packet(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *
 	}
 	g->nvals = k;
 	g->npkt = k;
-	if (k) {
-		/* kept with their pool offsets: each event fixes a copy */
-		struct rd_gval *pv = realloc(g->pktv, k * sizeof(*pv));
-
-		if (!pv)
-			return rd_fail_at(r, s, off, -ENOMEM, "out of memory");
-		memcpy(pv, g->vals, k * sizeof(*pv));
-		g->pktv = pv;
+	g->lazy = NULL;
+	g->lazy_ctx = false;
+	if (s->sc != sc) {
+		g->hdr.known = 0;
+		g->ctx_known = 0;
 	}
 	g->pool_pkt = g->pool_len;
 	g->bit = c.bit;
@@ -787,13 +794,153 @@ static int load_packet(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *
 
 /* ---- events ------------------------------------------------------------------- */
 
+static const struct tsdl_member *member(const struct tsdl_type *t, const char *name)
+{
+	for (const struct tsdl_member *m = t->members; m; m = m->next)
+		if (!strcmp(m->name, name))
+			return m;
+	return NULL;
+}
+
+static bool plain_int(const struct tsdl_type *t)
+{
+	return t && t->kind == TK_INT_T && !t->be && !t->is_signed && t->size;
+}
+
+/*
+ * Is @t LTTng's event header: struct { enum : uintN { compact = 0 ...
+ * E - 1, extended = E } id; variant <id> { struct { uintM timestamp; }
+ * compact; struct { uintK id; uintL timestamp; } extended; } v; } with E
+ * = 2^N - 1? Then it is read without walking its tree (hdr_fast()).
+ */
+static void hdr_look(struct rd_hdr *h, const struct tsdl_type *t)
+{
+	const struct tsdl_member *mid, *mv, *c, *x, *xid, *xts, *cts;
+	const struct tsdl_enum_map *em;
+	uint64_t ext = 0;
+	bool has_c = false, has_x = false;
+
+	h->known = -1;
+	if (!t || t->kind != TK_STRUCT_T || t->nmembers != 2)
+		return;
+	mid = t->members;
+	mv = mid->next;
+	if (strcmp(mid->name, "id") || mid->type->kind != TK_ENUM_T || !plain_int(mid->type->elem) ||
+	    mid->type->elem->size > 32 || mv->type->kind != TK_VARIANT_T ||
+	    strcmp(mv->type->tag, "id") || mv->type->nmembers != 2)
+		return;
+	ext = (UINT64_C(1) << mid->type->elem->size) - 1;
+	for (em = mid->type->maps; em; em = em->next) {
+		if (!strcmp(em->label, "compact") && em->lo == 0 && (uint64_t)em->hi == ext - 1)
+			has_c = true;
+		else if (!strcmp(em->label, "extended") && (uint64_t)em->lo == ext &&
+			 (uint64_t)em->hi == ext)
+			has_x = true;
+		else
+			return;
+	}
+	c = member(mv->type, "compact");
+	x = member(mv->type, "extended");
+	if (!has_c || !has_x || !c || !x || c->type->kind != TK_STRUCT_T ||
+	    x->type->kind != TK_STRUCT_T || c->type->nmembers != 1 || x->type->nmembers != 2)
+		return;
+	cts = c->type->members;
+	xid = x->type->members;
+	xts = xid->next;
+	if (strcmp(cts->name, "timestamp") || !plain_int(cts->type) ||
+	    strcmp(xid->name, "id") || !plain_int(xid->type) ||
+	    strcmp(xts->name, "timestamp") || !plain_int(xts->type))
+		return;
+	*h = (struct rd_hdr){ 1, t, mid->type->elem, c->type, cts->type, x->type, xid->type,
+			      xts->type, ext };
+}
+
+/* One unsigned little-endian integer of type @t at c->bit, aligned. */
+static int fast_int(struct dctx *c, const struct tsdl_type *t, uint64_t *v)
+{
+	if (align_to(c, t->falign))
+		return -EBADMSG;
+	if (c->end - c->bit < t->size)
+		return fail(c, "the event header runs past the end of the packet content");
+	if (!(c->bit & 7) && (t->size == 16 || t->size == 32 || t->size == 64))
+		*v = read_uint(c->buf + c->bit / 8, t->size / 8);	/* (the common case) */
+	else
+		*v = read_bits(c->buf, c->bit, t->size, false);
+	c->bit += t->size;
+	return 0;
+}
+
+static int hdr_fast(struct dctx *c, const struct rd_hdr *h, uint64_t *id, uint64_t *ts,
+		    unsigned *tsbits)
+{
+	if (align_to(c, h->t->falign) || fast_int(c, h->id, id))
+		return -EBADMSG;
+	if (*id != h->ext) {
+		*tsbits = h->cts->size;
+		return align_to(c, h->cs->falign) || fast_int(c, h->cts, ts) ? -EBADMSG : 0;
+	}
+	*tsbits = h->xts->size;
+	if (align_to(c, h->xs->falign) || fast_int(c, h->xid, id) || fast_int(c, h->xts, ts))
+		return -EBADMSG;
+	return 0;
+}
+
+void rd_ctf_payload(struct shmtrace_rd_stream *s)
+{
+	struct rd_gen *g = s->gen;
+	struct dctx c;
+
+	if (!g || !g->lazy)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.g = g;
+	c.buf = s->buf;
+	c.end = g->content_bits;
+	if (g->lazy_ctx) {
+		c.bit = g->lazy_ctx_bit;
+		g->nvals = g->npkt;
+		if (dec_top(&c, s->sc->event_context, true) ||
+		    dec_top(&c, g->lazy->context, true))
+			g->nvals = g->npkt;
+		g->nctx = g->nvals;
+		g->lazy_ctx = false;
+	}
+	c.bit = g->lazy_bit;
+	if (dec_top(&c, g->lazy->payload, true))
+		g->nvals = g->nctx;	/* (no memory, limits: no payload) */
+	g->lazy = NULL;
+	fix_pool(g, 0);
+}
+
+/* The stream class's event context: where its vtid (or tid) lies, when of fixed layout. */
+static void ctx_look(struct rd_gen *g, const struct tsdl_type *t)
+{
+	int64_t off = 0;
+
+	g->ctx_known = 1;
+	g->tid_off = -1;
+	if (!t || t->kind != TK_STRUCT_T || t->sbits < 0)
+		return;
+	for (const struct tsdl_member *m = t->members; m; m = m->next) {
+		const char *n = strip(m->name);
+
+		if (m->type->kind == TK_INT_T && (!strcmp(n, "vtid") || !strcmp(n, "tid"))) {
+			g->tid_off = off;
+			g->tid_t = m->type;
+			return;
+		}
+		off += m->type->sbits;
+	}
+}
+
 static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	struct rd_gen *g = s->gen;
 	const struct tsdl_stream_class *sc = s->sc;
 	const struct tsdl_event_class *cls;
 	const struct rd_named *tsn;
-	uint64_t start = g->bit, id, ts = s->last_ts;
+	uint64_t start = g->bit, id, ts = s->last_ts, tsv = 0;
+	unsigned tsbits = 0;
 	struct dctx c;
 	uint32_t i;
 
@@ -804,27 +951,35 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 	c.bit = start;
 	g->nnamed = 0;
 	g->nvals = g->npkt;
-	if (g->npkt)
-		memcpy(g->vals, g->pktv, g->npkt * sizeof(*g->vals));
 	g->pool_len = g->pool_pkt;
+	g->lazy = NULL;
+	g->lazy_ctx = false;
 	g->work = 0;
-	if (dec_top(&c, sc->event_header, false))
-		goto bad;
-	id = named_u(g, "id", 0, NULL);
-	tsn = find_named(g, "timestamp");
-	if (tsn) {
-		const struct tsdl_type *tt = tsn->t->kind == TK_ENUM_T ? tsn->t->elem : tsn->t;
-		unsigned n = tt->size;
+	if (!g->hdr.known)
+		hdr_look(&g->hdr, sc->event_header);
+	if (g->hdr.known > 0) {
+		if (hdr_fast(&c, &g->hdr, &id, &tsv, &tsbits))
+			goto bad;
+	} else {
+		if (dec_top(&c, sc->event_header, false))
+			goto bad;
+		id = named_u(g, "id", 0, NULL);
+		tsn = find_named(g, "timestamp");
+		if (tsn) {
+			const struct tsdl_type *tt = tsn->t->kind == TK_ENUM_T ? tsn->t->elem : tsn->t;
 
-		if (n >= 64) {
-			ts = tsn->v;
-		} else {
-			uint64_t mask = (UINT64_C(1) << n) - 1;
-
-			ts = (s->last_ts & ~mask) | (tsn->v & mask);
-			if ((tsn->v & mask) < (s->last_ts & mask))
-				ts += mask + 1;
+			tsv = tsn->v;
+			tsbits = tt->size;
 		}
+	}
+	if (tsbits >= 64) {
+		ts = tsv;
+	} else if (tsbits) {
+		uint64_t mask = (UINT64_C(1) << tsbits) - 1;
+
+		ts = (s->last_ts & ~mask) | (tsv & mask);
+		if ((tsv & mask) < (s->last_ts & mask))
+			ts += mask + 1;
 	}
 	if (ts < s->last_ts)
 		return rd_fail_at(r, s, s->pkt_off + start / 8, -EBADMSG,
@@ -834,25 +989,76 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 	if (!cls)
 		return rd_fail_at(r, s, s->pkt_off + start / 8, -EBADMSG,
 				  "unknown event id %" PRIu64, id);
+	if (!g->ctx_known)
+		ctx_look(g, sc->event_context);
+	if (!(c.bit & 7) && cls->payload && cls->payload->sbits >= 0 &&
+	    (!sc->event_context || sc->event_context->sbits >= 0) &&
+	    (!cls->context || cls->context->sbits >= 0)) {
+		/* all of fixed size: skipped now, decoded when asked for */
+		uint64_t cb = (uint64_t)(sc->event_context ? sc->event_context->sbits : 0) +
+			      (uint64_t)(cls->context ? cls->context->sbits : 0);
+		uint64_t pb = (uint64_t)cls->payload->sbits;
+
+		if (cb > c.end - c.bit || pb > c.end - c.bit - cb) {
+			c.why = "the event runs past the end of the packet content";
+			c.err_bit = c.bit;
+			goto bad;
+		}
+		if (g->tid_off >= 0)
+			s->tid = (uint32_t)read_bits(c.buf, c.bit + (uint64_t)g->tid_off,
+						     g->tid_t->size, g->tid_t->be);
+		g->lazy = cls;
+		g->lazy_ctx = true;
+		g->lazy_ctx_bit = c.bit;
+		g->lazy_bit = c.bit + cb;
+		g->nctx = g->npkt;
+		c.bit += cb + pb;
+		g->bit = c.bit;
+		s->ev.cls = cls;
+		s->ev.ts = ts;
+		s->ev.ns = clock_ns(s->trace, ts);
+		s->ev.pos = (size_t)(start / 8);
+		s->last_ts = ts;
+		s->nevents++;
+		return 1;
+	}
 	if (dec_top(&c, sc->event_context, true) || dec_top(&c, cls->context, true))
 		goto bad;
 	g->nctx = g->nvals;
-	if (dec_top(&c, cls->payload, true))
+	if (cls->payload && cls->payload->sbits >= 0 && !(c.bit & 7)) {
+		/* of fixed size: skipped now, decoded when asked for */
+		if ((uint64_t)cls->payload->sbits > c.end - c.bit) {
+			c.why = "the payload runs past the end of the packet content";
+			c.err_bit = c.bit;
+			goto bad;
+		}
+		g->lazy = cls;
+		g->lazy_bit = c.bit;
+		c.bit += (uint64_t)cls->payload->sbits;
+	} else if (dec_top(&c, cls->payload, true)) {
 		goto bad;
+	}
 	if (c.bit == start)
 		return rd_fail_at(r, s, s->pkt_off + start / 8, -EBADMSG,
 				  "event %s takes no room in the packet", cls->name);
 	fix_pool(g, 0);
-	/* the thread: the vtid (or tid) context field */
-	for (i = 0; i < g->nctx; i++) {
-		const struct rd_gval *gv = &g->vals[i];
+	/* the thread: the vtid (or tid) context field (its place is kept) */
+	i = (uint32_t)g->tid_idx;
+	if (g->tid_idx == -2 || (g->tid_idx >= 0 && (i >= g->nctx || g->vals[i].name != g->tid_name))) {
+		g->tid_idx = -1;
+		for (i = 0; i < g->nctx; i++) {
+			const struct rd_gval *gv = &g->vals[i];
 
-		if (gv->v.kind == SHMTRACE_RD_INT &&
-		    (!strcmp(gv->name, "vtid") || !strcmp(gv->name, "tid"))) {
-			s->tid = (uint32_t)gv->v.u;
-			break;
+			if (gv->v.kind == SHMTRACE_RD_INT &&
+			    (!strcmp(gv->name, "vtid") || !strcmp(gv->name, "tid"))) {
+				g->tid_idx = (int32_t)i;
+				g->tid_name = gv->name;
+				break;
+			}
 		}
 	}
+	if (g->tid_idx >= 0)
+		s->tid = (uint32_t)g->vals[g->tid_idx].v.u;
 	g->bit = c.bit;
 	s->ev.cls = cls;
 	s->ev.ts = ts;
@@ -891,6 +1097,5 @@ void rd_ctf_free(struct rd_gen *g)
 	free(g->vals);
 	free(g->pool);
 	free(g->named);
-	free(g->pktv);
 	free(g);
 }

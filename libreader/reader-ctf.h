@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include "tsdl.h"
+
 #include <shmtrace/reader.h>
 
 struct shmtrace_rd_reader;
@@ -25,13 +27,21 @@ struct shmtrace_rd_stream;
 struct rd_gval {
 	const char *name;
 	struct shmtrace_rd_value v;
-	uint32_t pooled;	/* 1: str in the pool, 2: data in the pool (offsets until fixed) */
+	/* 1: str, 2: data, 4: name in the pool, at these offsets (the pool moves) */
+	uint32_t pooled;
+	uint32_t str_off, data_off, name_off;
+};
+
+/* An LTTng-style event header (id enum, then a compact or extended variant). */
+struct rd_hdr {
+	int known;		/* 0: not looked at yet, 1: this layout, -1: another */
+	const struct tsdl_type *t, *id, *cs, *cts, *xs, *xid, *xts;
+	uint64_t ext;		/* the id value that selects the extended option */
 };
 
 /* The general decoder's state of one stream. */
 struct rd_gen {
 	struct rd_gval *vals;	/* [0, nctx): context; [nctx, nvals): payload */
-	struct rd_gval *pktv;	/* the packet context's values, pool offsets unfixed */
 	uint32_t nvals, nctx, npkt, cap;	/* npkt: the packet context's */
 	char *pool;		/* strings, names and elements made for the values */
 	size_t pool_len, pool_pkt, pool_cap;
@@ -40,7 +50,24 @@ struct rd_gen {
 	uint64_t bit;		/* position of the next event in the packet, in bits */
 	uint64_t content_bits;
 	uint64_t work;		/* types visited in this event (bounded) */
+	struct rd_hdr hdr;	/* the stream class's event header, when of LTTng's layout */
+	const struct tsdl_event_class *lazy;	/* payload not decoded yet (fixed size) */
+	uint64_t lazy_bit;	/* ... where it starts */
+	bool lazy_ctx;		/* the contexts not decoded yet either (fixed size) */
+	uint64_t lazy_ctx_bit;	/* ... where they start */
+	int ctx_known;		/* the stream class's event context looked at: 1 */
+	int64_t tid_off;	/* bit offset of its vtid (or tid) member, -1: none */
+	const struct tsdl_type *tid_t;
+	int32_t tid_idx;	/* the vtid (or tid) context value's index, -1: none, -2: unknown */
+	const char *tid_name;
 };
+
+/*
+ * The contexts and payload of @s's current event, decoded now if they were
+ * skipped (of fixed size, they are decoded when first asked for). Values
+ * that cannot be made (no memory, limits) leave them empty.
+ */
+void rd_ctf_payload(struct shmtrace_rd_stream *s);
 
 /*
  * Position @s on its next event: 1 if there is one, 0 at its end, < 0

@@ -489,18 +489,23 @@ static unsigned tsdl_gtype(const struct tsdl_type *tc, unsigned lvl)
 	struct tsdl_type *t = (struct tsdl_type *)tc;
 	const struct tsdl_member *mb;
 	unsigned a = 1, d = 0;
+	int64_t sb = -1;
 
 	if (!t)
 		return 1;
 	if (t->depth)
 		return t->depth;
-	if (lvl > TSDL_MAX_GDEPTH)
+	if (lvl > TSDL_MAX_GDEPTH) {
+		t->sbits = -1;
 		return TSDL_MAX_GDEPTH + 1;	/* too deep: refused, not walked */
+	}
 	t->depth = TSDL_MAX_GDEPTH + 1;	/* (a cycle cannot be made, but stop one) */
 	switch (t->kind) {
 	case TK_INT_T:
 	case TK_FLOAT_T:
 		a = t->align ? t->align : 1;
+		if (t->size % 8 == 0 && a <= 8)
+			sb = t->size;
 		break;
 	case TK_STRING_T:
 		a = 8;
@@ -510,10 +515,16 @@ static unsigned tsdl_gtype(const struct tsdl_type *tc, unsigned lvl)
 	case TK_SEQ_T:
 		d = tsdl_gtype(t->elem, lvl + 1);
 		a = t->elem ? t->elem->falign : 1;
+		if (t->kind == TK_ENUM_T)
+			sb = t->elem->sbits;
+		else if (t->kind == TK_ARRAY_T && t->elem->sbits >= 0 &&
+			 t->elem->sbits <= (INT64_C(1) << 40) / ((int64_t)t->length + 1))
+			sb = t->elem->sbits * (int64_t)t->length;
 		break;
 	case TK_STRUCT_T:
 	case TK_VARIANT_T:
 		a = t->align ? t->align : 1;
+		sb = t->kind == TK_STRUCT_T && a <= 8 ? 0 : -1;
 		for (mb = t->members; mb; mb = mb->next) {
 			unsigned x = tsdl_gtype(mb->type, lvl + 1);
 
@@ -521,11 +532,18 @@ static unsigned tsdl_gtype(const struct tsdl_type *tc, unsigned lvl)
 				d = x;
 			if (mb->type->falign > a)
 				a = mb->type->falign;
+			if (sb >= 0 && mb->type->sbits >= 0 && mb->type->sbits < (INT64_C(1) << 40))
+				sb += mb->type->sbits;
+			else
+				sb = -1;
 		}
+		if (sb > (INT64_C(1) << 40))
+			sb = -1;
 		if (t->kind == TK_VARIANT_T)
 			a = 0;
 		break;
 	}
+	t->sbits = sb;
 	t->falign = a;
 	t->depth = d + 1;
 	return t->depth;

@@ -57,6 +57,10 @@ struct tsdl_type {
 	unsigned falign;		/* general traces: alignment in bits of the
 					 * first bit (0: depends on a variant's option) */
 	unsigned depth;			/* general traces: nesting, 0 before known */
+	int64_t sbits;			/* general traces: its size in bits when it is
+					 * the same wherever it starts on a byte (only
+					 * byte-sized members aligned on at most a byte:
+					 * no string, sequence or variant); else -1 */
 };
 
 struct tsdl_member {

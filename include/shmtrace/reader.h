@@ -402,6 +402,10 @@ enum shmtrace_rd_kind {
  *  - an array or a sequence of anything else (strings, floats, structs)
  *    is one field per element, named "array[i]" (and "array[i].member");
  *  - an enumeration is SHMTRACE_RD_ENUM: its integer and its label.
+ * In those traces, an event's context and payload fields are decoded when
+ * one of their accessors is first called for the event: the accessors of
+ * this section (and the context ones below) then write into the reader, so
+ * only the thread that reads it may call them.
  * shmtrace's own traces hold only SHMTRACE_RD_INT, FLOAT, STRING, SEQUENCE
  * and ARRAY values. A program written for them keeps working on other
  * traces if it takes an unknown kind as "skip": SHMTRACE_RD_ENUM carries
