@@ -9,7 +9,8 @@
 #  3. the cyg-profile helpers (lttng-calls, built with
 #     -finstrument-functions, under liblttng-ust-cyg-profile.so, then
 #     liblttng-ust-cyg-profile-fast.so) with the state dump;
-#  4. the libc wrapper (lttng-calls under liblttng-ust-libc-wrapper.so).
+#  4. the libc wrapper (lttng-calls under liblttng-ust-libc-wrapper.so);
+#  5. a trace written by lttng-relayd (the test's own, on loopback).
 # Each trace: trace-read and babeltrace2 print the same events (one
 # canonical line per event: time to the nanosecond, name, every field of
 # every group; the same multiset), trace-read's in time order, both
@@ -71,7 +72,21 @@ lt_run env LD_PRELOAD="$LIBDIR/liblttng-ust-libc-wrapper.so" "$APPS/lttng-calls"
 	fail "lttng-calls under the libc wrapper failed"
 lt stop
 lt destroy
+
+# 5. through lttng-relayd (its own, on loopback), per-UID, with the contexts
+start_relay lt
+lt create relay --set-url="net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA"
+lt enable-event -u 'shmtrace_lt:*'
+lt add-context -u -t vpid -t vtid -t procname
+lt start
+lt_run "$APPS/lttng-types" types 200 >/dev/null || fail "lttng-types types failed"
+lt_run "$APPS/lttng-types" threads 4 500 >/dev/null || fail "lttng-types threads failed"
+lt stop
+lt destroy
 lt_stop
+stop_relays
+mkdir -p "$LT/out/relay"
+mv "$RELAY_OUT"/* "$LT/out/relay/"
 
 # compare NAME MIN: trace-read and babeltrace2 alike on $LT/out/NAME (at least MIN events)
 compare() {
@@ -155,10 +170,14 @@ for c in $N $((3 * N)) $((6 * N)); do
 		fail "not two functions of $c calls: $(cat "$WORK/calls.bt")"
 done
 
+compare relay $((200 + 4 * 500))
+[ "$(count relay shmtrace_lt:types)" -eq 200 ] && [ "$(count relay shmtrace_lt:event)" -eq 2000 ] ||
+	fail "relay: $(count relay shmtrace_lt:types) types and $(count relay shmtrace_lt:event) events"
+
 compare libc $((4 * N))
 for e in malloc calloc realloc free; do
 	[ "$(count libc lttng_ust_libc:$e)" -ge "$N" ] || fail "libc: $(count libc lttng_ust_libc:$e) $e events"
 done
 "$TRACE_READ" --latency lttng_ust_libc:malloc,lttng_ust_libc:free "$LT/out/libc" >"$WORK/lat" 2>&1 ||
 	fail "--latency on the libc wrapper's events failed: $(head -3 "$WORK/lat")"
-echo "ok: LTTng's traces read alike by trace-read and babeltrace2 (per-UID, per-PID, cyg-profile, libc wrapper)"
+echo "ok: LTTng's traces read alike by trace-read and babeltrace2 (per-UID, per-PID, cyg-profile, libc wrapper, relay)"
