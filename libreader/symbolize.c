@@ -4,7 +4,9 @@
  * (trace) of a reader, fed by the events as they stream by:
  * shmtrace_statedump:bin_info describes a loaded object,
  * shmtrace_proc:dlopen and dlclose add and remove one (a state dump
- * precedes the addresses that need it). Addresses are then resolved to
+ * precedes the addresses that need it); in LTTng-UST's traces,
+ * lttng_ust_statedump:bin_info and lttng_ust_dl:dlopen and dlclose do
+ * the same (baddr, memsz, is_pic, path). Addresses are then resolved to
  * function names; symbols.h does the ELF part and caches the files and the
  * recent answers. The public API is shmtrace_rd_sym_*() of
  * <shmtrace/reader.h>.
@@ -32,7 +34,8 @@ enum ev_kind {
 	EK_PLAIN,		/* any other event */
 	EK_BIN_INFO,		/* shmtrace_statedump:bin_info */
 	EK_DLOPEN,		/* shmtrace_proc:dlopen */
-	EK_DLCLOSE,		/* shmtrace_proc:dlclose */
+	EK_DLCLOSE,		/* shmtrace_proc:dlclose, lttng_ust_dl:dlclose */
+	EK_LT_OBJECT,		/* lttng_ust_statedump:bin_info, lttng_ust_dl:dlopen */
 };
 
 /* Symbol state of one process (trace). */
@@ -106,8 +109,10 @@ static unsigned char classify(const char *name)
 		return EK_BIN_INFO;
 	if (!strcmp(name, "shmtrace_proc:dlopen"))
 		return EK_DLOPEN;
-	if (!strcmp(name, "shmtrace_proc:dlclose"))
+	if (!strcmp(name, "shmtrace_proc:dlclose") || !strcmp(name, "lttng_ust_dl:dlclose"))
 		return EK_DLCLOSE;
+	if (!strcmp(name, "lttng_ust_statedump:bin_info") || !strcmp(name, "lttng_ust_dl:dlopen"))
+		return EK_LT_OBJECT;
 	return EK_PLAIN;
 }
 
@@ -138,7 +143,7 @@ static void syms_feed(struct shmtrace_rd_symbols *s, struct proc_syms *p, unsign
 		      const struct shmtrace_rd_event *ev)
 {
 	unsigned i, n = shmtrace_rd_event_field_count(ev), have = 0;
-	uint64_t base = 0, low = 0, high = 0;
+	uint64_t base = 0, low = 0, high = 0, memsz = 0, pic = 1;
 	const char *path = NULL;
 	const uint8_t *id = NULL;
 	size_t id_len = 0;
@@ -150,9 +155,14 @@ static void syms_feed(struct shmtrace_rd_symbols *s, struct proc_syms *p, unsign
 
 		if (shmtrace_rd_event_field(ev, i, &v))
 			continue;
-		if (v.kind == SHMTRACE_RD_INT && !strcmp(name, "base")) {
+		if (v.kind == SHMTRACE_RD_INT && (!strcmp(name, "base") || !strcmp(name, "baddr"))) {
 			base = v.u;
 			have |= 1;
+		} else if (v.kind == SHMTRACE_RD_INT && !strcmp(name, "memsz")) {
+			memsz = v.u;
+			have |= 16;
+		} else if (v.kind == SHMTRACE_RD_INT && !strcmp(name, "is_pic")) {
+			pic = v.u;
 		} else if (v.kind == SHMTRACE_RD_INT && !strcmp(name, "low")) {
 			low = v.u;
 			have |= 2;
@@ -186,6 +196,11 @@ static void syms_feed(struct shmtrace_rd_symbols *s, struct proc_syms *p, unsign
 	case EK_DLCLOSE:
 		if ((have & 1) && !result)
 			sym_table_remove(p->tab, base);
+		break;
+	case EK_LT_OBJECT:
+		/* LTTng: baddr is where the object starts; its load bias, when position-independent */
+		if ((have & 25) == 25 && memsz && base + memsz > base)
+			sym_table_add(p->tab, pic ? base : 0, base, base + memsz, path, NULL, 0);
 		break;
 	}
 }
@@ -235,7 +250,7 @@ int shmtrace_rd_sym_value(struct shmtrace_rd_symbols *s, const struct shmtrace_r
 	if (!p || !p->tab)
 		return 0;
 	/* a state dump's addresses are objects' bounds, not code */
-	if (!context && event_kind(p, ev) == EK_BIN_INFO)
+	if (!context && (event_kind(p, ev) == EK_BIN_INFO || event_kind(p, ev) == EK_LT_OBJECT))
 		return 0;
 	return proc_lookup(p, v->u, sym);
 }

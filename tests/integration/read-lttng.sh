@@ -164,6 +164,15 @@ awk '$NF ~ /^0x[0-9a-f]+$/ { print $NF, $1 }' "$WORK/profile" | while read -r a 
 diff "$WORK/calls.tr" "$WORK/calls.bt" >"$WORK/diff" ||
 	fail "--profile's calls differ from the entries (< profile, > events): $(head "$WORK/diff")
 $(head -20 "$WORK/profile")"
+# with the function names of the state dumps (lttng_ust_statedump:bin_info):
+# outer, inner and leaf, N, 3N and 6N calls in each of the two processes
+"$TRACE_READ" --profile "$LT/out/cyg" >"$WORK/profile.sym" 2>"$WORK/profile.sym.err" ||
+	fail "--profile failed: $(head -3 "$WORK/profile.sym.err")"
+for f in "outer $((2 * N))" "inner $((6 * N))" "leaf $((12 * N))"; do
+	set -- $f
+	awk -v f="$1" -v n="$2" '$NF == f && $1 == n { ok = 1 } END { exit !ok }' "$WORK/profile.sym" ||
+		fail "--profile: $1 not named with $2 calls: $(head -20 "$WORK/profile.sym")"
+done
 # outer, inner, leaf: N, 3N, 6N calls in each of the two runs (two processes)
 for c in $N $((3 * N)) $((6 * N)); do
 	[ "$(grep -c " $c\$" "$WORK/calls.bt")" -eq 2 ] ||
