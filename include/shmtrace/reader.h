@@ -496,7 +496,9 @@ static inline int64_t shmtrace_rd_value_elem_s(const struct shmtrace_rd_value *v
  * trace-read names it ("ip_sym": "main+0x1c"). The objects each process
  * had mapped are described by its own events: its state dump
  * (shmtrace_statedump:bin_info: path, load bias, bounds and build id of
- * each object) and shmtrace_proc:dlopen and dlclose. A symbol table
+ * each object) and shmtrace_proc:dlopen and dlclose; in LTTng-UST's
+ * traces, lttng_ust_statedump:bin_info and lttng_ust_dl:dlopen and
+ * dlclose. A symbol table
  * (struct shmtrace_rd_symbols) follows them for every trace of one reader,
  * as the events come: give it each event shmtrace_rd_next() returns, in
  * order, with shmtrace_rd_sym_track(), then ask for the names of that
