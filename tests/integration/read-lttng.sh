@@ -144,6 +144,16 @@ awk '$2 == "shmtrace_lt:event" {
 grep -q ' s8=-7 s16=-7000 s32=-700000 s64=-9223372036854775801 u8=252 u16=65532 u32=4294967292 u64=18446744073709551608 hex32=3735928559 hex64=18369614217784328199 hex8=171 net32=67305985 nethex16=2826 flt=10.5 dbl=22.75 dbl_neg=-8e-300 str="quote\\" back\\\\slash" arr=\[1,-2,3\] arrnet=\[256,512\] arrtext="abcd" arrhex=\[16,255\] _seq_length=5 seq=\[-1,2,-3,4,-5\] _seqhex_length=5 seqhex=\[10,11,12,13,14\] _seqnet_length=5 seqnet=\[117440512,134217728,150994944,167772160,184549376\] _seqtext_length=5 seqtext="quote" enumfield=GREEN:7 enumneg=NEG:-5$' "$WORK/uid.trc" ||
 	fail "uid: the types event of i = 7 is not as emitted: $(grep -m1 ' s8=-7 ' "$WORK/uid.trc")"
 
+# per-UID: one trace, two processes; each event's process is its vpid
+# context (the text's PROC:PID:TID, --pid)
+p=$(awk '$2 == "shmtrace_lt:types" { for (i = 3; i <= NF; i++) if ($i ~ /^vpid=/) { print substr($i, 6); exit } }' "$WORK/uid.trc")
+want=$(awk -v p="vpid=$p" '{ for (i = 3; i <= NF; i++) if ($i == p) { n++; break } } END { print n + 0 }' "$WORK/uid.trc")
+[ "$want" -eq 501 ] || fail "uid: $want events of the types process"
+got=$("$TRACE_READ" --pid "$p" --stats=count "$LT/out/uid" | awk '$2 == "total" { print $1 }')
+[ "$got" = "$want" ] || fail "uid: --pid $p: $got events, $want expected"
+[ "$(grep -c "^\[[^]]*\] ([^)]*) lttng-types:$p:$p shmtrace_lt:types: " "$WORK/uid.tr")" -eq 500 ] ||
+	fail "uid: the text does not say lttng-types:$p:$p: $(head -c 300 "$WORK/uid.tr")"
+
 compare pid $((300 + 4 * 2000))
 [ "$(find "$LT/out/pid/ust/pid" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ] ||
 	fail "pid: not one trace per process"
