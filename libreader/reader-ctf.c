@@ -112,8 +112,13 @@ static uint64_t read_bits(const unsigned char *p, uint64_t bit, unsigned n, bool
 	if (!(bit & 7) && !(n & 7)) {
 		const unsigned char *q = p + bit / 8;
 
-		if (!be)
-			return read_uint(q, n / 8) & (n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1);
+		if (!be && (n == 8 || n == 16 || n == 32 || n == 64))
+			return read_uint(q, n / 8);	/* (reads exactly n / 8 bytes) */
+		if (!be) {
+			for (i = n / 8; i--;)
+				v = v << 8 | q[i];
+			return v;
+		}
 		for (i = 0; i < n / 8; i++)
 			v = v << 8 | q[i];
 		return v;
