@@ -54,6 +54,13 @@ lt_session() {
 	lt create "$1" --output="$LT/out/$1"
 }
 
+# lt_channel [OPTION...]: channel "ch" of the current session, 8 x 1 MiB
+# per CPU: room for every event of the tests' programs, however slowly
+# the consumer drains on a loaded machine
+lt_channel() {
+	lt enable-channel -u --subbuf-size 1M --num-subbuf 8 "$@" ch
+}
+
 # lt_run CMD...: a traced program, as nobody with the test's LTTNG_HOME
 lt_run() {
 	$AS_LT "$@"

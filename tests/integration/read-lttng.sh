@@ -27,8 +27,9 @@ LIBDIR=$(dirname "$(ldconfig -p | awk '/liblttng-ust-cyg-profile.so / { print $N
 
 # 1. per-UID, every field type, contexts
 lt_session uid
-lt enable-event -u 'shmtrace_lt:*'
-lt add-context -u -t vpid -t vtid -t procname -t ip
+lt_channel
+lt enable-event -u -c ch 'shmtrace_lt:*'
+lt add-context -u -c ch -t vpid -t vtid -t procname -t ip
 lt start
 lt_run "$APPS/lttng-types" types 500 >/dev/null || fail "lttng-types types failed"
 lt_run "$APPS/lttng-types" threads 4 3000 >/dev/null || fail "lttng-types threads failed"
@@ -37,7 +38,7 @@ lt destroy
 
 # 2. per-PID buffers, two processes at once
 lt_session pid
-lt enable-channel -u --buffers-pid --subbuf-size 1M --num-subbuf 8 ch
+lt_channel --buffers-pid
 lt enable-event -u -c ch 'shmtrace_lt:*'
 lt add-context -u -c ch -t vtid
 lt start
@@ -51,10 +52,11 @@ lt destroy
 # 3. cyg-profile, both helpers, with the state dump
 N=200
 lt_session cyg
-lt enable-event -u 'lttng_ust_cyg_profile:*'
-lt enable-event -u 'lttng_ust_cyg_profile_fast:*'
-lt enable-event -u 'lttng_ust_statedump:*'
-lt add-context -u -t vpid -t vtid
+lt_channel
+lt enable-event -u -c ch 'lttng_ust_cyg_profile:*'
+lt enable-event -u -c ch 'lttng_ust_cyg_profile_fast:*'
+lt enable-event -u -c ch 'lttng_ust_statedump:*'
+lt add-context -u -c ch -t vpid -t vtid
 lt start
 lt_run env LD_PRELOAD="$LIBDIR/liblttng-ust-cyg-profile.so" "$APPS/lttng-calls" $N >/dev/null ||
 	fail "lttng-calls under cyg-profile failed"
@@ -65,8 +67,9 @@ lt destroy
 
 # 4. the libc wrapper
 lt_session libc
-lt enable-event -u 'lttng_ust_libc:*'
-lt add-context -u -t vtid
+lt_channel
+lt enable-event -u -c ch 'lttng_ust_libc:*'
+lt add-context -u -c ch -t vtid
 lt start
 lt_run env LD_PRELOAD="$LIBDIR/liblttng-ust-libc-wrapper.so" "$APPS/lttng-calls" $N >/dev/null ||
 	fail "lttng-calls under the libc wrapper failed"
@@ -76,8 +79,9 @@ lt destroy
 # 5. through lttng-relayd (its own, on loopback), per-UID, with the contexts
 start_relay lt
 lt create relay --set-url="net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA"
-lt enable-event -u 'shmtrace_lt:*'
-lt add-context -u -t vpid -t vtid -t procname
+lt_channel
+lt enable-event -u -c ch 'shmtrace_lt:*'
+lt add-context -u -c ch -t vpid -t vtid -t procname
 lt start
 lt_run "$APPS/lttng-types" types 200 >/dev/null || fail "lttng-types types failed"
 lt_run "$APPS/lttng-types" threads 4 500 >/dev/null || fail "lttng-types threads failed"
