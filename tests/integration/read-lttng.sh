@@ -5,7 +5,8 @@
 # test's own, as nobody):
 #  1. per-UID buffers, the contexts vpid, vtid, procname and ip: the
 #     every-field-type provider (lttng-types types) and its 4-thread mode;
-#  2. per-PID buffers: two processes at once (4 threads and 1);
+#  2. per-PID buffers: two processes at once (4 threads and 1), with the
+#     perf counters page-fault and task-clock where they may be counted;
 #  3. the cyg-profile helpers (lttng-calls, built with
 #     -finstrument-functions, under liblttng-ust-cyg-profile.so, then
 #     liblttng-ust-cyg-profile-fast.so) with the state dump;
@@ -41,6 +42,13 @@ lt_session pid
 lt_channel --buffers-pid
 lt enable-event -u -c ch 'shmtrace_lt:*'
 lt add-context -u -c ch -t vtid
+# perf counters (software ones: a virtual machine may have no hardware
+# counter), where an unprivileged process may count its own
+PERF=no
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -le 2 ]; then
+	lt add-context -u -c ch -t perf:thread:page-fault -t perf:thread:task-clock
+	PERF=yes
+fi
 lt start
 lt_run "$APPS/lttng-types" threads 4 2000 >/dev/null &
 P1=$!
@@ -161,6 +169,8 @@ got=$("$TRACE_READ" --pid "$p" --stats=count "$LT/out/uid" | awk '$2 == "total" 
 compare pid $((300 + 4 * 2000))
 [ "$(find "$LT/out/pid/ust/pid" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ] ||
 	fail "pid: not one trace per process"
+[ "$PERF" = no ] || grep -q ' perf_thread_page_fault=[0-9]* perf_thread_task_clock=[0-9]* ' "$WORK/pid.trc" ||
+	fail "pid: no perf counter context: $(head -n 1 "$WORK/pid.trc")"
 
 compare cyg $((2 * 10 * N))
 for h in lttng_ust_cyg_profile lttng_ust_cyg_profile_fast; do
