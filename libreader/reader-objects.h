@@ -28,6 +28,10 @@
  *    (timestamp_begin at a packet start); timestamps never decrease;
  *  - errors are sticky: once shmtrace_rd_next() failed (every stream ended
  *    with damage recorded, or r->fatal) it keeps returning the error;
+ *  - a stream of a trace in the general form (t->meta->general: LTTng's)
+ *    is read by reader-ctf.c, whose state is s->gen (NULL for shmtrace's
+ *    own traces, which keep the fixed-layout decoder): its events have no
+ *    field offsets, their values are in s->gen;
  *  - the names of a trace directory that begin with '.' (bookkeeping of the
  *    consumer, as babeltrace2 ignores them), "metadata" and directories are
  *    not stream files.
