@@ -163,6 +163,10 @@ want=$(awk -v p="vpid=$p" '{ for (i = 3; i <= NF; i++) if ($i == p) { n++; break
 [ "$want" -eq 501 ] || fail "uid: $want events of the types process"
 got=$("$TRACE_READ" --pid "$p" --stats=count "$LT/out/uid" | awk '$2 == "total" { print $1 }')
 [ "$got" = "$want" ] || fail "uid: --pid $p: $got events, $want expected"
+awk -v p="$p" '$1 == 501 && $2 == "lttng-types[" p "]" && $3 == "tid" && $4 == p { ok = 1 } END { exit !ok }' \
+	"$WORK/uid.stats" || fail "uid: --stats has no row of 501 events for lttng-types[$p]: $(cat "$WORK/uid.stats")"
+grep -q '^Events: 12502 in .* 2 processes, 6 threads$' "$WORK/uid.stats" ||
+	fail "uid: --stats: $(head -n 1 "$WORK/uid.stats")"
 [ "$(grep -c "^\[[^]]*\] ([^)]*) lttng-types:$p:$p shmtrace_lt:types: " "$WORK/uid.tr")" -eq 500 ] ||
 	fail "uid: the text does not say lttng-types:$p:$p: $(head -c 300 "$WORK/uid.tr")"
 
