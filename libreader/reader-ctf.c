@@ -857,7 +857,14 @@ static void hdr_look(struct rd_hdr *h, const struct tsdl_type *t)
 	    strcmp(xts->name, "timestamp") || !plain_int(xts->type))
 		return;
 	*h = (struct rd_hdr){ 1, t, mid->type->elem, c->type, cts->type, x->type, xid->type,
-			      xts->type, ext };
+			      xts->type, ext, 0 };
+	/* the two forms LTTng writes, read in one load (their compact option) */
+	if (t->falign == 8 && h->id->size == 16 && h->id->falign == 8 && h->cs->falign <= 8 &&
+	    h->cts->size == 32 && h->cts->falign == 8)
+		h->simple = 1;
+	else if (t->falign == 8 && h->id->size == 5 && h->id->falign == 1 &&
+		 h->cs->falign == 1 && h->cts->size == 27 && h->cts->falign == 1)
+		h->simple = 2;
 }
 
 /* One unsigned little-endian integer of type @t at c->bit, aligned. */
@@ -962,7 +969,28 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 	g->work = 0;
 	if (!g->hdr.known)
 		hdr_look(&g->hdr, sc->event_header);
-	if (g->hdr.known > 0) {
+	if (g->hdr.simple && !(c.bit & 7) && c.end - c.bit >= 48) {
+		const unsigned char *p = c.buf + c.bit / 8;
+
+		if (g->hdr.simple == 1) {
+			id = read_uint(p, 2);
+			tsv = le32(p + 2);
+			tsbits = 32;
+			c.bit += 48;
+		} else {
+			uint32_t w = le32(p);
+
+			id = w & 31;
+			tsv = w >> 5;
+			tsbits = 27;
+			c.bit += 32;
+		}
+		if (id == g->hdr.ext) {
+			c.bit = start;	/* the extended form: read in full */
+			if (hdr_fast(&c, &g->hdr, &id, &tsv, &tsbits))
+				goto bad;
+		}
+	} else if (g->hdr.known > 0) {
 		if (hdr_fast(&c, &g->hdr, &id, &tsv, &tsbits))
 			goto bad;
 	} else {
@@ -1009,7 +1037,9 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 			c.err_bit = c.bit;
 			goto bad;
 		}
-		if (g->tid_off >= 0)
+		if (g->tid_off >= 0 && g->tid_t->size == 32 && !g->tid_t->be)
+			s->tid = le32(c.buf + (c.bit + (uint64_t)g->tid_off) / 8);	/* (bytes) */
+		else if (g->tid_off >= 0)
 			s->tid = (uint32_t)read_bits(c.buf, c.bit + (uint64_t)g->tid_off,
 						     g->tid_t->size, g->tid_t->be);
 		g->lazy = cls;

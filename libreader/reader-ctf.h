@@ -37,6 +37,8 @@ struct rd_hdr {
 	int known;		/* 0: not looked at yet, 1: this layout, -1: another */
 	const struct tsdl_type *t, *id, *cs, *cts, *xs, *xid, *xts;
 	uint64_t ext;		/* the id value that selects the extended option */
+	int simple;		/* 1: LTTng's large header (16-bit id, 32-bit timestamp, bytes);
+				 * 2: its compact one (5 + 27 bits in 32); 0: neither */
 };
 
 /* The general decoder's state of one stream. */

@@ -75,7 +75,7 @@ struct an_stats {
 	size_t nforks, fcap;
 	struct an_tidimg *tids;		/* open addressing, tcap slots */
 	size_t ntids, tcap;
-	struct an_tidimg last_tid;	/* the last one found */
+	struct an_tidimg recent[64];	/* those found lately, by tid % 64 */
 	uint64_t fork_echoes;		/* fork events of a fork already counted */
 	uint64_t total;
 	int64_t first, last;
@@ -299,8 +299,8 @@ static size_t thread_image(struct an_stats *s, size_t tr, const struct shmtrace_
 	uint64_t key = (uint64_t)(tr + 1) << 32 | shmtrace_rd_event_tid(ev);
 	size_t i;
 
-	if (key == s->last_tid.key)
-		return s->last_tid.image;
+	if (key == s->recent[key & 63].key)
+		return s->recent[key & 63].image;
 	if (2 * (s->ntids + 1) > s->tcap) {
 		size_t cap = s->tcap ? 2 * s->tcap : 64;
 		struct an_tidimg *n = calloc(cap, sizeof(*n));
@@ -330,7 +330,7 @@ static size_t thread_image(struct an_stats *s, size_t tr, const struct shmtrace_
 		s->tids[i] = (struct an_tidimg){ key, img };
 		s->ntids++;
 	}
-	s->last_tid = s->tids[i];
+	s->recent[key & 63] = s->tids[i];
 	return s->tids[i].image;
 }
 
