@@ -16,6 +16,7 @@ libreadercore_la_SOURCES = \
 	libreader/reader-objects.h \
 	libreader/reader-discover.c \
 	libreader/reader-decode.c libreader/reader-decode.h \
+	libreader/reader-ctf.c libreader/reader-ctf.h \
 	libreader/reader-merge.c \
 	libreader/reader-damage.c libreader/reader-damage.h \
 	libreader/reader-access.c \

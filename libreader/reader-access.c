@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "reader-ctf.h"
 #include "reader-objects.h"
 #include "tsdl.h"
 
@@ -262,25 +263,61 @@ static inline void fill_value(const struct tsdl_field *f, const unsigned char *p
 	}
 }
 
+/* General traces (reader-ctf.h): the values decoded, @from .. @to. */
+static int gen_index(const struct rd_gen *g, uint32_t from, uint32_t to, const char *name)
+{
+	for (uint32_t i = from; i < to; i++)
+		if (!strcmp(g->vals[i].name, name))
+			return (int)(i - from);
+	return -ENOENT;
+}
+
 unsigned shmtrace_rd_event_field_count(const struct shmtrace_rd_event *ev)
 {
+	const struct rd_gen *g = ev->stream->gen;
+
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
+	if (g)
+		return g->nvals - g->nctx;
 	return ev->cls->nfields;
 }
 
 const char *shmtrace_rd_event_field_name(const struct shmtrace_rd_event *ev, unsigned i)
 {
+	const struct rd_gen *g = ev->stream->gen;
+
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
+	if (g)
+		return i < g->nvals - g->nctx ? g->vals[g->nctx + i].name : NULL;
 	return i < ev->cls->nfields ? ev->cls->fields[i].name : NULL;
 }
 
 int shmtrace_rd_event_field_index(const struct shmtrace_rd_event *ev, const char *name)
 {
+	const struct rd_gen *g = ev->stream->gen;
+
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
+	if (g)
+		return gen_index(g, g->nctx, g->nvals, name);
 	return find_field(ev->cls->fields, ev->cls->nfields, name);
 }
 
 int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, struct shmtrace_rd_value *v)
 {
 	const uint32_t *foff = ev->stream->foff;
+	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
+	if (g) {
+		if (i >= g->nvals - g->nctx)
+			return -EINVAL;
+		*v = g->vals[g->nctx + i].v;
+		return 0;
+	}
 	if (i >= ev->cls->nfields)
 		return -EINVAL;
 	fill_value(&ev->cls->fields[i], ev->stream->buf + foff[i],
@@ -290,20 +327,36 @@ int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, unsigned i, stru
 
 unsigned shmtrace_rd_event_context_count(const struct shmtrace_rd_event *ev)
 {
+	const struct rd_gen *g = ev->stream->gen;
+
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
+	if (g)
+		return g->nctx;
 	return ev->cls->stream->nctx;
 }
 
 const char *shmtrace_rd_event_context_name(const struct shmtrace_rd_event *ev, unsigned i)
 {
 	const struct tsdl_stream_class *sc = ev->cls->stream;
+	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
+	if (g)
+		return i < g->nctx ? g->vals[i].name : NULL;
 	return i < sc->nctx ? sc->ctx[i].name : NULL;
 }
 
 int shmtrace_rd_event_context_index(const struct shmtrace_rd_event *ev, const char *name)
 {
 	const struct tsdl_stream_class *sc = ev->cls->stream;
+	const struct rd_gen *g = ev->stream->gen;
 
+	if (g && g->lazy)
+		rd_ctf_payload(ev->stream);
+	if (g)
+		return gen_index(g, 0, g->nctx, name);
 	return find_field(sc->ctx, sc->nctx, name);
 }
 
@@ -314,6 +367,14 @@ int shmtrace_rd_event_context(const struct shmtrace_rd_event *ev, unsigned i,
 	const struct tsdl_stream_class *sc = ev->cls->stream;
 	const struct tsdl_field *f;
 
+	if (s->gen && s->gen->lazy)
+		rd_ctf_payload(ev->stream);
+	if (s->gen) {
+		if (i >= s->gen->nctx)
+			return -EINVAL;
+		*v = s->gen->vals[i].v;
+		return 0;
+	}
 	if (i >= sc->nctx)
 		return -EINVAL;
 	f = &sc->ctx[i];

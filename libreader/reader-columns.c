@@ -614,6 +614,7 @@ static int fill(struct shmtrace_rd_columns *c, const struct shmtrace_rd_event *e
 	}
 	switch (v.kind) {
 	case SHMTRACE_RD_INT:
+	case SHMTRACE_RD_ENUM:		/* its integer (the label aside) */
 		*slot = v.u;
 		*type = (uint8_t)((v.is_signed ? SHMTRACE_RD_COL_S8 : SHMTRACE_RD_COL_U8) +
 				  size_rank(v.bytes));

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader-ctf.h"
 #include "reader-damage.h"
 #include "reader-decode.h"
 #include "reader-objects.h"
@@ -281,6 +282,8 @@ int rd_advance(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	int rc;
 
+	if (__builtin_expect(s->trace->meta->general, 0))
+		return rd_ctf_advance(r, s);
 	while (s->pos >= s->content) {
 		if (s->next_off >= s->file_size) {
 			if (s->tail_error)	/* what follows could not be inflated */

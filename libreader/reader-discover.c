@@ -9,8 +9,8 @@
  * order. The metadata is read and parsed now (tsdl.h); an LZ4 stream file
  * is inflated now into a temporary file (lz4file.h). No event is read.
  *
- * A trace whose metadata cannot be read (malformed, packetized, too
- * large) is damage, said once the other traces are read; what is not
+ * A trace whose metadata cannot be read (malformed, packetized in a form
+ * not read, too large) is damage, said once the other traces are read; what is not
  * damage (a missing path, a file that cannot be opened, no memory) fails
  * the open.
  */
@@ -27,6 +27,7 @@
 
 #include "lz4file.h"
 #include "reader-damage.h"
+#include "reader-ctf.h"
 #include "reader-objects.h"
 #include "tsdl.h"
 
@@ -66,10 +67,72 @@ static void trace_init_clock(struct shmtrace_rd_trace *t)
 	t->base_ns = t->meta->clock.base_ns;
 }
 
+/*
+ * Packetized metadata (CTF 1.8, as LTTng writes it): packets of a 37-byte
+ * header (magic, uuid, checksum, content_size and packet_size in bits,
+ * compression, encryption and checksum schemes, major, minor) and text.
+ * The texts of the packets are moved, in place, to the start of @buf; *@len
+ * becomes their length. Every packet is checked: the same uuid, sizes
+ * within the file, no compression, encryption or checksum, version 1.8.
+ */
+#define MD_HEADER 37
+
+static int depacketize(const char *path, char *buf, size_t *len, char *err, size_t errlen)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t off = 0, out = 0, n = *len;
+	unsigned char uuid[16];
+
+	while (off < n) {
+		uint32_t content, psize;
+
+		if (n - off < MD_HEADER) {
+			set_err(err, errlen, "%s: offset %zu: truncated metadata packet header",
+				path, off);
+			return -EINVAL;
+		}
+		if (le32(p + off) != TSDL_METADATA_MAGIC) {
+			set_err(err, errlen, "%s: offset %zu: bad metadata packet magic 0x%08x",
+				path, off, le32(p + off));
+			return -EINVAL;
+		}
+		if (!off)
+			memcpy(uuid, p + 4, 16);
+		else if (memcmp(uuid, p + off + 4, 16)) {
+			set_err(err, errlen, "%s: offset %zu: metadata packet of another uuid",
+				path, off + 4);
+			return -EINVAL;
+		}
+		content = le32(p + off + 24);
+		psize = le32(p + off + 28);
+		if (content % 8 || psize % 8 || content < 8 * MD_HEADER || content > psize ||
+		    psize / 8 > n - off) {
+			set_err(err, errlen,
+				"%s: offset %zu: invalid metadata packet content_size %u / packet_size %u (bits)",
+				path, off + 24, content, psize);
+			return -EINVAL;
+		}
+		if (p[off + 32] || p[off + 33] || p[off + 34] || p[off + 35] != 1 ||
+		    p[off + 36] != 8) {
+			set_err(err, errlen,
+				"%s: offset %zu: unsupported metadata packet (compressed, encrypted, checksummed, or not CTF 1.8)",
+				path, off + 32);
+			return -ENOTSUP;
+		}
+		/* the text moves down: out <= off always */
+		memmove(buf + out, buf + off + MD_HEADER, content / 8 - MD_HEADER);
+		out += content / 8 - MD_HEADER;
+		off += psize / 8;
+	}
+	*len = out;
+	return 0;
+}
+
 static int read_metadata(struct shmtrace_rd_trace *t, char *err, size_t errlen)
 {
 	struct stat st;
 	char *text = NULL;
+	size_t len;
 	int fd, rc;
 
 	fd = open(t->meta_path, O_RDONLY | O_CLOEXEC);
@@ -100,28 +163,26 @@ static int read_metadata(struct shmtrace_rd_trace *t, char *err, size_t errlen)
 			strerror(-rc));
 		goto out;
 	}
-	if (st.st_size >= 4 && le32((const unsigned char *)text) ==
-	    0x75D11D57U) {
-		rc = -ENOTSUP;
-		set_err(err, errlen,
-			"%s:1: packetized metadata is not supported",
-			t->meta_path);
-		goto out;
+	len = (size_t)st.st_size;
+	if (len >= 4 && le32((const unsigned char *)text) == TSDL_METADATA_MAGIC) {
+		rc = depacketize(t->meta_path, text, &len, err, errlen);
+		if (rc)
+			goto out;
 	}
-	if (!tsdl_signature_ok(text, st.st_size)) {
+	if (!tsdl_signature_ok(text, len)) {
 		rc = -EINVAL;
 		set_err(err, errlen,
 			"%s:1: not CTF metadata (missing \"/* CTF 1.8 */\" signature)",
 			t->meta_path);
 		goto out;
 	}
-	if (memchr(text, '\0', st.st_size)) {
+	if (memchr(text, '\0', len)) {
 		rc = -EINVAL;
 		set_err(err, errlen, "%s: NUL byte in metadata text",
 			t->meta_path);
 		goto out;
 	}
-	rc = tsdl_parse(text, st.st_size, t->meta_path, &t->meta, err, errlen);
+	rc = tsdl_parse(text, len, t->meta_path, &t->meta, err, errlen);
 	if (!rc)
 		trace_init_clock(t);
 out:
@@ -407,6 +468,7 @@ void shmtrace_rd_close(struct shmtrace_rd_reader *r)
 			close(s->fd);
 		free(s->buf);
 		free(s->foff);
+		rd_ctf_free(s->gen);
 		free(s->path);
 		free(s->tail_msg);
 		free(s);

@@ -28,6 +28,10 @@
  *    (timestamp_begin at a packet start); timestamps never decrease;
  *  - errors are sticky: once shmtrace_rd_next() failed (every stream ended
  *    with damage recorded, or r->fatal) it keeps returning the error;
+ *  - a stream of a trace in the general form (t->meta->general: LTTng's)
+ *    is read by reader-ctf.c, whose state is s->gen (NULL for shmtrace's
+ *    own traces, which keep the fixed-layout decoder): its events have no
+ *    field offsets, their values are in s->gen;
  *  - the names of a trace directory that begin with '.' (bookkeeping of the
  *    consumer, as babeltrace2 ignores them), "metadata" and directories are
  *    not stream files.
@@ -45,6 +49,8 @@
 
 #include <shmtrace/reader.h>
 #include "tsdl.h"
+
+struct rd_gen;
 
 struct shmtrace_rd_trace {
 	char *path;
@@ -86,6 +92,7 @@ struct shmtrace_rd_stream {
 	uint64_t tail_off;	/* ... its offset (in the compressed file) */
 	const struct tsdl_stream_class *sc;
 	uint32_t *foff;
+	struct rd_gen *gen;	/* general traces (reader-ctf.h): the event's values; else NULL */
 };
 
 struct rd_damage {

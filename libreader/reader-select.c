@@ -357,6 +357,34 @@ const char *sel_field_missing(const struct sel *s, unsigned int k, const char **
 	return flt_field_name(s->filter, k);
 }
 
+int64_t sel_event_pid(const struct shmtrace_rd_event *ev)
+{
+	int64_t pid = shmtrace_rd_trace_vpid(shmtrace_rd_event_trace(ev));
+	struct shmtrace_rd_value v;
+	int i;
+
+	if (pid >= 0)
+		return pid;
+	i = shmtrace_rd_event_context_index(ev, "vpid");
+	if (i >= 0 && !shmtrace_rd_event_context(ev, (unsigned)i, &v) && v.kind == SHMTRACE_RD_INT)
+		return v.is_signed ? v.s : (int64_t)v.u;
+	return -1;
+}
+
+const char *sel_event_procname(const struct shmtrace_rd_event *ev)
+{
+	const char *p = shmtrace_rd_trace_procname(shmtrace_rd_event_trace(ev));
+	struct shmtrace_rd_value v;
+	int i;
+
+	if (*p)
+		return p;
+	i = shmtrace_rd_event_context_index(ev, "procname");
+	if (i >= 0 && !shmtrace_rd_event_context(ev, (unsigned)i, &v) && v.kind == SHMTRACE_RD_STRING)
+		return v.str;
+	return p;
+}
+
 static int run_filter(struct sel *s, const struct sel_class *c, const struct shmtrace_rd_event *ev)
 {
 	struct flt_value v[FLT_MAX_FIELDS];
@@ -370,7 +398,7 @@ static int run_filter(struct sel *s, const struct sel_class *c, const struct shm
 			break;
 		case SLOT_PID:
 			v[k].type = FLT_T_S64;
-			v[k].s = shmtrace_rd_trace_vpid(shmtrace_rd_event_trace(ev));
+			v[k].s = sel_event_pid(ev);
 			break;
 		case SLOT_TID:
 			v[k].type = FLT_T_U64;
@@ -378,7 +406,7 @@ static int run_filter(struct sel *s, const struct sel_class *c, const struct shm
 			break;
 		case SLOT_PROC:
 			v[k].type = FLT_T_STR;
-			v[k].str = shmtrace_rd_trace_procname(shmtrace_rd_event_trace(ev));
+			v[k].str = sel_event_procname(ev);
 			break;
 		case SLOT_NAME:
 			v[k].type = FLT_T_STR;
@@ -426,7 +454,7 @@ int sel_match(struct sel *s, const struct shmtrace_rd_event *ev)
 			return 0;
 	}
 	if (s->npids) {
-		int64_t pid = shmtrace_rd_trace_vpid(shmtrace_rd_event_trace(ev));
+		int64_t pid = sel_event_pid(ev);
 
 		for (i = 0; i < s->npids && s->pids[i] != pid; i++)
 			;

@@ -80,6 +80,15 @@ static inline const char *sel_event_value(const struct shmtrace_rd_event *ev, bo
 	return shmtrace_rd_event_field(ev, i, v) ? NULL : shmtrace_rd_event_field_name(ev, i);
 }
 
+/*
+ * The process id of @ev: its trace's (shmtrace's traces, LTTng's per-PID
+ * buffers), else its "vpid" context field (LTTng's per-UID buffers, where
+ * one trace holds the events of several processes), else -1.
+ */
+int64_t sel_event_pid(const struct shmtrace_rd_event *ev);
+/* The program of @ev: its trace's, else its "procname" context field, else "". */
+const char *sel_event_procname(const struct shmtrace_rd_event *ev);
+
 /* 1: keep the event; 0: skip it; 2: past the end bound (stop reading). */
 int sel_match(struct sel *s, const struct shmtrace_rd_event *ev);
 

@@ -69,6 +69,8 @@ struct tsdl_parser {
 	bool seen_trace, seen_clock;
 	int trace_line;
 	struct tsdl_type *packet_header;
+	bool general;			/* the general CTF form (tsdl.h) */
+	struct tsdl_map structs;	/* struct NAME -> struct tsdl_type */
 };
 
 /*

@@ -228,12 +228,18 @@ int tsdl_add_stream(struct tsdl_parser *P, struct tsdl_sc *sc)
 		{ "events_discarded", 64, 0 },
 		{ "tid", 32, 0 },
 	};
-	int rc;
+	int rc = 0;
 
-	rc = tsdl_check_layout(P, sc->packet_context, ctx, 7, "packet.context",
-			       sc->line);
-	if (!rc)
-		rc = tsdl_check_event_header(P, sc);
+	if (P->general) {
+		sc->cls.packet_context = sc->packet_context;
+		sc->cls.event_header = sc->event_header;
+		sc->cls.event_context = sc->event_context;
+	} else {
+		rc = tsdl_check_layout(P, sc->packet_context, ctx, 7,
+				       "packet.context", sc->line);
+		if (!rc)
+			rc = tsdl_check_event_header(P, sc);
+	}
 	if (rc)
 		return rc;
 	if (tsdl_declared_stream(P, sc->cls.id))
@@ -260,6 +266,12 @@ int tsdl_lower_event(struct tsdl_parser *P, struct tsdl_ev *ev,
 
 	if (t->kind != TK_STRUCT_T)
 		return tsdl_err(P, t->line, "event fields must be a struct");
+	if (P->general) {
+		if (ev->cls.payload)
+			return tsdl_err(P, t->line, "duplicate event fields");
+		ev->cls.payload = t;
+		return 0;
+	}
 	if (t->align > 8)
 		return tsdl_err(P, t->line, "unsupported alignment of the event fields");
 	if (ev->cls.fields)
@@ -462,6 +474,106 @@ static int tsdl_finish_events(struct tsdl_parser *P)
 }
 
 /*
+ * General traces: the alignment of each type's first bit (t->falign) and
+ * its nesting (t->depth), once, for the decoder: a struct's alignment is
+ * the largest of its own and its members', an array's and a sequence's
+ * its element's, an enum's its container's, a variant's 0 (its option's,
+ * known while reading). Types are shared (aliases), so a type already
+ * done is skipped, and aliases may nest types deeper than the parser's
+ * limit: a tree deeper than TSDL_MAX_GDEPTH is refused.
+ */
+#define TSDL_MAX_GDEPTH 64
+
+static unsigned tsdl_gtype(const struct tsdl_type *tc, unsigned lvl)
+{
+	struct tsdl_type *t = (struct tsdl_type *)tc;
+	const struct tsdl_member *mb;
+	unsigned a = 1, d = 0;
+	int64_t sb = -1;
+
+	if (!t)
+		return 1;
+	if (t->depth)
+		return t->depth;
+	if (lvl > TSDL_MAX_GDEPTH) {
+		t->sbits = -1;
+		return TSDL_MAX_GDEPTH + 1;	/* too deep: refused, not walked */
+	}
+	t->depth = TSDL_MAX_GDEPTH + 1;	/* (a cycle cannot be made, but stop one) */
+	switch (t->kind) {
+	case TK_INT_T:
+	case TK_FLOAT_T:
+		a = t->align ? t->align : 1;
+		if (t->size % 8 == 0 && a <= 8)
+			sb = t->size;
+		break;
+	case TK_STRING_T:
+		a = 8;
+		break;
+	case TK_ENUM_T:
+	case TK_ARRAY_T:
+	case TK_SEQ_T:
+		d = tsdl_gtype(t->elem, lvl + 1);
+		a = t->elem ? t->elem->falign : 1;
+		if (t->kind == TK_ENUM_T)
+			sb = t->elem->sbits;
+		else if (t->kind == TK_ARRAY_T && t->elem->sbits >= 0 &&
+			 t->elem->sbits <= (INT64_C(1) << 40) / ((int64_t)t->length + 1))
+			sb = t->elem->sbits * (int64_t)t->length;
+		break;
+	case TK_STRUCT_T:
+	case TK_VARIANT_T:
+		a = t->align ? t->align : 1;
+		sb = t->kind == TK_STRUCT_T && a <= 8 ? 0 : -1;
+		for (mb = t->members; mb; mb = mb->next) {
+			unsigned x = tsdl_gtype(mb->type, lvl + 1);
+
+			if (x > d)
+				d = x;
+			if (mb->type->falign > a)
+				a = mb->type->falign;
+			if (sb >= 0 && mb->type->sbits >= 0 && mb->type->sbits < (INT64_C(1) << 40))
+				sb += mb->type->sbits;
+			else
+				sb = -1;
+		}
+		if (sb > (INT64_C(1) << 40))
+			sb = -1;
+		if (t->kind == TK_VARIANT_T)
+			a = 0;
+		break;
+	}
+	t->sbits = sb;
+	t->falign = a;
+	t->depth = d + 1;
+	return t->depth;
+}
+
+static int tsdl_general_align(struct tsdl_parser *P)
+{
+	const struct tsdl_type *deep = NULL;
+	struct tsdl_sc *sc;
+	struct tsdl_ev *e;
+
+#define TSDL_G(t) do { if (tsdl_gtype(t, 1) > TSDL_MAX_GDEPTH) deep = (t); } while (0)
+	TSDL_G(P->packet_header);
+	for (sc = P->scs; sc; sc = sc->next) {
+		TSDL_G(sc->packet_context);
+		TSDL_G(sc->event_header);
+		TSDL_G(sc->event_context);
+	}
+	for (e = P->evs; e; e = e->next) {
+		TSDL_G(e->cls.payload);
+		TSDL_G(e->cls.context);
+	}
+#undef TSDL_G
+	if (deep)
+		return tsdl_err(P, deep->line, "types nested more than %u deep",
+				TSDL_MAX_GDEPTH);
+	return 0;
+}
+
+/*
  * The clock's offset in ns since the Epoch, as babeltrace2 computes it:
  * whole seconds of the offset in ticks moved to offset_s, which, in ns,
  * plus the rest in ns must fit an int64_t. -ERANGE if it does not.
@@ -505,8 +617,14 @@ int tsdl_finish(struct tsdl_parser *P)
 		return tsdl_err(P, P->line,
 				"clock offset out of range (offset_s %" PRId64 ", offset %" PRIu64 ")",
 				m->clock.offset_s, m->clock.offset);
-	rc = tsdl_check_layout(P, P->packet_header, hdr, 4, "packet.header",
-			       P->trace_line);
+	if (P->general) {
+		m->general = true;
+		m->packet_header = P->packet_header;
+		rc = tsdl_general_align(P);
+	} else {
+		rc = tsdl_check_layout(P, P->packet_header, hdr, 4,
+				       "packet.header", P->trace_line);
+	}
 	if (!rc)
 		rc = tsdl_finish_streams(P);
 	if (!rc)

@@ -200,11 +200,17 @@ static int tsdl_parse_base(struct tsdl_parser *P, const struct tsdl_value *v,
 }
 
 static int tsdl_check_byte_order(struct tsdl_parser *P,
-				 const struct tsdl_value *v)
+				 const struct tsdl_value *v, bool *be)
 {
 	if (v->kind == V_IDENT && (!strcmp(v->s, "le") ||
 				   !strcmp(v->s, "native")))
 		return 0;
+	/* a field's byte order, in the general form (not the trace's) */
+	if (be && P->general && v->kind == V_IDENT &&
+	    (!strcmp(v->s, "be") || !strcmp(v->s, "network"))) {
+		*be = true;
+		return 0;
+	}
 	return tsdl_err(P, v->line,
 			"unsupported byte_order (only little-endian traces are supported)");
 }
@@ -267,7 +273,7 @@ static int tsdl_parse_attrs(struct tsdl_parser *P, struct tsdl_type *t)
 				rc = tsdl_err(P, v.line, "invalid alignment");
 			t->align = u;
 		} else if (!strcmp(key, "byte_order")) {
-			rc = tsdl_check_byte_order(P, &v);
+			rc = tsdl_check_byte_order(P, &v, &t->be);
 		} else if (t->kind == TK_INT_T && !strcmp(key, "size")) {
 			rc = tsdl_val_u64(P, &v, key, &u);
 			if (!rc && (!u || u > 64))
@@ -279,6 +285,10 @@ static int tsdl_parse_attrs(struct tsdl_parser *P, struct tsdl_type *t)
 		} else if (t->kind == TK_INT_T && !strcmp(key, "base")) {
 			rc = tsdl_parse_base(P, &v, &t->base);
 		} else if (t->kind == TK_INT_T && !strcmp(key, "encoding")) {
+			t->text = v.kind == V_IDENT && (!strcmp(v.s, "UTF8") ||
+							!strcmp(v.s, "ASCII") ||
+							!strcmp(v.s, "utf8") ||
+							!strcmp(v.s, "ascii"));
 			rc = 0;
 		} else if (t->kind == TK_INT_T && !strcmp(key, "map")) {
 			rc = tsdl_check_map(P, &v);
@@ -486,6 +496,42 @@ static int tsdl_parse_enum(struct tsdl_parser *P, struct tsdl_type *t)
 	return 0;
 }
 
+/*
+ * A type named by an alias: one identifier, or several ("unsigned long"),
+ * the longest run of identifiers that names an alias.
+ */
+static int tsdl_type_name(struct tsdl_parser *P, struct tsdl_type **out)
+{
+	char name[256];
+	int line = P->tok.line;
+	struct tsdl_type *t;
+	size_t n;
+
+	n = (size_t)snprintf(name, sizeof(name), "%s", P->tok.s);
+	if (n >= sizeof(name))
+		return tsdl_err(P, line, "type name too long");
+	t = tsdl_map_get(&P->aliases, name);
+	tsdl_next(P);
+	while (P->tok.kind == T_IDENT && n + 1 + strlen(P->tok.s) < sizeof(name)) {
+		struct tsdl_type *longer;
+
+		name[n] = ' ';
+		snprintf(name + n + 1, sizeof(name) - n - 1, "%s", P->tok.s);
+		longer = tsdl_map_get(&P->aliases, name);
+		if (!longer) {
+			name[n] = '\0';
+			break;
+		}
+		t = longer;
+		n = strlen(name);
+		tsdl_next(P);
+	}
+	if (!t)
+		return tsdl_err(P, line, "unknown type '%s'", name);
+	*out = t;
+	return 0;
+}
+
 static int tsdl_parse_type_inner(struct tsdl_parser *P, struct tsdl_type **out)
 {
 	int line = P->tok.line;
@@ -528,8 +574,25 @@ static int tsdl_parse_type_inner(struct tsdl_parser *P, struct tsdl_type **out)
 			return -ENOMEM;
 		t->align = 1;
 		tsdl_next(P);
-		if (P->tok.kind == T_IDENT)
-			tsdl_next(P);	/* optional struct name */
+		if (P->tok.kind == T_IDENT) {
+			const char *sname = P->tok.s;
+			struct tsdl_type *named;
+			void *old;
+
+			tsdl_next(P);
+			if (!tsdl_is_punct(P, '{')) {
+				/* struct NAME: one declared before */
+				named = tsdl_map_get(&P->structs, sname);
+				if (!named)
+					return tsdl_err(P, line, "unknown struct '%s'", sname);
+				*out = named;
+				return 0;
+			}
+			if (tsdl_map_put(&P->arena, &P->structs, sname, t, &old))
+				return tsdl_nomem(P);
+			if (old)
+				return tsdl_err(P, line, "duplicate struct '%s'", sname);
+		}
 		rc = tsdl_parse_members(P, t);
 		if (!rc && tsdl_is_kw(P, "align")) {
 			struct tsdl_value v;
@@ -573,10 +636,9 @@ static int tsdl_parse_type_inner(struct tsdl_parser *P, struct tsdl_type **out)
 		if (!rc)
 			rc = tsdl_parse_members(P, t);
 	} else if (P->tok.kind == T_IDENT) {
-		t = tsdl_map_get(&P->aliases, P->tok.s);
-		if (!t)
-			return tsdl_err(P, line, "unknown type '%s'", P->tok.s);
-		tsdl_next(P);
+		rc = tsdl_type_name(P, &t);
+		if (rc)
+			return rc;
 	} else {
 		return tsdl_err(P, line, "expected a type, got %s",
 				tsdl_describe(P, buf, sizeof(buf)));
@@ -609,6 +671,22 @@ static int tsdl_parse_typealias(struct tsdl_parser *P, bool is_typedef)
 		rc = tsdl_expect(P, P_TYPEASSIGN);
 	if (!rc)
 		rc = tsdl_expect_ident(P, &name);
+	/* a name of several words: "unsigned long" */
+	while (!rc && P->tok.kind == T_IDENT) {
+		size_t a = strlen(name), b = strlen(P->tok.s);
+		char *w;
+
+		if (a + b + 2 > 256)
+			return tsdl_err(P, line, "type name too long");
+		w = tsdl_alloc(&P->arena, a + b + 2);
+		if (!w)
+			return tsdl_nomem(P);
+		memcpy(w, name, a);
+		w[a] = ' ';
+		memcpy(w + a + 1, P->tok.s, b + 1);
+		name = w;
+		tsdl_next(P);
+	}
 	if (!rc)
 		rc = tsdl_expect(P, ';');
 	if (rc)
@@ -694,7 +772,7 @@ static int tsdl_block_value(struct tsdl_parser *P, enum tsdl_block b,
 					 v->s);
 			}
 		} else if (!strcmp(key, "byte_order")) {
-			rc = tsdl_check_byte_order(P, v);
+			rc = tsdl_check_byte_order(P, v, NULL);
 		}
 		break;
 	case B_ENV:
@@ -774,10 +852,19 @@ static int tsdl_block_type(struct tsdl_parser *P, enum tsdl_block b,
 		sc->event_header = t;
 		return 0;
 	}
-	if (b == B_STREAM && !strcmp(key, "event.context"))
+	if (b == B_STREAM && !strcmp(key, "event.context")) {
+		if (P->general) {
+			sc->event_context = t;
+			return 0;
+		}
 		return tsdl_lower_context(P, sc, t);
+	}
 	if (b == B_EVENT && !strcmp(key, "fields"))
 		return tsdl_lower_event(P, ev, t);
+	if (b == B_EVENT && !strcmp(key, "context") && P->general) {
+		ev->cls.context = t;
+		return 0;
+	}
 	return tsdl_err(P, line, "unsupported type assignment '%s'", key);
 }
 
@@ -905,6 +992,14 @@ int tsdl_parse_top(struct tsdl_parser *P)
 			rc = tsdl_parse_block(P, B_EVENT);
 		} else if (tsdl_is_kw(P, "callsite")) {
 			rc = tsdl_parse_block(P, B_CALLSITE);
+		} else if (tsdl_is_kw(P, "struct") || tsdl_is_kw(P, "enum") ||
+			   tsdl_is_kw(P, "variant")) {
+			/* a named type declared at the top level: struct NAME { ... }; */
+			struct tsdl_type *t;
+
+			rc = tsdl_parse_type(P, &t);
+			if (!rc)
+				rc = tsdl_expect(P, ';');
 		} else {
 			return tsdl_err(P, line, "unexpected %s at top level",
 					tsdl_describe(P, buf, sizeof(buf)));

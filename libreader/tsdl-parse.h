@@ -52,6 +52,15 @@ struct tsdl_type {
 	struct tsdl_member *members;	/* struct, variant */
 	unsigned nmembers;
 	struct tsdl_enum_map *maps;	/* enum, in declaration order */
+	bool be;			/* integer, float: big-endian */
+	bool text;			/* integer: encoding UTF8 or ASCII */
+	unsigned falign;		/* general traces: alignment in bits of the
+					 * first bit (0: depends on a variant's option) */
+	unsigned depth;			/* general traces: nesting, 0 before known */
+	int64_t sbits;			/* general traces: its size in bits when it is
+					 * the same wherever it starts on a byte (only
+					 * byte-sized members aligned on at most a byte:
+					 * no string, sequence or variant); else -1 */
 };
 
 struct tsdl_member {
@@ -67,6 +76,7 @@ struct tsdl_sc {
 	int line;
 	uint32_t index;		/* in tsdl_metadata.streams, set at the end */
 	struct tsdl_type *packet_context, *event_header;
+	struct tsdl_type *event_context;	/* general traces */
 	struct tsdl_sc *next;
 };
 

@@ -102,13 +102,15 @@ bool tsdl_signature_ok(const char *text, size_t len)
 
 /* ---- parsing ---------------------------------------------------------------- */
 
-int tsdl_parse(const char *text, size_t len, const char *path,
-	       struct tsdl_metadata **out, char *err, size_t errlen)
+static int tsdl_parse_as(const char *text, size_t len, const char *path,
+			 struct tsdl_metadata **out, char *err, size_t errlen,
+			 bool general)
 {
 	struct tsdl_parser P;
 	int rc;
 
 	memset(&P, 0, sizeof(P));
+	P.general = general;
 	P.path = path ? path : "metadata";
 	P.p = text;
 	P.end = text + len;
@@ -134,6 +136,44 @@ int tsdl_parse(const char *text, size_t len, const char *path,
 	return 0;
 fail:
 	tsdl_arena_free(P.arena);
+	return rc;
+}
+
+/* Does the metadata say shmtrace wrote it (env tracer_name)? */
+static bool tsdl_is_shmtrace(const struct tsdl_metadata *m)
+{
+	for (uint32_t i = 0; i < m->nenv; i++) {
+		if (!strcmp(m->env[i].key, "tracer_name") && !m->env[i].is_int &&
+		    !strcmp(m->env[i].sval, "shmtrace"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * shmtrace's fixed layout first (its fast decoder); metadata that is not
+ * of that layout, and does not say shmtrace wrote it, is parsed again in
+ * the general form. When that fails too, or the metadata says shmtrace
+ * wrote it, the first message is said (that of the form shmtrace writes).
+ */
+int tsdl_parse(const char *text, size_t len, const char *path,
+	       struct tsdl_metadata **out, char *err, size_t errlen)
+{
+	char gerr[256];
+	int rc;
+
+	rc = tsdl_parse_as(text, len, path, out, err, errlen, false);
+	if (rc != -EINVAL)
+		return rc;
+	if (tsdl_parse_as(text, len, path, out, gerr, sizeof(gerr), true) == 0) {
+		if (!tsdl_is_shmtrace(*out)) {
+			if (err && errlen)
+				err[0] = '\0';
+			return 0;
+		}
+		tsdl_free(*out);
+		*out = NULL;
+	}
 	return rc;
 }
 

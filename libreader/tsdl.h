@@ -6,7 +6,12 @@
  * trace: clock, environment, uuid, stream classes (each with its event
  * context fields) and event classes with flat field lists. An event class
  * belongs to one stream class: the same event declared in two stream
- * classes is two event classes. Everything returned lives in one
+ * classes is two event classes.
+ *
+ * Metadata of shmtrace's own fixed layout (doc/trace-format.md) is lowered
+ * to flat field lists; any other (LTTng's) is parsed again in the general
+ * form, whose classes keep their type trees (tsdl-parse.h) for the
+ * general decoder (reader-ctf.h). Everything returned lives in one
  * allocation arena released by tsdl_free().
  */
 #ifndef SHMTRACE_TSDL_H
@@ -19,6 +24,8 @@
 /* Size of the fixed packet header + packet context (doc/trace-format.md). */
 #define TSDL_PACKET_HEADER_SIZE 84
 #define TSDL_PACKET_MAGIC 0xC1FC1FC1U
+/* Magic of a packet of packetized metadata. */
+#define TSDL_METADATA_MAGIC 0x75D11D57U
 /* Stream classes one trace may declare. */
 #define TSDL_MAX_STREAMS 256
 
@@ -43,6 +50,7 @@ struct tsdl_field {
 };
 
 struct tsdl_stream_class;
+struct tsdl_type;	/* the type tree of tsdl-parse.h (general traces) */
 
 struct tsdl_event_class {
 	uint32_t id;
@@ -53,6 +61,8 @@ struct tsdl_event_class {
 	uint32_t nfields;
 	const struct tsdl_field *fields;
 	const struct tsdl_stream_class *stream;	/* the class it belongs to */
+	/* general traces: the payload struct and the event's own context */
+	const struct tsdl_type *payload, *context;
 };
 
 /*
@@ -77,6 +87,9 @@ struct tsdl_stream_class {
 	 */
 	uint32_t ndense;
 	const struct tsdl_event_class *const *dense;
+
+	/* general traces: packet.context, event.header, event.context */
+	const struct tsdl_type *packet_context, *event_header, *event_context;
 };
 
 struct tsdl_clock {
@@ -122,6 +135,14 @@ struct tsdl_metadata {
 	/* sorted by (stream class id, id) */
 	const struct tsdl_event_class *events;
 	uint32_t max_fields;		/* max nfields over all events */
+
+	/*
+	 * The general form (any CTF 1.8 a type tree describes, as LTTng
+	 * writes it), read by reader-ctf.c: the classes keep their type
+	 * trees and have no flat fields (nfields 0, nctx 0).
+	 */
+	bool general;
+	const struct tsdl_type *packet_header;
 
 	void *arena;
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shmtrace/reader.h - libshmtrace-reader: read shmtrace traces.
+ * shmtrace/reader.h - libshmtrace-reader: read shmtrace traces (and other
+ * CTF 1.8 traces, LTTng-UST's: doc/trace-format.md, "Other CTF traces").
  *
  * Introduction
  * ============
@@ -137,8 +138,8 @@ struct shmtrace_rd_event;
  * Reads every metadata file and opens every stream file (LZ4 frames are
  * inflated now); no event is read yet.
  *
- * A trace whose metadata cannot be read (malformed, packetized, over 64
- * MiB) and the bad LZ4 frame of a stream file are damage (see Damage),
+ * A trace whose metadata cannot be read (malformed, compressed or
+ * encrypted metadata packets, over 64 MiB) and the bad LZ4 frame of a stream file are damage (see Damage),
  * said by shmtrace_rd_next() once the rest is read: open succeeds.
  *
  * Returns 0, or a negative errno value: -ENOENT (a path holds no trace, or
@@ -176,7 +177,8 @@ SHMTRACE_RD_API void shmtrace_rd_close(struct shmtrace_rd_reader *r);
  *    error of the first damage: -EBADMSG (a corrupt or truncated packet or
  *    event, a stream file that copies another), -EFBIG (a packet over 256
  *    MiB, metadata over 64 MiB), -EIO (a bad LZ4 frame, a read error),
- *    -EINVAL (malformed metadata), -ENOTSUP (packetized metadata);
+ *    -EINVAL (malformed metadata), -ENOTSUP (compressed,
+ *    encrypted or checksummed metadata packets);
  *  - at once, what stops the reader before the end: -ENOMEM.
  * Errors are sticky: after one, every call returns it again.
  *
@@ -381,8 +383,34 @@ enum shmtrace_rd_kind {
 	SHMTRACE_RD_STRING,		/* str, len */
 	SHMTRACE_RD_SEQUENCE,		/* data, count; elements are integers */
 	SHMTRACE_RD_ARRAY,		/* same as SHMTRACE_RD_SEQUENCE, fixed count */
+	SHMTRACE_RD_ENUM,		/* an integer as SHMTRACE_RD_INT, and its label:
+					 * str, len (str NULL when no label maps it) */
 };
 
+/*
+ * Values that are not flat (traces of other tracers: LTTng's) are given
+ * flattened, as fields of their own, in the order written:
+ *  - a struct's members are fields named "struct.member" (a top-level
+ *    field's name has no prefix);
+ *  - a variant is its selected option, under the variant's name;
+ *  - an array or a sequence of integers is one SHMTRACE_RD_ARRAY or
+ *    SHMTRACE_RD_SEQUENCE value (its elements converted to little-endian
+ *    when the trace stored them big-endian), or one SHMTRACE_RD_STRING
+ *    when its integers are characters (text arrays and sequences: up to
+ *    their first NUL, as babeltrace2 prints them); the length of a sequence
+ *    is a field of its own, as the metadata declares it ("_x_length");
+ *  - an array or a sequence of anything else (strings, floats, structs)
+ *    is one field per element, named "array[i]" (and "array[i].member");
+ *  - an enumeration is SHMTRACE_RD_ENUM: its integer and its label.
+ * In those traces, an event's context and payload fields are decoded when
+ * one of their accessors is first called for the event: the accessors of
+ * this section (and the context ones below) then write into the reader, so
+ * only the thread that reads it may call them.
+ * shmtrace's own traces hold only SHMTRACE_RD_INT, FLOAT, STRING, SEQUENCE
+ * and ARRAY values. A program written for them keeps working on other
+ * traces if it takes an unknown kind as "skip": SHMTRACE_RD_ENUM carries
+ * u/s, bytes, is_signed and base as SHMTRACE_RD_INT does.
+ */
 struct shmtrace_rd_value {
 	enum shmtrace_rd_kind kind;
 	uint8_t bytes;		/* integer size, or element size, in bytes */
@@ -393,8 +421,9 @@ struct shmtrace_rd_value {
 		int64_t s;
 		double d;
 	};
-	const char *str;	/* SHMTRACE_RD_STRING: NUL-terminated, in the packet */
-	size_t len;		/* SHMTRACE_RD_STRING: strlen(str) */
+	const char *str;	/* SHMTRACE_RD_STRING: NUL-terminated, the reader's;
+				 * SHMTRACE_RD_ENUM: the label, or NULL */
+	size_t len;		/* SHMTRACE_RD_STRING, SHMTRACE_RD_ENUM: strlen(str) */
 	const void *data;	/* SHMTRACE_RD_SEQUENCE/ARRAY: little-endian elements */
 	uint32_t count;		/* SHMTRACE_RD_SEQUENCE/ARRAY: element count */
 };
@@ -415,7 +444,11 @@ SHMTRACE_RD_API int shmtrace_rd_event_field(const struct shmtrace_rd_event *ev, 
 
 /*
  * Context fields of the event, in the order written (0 when it has none);
- * integers only (SHMTRACE_RD_INT), e.g. "ip" (base 16) and "cpu_id": their
+ * in shmtrace's traces integers only (SHMTRACE_RD_INT), e.g. "ip" (base 16)
+ * and "cpu_id"; in other traces (LTTng's) first the fields of the packet
+ * context that are not its sizes, times, count and sequence number
+ * ("cpu_id"), then the stream's event context ("vpid", "vtid",
+ * "procname", "ip", perf counters), then the event's own, of any kind: their
  * number, the name of context field @i ("ip"; NULL if @i is out of range)
  * and the index of the context field named @name (or -ENOENT).
  */
@@ -463,7 +496,9 @@ static inline int64_t shmtrace_rd_value_elem_s(const struct shmtrace_rd_value *v
  * trace-read names it ("ip_sym": "main+0x1c"). The objects each process
  * had mapped are described by its own events: its state dump
  * (shmtrace_statedump:bin_info: path, load bias, bounds and build id of
- * each object) and shmtrace_proc:dlopen and dlclose. A symbol table
+ * each object) and shmtrace_proc:dlopen and dlclose; in LTTng-UST's
+ * traces, lttng_ust_statedump:bin_info and lttng_ust_dl:dlopen and
+ * dlclose. A symbol table
  * (struct shmtrace_rd_symbols) follows them for every trace of one reader,
  * as the events come: give it each event shmtrace_rd_next() returns, in
  * order, with shmtrace_rd_sym_track(), then ask for the names of that

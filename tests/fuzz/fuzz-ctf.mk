@@ -28,6 +28,8 @@ fuzz_metadata_corpus = \
 	tests/fuzz/corpus-metadata/header-enum-partial.tsdl \
 	tests/fuzz/corpus-metadata/header-enum-reversed.tsdl \
 	tests/fuzz/corpus-metadata/header-timestamp-align16.tsdl \
+	tests/fuzz/corpus-metadata/lttng-general.tsdl \
+	tests/fuzz/corpus-metadata/lttng-ust-uid.tsdl \
 	tests/fuzz/corpus-metadata/minimal.tsdl \
 	tests/fuzz/corpus-metadata/sequence-signed-length.tsdl
 fuzz_stream_corpus = \
@@ -92,6 +94,7 @@ dist_check_SCRIPTS += tests/integration/read-corrupt.sh
 fuzz_ctf_reader_sources = \
 	$(srcdir)/libreader/reader-discover.c \
 	$(srcdir)/libreader/reader-decode.c \
+	$(srcdir)/libreader/reader-ctf.c \
 	$(srcdir)/libreader/reader-merge.c \
 	$(srcdir)/libreader/reader-damage.c \
 	$(srcdir)/libreader/reader-access.c \

@@ -35,6 +35,10 @@
  *     the first shmtrace_rd_next() fails with a message that names the
  *     metadata file (or shmtrace_rd_open() fails, with such a message).
  *
+ * Metadata that parses in the general form (LTTng's, tsdl.h) is read back
+ * on stream files of pseudo-random bytes instead (fm_read_back_general()):
+ * the general decoder must survive them.
+ *
  * A broken invariant aborts, which both libFuzzer and driver.c report.
  * Under `make check` the target is linked with driver.c, whose seed corpus
  * here is tests/fuzz/corpus-metadata (whose real traces' metadata parse
@@ -769,6 +773,84 @@ static void fm_read_back(const uint8_t *data, size_t size, const struct tsdl_met
 	shmtrace_rd_close(r);
 }
 
+/*
+ * Metadata in the general form (not shmtrace's fixed layout: LTTng's): its
+ * classes keep their type trees and no flat fields. Each stream file holds
+ * bytes of a generator seeded by the input (a packet header with the
+ * first stream class's magic and uuid first when the input's hash says
+ * so): the general decoder must read them without a crash, in bounded
+ * memory, every event's values answering their accessors, in
+ * non-decreasing time, to the end or to damage.
+ */
+static void fm_read_back_general(const uint8_t *data, size_t size, const struct tsdl_metadata *m)
+{
+	static unsigned char bytes[8192];
+	const char *paths[1] = { fm_dir };
+	char err[SHMTRACE_RD_ERRLEN];
+	struct shmtrace_rd_reader *r;
+	const struct shmtrace_rd_event *e;
+	uint64_t h = fm_hash(data, size);
+	int64_t last_ns = INT64_MIN;
+	unsigned i, j;
+	int rc;
+
+	CHECK(m->general);
+	for (i = 0; i < m->nevents; i++)
+		CHECK(m->events[i].nfields == 0);
+	fm_write_file(fm_meta, data, size);
+	for (i = 0; i < FM_MAX_STREAMS; i++) {
+		size_t n = (size_t)((h >> (8 * i)) % sizeof(bytes));
+		uint64_t x = h ^ (i + 1);
+
+		for (size_t k = 0; k < n; k++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* mostly small bytes, so that sizes and lengths are often sane */
+			bytes[k] = (unsigned char)((x >> 33) % ((x >> 60) < 12 ? 4 : 256));
+		}
+		if (n >= 20 && (h >> (20 + i)) & 1) {
+			uint32_t magic = TSDL_PACKET_MAGIC;
+
+			memcpy(bytes, &magic, 4);
+			memcpy(bytes + 4, m->uuid, 16);
+		}
+		fm_write_file(fm_stream[i], bytes, n);
+	}
+	rc = shmtrace_rd_open(&r, paths, 1, err, sizeof(err));
+	if (rc < 0) {
+		CHECK(r == NULL);
+		return;
+	}
+	while ((rc = shmtrace_rd_next(r, &e)) > 0) {
+		struct shmtrace_rd_value v;
+		unsigned nf = shmtrace_rd_event_field_count(e), nc = shmtrace_rd_event_context_count(e);
+
+		CHECK(shmtrace_rd_event_time_ns(e) >= last_ns);
+		last_ns = shmtrace_rd_event_time_ns(e);
+		CHECK(shmtrace_rd_event_name(e) != NULL);
+		for (j = 0; j < nf; j++) {
+			const char *fn = shmtrace_rd_event_field_name(e, j);
+
+			CHECK(fn != NULL && shmtrace_rd_event_field(e, j, &v) == 0);
+			CHECK(shmtrace_rd_event_field_index(e, fn) >= 0);
+			if (v.kind == SHMTRACE_RD_STRING)
+				CHECK(strlen(v.str) == v.len);
+			if ((v.kind == SHMTRACE_RD_ARRAY || v.kind == SHMTRACE_RD_SEQUENCE) && v.count)
+				shmtrace_rd_value_elem_s(&v, v.count - 1);
+		}
+		CHECK(shmtrace_rd_event_field(e, nf, &v) == -EINVAL);
+		for (j = 0; j < nc; j++) {
+			CHECK(shmtrace_rd_event_context_name(e, j) != NULL);
+			CHECK(shmtrace_rd_event_context(e, j, &v) == 0);
+			if (v.kind == SHMTRACE_RD_STRING)
+				CHECK(strlen(v.str) == v.len);
+		}
+		CHECK(shmtrace_rd_event_context(e, nc, &v) == -EINVAL);
+	}
+	CHECK(rc <= 0 && (rc == 0 || shmtrace_rd_damage_count(r) > 0 || rc == -ENOMEM));
+	CHECK(shmtrace_rd_next(r, &e) == rc);
+	shmtrace_rd_close(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tsdl_metadata *m = NULL;
@@ -794,7 +876,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	CHECK(m != NULL);
 	fm_check_meta(m);
-	fm_read_back(data, size, m);
+	if (m->general)
+		fm_read_back_general(data, size, m);
+	else
+		fm_read_back(data, size, m);
 	tsdl_free(m);
 	return 0;
 }

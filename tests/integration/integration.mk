@@ -55,6 +55,7 @@ INTEGRATION_TESTS = \
 	tests/integration/read-chrome.sh \
 	tests/integration/read-lz4.sh \
 	tests/integration/read-compare.sh \
+	tests/integration/read-lttng.sh \
 	tests/integration/read-select.sh \
 	tests/integration/loglevel.sh \
 	tests/integration/sessions.sh \
@@ -125,6 +126,7 @@ INTEGRATION_TESTS = \
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py tests/integration/json-schema.py
+EXTRA_DIST += tests/integration/lttng-lib.sh tests/integration/lttng-canon.awk
 
 # trace-read on a generated trace of several stream classes (context fields)
 TESTS += tests/integration/read-context.sh

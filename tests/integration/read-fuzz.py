@@ -112,6 +112,11 @@ STRICTER = {
     r"packet uuid does not match":
         "a packet whose uuid is not the trace's belongs to another trace "
         "(babeltrace2 does not compare them)",
+    r"bad metadata packet magic":
+        "every packet of packetized metadata begins with its magic "
+        "(babeltrace2 checks the first one only)",
+    r"metadata packet of another uuid":
+        "the packets of packetized metadata are of one trace",
     r"nested too deeply":
         "an implementation limit that bounds the parser's stack, far above "
         "what shmtrace writes",

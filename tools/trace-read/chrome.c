@@ -376,6 +376,14 @@ static void ch_fields(struct ch_buf *b, const struct shmtrace_rd_event *ev, bool
 		case SHMTRACE_RD_STRING:
 			json_str(b, v.str, v.len);
 			break;
+		case SHMTRACE_RD_ENUM:
+			if (v.str)
+				json_str(b, v.str, v.len);	/* the label */
+			else if (v.is_signed)
+				cb_printf(b, "%" PRId64, v.s);
+			else
+				cb_printf(b, "%" PRIu64, v.u);
+			break;
 		case SHMTRACE_RD_SEQUENCE:
 		case SHMTRACE_RD_ARRAY:
 			cb_putc(b, '[');

@@ -237,6 +237,18 @@ static void print_value(const struct shmtrace_rd_value *v)
 	case SHMTRACE_RD_STRING:
 		out_escaped(v->str, v->len);
 		break;
+	case SHMTRACE_RD_ENUM:
+		/* as babeltrace2 prints an enumeration */
+		out_lit("( ");
+		if (v->str)
+			out_escaped(v->str, v->len);
+		else
+			out_lit("<unknown>");
+		out_room();
+		out_lit(" : container = ");
+		out_int(v, v->u);
+		out_lit(" )");
+		break;
 	case SHMTRACE_RD_SEQUENCE:
 	case SHMTRACE_RD_ARRAY:
 		out_c('[');
@@ -360,10 +372,10 @@ void pr_text(struct pr_state *ps, const struct shmtrace_rd_event *ev)
 		out_room();
 		out_c(':');
 	}
-	out_cstr(shmtrace_rd_trace_procname(t));
+	out_cstr(sel_event_procname(ev));
 	out_room();
 	out_c(':');
-	vpid = shmtrace_rd_trace_vpid(t);
+	vpid = sel_event_pid(ev);
 	if (vpid >= 0)
 		out_s64(vpid);
 	else
@@ -570,6 +582,20 @@ static void json_group(const struct shmtrace_rd_event *ev, bool ctx,
 		case SHMTRACE_RD_STRING:
 			out_json_str(v.str, v.len);
 			break;
+		case SHMTRACE_RD_ENUM:
+			/* {"label":"L","value":N}; label null when none maps N */
+			out_lit("{\"label\":");
+			if (v.str)
+				out_json_str(v.str, v.len);
+			else
+				out_lit("null");
+			out_lit(",\"value\":");
+			if (v.is_signed)
+				out_s64(v.s);
+			else
+				out_u64(v.u);
+			out_c('}');
+			break;
 		case SHMTRACE_RD_SEQUENCE:
 		case SHMTRACE_RD_ARRAY:
 			out_c('[');
@@ -595,7 +621,7 @@ static void json_group(const struct shmtrace_rd_event *ev, bool ctx,
 void pr_json(const struct pr_state *ps, const struct shmtrace_rd_event *ev)
 {
 	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
-	const char *pn = shmtrace_rd_trace_procname(t), *en = shmtrace_rd_event_name(ev);
+	const char *pn = sel_event_procname(ev), *en = shmtrace_rd_event_name(ev);
 	int64_t ns = shmtrace_rd_event_time_ns(ev);
 
 	out_room();
@@ -614,7 +640,7 @@ void pr_json(const struct pr_state *ps, const struct shmtrace_rd_event *ev)
 	}
 	out_json_str(pn, strlen(pn));
 	out_lit(",\"pid\":");
-	out_s64(shmtrace_rd_trace_vpid(t));
+	out_s64(sel_event_pid(ev));
 	out_lit(",\"tid\":");
 	out_u64(shmtrace_rd_event_tid(ev));
 	out_lit(",\"event\":");

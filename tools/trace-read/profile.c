@@ -4,12 +4,10 @@
  * functions that the profile and the chrome export give addresses.
  *
  * Each thread has a stack of the functions entered and not yet left
- * (shmtrace_func:entry and exit, or LTTng-UST's cyg-profile helpers'
- * func_entry and func_exit: the fast one's exit names no function and
- * leaves the innermost); a function's row is keyed by (trace, address)
- * in an open-addressing table, named once when first seen. Allocations
- * (shmtrace_libc:* or LTTng's lttng_ust_libc:*, free aside) count
- * towards the function running.
+ * (shmtrace_func:entry and exit; in LTTng's traces, the cyg-profile
+ * helpers' lttng_ust_cyg_profile(_fast):func_entry and func_exit, the
+ * thread being the vtid context field); a function's row is keyed by (trace,
+ * address) in an open-addressing table, named once when first seen.
  * Memory follows the number of functions and threads, and the depth of
  * their stacks, never the number of events.
  */
@@ -23,20 +21,6 @@
 #include "common/util.h"
 
 enum { PK_UNKNOWN, PK_ENTRY, PK_EXIT, PK_ALLOC, PK_OTHER };
-
-/* The function entries and exits known, with the field that names the function. */
-static const struct {
-	const char *name;
-	uint8_t kind;
-	bool addr;		/* an "addr" field is needed (else: none is used) */
-} prof_events[] = {
-	{ "shmtrace_func:entry", PK_ENTRY, true },
-	{ "shmtrace_func:exit", PK_EXIT, true },
-	{ "lttng_ust_cyg_profile:func_entry", PK_ENTRY, true },
-	{ "lttng_ust_cyg_profile:func_exit", PK_EXIT, true },
-	{ "lttng_ust_cyg_profile_fast:func_entry", PK_ENTRY, true },
-	{ "lttng_ust_cyg_profile_fast:func_exit", PK_EXIT, false },
-};
 
 struct prof_func {
 	uint64_t key;			/* trace << 48 ^ addr, mixed; 0 = empty */
@@ -110,6 +94,32 @@ static int field_index(const struct shmtrace_rd_event *ev, const char *name)
 	return -1;
 }
 
+/*
+ * A function entry or exit (@what: "entry", "exit"): shmtrace's
+ * (shmtrace_func:entry) or LTTng-UST's cyg-profile helpers'
+ * (lttng_ust_cyg_profile:func_entry, lttng_ust_cyg_profile_fast:func_entry).
+ */
+static bool is_func_event(const char *n, const char *what)
+{
+	if (!strncmp(n, "shmtrace_func:", 14))
+		return !strcmp(n + 14, what);
+	if (!strncmp(n, "lttng_ust_cyg_profile:func_", 27))
+		return !strcmp(n + 27, what);
+	if (!strncmp(n, "lttng_ust_cyg_profile_fast:func_", 32))
+		return !strcmp(n + 32, what);
+	return false;
+}
+
+/* An allocation: shmtrace's libc helper's events, or LTTng-UST's libc wrapper's, but free. */
+static bool is_alloc_event(const char *n)
+{
+	if (!strncmp(n, "shmtrace_libc:", 14))
+		return strcmp(n + 14, "free") != 0;
+	if (!strncmp(n, "lttng_ust_libc:", 15))
+		return strcmp(n + 15, "free") != 0;
+	return false;
+}
+
 static int prof_kind(struct an_profile *p, const struct shmtrace_rd_event *ev, int *sz, int *nm)
 {
 	size_t tr = shmtrace_rd_trace_index(shmtrace_rd_event_trace(ev)), ci = shmtrace_rd_event_class_index(ev);
@@ -143,17 +153,14 @@ static int prof_kind(struct an_profile *p, const struct shmtrace_rd_event *ev, i
 	if (ci > ncls)
 		ci = ncls;
 	if (!p->kind[tr][ci]) {
-		const char *n = shmtrace_rd_event_name(ev), *c = strchr(n, ':');
-		size_t plen = c ? (size_t)(c - n) : 0;
+		const char *n = shmtrace_rd_event_name(ev);
 		int k = PK_OTHER;
 
-		for (size_t i = 0; i < sizeof(prof_events) / sizeof(prof_events[0]); i++)
-			if (!strcmp(n, prof_events[i].name) &&
-			    (!prof_events[i].addr || field_index(ev, "addr") >= 0))
-				k = prof_events[i].kind;
-		if (c && ((plen == 13 && !strncmp(n, "shmtrace_libc", plen)) ||
-			  (plen == 14 && !strncmp(n, "lttng_ust_libc", plen))) &&
-		    strcmp(c + 1, "free") && field_index(ev, "size") >= 0)
+		if (is_func_event(n, "entry") && field_index(ev, "addr") >= 0)
+			k = PK_ENTRY;
+		else if (is_func_event(n, "exit"))
+			k = PK_EXIT;	/* the fast cyg-profile helper's has no addr: the innermost */
+		else if (is_alloc_event(n) && field_index(ev, "size") >= 0)
 			k = PK_ALLOC;
 		p->kind[tr][ci] = (uint8_t)k;
 		p->size_field[tr][ci] = (int8_t)field_index(ev, "size");
@@ -280,7 +287,6 @@ int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 	struct prof_thread *t;
 	struct prof_func *f;
 	uint64_t addr;
-	int ai;
 
 	if (k < 0)
 		return k;
@@ -297,8 +303,7 @@ int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 			t->stack[t->depth - 1].bytes += bytes;
 		return 0;
 	}
-	ai = field_index(ev, "addr");
-	addr = field_u64(ev, ai);
+	addr = field_u64(ev, field_index(ev, "addr"));
 	if (k == PK_ENTRY) {
 		struct prof_frame *fr;
 
@@ -324,13 +329,16 @@ int an_profile_event(struct an_profile *p, const struct shmtrace_rd_event *ev)
 				fr->outer = 0;
 		return 0;
 	}
-	/* exit: close up to the matching entry (frames whose exit was lost
-	 * too); one that names no function closes the innermost */
-	if (ai < 0 && t->depth) {
+	/* exit: close up to the matching entry (frames whose exit was lost too) */
+	if (field_index(ev, "addr") < 0) {
+		if (!t->depth) {
+			p->unmatched++;
+			return 0;
+		}
 		prof_pop(t, ts);
 		return 0;
 	}
-	for (uint32_t d = ai < 0 ? 0 : t->depth; d > 0; d--) {
+	for (uint32_t d = t->depth; d > 0; d--) {
 		if (t->stack[d - 1].f->addr == addr) {
 			while (t->depth >= d)
 				prof_pop(t, ts);

@@ -4,7 +4,9 @@
  *
  * Stats keep one counter per (trace, event class) and one per thread in an
  * open-addressing table keyed by (program image, tid), the images of a pid
- * told apart at the first event of each trace; forks seen from one side
+ * told apart at the first event of each trace (of each thread, in a trace
+ * that names no process: LTTng's per-UID buffers, where the process is
+ * the thread's vpid and procname context fields); forks seen from one side
  * are kept until the other side comes: memory follows the number of event
  * names, threads, images and forks.
  */
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "reader-select.h"
 #include "stats.h"
 #include "common/util.h"
 
@@ -31,6 +34,13 @@ struct an_image {
 	int64_t pid;
 	unsigned nth;			/* 1 for the first image of the pid seen, ... */
 	bool shared;			/* the pid has other images */
+	char *name;			/* its program, when its trace names none; else NULL */
+};
+
+/* Traces that name no process: the image of each of their threads. */
+struct an_tidimg {
+	uint64_t key;			/* trace + 1 << 32 | tid, 0 = empty */
+	size_t image;			/* index + 1 */
 };
 
 /* A fork seen from its parent's side, its child's side or both. */
@@ -63,6 +73,9 @@ struct an_stats {
 	size_t pcap;
 	struct an_fork *forks;
 	size_t nforks, fcap;
+	struct an_tidimg *tids;		/* open addressing, tcap slots */
+	size_t ntids, tcap;
+	struct an_tidimg recent[64];	/* those found lately, by tid % 64 */
 	uint64_t fork_echoes;		/* fork events of a fork already counted */
 	uint64_t total;
 	int64_t first, last;
@@ -223,12 +236,19 @@ static struct an_pidslot *pid_slot(struct an_pidslot *p, size_t cap, uint64_t ho
 	return &p[i];
 }
 
-static size_t image_of(struct an_stats *s, size_t tr, const struct shmtrace_rd_event *ev)
+static const char *image_name(const struct an_image *im)
+{
+	return im->name ? im->name : shmtrace_rd_trace_procname(im->trace);
+}
+
+/* @pid and @name: the trace's (@name NULL), or the thread's when it names none. */
+static size_t image_of(struct an_stats *s, size_t tr, const struct shmtrace_rd_event *ev,
+		       int64_t pid, const char *name)
 {
 	const struct shmtrace_rd_trace *t = shmtrace_rd_event_trace(ev);
-	int64_t pid = shmtrace_rd_trace_vpid(t);
 	struct an_pidslot *slot;
 	unsigned nth = 1;
+	char *copy = NULL;
 
 	if (2 * (s->nimages + 1) > s->pcap) {
 		size_t cap = s->pcap ? 2 * s->pcap : 64;
@@ -248,7 +268,7 @@ static size_t image_of(struct an_stats *s, size_t tr, const struct shmtrace_rd_e
 		struct an_image *im = &s->images[slot->image - 1];
 
 		if (s->role[tr][shmtrace_rd_event_class_index(ev)] != ROLE_EXEC &&
-		    !strcmp(shmtrace_rd_trace_procname(im->trace), shmtrace_rd_trace_procname(t)))
+		    !strcmp(image_name(im), name ? name : shmtrace_rd_trace_procname(t)))
 			return slot->image;
 		nth = im->nth + 1;
 		im->shared = true;
@@ -262,9 +282,56 @@ static size_t image_of(struct an_stats *s, size_t tr, const struct shmtrace_rd_e
 		s->images = n;
 		s->icap = cap;
 	}
-	s->images[s->nimages] = (struct an_image){ t, s->host[tr], pid, nth, nth > 1 };
+	if (name && !(copy = strdup(name)))
+		return 0;
+	s->images[s->nimages] = (struct an_image){ t, s->host[tr], pid, nth, nth > 1, copy };
 	*slot = (struct an_pidslot){ s->host[tr], pid, ++s->nimages };
 	return s->nimages;
+}
+
+/*
+ * The image of @ev's thread in trace @tr, which names no process: found
+ * at the thread's first event, from its context fields. Index + 1, or 0
+ * without memory.
+ */
+static size_t thread_image(struct an_stats *s, size_t tr, const struct shmtrace_rd_event *ev)
+{
+	uint64_t key = (uint64_t)(tr + 1) << 32 | shmtrace_rd_event_tid(ev);
+	size_t i;
+
+	if (key == s->recent[key & 63].key)
+		return s->recent[key & 63].image;
+	if (2 * (s->ntids + 1) > s->tcap) {
+		size_t cap = s->tcap ? 2 * s->tcap : 64;
+		struct an_tidimg *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return 0;
+		for (size_t j = 0; j < s->tcap; j++) {
+			if (!s->tids[j].key)
+				continue;
+			i = hash_id(s->tids[j].key) & (cap - 1);
+			while (n[i].key)
+				i = (i + 1) & (cap - 1);
+			n[i] = s->tids[j];
+		}
+		free(s->tids);
+		s->tids = n;
+		s->tcap = cap;
+	}
+	i = hash_id(key) & (s->tcap - 1);
+	while (s->tids[i].key && s->tids[i].key != key)
+		i = (i + 1) & (s->tcap - 1);
+	if (!s->tids[i].key) {
+		size_t img = image_of(s, tr, ev, sel_event_pid(ev), sel_event_procname(ev));
+
+		if (!img)
+			return 0;
+		s->tids[i] = (struct an_tidimg){ key, img };
+		s->ntids++;
+	}
+	s->recent[key & 63] = s->tids[i];
+	return s->tids[i].image;
 }
 
 int an_stats_event(struct an_stats *s, const struct shmtrace_rd_event *ev)
@@ -276,11 +343,25 @@ int an_stats_event(struct an_stats *s, const struct shmtrace_rd_event *ev)
 	int rc;
 
 	if (!s->image_of[tr]) {
-		s->image_of[tr] = image_of(s, tr, ev);
+		int64_t tpid = shmtrace_rd_trace_vpid(shmtrace_rd_event_trace(ev));
+
+		/* a trace that names no process but whose events do: per thread */
+		if (tpid < 0 && sel_event_pid(ev) >= 0)
+			s->image_of[tr] = SIZE_MAX;
+		else
+			s->image_of[tr] = image_of(s, tr, ev, tpid, NULL);
 		if (!s->image_of[tr])
 			return -ENOMEM;
 	}
-	key = (uint64_t)s->image_of[tr] << 32 | shmtrace_rd_event_tid(ev);
+	if (s->image_of[tr] == SIZE_MAX) {
+		size_t img = thread_image(s, tr, ev);
+
+		if (!img)
+			return -ENOMEM;
+		key = (uint64_t)img << 32 | shmtrace_rd_event_tid(ev);
+	} else {
+		key = (uint64_t)s->image_of[tr] << 32 | shmtrace_rd_event_tid(ev);
+	}
 	rc = count_class(s, tr, ev);
 	if (rc < 0)
 		return rc;
@@ -400,7 +481,7 @@ int an_stats_print_counts(struct an_stats *s, const struct shmtrace_rd_reader *r
 /* "name[pid]", with " (image N)" when the pid ran several programs. */
 static void print_image(FILE *out, const struct an_image *im)
 {
-	fprintf(out, "%s[%" PRId64 "]", shmtrace_rd_trace_procname(im->trace), im->pid);
+	fprintf(out, "%s[%" PRId64 "]", image_name(im), im->pid);
 	if (im->shared)
 		fprintf(out, " (image %u)", im->nth);
 }
@@ -419,18 +500,25 @@ static int pid_cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-/* The processes (pids of a host) of @r's traces; 0 without memory. */
+/*
+ * The processes (pids of a host): of the images seen, and of the traces
+ * with no image (no event read); 0 without memory.
+ */
 static size_t count_processes(const struct an_stats *s, const struct shmtrace_rd_reader *r)
 {
-	struct an_pid *p = calloc(s->ntraces + 1, sizeof(*p));
-	size_t n = 0;
+	struct an_pid *p = calloc(s->ntraces + s->nimages + 1, sizeof(*p));
+	size_t n = 0, k = 0;
 
 	if (!p)
 		return 0;
+	for (size_t i = 0; i < s->nimages; i++)
+		p[k++] = (struct an_pid){ s->images[i].host, s->images[i].pid };
 	for (size_t i = 0; i < s->ntraces; i++)
-		p[i] = (struct an_pid){ s->host[i], shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, i)) };
-	qsort(p, s->ntraces, sizeof(*p), pid_cmp);
-	for (size_t i = 0; i < s->ntraces; i++)
+		if (!s->image_of[i])
+			p[k++] = (struct an_pid){ s->host[i],
+						  shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, i)) };
+	qsort(p, k, sizeof(*p), pid_cmp);
+	for (size_t i = 0; i < k; i++)
 		n += !i || pid_cmp(&p[i - 1], &p[i]);
 	free(p);
 	return n;
@@ -537,7 +625,7 @@ void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE
 		if (!t->key)
 			continue;
 		im = &s->images[(size_t)(t->key >> 32) - 1];
-		rows[n].name = shmtrace_rd_trace_procname(im->trace);
+		rows[n].name = image_name(im);
 		rows[n].pid = im->pid;
 		rows[n].image = (size_t)(t->key >> 32);
 		rows[n].tid = (uint32_t)t->key;
@@ -563,7 +651,7 @@ void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE
 			shmtrace_rd_stream_discarded(st);
 	}
 	for (size_t i = 0; i < s->ntraces; i++)
-		if (s->image_of[i])
+		if (s->image_of[i] && s->image_of[i] != SIZE_MAX)
 			per_image[s->image_of[i] - 1] += per_trace[i];
 	for (size_t i = 0; i < s->nimages; i++) {
 		discarded += per_image[i];
@@ -571,7 +659,7 @@ void an_stats_print(struct an_stats *s, const struct shmtrace_rd_reader *r, FILE
 			print_discarded(out, s, r, per_image[i], i + 1, 0);
 	}
 	for (size_t i = 0; i < s->ntraces; i++) {
-		if (s->image_of[i] || !per_trace[i])
+		if ((s->image_of[i] && s->image_of[i] != SIZE_MAX) || !per_trace[i])
 			continue;
 		discarded += per_trace[i];
 		print_discarded(out, s, r, per_trace[i], 0, i);
@@ -597,7 +685,10 @@ void an_stats_free(struct an_stats *s)
 	free(s->role);
 	free(s->host);
 	free(s->image_of);
+	for (size_t i = 0; i < s->nimages; i++)
+		free(s->images[i].name);
 	free(s->images);
+	free(s->tids);
 	free(s->pids);
 	free(s->forks);
 	free(s->threads);

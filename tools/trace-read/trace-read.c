@@ -7,7 +7,7 @@
  *
  * This file reads the options and runs the reading loop: the reader
  * library (libreader/, <shmtrace/reader.h>) decodes and merges the
- * events, select.h keeps the selected ones, and the mode the options name
+ * events, reader-select.h keeps the selected ones, and the mode the options name
  * gets them through the table of sinks.h (text and JSON: printers.h, on
  * output.h's buffer; the analyses: stats.h, latency.h, profile.h,
  * chrome.h). The reader library's symbol tables (shmtrace_rd_sym_*()),
@@ -59,9 +59,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: trace-read [OPTION]... PATH...\n"
 		"  or:  trace-read --aggregations DIR [--format FMT] [--name NAME]\n"
-		"Print the events of the shmtrace CTF traces found under each PATH\n"
-		"(a trace directory or a session directory), merged in time order,\n"
-		"or analyse them; or print the aggregations of a session.\n"
+		"Print the events of the CTF traces (shmtrace's, LTTng-UST's) found\n"
+		"under each PATH (a trace directory or a session directory), merged\n"
+		"in time order, or analyse them; or print the aggregations of a\n"
+		"session.\n"
 		"\n"
 		"Output:\n"
 		"      --format FMT      text (default: [time] (+delta) proc:pid:tid\n"

@@ -1455,6 +1455,153 @@ static int write_samples(const char *dir, long n)
 	return 0;
 }
 
+
+/*
+ * A trace in LTTng's form (the general decoder, reader-ctf.c): packetized
+ * metadata; the compact event header of a 5-bit id and a 27-bit
+ * timestamp, which wraps (the clock is rebuilt from the previous value),
+ * and its extended form (id 31, then a 32-bit id and a 64-bit timestamp);
+ * a vtid event context; a string, a sequence of big-endian integers and an
+ * enumeration; the packet context's cpu_id as a context field.
+ */
+static const char lt_meta[] =
+	"/* CTF 1.8 */\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; } := unsigned long;\n"
+	"typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
+	"trace { major = 1; minor = 8; uuid = \"" UUID_A "\"; byte_order = le;\n"
+	"  packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id;\n"
+	"    uint64_t stream_instance_id; }; };\n"
+	"env { tracer_name = \"lttng-ust\"; procname = \"lt\"; vpid = 12; };\n"
+	"clock { name = \"monotonic\"; freq = 1000000000; offset = 0; };\n"
+	"typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;\n"
+	"struct packet_context { uint64_clock_t timestamp_begin; uint64_clock_t timestamp_end;\n"
+	"  uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;\n"
+	"  unsigned long events_discarded; uint32_t cpu_id; };\n"
+	"struct event_header_compact {\n"
+	"  enum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+	"  variant <id> { struct { uint27_clock_t timestamp; } compact;\n"
+	"    struct { uint32_t id; uint64_clock_t timestamp; } extended; } v;\n"
+	"} align(8);\n"
+	"stream { id = 0; event.header := struct event_header_compact;\n"
+	"  packet.context := struct packet_context;\n"
+	"  event.context := struct { integer { size = 32; align = 8; signed = 1; } _vtid; }; };\n"
+	"event { name = \"t:a\"; id = 0; stream_id = 0; fields := struct { uint32_t _v; }; };\n"
+	"event { name = \"t:s\"; id = 1; stream_id = 0; fields := struct { string _s; uint8_t _n;\n"
+	"  integer { size = 16; align = 8; signed = 0; byte_order = be; base = 16; } _q[_n];\n"
+	"  enum : uint8_t { X = 1, Y = 2 } _e; }; };\n";
+
+START_TEST(test_lttng_form)
+{
+	static const uint64_t want_ts[] = { 0x7FFFFF8, 0x8000010, 0x12345678, 0x1234567D };
+	struct tbuf md = { 0 }, f = { 0 };
+	const struct shmtrace_rd_event *ev;
+	struct shmtrace_rd_reader *r;
+	struct shmtrace_rd_value v;
+	size_t tlen = strlen(lt_meta), ctx_off;
+	unsigned char uuid[16];
+	int rc, n = 0;
+
+	/* the metadata, in one packet of 2048 bytes */
+	tb_u32(&md, 0x75D11D57);
+	parse_uuid(UUID_A, uuid);
+	tb_put(&md, uuid, 16);
+	tb_u32(&md, 0);				/* checksum */
+	tb_u32(&md, (uint32_t)(37 + tlen) * 8);	/* content_size */
+	tb_u32(&md, 2048 * 8);			/* packet_size */
+	tb_put(&md, "\0\0\0\1\10", 5);		/* schemes, major 1, minor 8 */
+	tb_put(&md, lt_meta, tlen);
+	REQUIRE(md.len <= 2048);
+	while (md.len < 2048)
+		tb_u8(&md, 0);
+	write_file(tmpdir, "metadata", md.p, md.len);
+
+	/* one packet: header, context, 4 events */
+	tb_u32(&f, 0xC1FC1FC1);
+	tb_put(&f, uuid, 16);
+	tb_u32(&f, 0);
+	tb_u64(&f, 0);
+	tb_u64(&f, 0x7FFFFF0);			/* timestamp_begin */
+	tb_u64(&f, 0x12345680);			/* timestamp_end */
+	ctx_off = f.len;
+	tb_u64(&f, 0);				/* content_size, below */
+	tb_u64(&f, 0);				/* packet_size, below */
+	tb_u64(&f, 7);				/* packet_seq_num */
+	tb_u64(&f, 0);				/* events_discarded */
+	tb_u32(&f, 1);				/* cpu_id */
+	tb_u32(&f, 0 | (0x7FFFFF8 & 0x7FFFFFF) << 5);	/* t:a, compact */
+	tb_u32(&f, 77);
+	tb_u32(&f, 1);
+	tb_u32(&f, 0 | (0x8000010 & 0x7FFFFFF) << 5);	/* wrapped */
+	tb_u32(&f, 77);
+	tb_u32(&f, 2);
+	tb_u8(&f, 31);				/* extended */
+	tb_u32(&f, 1);
+	tb_u64(&f, 0x12345678);
+	tb_u32(&f, 78);
+	tb_put(&f, "hi", 3);
+	tb_u8(&f, 2);
+	tb_put(&f, "\1\2\3\4", 4);		/* 0x0102, 0x0304 big-endian */
+	tb_u8(&f, 2);				/* Y */
+	tb_u32(&f, 0 | (0x1234567D & 0x7FFFFFF) << 5);
+	tb_u32(&f, 77);
+	tb_u32(&f, 4);
+	for (int i = 0; i < 8; i++) {
+		f.p[ctx_off + i] = (unsigned char)((f.len * 8) >> (8 * i));
+		f.p[ctx_off + 8 + i] = (unsigned char)((f.len * 8) >> (8 * i));
+	}
+	write_file(tmpdir, "channel0_0", f.p, f.len);
+
+	r = open_one(tmpdir);
+	while ((rc = shmtrace_rd_next(r, &ev)) > 0) {
+		ck_assert_int_lt(n, 4);
+		ck_assert_uint_eq(shmtrace_rd_event_clock(ev), want_ts[n]);
+		ck_assert_uint_eq(shmtrace_rd_event_tid(ev), n == 2 ? 78 : 77);
+		ck_assert_uint_eq(shmtrace_rd_event_context_count(ev), 2);
+		ck_assert_str_eq(shmtrace_rd_event_context_name(ev, 0), "cpu_id");
+		ck_assert_int_eq(shmtrace_rd_event_context(ev, 0, &v), 0);
+		ck_assert_uint_eq(v.u, 1);
+		ck_assert_int_eq(shmtrace_rd_event_context_index(ev, "vtid"), 1);
+		if (n != 2) {
+			ck_assert_str_eq(shmtrace_rd_event_name(ev), "t:a");
+			ck_assert_uint_eq(shmtrace_rd_event_field_count(ev), 1);
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 0, &v), 0);
+			ck_assert_int_eq(v.kind, SHMTRACE_RD_INT);
+			ck_assert_uint_eq(v.u, (uint64_t)n + 1);
+		} else {
+			ck_assert_str_eq(shmtrace_rd_event_name(ev), "t:s");
+			ck_assert_uint_eq(shmtrace_rd_event_field_count(ev), 4);
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 0, &v), 0);
+			ck_assert_int_eq(v.kind, SHMTRACE_RD_STRING);
+			ck_assert_str_eq(v.str, "hi");
+			ck_assert_int_eq(shmtrace_rd_event_field_index(ev, "q"), 2);
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 2, &v), 0);
+			ck_assert_int_eq(v.kind, SHMTRACE_RD_SEQUENCE);
+			ck_assert_uint_eq(v.count, 2);
+			ck_assert_uint_eq(v.base, 16);
+			ck_assert_uint_eq(shmtrace_rd_value_elem_u(&v, 0), 0x0102);
+			ck_assert_uint_eq(shmtrace_rd_value_elem_u(&v, 1), 0x0304);
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 3, &v), 0);
+			ck_assert_int_eq(v.kind, SHMTRACE_RD_ENUM);
+			ck_assert_uint_eq(v.u, 2);
+			ck_assert_str_eq(v.str, "Y");
+		}
+		n++;
+	}
+	ck_assert_msg(rc == 0, "%s", shmtrace_rd_errmsg(r));
+	ck_assert_int_eq(n, 4);
+	ck_assert_uint_eq(shmtrace_rd_stream_packet_seq(shmtrace_rd_stream_at(r, 0)), 7);
+	ck_assert_int_eq(shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, 0)), 12);
+	shmtrace_rd_close(r);
+	tb_free(&md);
+	tb_free(&f);
+}
+END_TEST
+
 static Suite *reader_suite(void)
 {
 	Suite *s = suite_create("reader");
@@ -1469,6 +1616,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(tc, test_tsdl);
 	tcase_add_test(tc, test_freq);
 	tcase_add_test(tc, test_symbols);
+	tcase_add_test(tc, test_lttng_form);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(tcc, setup, teardown);
