@@ -1024,13 +1024,9 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 				  "unknown event id %" PRIu64, id);
 	if (!g->ctx_known)
 		ctx_look(g, sc->event_context);
-	if (!(c.bit & 7) && cls->payload && cls->payload->sbits >= 0 &&
-	    (!sc->event_context || sc->event_context->sbits >= 0) &&
-	    (!cls->context || cls->context->sbits >= 0)) {
+	if (!(c.bit & 7) && (cls->fixed_ctx_bits | cls->fixed_payload_bits) >= 0) {
 		/* all of fixed size: skipped now, decoded when asked for */
-		uint64_t cb = (uint64_t)(sc->event_context ? sc->event_context->sbits : 0) +
-			      (uint64_t)(cls->context ? cls->context->sbits : 0);
-		uint64_t pb = (uint64_t)cls->payload->sbits;
+		uint64_t cb = (uint64_t)cls->fixed_ctx_bits, pb = (uint64_t)cls->fixed_payload_bits;
 
 		if (cb > c.end - c.bit || pb > c.end - c.bit - cb) {
 			c.why = "the event runs past the end of the packet content";

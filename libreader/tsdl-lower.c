@@ -455,6 +455,15 @@ static int tsdl_finish_events(struct tsdl_parser *P)
 	for (e = P->evs, i = P->nevs; e; e = e->next)
 		evs[--i] = e->cls;	/* keep declaration order */
 	qsort(evs, P->nevs, sizeof(*evs), tsdl_cmp_ev);
+	for (i = 0; P->general && i < P->nevs; i++) {
+		const struct tsdl_type *sctx = evs[i].stream->event_context;
+		const struct tsdl_type *ectx = evs[i].context, *pl = evs[i].payload;
+
+		evs[i].fixed_ctx_bits = -1;
+		evs[i].fixed_payload_bits = pl ? pl->sbits : 0;
+		if ((!sctx || sctx->sbits >= 0) && (!ectx || ectx->sbits >= 0))
+			evs[i].fixed_ctx_bits = (sctx ? sctx->sbits : 0) + (ectx ? ectx->sbits : 0);
+	}
 	for (i = 0; i < P->nevs; i++) {
 		if (i && !tsdl_cmp_ev(&evs[i], &evs[i - 1])) {
 			for (e = P->evs; e && tsdl_cmp_ev(&e->cls, &evs[i]);

@@ -63,6 +63,12 @@ struct tsdl_event_class {
 	const struct tsdl_stream_class *stream;	/* the class it belongs to */
 	/* general traces: the payload struct and the event's own context */
 	const struct tsdl_type *payload, *context;
+	/*
+	 * general traces: the bits of the contexts (the stream's and the
+	 * event's) and of the payload when they are fixed wherever they start
+	 * on a byte (tsdl-parse.h, sbits); -1 when they are not
+	 */
+	int64_t fixed_ctx_bits, fixed_payload_bits;
 };
 
 /*

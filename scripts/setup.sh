@@ -3,7 +3,7 @@
 # then configure and build in ./build. Set SHMTRACE_NO_APT=1 to skip apt-get.
 
 shmtrace_packages="gcc g++ make autoconf automake libtool pkg-config \
-liblz4-dev liburcu-dev check babeltrace2 lz4 python3 libjemalloc2 lttng-tools \
+liblz4-dev liburcu-dev check babeltrace2 lz4 python3 libjemalloc2 lttng-tools liblttng-ust-dev \
 python3-numpy python3-setuptools python3-venv python3-pip python3-bt2"
 
 shmtrace_install_deps() {

@@ -1462,7 +1462,8 @@ static int write_samples(const char *dir, long n)
  * timestamp, which wraps (the clock is rebuilt from the previous value),
  * and its extended form (id 31, then a 32-bit id and a 64-bit timestamp);
  * a vtid event context; a string, a sequence of big-endian integers and an
- * enumeration; the packet context's cpu_id as a context field.
+ * enumeration; a struct, a variant and an array of strings, flattened; the
+ * packet context's cpu_id as a context field.
  */
 static const char lt_meta[] =
 	"/* CTF 1.8 */\n"
@@ -1493,11 +1494,16 @@ static const char lt_meta[] =
 	"event { name = \"t:a\"; id = 0; stream_id = 0; fields := struct { uint32_t _v; }; };\n"
 	"event { name = \"t:s\"; id = 1; stream_id = 0; fields := struct { string _s; uint8_t _n;\n"
 	"  integer { size = 16; align = 8; signed = 0; byte_order = be; base = 16; } _q[_n];\n"
-	"  enum : uint8_t { X = 1, Y = 2 } _e; }; };\n";
+	"  enum : uint8_t { X = 1, Y = 2 } _e; }; };\n"
+	"event { name = \"t:n\"; id = 2; stream_id = 0; fields := struct {\n"
+	"  struct { uint8_t _x; uint16_t _y; } _st; enum : uint8_t { A = 0, B = 1 } _tag;\n"
+	"  variant <_tag> { string A; uint32_t B; } _v; string _names[2]; }; };\n";
 
 START_TEST(test_lttng_form)
 {
-	static const uint64_t want_ts[] = { 0x7FFFFF8, 0x8000010, 0x12345678, 0x1234567D };
+	static const uint64_t want_ts[] = { 0x7FFFFF8, 0x8000010, 0x12345678, 0x1234567D,
+					    0x12345680 };
+	static const char *const want_n[] = { "st.x", "st.y", "tag", "v", "names[0]", "names[1]" };
 	struct tbuf md = { 0 }, f = { 0 };
 	const struct shmtrace_rd_event *ev;
 	struct shmtrace_rd_reader *r;
@@ -1506,21 +1512,21 @@ START_TEST(test_lttng_form)
 	unsigned char uuid[16];
 	int rc, n = 0;
 
-	/* the metadata, in one packet of 2048 bytes */
+	/* the metadata, in one packet of 4096 bytes */
 	tb_u32(&md, 0x75D11D57);
 	parse_uuid(UUID_A, uuid);
 	tb_put(&md, uuid, 16);
 	tb_u32(&md, 0);				/* checksum */
 	tb_u32(&md, (uint32_t)(37 + tlen) * 8);	/* content_size */
-	tb_u32(&md, 2048 * 8);			/* packet_size */
+	tb_u32(&md, 4096 * 8);			/* packet_size */
 	tb_put(&md, "\0\0\0\1\10", 5);		/* schemes, major 1, minor 8 */
 	tb_put(&md, lt_meta, tlen);
-	REQUIRE(md.len <= 2048);
-	while (md.len < 2048)
+	REQUIRE(md.len <= 4096);
+	while (md.len < 4096)
 		tb_u8(&md, 0);
 	write_file(tmpdir, "metadata", md.p, md.len);
 
-	/* one packet: header, context, 4 events */
+	/* one packet: header, context, 5 events */
 	tb_u32(&f, 0xC1FC1FC1);
 	tb_put(&f, uuid, 16);
 	tb_u32(&f, 0);
@@ -1550,6 +1556,13 @@ START_TEST(test_lttng_form)
 	tb_u32(&f, 0 | (0x1234567D & 0x7FFFFFF) << 5);
 	tb_u32(&f, 77);
 	tb_u32(&f, 4);
+	tb_u32(&f, 2 | (0x12345680 & 0x7FFFFFF) << 5);	/* t:n: nested, flattened */
+	tb_u32(&f, 77);
+	tb_u8(&f, 5);
+	tb_u16(&f, 0x0102);
+	tb_u8(&f, 1);				/* B */
+	tb_u32(&f, 99);
+	tb_put(&f, "ab\0c", 5);
 	for (int i = 0; i < 8; i++) {
 		f.p[ctx_off + i] = (unsigned char)((f.len * 8) >> (8 * i));
 		f.p[ctx_off + 8 + i] = (unsigned char)((f.len * 8) >> (8 * i));
@@ -1558,7 +1571,7 @@ START_TEST(test_lttng_form)
 
 	r = open_one(tmpdir);
 	while ((rc = shmtrace_rd_next(r, &ev)) > 0) {
-		ck_assert_int_lt(n, 4);
+		ck_assert_int_lt(n, 5);
 		ck_assert_uint_eq(shmtrace_rd_event_clock(ev), want_ts[n]);
 		ck_assert_uint_eq(shmtrace_rd_event_tid(ev), n == 2 ? 78 : 77);
 		ck_assert_uint_eq(shmtrace_rd_event_context_count(ev), 2);
@@ -1566,7 +1579,23 @@ START_TEST(test_lttng_form)
 		ck_assert_int_eq(shmtrace_rd_event_context(ev, 0, &v), 0);
 		ck_assert_uint_eq(v.u, 1);
 		ck_assert_int_eq(shmtrace_rd_event_context_index(ev, "vtid"), 1);
-		if (n != 2) {
+		if (n == 4) {
+			ck_assert_str_eq(shmtrace_rd_event_name(ev), "t:n");
+			ck_assert_uint_eq(shmtrace_rd_event_field_count(ev), 6);
+			for (unsigned i = 0; i < 6; i++)
+				ck_assert_str_eq(shmtrace_rd_event_field_name(ev, i), want_n[i]);
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 1, &v), 0);
+			ck_assert_uint_eq(v.u, 0x0102);
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 2, &v), 0);
+			ck_assert_int_eq(v.kind, SHMTRACE_RD_ENUM);
+			ck_assert_str_eq(v.str, "B");
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 3, &v), 0);
+			ck_assert_int_eq(v.kind, SHMTRACE_RD_INT);
+			ck_assert_uint_eq(v.u, 99);
+			ck_assert_int_eq(shmtrace_rd_event_field(ev, 5, &v), 0);
+			ck_assert_str_eq(v.str, "c");
+			ck_assert_int_eq(shmtrace_rd_event_field_index(ev, "names[0]"), 4);
+		} else if (n != 2) {
 			ck_assert_str_eq(shmtrace_rd_event_name(ev), "t:a");
 			ck_assert_uint_eq(shmtrace_rd_event_field_count(ev), 1);
 			ck_assert_int_eq(shmtrace_rd_event_field(ev, 0, &v), 0);
@@ -1593,7 +1622,7 @@ START_TEST(test_lttng_form)
 		n++;
 	}
 	ck_assert_msg(rc == 0, "%s", shmtrace_rd_errmsg(r));
-	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(n, 5);
 	ck_assert_uint_eq(shmtrace_rd_stream_packet_seq(shmtrace_rd_stream_at(r, 0)), 7);
 	ck_assert_int_eq(shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, 0)), 12);
 	shmtrace_rd_close(r);
