@@ -42,6 +42,9 @@ struct cols_class {
 	uint32_t id;
 	uint32_t name_code, proc_code;
 	int64_t pid;
+	bool per_event;		/* the trace names no process (LTTng's per-user
+				 * buffers): pid and proc from each event's
+				 * vpid and procname context fields */
 	uint32_t nref;		/* columns bound */
 	int32_t *ref;		/* [nref]: REF_NONE, a reference, or REF_SYM() */
 	int32_t *layout;	/* see shmtrace_rd_cols_class_fields() */
@@ -530,6 +533,7 @@ static int bind_class(struct shmtrace_rd_columns *c, struct cols_class *k,
 		return (int)code;
 	k->proc_code = (uint32_t)code;
 	k->pid = shmtrace_rd_trace_vpid(t);
+	k->per_event = k->pid < 0;
 	k->id = (uint32_t)c->nids;
 	c->byid[c->nids++] = k;
 	k->bound = true;
@@ -650,19 +654,28 @@ static int put_row(struct shmtrace_rd_columns *c, const struct cols_class *k,
 		   const struct shmtrace_rd_col_out *out, size_t ncols,
 		   uint64_t *const *values, uint8_t *const *types)
 {
+	int64_t code;
 	int ret;
 
 	if (out) {
 		if (out->time_ns)
 			out->time_ns[n] = shmtrace_rd_event_time_ns(ev);
 		if (out->pid)
-			out->pid[n] = k->pid;
+			out->pid[n] = k->per_event ? sel_event_pid(ev) : k->pid;
 		if (out->tid)
 			out->tid[n] = shmtrace_rd_event_tid(ev);
 		if (out->name)
 			out->name[n] = k->name_code;
-		if (out->proc)
+		if (out->proc && k->per_event) {
+			const char *p = sel_event_procname(ev);
+
+			code = str_code(c, p, strlen(p));
+			if (code < 0)
+				return (int)code;
+			out->proc[n] = (uint32_t)code;
+		} else if (out->proc) {
 			out->proc[n] = k->proc_code;
+		}
 		if (out->cls)
 			out->cls[n] = k->id;
 	}

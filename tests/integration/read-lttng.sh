@@ -169,6 +169,30 @@ grep -q '^Events: 12502 in .* 2 processes, 6 threads$' "$WORK/uid.stats" ||
 	fail "uid: --stats: $(head -n 1 "$WORK/uid.stats")"
 [ "$(grep -c "^\[[^]]*\] ([^)]*) lttng-types:$p:$p shmtrace_lt:types: " "$WORK/uid.tr")" -eq 500 ] ||
 	fail "uid: the text does not say lttng-types:$p:$p: $(head -c 300 "$WORK/uid.tr")"
+# the Python package reads the per-UID trace alike: every event, each one's
+# process its vpid, the procname of its context, the integers exact (u64
+# past 2^53)
+PY=${TEST_PYTHON:-/usr/bin/python3}
+if "$PY" -c 'import numpy' 2>/dev/null; then
+	PYTHONPATH=$top_srcdir/python SHMTRACE_READER_LIB=$B/.libs/libshmtrace-reader.so \
+		"$PY" - "$LT/out/uid" "$WORK/uid.trc" <<'PY' || fail "uid: the Python package reads otherwise"
+import re, sys
+import shmtrace
+d, trc = sys.argv[1], sys.argv[2]
+want, total = [], 0
+for line in open(trc):
+    total += 1
+    if " shmtrace_lt:types " in line:
+        want.append((int(re.search(r" vpid=(\d+)", line).group(1)),
+                     re.search(r' procname="([^"]*)"', line).group(1),
+                     int(re.search(r" u64=(\d+)", line).group(1))))
+c = shmtrace.read(d, event="shmtrace_lt:types", fields=["u64"])
+assert c["u64"].dtype.name == "uint64", c["u64"].dtype
+got = list(zip(c["pid"].tolist(), c["proc"].tolist(), c["u64"].tolist()))
+assert sorted(got) == sorted(want), (len(got), len(want), sorted(got)[:2], sorted(want)[:2])
+assert len(shmtrace.read(d)) == total, (len(shmtrace.read(d)), total)
+PY
+fi
 
 compare pid $((300 + 4 * 2000))
 [ "$(find "$LT/out/pid/ust/pid" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ] ||
