@@ -20,20 +20,28 @@
 # thread emitting at a steady rate (bench/sustained-rate.c): one stream
 # each, only the length differs. See bench/README.md.
 #
-# With --lttng the timed trace is LTTng-UST 2.13's own instead: the same
-# number of events (bench:b, an int64 and a 16-character string, of
-# bench/workload-lttng.c, 2 threads, with the vpid and vtid contexts
-# LTTng users add), per-user buffers (4 MiB x 8 sub-buffers per CPU),
-# recorded by an lttng-sessiond of its own in the work directory, in
-# bursts paced so that nothing is discarded; the memory part is skipped.
+# With --lttng the timed trace is LTTng-UST 2.13's own instead, recorded
+# by an lttng-sessiond of its own in the work directory (per-user buffers,
+# the vpid and vtid contexts LTTng users add); the memory part is skipped.
+# Two shapes of event:
+#   --lttng          tests/apps/lttng-types "threads 4 N/4": 4 threads,
+#                    events of two integers (a fixed size: the general
+#                    decoder skips them whole when no value is asked for),
+#                    16 x 4 MiB sub-buffers per CPU; what LTTng discards
+#                    is left out of the count;
+#   --lttng=strings  bench/workload-lttng.c's bench:b, an int64 and a
+#                    16-character string, 2 threads, 8 x 4 MiB
+#                    sub-buffers, in bursts paced so that nothing is
+#                    discarded.
 #
-# usage: bench/read-speed.sh [-n EVENTS] [-r REPS] [--no-big] [--lttng] [-k]
+# usage: bench/read-speed.sh [-n EVENTS] [-r REPS] [--no-big]
+#                            [--lttng[=strings]] [-k]
 #   -n EVENTS    events of the timed trace (default 10000000)
 #   -r REPS      repetitions (default 3)
 #   --no-big     skip the 20,000,000-event trace (it takes about 600 MB
 #                of disk in TMPDIR)
-#   --lttng      the timed trace made by LTTng-UST (needs lttng-tools and
-#                liblttng-ust-dev)
+#   --lttng[=strings]  the timed trace made by LTTng-UST (needs
+#                lttng-tools, and liblttng-ust-dev for the test programs)
 #   -k           keep the work directory (logs, raw results and the
 #                traces but the 20,000,000-event one)
 # Environment: SHMTRACE_BUILD (default <tree>/build), BABELTRACE2 (default
@@ -48,17 +56,18 @@ reps=3
 small=1000000
 big=20000000
 use_big=1
-lttng=0
+lttng=""
 keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) events=$2; shift 2 ;;
 	-r) reps=$2; shift 2 ;;
 	--no-big) use_big=0; shift ;;
-	--lttng) lttng=1; use_big=0; shift ;;
+	--lttng) lttng=ints; use_big=0; shift ;;
+	--lttng=strings) lttng=strings; use_big=0; shift ;;
 	-k) keep=1; shift ;;
-	-h|--help) sed -n '4,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: $0 [-n EVENTS] [-r REPS] [--no-big] [--lttng] [-k]" >&2; exit 2 ;;
+	-h|--help) sed -n '4,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [-n EVENTS] [-r REPS] [--no-big] [--lttng[=strings]] [-k]" >&2; exit 2 ;;
 	esac
 done
 case $events in ''|*[!0-9]*|0) echo "bad -n" >&2; exit 2 ;; esac
@@ -192,28 +201,44 @@ record_rate() {
 	die "could not record $n events without discards"
 }
 
-# record_lttng DIR N: N events of LTTng-UST's workload (bench:b, 2 threads),
-# per-user buffers, in bursts of 2000 events per thread paced so that
-# nothing is discarded (the pause doubled until then), with the LTTng
-# daemons lttng_daemons_start started. Prints the pause.
+# lttng_session DIR SUBBUFS PATTERN: an LTTng session writing to DIR, per-user
+# buffers of SUBBUFS x 4 MiB per CPU, PATTERN enabled, vpid and vtid
+lttng_session() {
+	rm -rf "$1"
+	{ lttng create s --output "$1" &&
+	  lttng enable-channel -u --subbuf-size 4M --num-subbuf "$2" c &&
+	  lttng enable-event -u -c c "$3" &&
+	  lttng add-context -u -c c -t vpid -t vtid &&
+	  lttng start s; } >"$work/log/lttng-ctl" 2>&1 ||
+		die "cannot set up the LTTng session: $(tail -n2 "$work/log/lttng-ctl")"
+}
+
+# record_lttng DIR N: N events of shape $lttng (see above) with the LTTng
+# daemons lttng_daemons_start started. Prints "EVENTS HOW": the events in
+# the trace, and how they were made.
 record_lttng() {
-	local dir=$1 n=$2 pause got ctl=$work/log/lttng-ctl
+	local dir=$1 n=$2 pause got
+	if [ "$lttng" = ints ]; then
+		[ -x "$build/tests/apps/lttng-types" ] ||
+			die "no $build/tests/apps/lttng-types (make -C $build check TESTS=, with liblttng-ust-dev)"
+		lttng_session "$dir" 16 'shmtrace_lt:*'
+		"$build/tests/apps/lttng-types" threads 4 $((n / 4)) >/dev/null || die "lttng-types failed"
+		{ lttng stop s && lttng destroy s; } >/dev/null 2>&1
+		got=$(lttng_count "$dir")
+		echo "$got lttng-types, 4 threads of 2-integer events ($((n / 4 * 4 + 1 - got)) discarded by LTTng)"
+		return 0
+	fi
 	${CC:-cc} -O2 -I"$top/bench" -o "$work/wl-lttng" "$top/bench/workload-lttng.c" \
 		-llttng-ust -ldl -pthread 2>"$work/log/cc-lttng.err" ||
 		die "cannot build bench/workload-lttng.c: $(head -n2 "$work/log/cc-lttng.err")"
 	for pause in 100 200 400 800 1600; do
-		rm -rf "$dir"
-		{ lttng create s --output "$dir" &&
-		  lttng enable-channel -u --subbuf-size 4M --num-subbuf 8 c &&
-		  lttng enable-event -u -c c 'bench:*' &&
-		  lttng add-context -u -c c -t vpid -t vtid &&
-		  lttng start s; } >"$ctl" 2>&1 || die "cannot set up the LTTng session: $(tail -n2 "$ctl")"
+		lttng_session "$dir" 8 'bench:*'
 		BENCH_WARMUP=0 "$work/wl-lttng" enabled b "$n" 2 2000 "$pause" >>"$work/log/programs" ||
 			die "the LTTng workload failed"
-		lttng stop s >/dev/null 2>&1
-		lttng destroy s >/dev/null 2>&1
+		{ lttng stop s && lttng destroy s; } >/dev/null 2>&1
 		got=$(lttng_count "$dir")
-		[ "$got" = "$n" ] && { echo "$pause"; return 0; }
+		[ "$got" = "$n" ] &&
+			{ echo "$n bench:b (int64 and a 16-character string), 2 threads, bursts paused $pause us"; return 0; }
 		log "  bursts of 2000 per thread, pauses of $pause us: $got events of $n; slower"
 	done
 	die "could not record $n events without discards"
@@ -254,14 +279,15 @@ fmt() {	# fmt FORMAT VALUE: "n/a" when empty (awk rounds as the min-max do)
 # ---- the timed trace -------------------------------------------------------------------
 
 main=$work/trace-main
-if [ "$lttng" = 1 ]; then
-	log "recording $events events with LTTng-UST (bench/workload-lttng.c, 2 threads)..."
+if [ -n "$lttng" ]; then
+	log "recording $events events with LTTng-UST ($lttng)..."
 	export LTTNG_UST_REGISTER_TIMEOUT=-1
 	lttng_daemons_start "$work/lttng-home" "$work/log/lttng-sessiond.log" ||
 		die "lttng-sessiond does not start (see $work/log/lttng-sessiond.log)"
-	pause=$(record_lttng "$main" "$events")
+	made=$(record_lttng "$main" "$events")
 	lttng_daemons_stop
-	made="LTTng-UST, 2 threads, per-user buffers, vpid and vtid contexts (bursts paused $pause us)"
+	events=${made%% *}
+	made="LTTng-UST ${made#* }, per-user buffers, vpid and vtid contexts"
 else
 	log "recording $events events (gen-events, 4 threads per process)..."
 	daemons_start main

@@ -34,7 +34,9 @@
  * fixed size is skipped whole, its thread read from the vtid context at
  * its fixed place, and decoded only when an accessor asks for its values
  * (rd_ctf_payload()): analyses that need the name, the time and the thread
- * (--stats) never walk a type tree.
+ * (--stats) never walk a type tree. A payload of variable size (strings,
+ * sequences, variants) is walked for its end only, making no value, and
+ * decoded likewise when asked for.
  *
  * Invariants: every read is checked against the content of the packet;
  * the work of one event is bounded (RD_MAX_WORK types visited, RD_MAX_VALUES
@@ -1066,6 +1068,17 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 		g->lazy = cls;
 		g->lazy_bit = c.bit;
 		c.bit += (uint64_t)cls->payload->sbits;
+	} else if (cls->payload && !(c.bit & 7)) {
+		/* of variable size: walked for its end only (strings, the lengths
+		 * of sequences and the tags of variants read, no value made),
+		 * decoded when asked for */
+		uint32_t named = g->nnamed;
+
+		g->lazy_bit = c.bit;
+		if (dec_top(&c, cls->payload, false))
+			goto bad;
+		g->nnamed = named;	/* (the decoding reads them again) */
+		g->lazy = cls;
 	} else if (dec_top(&c, cls->payload, true)) {
 		goto bad;
 	}

@@ -53,7 +53,7 @@ struct rd_gen {
 	uint64_t content_bits;
 	uint64_t work;		/* types visited in this event (bounded) */
 	struct rd_hdr hdr;	/* the stream class's event header, when of LTTng's layout */
-	const struct tsdl_event_class *lazy;	/* payload not decoded yet (fixed size) */
+	const struct tsdl_event_class *lazy;	/* payload not decoded yet (skipped, or walked for its end) */
 	uint64_t lazy_bit;	/* ... where it starts */
 	bool lazy_ctx;		/* the contexts not decoded yet either (fixed size) */
 	uint64_t lazy_ctx_bit;	/* ... where they start */
