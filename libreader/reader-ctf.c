@@ -947,6 +947,35 @@ static void ctx_look(struct rd_gen *g, const struct tsdl_type *t)
 	}
 }
 
+/*
+ * The size in bits (*@pb) of @cls's payload starting at byte-aligned @bit,
+ * by its runs (tsdl.h: fixed bits and strings). 0, or -EBADMSG when it
+ * runs past the content.
+ */
+static int skip_runs(const struct dctx *c, const struct tsdl_event_class *cls, uint64_t bit,
+		     uint64_t *pb)
+{
+	uint64_t at = bit;
+
+	for (uint32_t i = 0; i < cls->nskip; i++) {
+		const unsigned char *p, *z;
+
+		if (cls->skip[i] >= 0) {
+			if ((uint64_t)cls->skip[i] > c->end - at)
+				return -EBADMSG;
+			at += (uint64_t)cls->skip[i];
+			continue;
+		}
+		p = c->buf + at / 8;
+		z = memchr(p, 0, (c->end - at) / 8);
+		if (!z)
+			return -EBADMSG;
+		at = (uint64_t)(z - c->buf + 1) * 8;
+	}
+	*pb = at - bit;
+	return 0;
+}
+
 static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream *s)
 {
 	struct rd_gen *g = s->gen;
@@ -1026,11 +1055,15 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 				  "unknown event id %" PRIu64, id);
 	if (!g->ctx_known)
 		ctx_look(g, sc->event_context);
-	if (!(c.bit & 7) && (cls->fixed_ctx_bits | cls->fixed_payload_bits) >= 0) {
-		/* all of fixed size: skipped now, decoded when asked for */
+	if (!(c.bit & 7) && cls->fixed_ctx_bits >= 0 &&
+	    (cls->fixed_payload_bits >= 0 || cls->nskip)) {
+		/* contexts of fixed size, a payload of fixed size or of fixed
+		 * members and strings: skipped now, decoded when asked for */
 		uint64_t cb = (uint64_t)cls->fixed_ctx_bits, pb = (uint64_t)cls->fixed_payload_bits;
 
-		if (cb > c.end - c.bit || pb > c.end - c.bit - cb) {
+		if (cb > c.end - c.bit ||
+		    (cls->fixed_payload_bits >= 0 ? pb > c.end - c.bit - cb :
+		     skip_runs(&c, cls, c.bit + cb, &pb))) {
 			c.why = "the event runs past the end of the packet content";
 			c.err_bit = c.bit;
 			goto bad;

@@ -421,6 +421,43 @@ static int tsdl_finish_dense(struct tsdl_parser *P)
 	return 0;
 }
 
+/*
+ * The payload of @ev, of variable size, as runs to skip (tsdl.h): when
+ * each member is a string or of a size fixed in whole bytes (sbits) and
+ * aligned on a byte at most, consecutive fixed members merged. 0 (none
+ * when the payload is not of that form), or -ENOMEM.
+ */
+static int tsdl_skip_plan(struct tsdl_parser *P, struct tsdl_event_class *ev)
+{
+	const struct tsdl_type *pl = ev->payload;
+	const struct tsdl_member *mb;
+	int64_t *ops;
+	uint32_t n = 0;
+
+	if (pl->kind != TK_STRUCT_T || pl->falign > 8)
+		return 0;
+	for (mb = pl->members; mb; mb = mb->next) {
+		const struct tsdl_type *t = mb->type;
+
+		if (t->kind != TK_STRING_T && (t->sbits < 0 || t->sbits % 8 || t->falign > 8))
+			return 0;
+	}
+	ops = tsdl_alloc(&P->arena, (pl->nmembers + 1) * sizeof(*ops));
+	if (!ops)
+		return -ENOMEM;
+	for (mb = pl->members; mb; mb = mb->next) {
+		if (mb->type->kind == TK_STRING_T)
+			ops[n++] = TSDL_SKIP_STRING;
+		else if (n && ops[n - 1] >= 0)
+			ops[n - 1] += mb->type->sbits;
+		else
+			ops[n++] = mb->type->sbits;
+	}
+	ev->nskip = n;
+	ev->skip = ops;
+	return 0;
+}
+
 static int tsdl_finish_events(struct tsdl_parser *P)
 {
 	struct tsdl_metadata *m = P->m;
@@ -463,6 +500,8 @@ static int tsdl_finish_events(struct tsdl_parser *P)
 		evs[i].fixed_payload_bits = pl ? pl->sbits : 0;
 		if ((!sctx || sctx->sbits >= 0) && (!ectx || ectx->sbits >= 0))
 			evs[i].fixed_ctx_bits = (sctx ? sctx->sbits : 0) + (ectx ? ectx->sbits : 0);
+		if (pl && pl->sbits < 0 && tsdl_skip_plan(P, &evs[i]) < 0)
+			return tsdl_nomem(P);
 	}
 	for (i = 0; i < P->nevs; i++) {
 		if (i && !tsdl_cmp_ev(&evs[i], &evs[i - 1])) {

@@ -69,7 +69,15 @@ struct tsdl_event_class {
 	 * on a byte (tsdl-parse.h, sbits); -1 when they are not
 	 */
 	int64_t fixed_ctx_bits, fixed_payload_bits;
+	/*
+	 * general traces: a payload of variable size whose members are of
+	 * fixed size (as sbits) or strings, as runs to skip from a byte:
+	 * skip[i] >= 0 bits, TSDL_SKIP_STRING a string; nskip 0 otherwise
+	 */
+	uint32_t nskip;
+	const int64_t *skip;
 };
+#define TSDL_SKIP_STRING (-1)
 
 /*
  * A stream class: the packets whose header says stream_id = id. Its events
