@@ -126,7 +126,8 @@ INTEGRATION_TESTS = \
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh tests/integration/json-get.py tests/integration/json-schema.py
-EXTRA_DIST += tests/integration/lttng-lib.sh tests/integration/lttng-canon.awk
+EXTRA_DIST += tests/integration/lttng-lib.sh tests/integration/lttng-canon.awk \
+	tests/integration/canon-lib.awk
 
 # trace-read on a generated trace of several stream classes (context fields)
 TESTS += tests/integration/read-context.sh

@@ -71,5 +71,7 @@ lt_run() {
 # group (packet context, contexts, payload) in order, as in read-compare.sh,
 # enumerations as "LABEL:N" (<unknown>:N without a label).
 lt_canon() {
-	awk -v fmt="$1" -f "$(dirname "${BASH_SOURCE[0]}")/lttng-canon.awk" "$2"
+	local dir
+	dir=$(dirname "${BASH_SOURCE[0]}")
+	awk -v fmt="$1" -v digits=6 -f "$dir/canon-lib.awk" -f "$dir/lttng-canon.awk" "$2"
 }
