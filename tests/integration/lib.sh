@@ -172,6 +172,28 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# python_env: PY, the python of the package's tests (configure's
+# TEST_PYTHON), reading the package of the source tree through the
+# library of the build; 1 when that python has no numpy
+python_env() {
+	PY=${TEST_PYTHON:-/usr/bin/python3}
+	"$PY" -c 'import numpy' 2>/dev/null || return 1
+	export PYTHONPATH=$top_srcdir/python
+	export SHMTRACE_READER_LIB=$B/.libs/libshmtrace-reader.so
+}
+
+# record_types DIR N: session s records in DIR gen-events -T (every field
+# type, N events in each of 2 threads) with the ip and cpu_id contexts and
+# the state dump, then stops
+record_types() {
+	"$TRACECTL" create s --output "$1" >/dev/null
+	"$TRACECTL" add-context -s s -t ip -t cpu_id >/dev/null
+	"$TRACECTL" enable-event -s s 'shmtrace_test:*' 'shmtrace_statedump:*' >/dev/null
+	"$TRACECTL" start s >/dev/null
+	"$GEN" -n "$2" -t 2 -s 5 -T || fail "gen-events failed"
+	"$TRACECTL" stop s >/dev/null
+}
+
 need_babeltrace() {
 	command -v "$BT" >/dev/null 2>&1 || { echo "babeltrace2 not installed: skipped"; exit 77; }
 }

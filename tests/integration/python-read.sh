@@ -11,18 +11,10 @@
 # gives with a DamageWarning; to_pandas() and to_arrow() when pandas or
 # pyarrow are there.
 . "$(dirname "$0")/lib.sh"
-PY=${TEST_PYTHON:-/usr/bin/python3}
-"$PY" -c 'import numpy' 2>/dev/null || { echo "no python with numpy ($PY): skipped"; exit 77; }
-export PYTHONPATH=$top_srcdir/python
-export SHMTRACE_READER_LIB=$B/.libs/libshmtrace-reader.so
+python_env || { echo "no python with numpy ($PY): skipped"; exit 77; }
 start_daemons
 D=$WORK/out
-"$TRACECTL" create s --output "$D" >/dev/null
-"$TRACECTL" add-context -s s -t ip -t cpu_id >/dev/null
-"$TRACECTL" enable-event -s s 'shmtrace_test:*' 'shmtrace_statedump:*' >/dev/null
-"$TRACECTL" start s >/dev/null
-"$GEN" -n 300 -t 2 -s 5 -T || fail "gen-events failed"
-"$TRACECTL" stop s >/dev/null
+record_types "$D" 300
 
 # the selections compared: trace-read's options, then read()'s arguments
 "$TRACE_READ" --format json "$D" >"$WORK/all.json" || fail "trace-read failed"

@@ -10,18 +10,10 @@
 # NAME_octal) and the lengths of sequences (NAME_length before the list
 # NAME) are left out of the comparison, as the package says.
 . "$(dirname "$0")/lib.sh"
-PY=${TEST_PYTHON:-/usr/bin/python3}
-"$PY" -c 'import numpy' 2>/dev/null || { echo "no python with numpy ($PY): skipped"; exit 77; }
-export PYTHONPATH=$top_srcdir/python
-export SHMTRACE_READER_LIB=$B/.libs/libshmtrace-reader.so
+python_env || { echo "no python with numpy ($PY): skipped"; exit 77; }
 start_daemons
 D=$WORK/out
-"$TRACECTL" create s --output "$D" >/dev/null
-"$TRACECTL" add-context -s s -t ip -t cpu_id >/dev/null
-"$TRACECTL" enable-event -s s 'shmtrace_test:*' 'shmtrace_statedump:*' >/dev/null
-"$TRACECTL" start s >/dev/null
-"$GEN" -n 200 -t 2 -s 5 -T || fail "gen-events failed"
-"$TRACECTL" stop s >/dev/null
+record_types "$D" 200
 "$TRACE_READ" --format json "$D" >"$WORK/json" || fail "trace-read failed"
 "$PY" - "$D" "$WORK/json" <<'PY' || fail "the Python package disagrees with trace-read"
 import json, math, sys

@@ -172,10 +172,8 @@ grep -q '^Events: 12502 in .* 2 processes, 6 threads$' "$WORK/uid.stats" ||
 # the Python package reads the per-UID trace alike: every event, each one's
 # process its vpid, the procname of its context, the integers exact (u64
 # past 2^53)
-PY=${TEST_PYTHON:-/usr/bin/python3}
-if "$PY" -c 'import numpy' 2>/dev/null; then
-	PYTHONPATH=$top_srcdir/python SHMTRACE_READER_LIB=$B/.libs/libshmtrace-reader.so \
-		"$PY" - "$LT/out/uid" "$WORK/uid.trc" <<'PY' || fail "uid: the Python package reads otherwise"
+if python_env; then
+	"$PY" - "$LT/out/uid" "$WORK/uid.trc" <<'PY' || fail "uid: the Python package reads otherwise"
 import re, sys
 import shmtrace
 d, trc = sys.argv[1], sys.argv[2]
