@@ -37,6 +37,16 @@ lt_run "$APPS/lttng-types" threads 4 3000 >/dev/null || fail "lttng-types thread
 lt stop
 lt destroy
 
+# 1b. per-UID, buffers far too small: what LTTng discards, counted
+lt_session lossy
+lt enable-channel -u --subbuf-size 4096 --num-subbuf 2 ch
+lt enable-event -u -c ch 'shmtrace_lt:*'
+lt add-context -u -c ch -t vpid -t vtid
+lt start
+lt_run "$APPS/lttng-types" threads 4 50000 >/dev/null || fail "lttng-types threads failed"
+lt stop
+lt destroy
+
 # 2. per-PID buffers, two processes at once
 lt_session pid
 lt_channel --buffers-pid
@@ -191,6 +201,18 @@ assert sorted(got) == sorted(want), (len(got), len(want), sorted(got)[:2], sorte
 assert len(shmtrace.read(d)) == total, (len(shmtrace.read(d)), total)
 PY
 fi
+
+# the lossy per-UID trace: --stats counts the events discarded as
+# babeltrace2 warns of them, under the trace (its streams mix the
+# processes: no process owns a loss)
+bt_read "$LT/out/lossy"
+[ "$BT_DISC" -gt 0 ] || fail "lossy: LTTng discarded nothing"
+"$TRACE_READ" --stats "$LT/out/lossy" >"$WORK/lossy.stats" 2>&1 || fail "lossy: --stats failed"
+awk -v n="$BT_DISC" '/^Discarded events:/ { on = 1; next }
+	on && $2 == "total" { tot = $1 }
+	on && / \(several processes\)$/ && $2 ~ /ust\/uid\// { tr += $1 }
+	END { exit !(tot == n && tr == n) }' "$WORK/lossy.stats" ||
+	fail "lossy: --stats does not count $BT_DISC discarded events under the trace: $(sed -n '/^Discarded/,$p' "$WORK/lossy.stats")"
 
 compare pid $((300 + 4 * 2000))
 [ "$(find "$LT/out/pid/ust/pid" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ] ||

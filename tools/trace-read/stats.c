@@ -544,11 +544,16 @@ static void print_discarded(FILE *out, const struct an_stats *s,
 	fprintf(out, "  %14" PRIu64 "  ", d);
 	if (img) {
 		print_image(out, &s->images[img - 1]);
-	} else {
+	} else if (shmtrace_rd_trace_vpid(shmtrace_rd_trace_at(r, tr)) >= 0) {
 		const struct shmtrace_rd_trace *t = shmtrace_rd_trace_at(r, tr);
 
 		fprintf(out, "%s[%" PRId64 "]", shmtrace_rd_trace_procname(t),
 			shmtrace_rd_trace_vpid(t));
+	} else {
+		/* several processes' (LTTng's per-user buffers): a stream holds
+		 * their events together, and its losses are no one's */
+		fprintf(out, "%s (several processes)",
+			shmtrace_rd_trace_path(shmtrace_rd_trace_at(r, tr)));
 	}
 	fputc('\n', out);
 	for (size_t j = 0; j < shmtrace_rd_stream_count(r); j++) {
