@@ -316,18 +316,26 @@ static int align_to(struct dctx *c, unsigned a)
 	return 0;
 }
 
+/* The bits of integer or float @t (@what, for the error) at c->bit, aligned first. */
+static int read_scalar(struct dctx *c, const struct tsdl_type *t, const char *what, uint64_t *v)
+{
+	if (align_to(c, t->falign))
+		return -EBADMSG;
+	if (c->end - c->bit < t->size)
+		return fail(c, what);
+	*v = read_bits(c->buf, c->bit, t->size, t->be);
+	c->bit += t->size;
+	return 0;
+}
+
 static int dec_int(struct dctx *c, const struct tsdl_type *t, const char *raw,
 		   struct gname name, const struct tsdl_type *en)
 {
 	struct rd_gval *gv;
 	uint64_t v;
 
-	if (align_to(c, t->falign))
+	if (read_scalar(c, t, "an integer runs past the end of the packet content", &v))
 		return -EBADMSG;
-	if (c->end - c->bit < t->size)
-		return fail(c, "an integer runs past the end of the packet content");
-	v = read_bits(c->buf, c->bit, t->size, t->be);
-	c->bit += t->size;
 	if (t->is_signed)
 		v = (uint64_t)sext_bits(v, t->size);
 	if (raw && add_named(c, raw, en ? en : t, v))
@@ -353,12 +361,8 @@ static int dec_float(struct dctx *c, const struct tsdl_type *t, struct gname nam
 	struct rd_gval *gv;
 	uint64_t v;
 
-	if (align_to(c, t->falign))
+	if (read_scalar(c, t, "a float runs past the end of the packet content", &v))
 		return -EBADMSG;
-	if (c->end - c->bit < t->size)
-		return fail(c, "a float runs past the end of the packet content");
-	v = read_bits(c->buf, c->bit, t->size, t->be);
-	c->bit += t->size;
 	if (!c->emit)
 		return 0;
 	gv = add_value(c, name, SHMTRACE_RD_FLOAT);
@@ -949,8 +953,8 @@ static void ctx_look(struct rd_gen *g, const struct tsdl_type *t)
 
 /*
  * The size in bits (*@pb) of @cls's payload starting at byte-aligned @bit,
- * by its runs (tsdl.h: fixed bits and strings). 0, or -EBADMSG when it
- * runs past the content.
+ * by its runs (tsdl.h: whole bytes and strings, so every run starts on a
+ * byte). 0, or -EBADMSG when it runs past the content.
  */
 static int skip_runs(const struct dctx *c, const struct tsdl_event_class *cls, uint64_t bit,
 		     uint64_t *pb)
@@ -1056,7 +1060,7 @@ static int decode_event(struct shmtrace_rd_reader *r, struct shmtrace_rd_stream 
 	if (!g->ctx_known)
 		ctx_look(g, sc->event_context);
 	if (!(c.bit & 7) && cls->fixed_ctx_bits >= 0 &&
-	    (cls->fixed_payload_bits >= 0 || cls->nskip)) {
+	    (cls->fixed_payload_bits >= 0 || (cls->nskip && !(cls->fixed_ctx_bits & 7)))) {
 		/* contexts of fixed size, a payload of fixed size or of fixed
 		 * members and strings: skipped now, decoded when asked for */
 		uint64_t cb = (uint64_t)cls->fixed_ctx_bits, pb = (uint64_t)cls->fixed_payload_bits;
